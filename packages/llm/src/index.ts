@@ -1,0 +1,5 @@
+export * from "./errors.js";
+export type { AdapterOptions, ProviderAdapter } from "./providers/adapter.js";
+export * from "./stream/index.js";
+export * from "./types/index.js";
+// Modules below are added as they land; keep one export line each.

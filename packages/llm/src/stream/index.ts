@@ -1,0 +1,2 @@
+export * from "./accumulator.js";
+export * from "./idle-timeout.js";

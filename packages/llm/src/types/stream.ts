@@ -1,0 +1,31 @@
+import type { ThinkingData, ToolCallData } from "./content.js";
+import type { FinishReason, Response, Usage } from "./response.js";
+
+/**
+ * One event of a streamed response. Text, reasoning and tool calls follow start / delta / end,
+ * keyed by id so that concurrent segments can interleave. The stream always ends with `finish`,
+ * whose response equals what complete() would have returned. Failures are thrown by the iterator
+ * as SDKError subclasses; they are never yielded.
+ */
+export type StreamEvent =
+  | { readonly type: "stream_start"; readonly id?: string; readonly model?: string }
+  | { readonly type: "text_start"; readonly textId: string }
+  | { readonly type: "text_delta"; readonly textId: string; readonly delta: string }
+  | { readonly type: "text_end"; readonly textId: string }
+  | { readonly type: "reasoning_start"; readonly reasoningId: string }
+  | { readonly type: "reasoning_delta"; readonly reasoningId: string; readonly delta: string }
+  /** Carries the finished block, with its signature, so it can be round-tripped. */
+  | { readonly type: "reasoning_end"; readonly reasoningId: string; readonly thinking: ThinkingData }
+  | { readonly type: "redacted_reasoning"; readonly data: string }
+  | { readonly type: "tool_call_start"; readonly id: string; readonly name: string }
+  | { readonly type: "tool_call_delta"; readonly id: string; readonly argumentsDelta: string }
+  | { readonly type: "tool_call_end"; readonly toolCall: ToolCallData }
+  | {
+      readonly type: "finish";
+      readonly finishReason: FinishReason;
+      readonly usage: Usage;
+      readonly response: Response;
+    }
+  | { readonly type: "provider_event"; readonly raw: unknown };
+
+export type StreamEventType = StreamEvent["type"];
