@@ -9,7 +9,12 @@ export default defineConfig({
     alias: { "@attractor/llm": src("llm"), "@attractor/agent": src("agent") },
   },
   test: {
-    include: ["packages/*/src/**/*.test.ts", "packages/*/src/**/*.test.tsx", "packages/*/test/**/*.test.ts", "packages/*/test/**/*.test.tsx"],
+    include: [
+      "packages/*/src/**/*.test.ts",
+      "packages/*/src/**/*.test.tsx",
+      "packages/*/test/**/*.test.ts",
+      "packages/*/test/**/*.test.tsx",
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
   },

@@ -126,7 +126,10 @@ export class ConfigurationError extends SDKError {
 type ProviderErrorClass = new (message: string, fields: ProviderErrorFields) => ProviderError;
 
 const MESSAGE_RULES: readonly [RegExp, ProviderErrorClass][] = [
-  [/context[ _-]?(length|window)|too many tokens|maximum context|prompt is too long|input is too long/i, ContextLengthError],
+  [
+    /context[ _-]?(length|window)|too many tokens|maximum context|prompt is too long|input is too long/i,
+    ContextLengthError,
+  ],
   [/quota|billing|insufficient[_ ]funds|credit balance/i, QuotaExceededError],
   [/content[ _-]?filter|safety|blocked by policy/i, ContentFilterError],
   [/unauthori[sz]ed|invalid[ _-]?(api[ _-]?)?key|authentication/i, AuthenticationError],
@@ -162,7 +165,10 @@ export function classForStatus(status: number): ProviderErrorClass | typeof Requ
 }
 
 /** Parses a Retry-After header (seconds or HTTP date) into seconds; undefined when absent or invalid. */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const seconds = Number(value.trim());
   if (Number.isFinite(seconds)) return Math.max(0, seconds);

@@ -67,7 +67,9 @@ export class StreamAccumulator {
         this.open(`t:${event.textId}`, { kind: "text", id: event.textId, text: "" });
         return;
       case "text_delta": {
-        const seg = this.byId.get(`t:${event.textId}`) ?? this.open(`t:${event.textId}`, { kind: "text", id: event.textId, text: "" });
+        const seg =
+          this.byId.get(`t:${event.textId}`) ??
+          this.open(`t:${event.textId}`, { kind: "text", id: event.textId, text: "" });
         if (seg.kind === "text") seg.text += event.delta;
         return;
       }
@@ -102,7 +104,12 @@ export class StreamAccumulator {
       case "tool_call_end": {
         const seg =
           this.byId.get(`c:${event.toolCall.id}`) ??
-          this.open(`c:${event.toolCall.id}`, { kind: "tool", id: event.toolCall.id, name: event.toolCall.name, args: "" });
+          this.open(`c:${event.toolCall.id}`, {
+            kind: "tool",
+            id: event.toolCall.id,
+            name: event.toolCall.name,
+            args: "",
+          });
         if (seg.kind === "tool") seg.done = event.toolCall;
         return;
       }

@@ -19,7 +19,12 @@ export type ToolChoice =
 export type ResponseFormat =
   | { readonly type: "text" }
   | { readonly type: "json" }
-  | { readonly type: "json_schema"; readonly schema: JsonSchema; readonly name?: string; readonly strict?: boolean };
+  | {
+      readonly type: "json_schema";
+      readonly schema: JsonSchema;
+      readonly name?: string;
+      readonly strict?: boolean;
+    };
 
 /** "low" | "medium" | "high" everywhere; providers may accept more (minimal, xhigh). Undefined = provider default. */
 export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh";

@@ -8,15 +8,29 @@ export interface RecordedRequest {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  // biome-ignore lint/suspicious/noExplicitAny: tests index into recorded bodies freely
   readonly body: any;
 }
 
 /** How a body is split into writes: whole, fixed-size pieces, or seeded random pieces of 1..max bytes. */
-export type Chunking = { readonly mode: "whole" } | { readonly mode: "fixed"; readonly size: number } | { readonly mode: "random"; readonly max: number; readonly seed?: number };
+export type Chunking =
+  | { readonly mode: "whole" }
+  | { readonly mode: "fixed"; readonly size: number }
+  | { readonly mode: "random"; readonly max: number; readonly seed?: number };
 
 export type Reply =
-  | { readonly kind: "json"; readonly status?: number; readonly body: unknown; readonly headers?: Record<string, string> }
-  | { readonly kind: "text"; readonly status: number; readonly body: string; readonly headers?: Record<string, string> }
+  | {
+      readonly kind: "json";
+      readonly status?: number;
+      readonly body: unknown;
+      readonly headers?: Record<string, string>;
+    }
+  | {
+      readonly kind: "text";
+      readonly status: number;
+      readonly body: string;
+      readonly headers?: Record<string, string>;
+    }
   | {
       readonly kind: "sse";
       /** Raw SSE text, frame by frame (see sse()). */
@@ -46,8 +60,12 @@ export interface WireServer {
 }
 
 /** One SSE frame: optional `event:` line, the JSON (or string) data split over `data:` lines when multiline. */
-export function sse(data: unknown, options: { event?: string; multiline?: boolean; id?: string } = {}): string {
-  const text = typeof data === "string" ? data : JSON.stringify(data, null, options.multiline ? 2 : undefined);
+export function sse(
+  data: unknown,
+  options: { event?: string; multiline?: boolean; id?: string } = {},
+): string {
+  const text =
+    typeof data === "string" ? data : JSON.stringify(data, null, options.multiline ? 2 : undefined);
   const lines: string[] = [];
   if (options.event) lines.push(`event: ${options.event}`);
   if (options.id) lines.push(`id: ${options.id}`);

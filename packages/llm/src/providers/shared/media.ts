@@ -20,22 +20,35 @@ const MIME_BY_EXT: Readonly<Record<string, string>> = {
 export const mimeFromPath = (path: string): string | undefined => MIME_BY_EXT[extname(path).toLowerCase()];
 
 /** Media in one of two wire shapes: a URL, or base64 data with its MIME type. */
-export type ResolvedMedia = { readonly kind: "url"; readonly url: string; readonly mediaType?: string } | { readonly kind: "base64"; readonly data: string; readonly mediaType: string };
+export type ResolvedMedia =
+  | { readonly kind: "url"; readonly url: string; readonly mediaType?: string }
+  | { readonly kind: "base64"; readonly data: string; readonly mediaType: string };
 
 /**
  * Normalises media for the wire: local paths are read and inlined, bytes become base64, data:
  * URLs are split. Fails with InvalidRequestError when the file cannot be read.
  */
-export async function resolveMedia(media: MediaData, provider: string, defaultType = "image/png"): Promise<ResolvedMedia> {
+export async function resolveMedia(
+  media: MediaData,
+  provider: string,
+  defaultType = "image/png",
+): Promise<ResolvedMedia> {
   if (media.path !== undefined) {
     const path = media.path.startsWith("~") ? homedir() + media.path.slice(1) : resolve(media.path);
     let bytes: Buffer;
     try {
       bytes = await readFile(path);
     } catch (err) {
-      throw new InvalidRequestError(`cannot read media file ${media.path}: ${(err as Error).message}`, { provider, cause: err });
+      throw new InvalidRequestError(`cannot read media file ${media.path}: ${(err as Error).message}`, {
+        provider,
+        cause: err,
+      });
     }
-    return { kind: "base64", data: bytes.toString("base64"), mediaType: media.mediaType ?? mimeFromPath(path) ?? defaultType };
+    return {
+      kind: "base64",
+      data: bytes.toString("base64"),
+      mediaType: media.mediaType ?? mimeFromPath(path) ?? defaultType,
+    };
   }
   if (media.data !== undefined) {
     const data = typeof media.data === "string" ? media.data : Buffer.from(media.data).toString("base64");
@@ -44,10 +57,15 @@ export async function resolveMedia(media: MediaData, provider: string, defaultTy
   if (media.url !== undefined) {
     const m = /^data:([^;,]+);base64,(.*)$/s.exec(media.url);
     if (m) return { kind: "base64", mediaType: m[1]!, data: m[2]! };
-    return { kind: "url", url: media.url, ...(media.mediaType !== undefined && { mediaType: media.mediaType }) };
+    return {
+      kind: "url",
+      url: media.url,
+      ...(media.mediaType !== undefined && { mediaType: media.mediaType }),
+    };
   }
   throw new InvalidRequestError("media needs one of url, data or path", { provider });
 }
 
 /** The media as a data: URL (OpenAI accepts these for images). */
-export const toDataUrl = (m: Extract<ResolvedMedia, { kind: "base64" }>): string => `data:${m.mediaType};base64,${m.data}`;
+export const toDataUrl = (m: Extract<ResolvedMedia, { kind: "base64" }>): string =>
+  `data:${m.mediaType};base64,${m.data}`;
