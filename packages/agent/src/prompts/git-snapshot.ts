@@ -1,0 +1,90 @@
+import type { ExecutionEnvironment } from "../types/environment.js";
+
+/** The state of the repository when the session started. */
+export interface GitSnapshot {
+  /** Absolute path of the repository's top level. */
+  readonly root: string;
+  /** Undefined on a detached HEAD. */
+  readonly branch?: string;
+  readonly modified: number;
+  readonly untracked: number;
+  readonly staged: number;
+  /** `git log --oneline`, newest first. */
+  readonly recentCommits: readonly string[];
+}
+
+const SEPARATOR = "\u0001--attractor-git--\u0001";
+
+/**
+ * Reads branch, short status counts and the last commits with one command through the
+ * environment (so it works in a container too); undefined outside a git repository.
+ */
+export async function captureGitSnapshot(
+  env: ExecutionEnvironment,
+  options: { readonly commits?: number; readonly timeoutMs?: number } = {},
+): Promise<GitSnapshot | undefined> {
+  const n = options.commits ?? 10;
+  const sep = `printf '%s\\n' '${SEPARATOR}'`;
+  const script = [
+    "git rev-parse --show-toplevel 2>/dev/null || exit 3",
+    sep,
+    "git symbolic-ref --quiet --short HEAD 2>/dev/null",
+    sep,
+    "git status --porcelain 2>/dev/null",
+    sep,
+    `git log --oneline -n ${n} 2>/dev/null`,
+  ].join("; ");
+  let result: Awaited<ReturnType<ExecutionEnvironment["execCommand"]>>;
+  try {
+    result = await env.execCommand(script, { timeoutMs: options.timeoutMs ?? 5000 });
+  } catch {
+    return undefined;
+  }
+  if (result.exitCode === 3 || result.timedOut) return undefined;
+  const sections = result.stdout.split(`${SEPARATOR}\n`);
+  const [rootText, branchText, statusText, logText] = sections;
+  const root = rootText?.trim();
+  if (!root) return undefined;
+  let modified = 0;
+  let untracked = 0;
+  let staged = 0;
+  for (const line of (statusText ?? "").split("\n")) {
+    if (line.length < 2) continue;
+    if (line.startsWith("??")) {
+      untracked++;
+      continue;
+    }
+    if (line[0] !== " ") staged++;
+    if (line[1] !== " ") modified++;
+  }
+  const branch = branchText?.trim();
+  return {
+    root,
+    ...(branch ? { branch } : {}),
+    modified,
+    untracked,
+    staged,
+    recentCommits: (logText ?? "")
+      .split("\n")
+      .map((l) => l.trim())
+      .filter((l) => l !== ""),
+  };
+}
+
+/** The snapshot as a prompt section. */
+export function formatGitSnapshot(snapshot: GitSnapshot): string {
+  const lines = [
+    "<git_status>",
+    "This is the repository state when the session started; it is not updated as you work.",
+    `Branch: ${snapshot.branch ?? "(detached HEAD)"}`,
+    `Status: ${snapshot.staged} staged, ${snapshot.modified} modified, ${snapshot.untracked} untracked`,
+  ];
+  if (snapshot.recentCommits.length > 0) {
+    lines.push("Recent commits:");
+    for (const c of snapshot.recentCommits) lines.push(`  ${c}`);
+  } else {
+    lines.push("Recent commits: (none)");
+  }
+  lines.push("</git_status>");
+  return lines.join("\n");
+}

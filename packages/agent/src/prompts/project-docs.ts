@@ -1,0 +1,86 @@
+import * as path from "node:path";
+import type { ExecutionEnvironment } from "../types/environment.js";
+
+/** Total size of project instructions included in a system prompt. */
+export const PROJECT_DOCS_BUDGET_BYTES = 32 * 1024;
+export const PROJECT_DOCS_TRUNCATION_MARKER = "[Project instructions truncated at 32KB]";
+
+/** The universal instructions file, loaded for every profile. */
+export const UNIVERSAL_PROJECT_DOC = "AGENTS.md";
+
+/** One instructions file found on the way from the root to the working directory. */
+export interface ProjectDoc {
+  /** Absolute path. */
+  readonly path: string;
+  readonly content: string;
+}
+
+export interface ProjectDocsResult {
+  /** Files in load order: root first, deeper later (deeper takes precedence). */
+  readonly docs: readonly ProjectDoc[];
+  /** The combined text within the budget, ready for the prompt; "" when nothing was found. */
+  readonly text: string;
+  readonly truncated: boolean;
+}
+
+/** The directories from root down to dir inclusive; just [dir] when dir is not inside root. */
+export function directoriesFromRoot(root: string, dir: string): string[] {
+  const rel = path.relative(root, dir);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return [dir];
+  const dirs = [root];
+  let current = root;
+  for (const part of rel.split(path.sep).filter((p) => p !== "")) {
+    current = path.join(current, part);
+    dirs.push(current);
+  }
+  return dirs;
+}
+
+/**
+ * Finds AGENTS.md plus the profile's own files (CLAUDE.md, GEMINI.md, .codex/instructions.md…)
+ * in each directory from the git root (or the working directory outside a repository) down to
+ * the working directory, and joins them within a 32 KB budget.
+ */
+export async function discoverProjectDocs(
+  env: ExecutionEnvironment,
+  options: {
+    /** Provider-specific file names, relative to each directory. */
+    readonly providerFiles: readonly string[];
+    readonly gitRoot?: string;
+    readonly budgetBytes?: number;
+  },
+): Promise<ProjectDocsResult> {
+  const cwd = env.workingDirectory();
+  const names = [UNIVERSAL_PROJECT_DOC, ...options.providerFiles.filter((f) => f !== UNIVERSAL_PROJECT_DOC)];
+  const docs: ProjectDoc[] = [];
+  for (const dir of directoriesFromRoot(options.gitRoot ?? cwd, cwd)) {
+    for (const name of names) {
+      const file = path.join(dir, name);
+      try {
+        const stat = await env.stat(file);
+        if (!stat?.isFile) continue;
+        docs.push({ path: file, content: await env.readFile(file) });
+      } catch {
+        // An unreadable instructions file is skipped, not fatal.
+      }
+    }
+  }
+  return joinWithinBudget(docs, options.budgetBytes ?? PROJECT_DOCS_BUDGET_BYTES);
+}
+
+function joinWithinBudget(docs: readonly ProjectDoc[], budget: number): ProjectDocsResult {
+  if (docs.length === 0) return { docs, text: "", truncated: false };
+  const full = docs
+    .map((d) => `<project_instructions path="${d.path}">\n${d.content.trimEnd()}\n</project_instructions>`)
+    .join("\n\n");
+  const bytes = Buffer.from(full, "utf8");
+  if (bytes.length <= budget) return { docs, text: full, truncated: false };
+  // Cut on a character boundary: drop a partial trailing UTF-8 sequence.
+  let end = budget;
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
+  return {
+    docs,
+    text: `${bytes.subarray(0, end).toString("utf8")}\n${PROJECT_DOCS_TRUNCATION_MARKER}`,
+    truncated: true,
+  };
+}

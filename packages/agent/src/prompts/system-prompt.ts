@@ -1,0 +1,44 @@
+import type { ToolDefinition } from "@attractor/llm";
+
+/** The layers of a system prompt, in the order they are joined (later wins). */
+export interface SystemPromptLayers {
+  /** 1. The profile's base instructions. */
+  readonly base: string;
+  /** 2. The `<environment>` block. */
+  readonly environment: string;
+  /** 2b. The git snapshot taken at session start. */
+  readonly git?: string;
+  /** 3. The active tools. */
+  readonly tools: readonly ToolDefinition[];
+  /** 4. Project instructions (AGENTS.md…), already within budget. */
+  readonly projectDocs?: string;
+  /** 5. The host's or user's own instructions: last, highest priority. */
+  readonly userInstructions?: string;
+}
+
+/** A short list of the active tools: name and the first line of each description. */
+export function formatToolSummary(tools: readonly ToolDefinition[]): string {
+  if (tools.length === 0) return "";
+  const lines = ["# Available tools"];
+  for (const tool of tools) {
+    const first = tool.description.split("\n")[0]?.trim() ?? "";
+    lines.push(`- ${tool.name}: ${first}`);
+  }
+  return lines.join("\n");
+}
+
+/** Joins the layers in the spec's order: base, environment, tools, project docs, user instructions. */
+export function assembleSystemPrompt(layers: SystemPromptLayers): string {
+  const sections = [layers.base.trim(), layers.environment];
+  if (layers.git) sections.push(layers.git);
+  const tools = formatToolSummary(layers.tools);
+  if (tools) sections.push(tools);
+  if (layers.projectDocs) {
+    sections.push(
+      `# Project instructions\nThe files below come from the project. Instructions in deeper directories take precedence.\n\n${layers.projectDocs}`,
+    );
+  }
+  if (layers.userInstructions?.trim())
+    sections.push(`# User instructions\n${layers.userInstructions.trim()}`);
+  return sections.join("\n\n");
+}

@@ -1,0 +1,66 @@
+import { createHash } from "node:crypto";
+
+/** The warning text the spec prescribes, for a window of n calls. */
+export const loopWarning = (n: number): string =>
+  `Loop detected: the last ${n} tool calls follow a repeating pattern. Try a different approach.`;
+
+/** A JSON text with object keys sorted, so argument order does not change a signature. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+}
+
+/** The identity of a tool call for loop detection: name plus a hash of its canonical arguments. */
+export function toolCallSignature(name: string, args: unknown): string {
+  const hash = createHash("sha1").update(canonicalJson(args)).digest("base64url");
+  return `${name}:${hash}`;
+}
+
+/**
+ * The length (1, 2 or 3) of the shortest cycle the last `window` signatures repeat, or undefined.
+ * Unlike a chunk-by-chunk comparison, the window need not be a multiple of the cycle length: a
+ * 3-cycle fills a window of 10 as three whole cycles and one partial one, and is still caught.
+ */
+export function detectLoop(signatures: readonly string[], window: number): number | undefined {
+  if (window < 2 || signatures.length < window) return undefined;
+  const tail = signatures.slice(signatures.length - window);
+  for (let length = 1; length <= 3; length++) {
+    // At least two full repetitions, or a "pattern" is just the window itself.
+    if (length * 2 > window) break;
+    let repeats = true;
+    for (let i = 0; i + length < tail.length; i++) {
+      if (tail[i] !== tail[i + length]) {
+        repeats = false;
+        break;
+      }
+    }
+    if (repeats) return length;
+  }
+  return undefined;
+}
+
+/** Tracks tool-call signatures over a sliding window and reports repeating cycles. */
+export class LoopDetector {
+  private signatures: string[] = [];
+
+  constructor(private readonly window: number) {}
+
+  /** Records one call; returns the cycle length when the window now repeats one. */
+  record(name: string, args: unknown): number | undefined {
+    this.signatures.push(toolCallSignature(name, args));
+    if (this.signatures.length > this.window) this.signatures.shift();
+    const length = detectLoop(this.signatures, this.window);
+    // Start over after a warning so the model gets a full window to change course.
+    if (length !== undefined) this.signatures = [];
+    return length;
+  }
+
+  /** Forgets every recorded call. */
+  reset(): void {
+    this.signatures = [];
+  }
+}

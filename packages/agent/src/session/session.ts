@@ -1,0 +1,514 @@
+import { randomUUID } from "node:crypto";
+import {
+  addUsage,
+  EMPTY_USAGE,
+  type ImageData,
+  type ReasoningEffort,
+  type Request,
+  type StreamEvent,
+  systemMessage,
+} from "@attractor/llm";
+import { runInSubagentScope, SubagentManager } from "../subagent/manager.js";
+import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
+import type { ProviderProfile } from "../types/profile.js";
+import { SessionState } from "../types/session.js";
+import type { Turn } from "../types/turn.js";
+import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
+import { ContextTracker, contextWarning } from "./context-usage.js";
+import { EventStream } from "./event-stream.js";
+import { historyToMessages } from "./history.js";
+import { LoopDetector, loopWarning } from "./loop-detection.js";
+import { decideOnProviderError, describeError } from "./provider-errors.js";
+import { MessageQueue } from "./steering.js";
+import { type PromptContext, preparePromptContext } from "./system-context.js";
+import { runToolRound } from "./tool-round.js";
+
+/** The part of the llm Client a session uses. */
+export interface ModelClient {
+  stream(request: Request): AsyncIterable<StreamEvent>;
+}
+
+/** Everything a Session is made from. */
+export interface SessionOptions {
+  readonly profile: ProviderProfile;
+  readonly environment: ExecutionEnvironment;
+  readonly client: ModelClient;
+  readonly config?: Partial<SessionConfig>;
+  /** Turns to start from (a stored session being resumed). */
+  readonly history?: readonly Turn[];
+  readonly id?: string;
+  /** Nesting level: 0 for a top-level session. */
+  readonly depth?: number;
+  /**
+   * Opens the model stream; `client.stream` by default. Hosts pass the llm layer's
+   * streamWithRetry here so transient failures before the first event are retried.
+   */
+  readonly openStream?: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+}
+
+/** Input for submit(): text, or text with images. */
+export type SessionInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
+
+/** Thrown by submit() on a closed session. */
+export class SessionClosedError extends Error {
+  override readonly name = "SessionClosedError";
+  constructor(readonly sessionId: string) {
+    super(`Session ${sessionId} is closed`);
+  }
+}
+
+type CycleEnd = EventDataMap["processing_end"]["reason"];
+
+/**
+ * A conversation between a model and its tools, driven by a host: submit input, watch events,
+ * steer while it works, change the model or reasoning effort between calls, stop it.
+ */
+export class Session {
+  readonly id: string;
+  readonly depth: number;
+  readonly environment: ExecutionEnvironment;
+  readonly subagents: SubagentManager;
+  private profileValue: ProviderProfile;
+  private configValue: SessionConfig;
+  private readonly client: ModelClient;
+  private readonly openStream: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+  private readonly turns: Turn[];
+  private readonly restoredTurns: number;
+  private readonly stream = new EventStream<SessionEvent>();
+  private readonly steering = new MessageQueue();
+  private readonly followUps = new MessageQueue();
+  private stateValue: SessionState = SessionState.IDLE;
+  private usageTotals: UsageTotals = EMPTY_USAGE;
+  private started = false;
+  private cycle: Promise<void> | undefined;
+  private controller = new AbortController();
+  private shutdown: Promise<void> | undefined;
+  private promptContext: Promise<PromptContext> | undefined;
+  private loopDetector: LoopDetector;
+  private contextTracker: ContextTracker;
+
+  constructor(options: SessionOptions) {
+    this.id = options.id ?? randomUUID();
+    this.depth = options.depth ?? 0;
+    this.profileValue = options.profile;
+    this.environment = options.environment;
+    this.client = options.client;
+    this.openStream = options.openStream ?? ((client, request) => client.stream(request));
+    this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
+    this.turns = [...(options.history ?? [])];
+    this.restoredTurns = this.turns.length;
+    for (const t of this.turns) {
+      if (t.kind === "assistant") this.usageTotals = addUsage(this.usageTotals, t.usage);
+    }
+    this.loopDetector = new LoopDetector(this.configValue.loopDetectionWindow);
+    this.contextTracker = new ContextTracker(
+      this.profileValue.contextWindowSize,
+      this.configValue.contextWarningThreshold,
+    );
+    this.subagents = new SubagentManager(this);
+    this.subagents.setChildFactory(
+      (child) => new Session({ ...child, client: this.client, openStream: this.openStream }),
+    );
+  }
+
+  /** A Session that continues from stored history (turns as previously read from `history`). */
+  static fromHistory(options: SessionOptions & { readonly history: readonly Turn[] }): Session {
+    return new Session(options);
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get profile(): ProviderProfile {
+    return this.profileValue;
+  }
+
+  get config(): SessionConfig {
+    return this.configValue;
+  }
+
+  get model(): string {
+    return this.profileValue.model;
+  }
+
+  /** The history so far; plain data, safe to serialise. */
+  get history(): readonly Turn[] {
+    return this.turns;
+  }
+
+  /** Token usage summed over every model response of this session. */
+  get usage(): UsageTotals {
+    return this.usageTotals;
+  }
+
+  /** Model responses so far (what maxTurns counts). */
+  get turnCount(): number {
+    let n = 0;
+    for (const t of this.turns) if (t.kind === "assistant") n++;
+    return n;
+  }
+
+  /** Events from now on; several consumers may iterate at once. Ends after SESSION_END. */
+  events(): AsyncIterableIterator<SessionEvent> {
+    return this.stream.iterate();
+  }
+
+  /** Calls listener synchronously for each later event; returns the unsubscribe function. */
+  subscribe(listener: (event: SessionEvent) => void): () => void {
+    return this.stream.subscribe(listener);
+  }
+
+  /** Uses another model from the next call on (same provider and tools). */
+  setModel(model: string): void {
+    if (model !== this.profileValue.model) {
+      this.profileValue = this.profileValue.withModel(model);
+      this.contextTracker = new ContextTracker(
+        this.profileValue.contextWindowSize,
+        this.configValue.contextWarningThreshold,
+      );
+    }
+  }
+
+  /** Changes reasoning effort from the next call on; undefined = provider default. */
+  setReasoningEffort(effort: ReasoningEffort | undefined): void {
+    const { reasoningEffort: _drop, ...rest } = this.configValue;
+    this.configValue = effort === undefined ? rest : { ...rest, reasoningEffort: effort };
+  }
+
+  /** Changes configuration from the next call on. */
+  updateConfig(patch: Partial<SessionConfig>): void {
+    this.configValue = { ...this.configValue, ...patch };
+    if (patch.loopDetectionWindow !== undefined)
+      this.loopDetector = new LoopDetector(patch.loopDetectionWindow);
+  }
+
+  /**
+   * Runs the loop on this input until the model answers without tool calls, a limit is hit, or
+   * the session stops; then runs queued follow-ups. While busy, the input is queued as a follow-up
+   * and the returned promise settles with the running cycle. Never rejects for model or tool
+   * failures (they become events); rejects with SessionClosedError on a closed session.
+   */
+  submit(input: SessionInput): Promise<void> {
+    if (this.stateValue === SessionState.CLOSED || this.shutdown) {
+      return Promise.reject(new SessionClosedError(this.id));
+    }
+    const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
+    if (this.cycle) {
+      this.followUps.push(text);
+      return this.cycle;
+    }
+    this.ensureStarted();
+    this.cycle = this.runCycle(text, images).finally(() => {
+      this.cycle = undefined;
+    });
+    return this.cycle;
+  }
+
+  /** Queues a message injected after the current tool round (or before the next call when idle). */
+  steer(message: string): void {
+    if (this.stateValue !== SessionState.CLOSED) this.steering.push(message);
+  }
+
+  /** Queues an input processed after the current one completes. */
+  followUp(message: string): void {
+    if (this.stateValue === SessionState.CLOSED) return;
+    if (!this.cycle && !this.shutdown) {
+      void this.submit(message);
+      return;
+    }
+    this.followUps.push(message);
+  }
+
+  /** Stops everything: cancels the model stream, kills running commands, closes subagents, CLOSED. */
+  abort(): Promise<void> {
+    return this.stop("aborted");
+  }
+
+  /** Ends the session; a running cycle is aborted first. */
+  close(): Promise<void> {
+    return this.stop(this.cycle ? "aborted" : "closed");
+  }
+
+  /** Resolves when the current cycle (if any) has finished. */
+  async idle(): Promise<void> {
+    await this.cycle;
+  }
+
+  private emit<K extends EventKind>(kind: K, data: EventDataMap[K]): void {
+    this.stream.emit({ kind, timestamp: new Date().toISOString(), sessionId: this.id, data } as SessionEvent);
+  }
+
+  private ensureStarted(): void {
+    if (this.started) return;
+    this.started = true;
+    this.emit("session_start", {
+      state: this.stateValue,
+      provider: this.profileValue.provider,
+      model: this.profileValue.model,
+      workingDirectory: this.environment.workingDirectory(),
+      depth: this.depth,
+      restoredTurns: this.restoredTurns,
+    });
+  }
+
+  private stop(reason: "aborted" | "closed" | "error", fromCycle = false): Promise<void> {
+    this.shutdown ??= this.shutDown(reason, fromCycle);
+    return this.shutdown;
+  }
+
+  // The spec's order: cancel the stream, kill processes (both via the abort signal, which the
+  // environment turns into SIGTERM, 2 s, SIGKILL), close subagents, flush events, SESSION_END, CLOSED.
+  private async shutDown(reason: "aborted" | "closed" | "error", fromCycle: boolean): Promise<void> {
+    this.ensureStarted();
+    this.controller.abort();
+    if (!fromCycle) {
+      try {
+        await this.cycle;
+      } catch {
+        // The cycle reports its own failures as events.
+      }
+    }
+    await this.subagents.closeAll();
+    this.stateValue = SessionState.CLOSED;
+    this.emit("session_end", {
+      state: SessionState.CLOSED,
+      reason,
+      usage: this.usageTotals,
+      turns: this.turnCount,
+    });
+    this.stream.close();
+  }
+
+  private async runCycle(text: string, images: readonly ImageData[] | undefined): Promise<void> {
+    this.stateValue = SessionState.PROCESSING;
+    let rounds = 0;
+    let end: CycleEnd = "completed";
+    let next: { text: string; images?: readonly ImageData[] | undefined; followUp: boolean } | undefined = {
+      text,
+      images,
+      followUp: false,
+    };
+    while (next) {
+      const outcome = await this.processInput(next.text, next.images, next.followUp);
+      rounds += outcome.rounds;
+      end = outcome.end;
+      if (end === "aborted" || end === "error" || this.controller.signal.aborted) break;
+      const queued = this.followUps.shift();
+      next = queued === undefined ? undefined : { text: queued, followUp: true };
+    }
+    const closing = this.fatal || this.controller.signal.aborted;
+    if (this.controller.signal.aborted && end !== "error") end = "aborted";
+    const finalState = closing
+      ? SessionState.CLOSED
+      : end === "awaiting_input"
+        ? SessionState.AWAITING_INPUT
+        : SessionState.IDLE;
+    if (!closing) this.stateValue = finalState;
+    this.emit("processing_end", {
+      state: finalState,
+      reason: end,
+      toolRounds: rounds,
+      usage: this.usageTotals,
+    });
+    // An unrecoverable error shuts the session down once this cycle has reported its end.
+    if (this.fatal) await this.stop("error", true);
+  }
+
+  private fatal = false;
+
+  private async processInput(
+    text: string,
+    images: readonly ImageData[] | undefined,
+    followUp: boolean,
+  ): Promise<{ end: CycleEnd; rounds: number }> {
+    this.turns.push({
+      kind: "user",
+      content: text,
+      ...(images && images.length > 0 && { images }),
+      timestamp: new Date().toISOString(),
+    });
+    this.emit("user_input", { content: text, followUp });
+    this.drainSteering();
+    let rounds = 0;
+    const signal = this.controller.signal;
+    for (;;) {
+      const { maxToolRoundsPerInput, maxTurns } = this.configValue;
+      if (maxToolRoundsPerInput > 0 && rounds >= maxToolRoundsPerInput) {
+        this.emitTurnLimit("max_tool_rounds_per_input", maxToolRoundsPerInput, rounds);
+        return { end: "turn_limit", rounds };
+      }
+      if (maxTurns > 0 && this.turnCount >= maxTurns) {
+        this.emitTurnLimit("max_turns", maxTurns, rounds);
+        return { end: "turn_limit", rounds };
+      }
+      if (signal.aborted) return { end: "aborted", rounds };
+
+      const request = await this.buildRequest(signal);
+      let response: Awaited<ReturnType<typeof readAssistantStream>>;
+      try {
+        response = await readAssistantStream(this.openStream(this.client, request), {
+          onStart: () => this.emit("assistant_text_start", { model: request.model }),
+          onDelta: (delta, channel) => this.emit("assistant_text_delta", { delta, channel }),
+        });
+      } catch (error) {
+        if (signal.aborted) return { end: "aborted", rounds };
+        this.onModelError(error);
+        return { end: "error", rounds };
+      }
+      const turn = responseToTurn(response, new Date().toISOString());
+      this.turns.push(turn);
+      this.usageTotals = addUsage(this.usageTotals, turn.usage);
+      this.emit("assistant_text_end", {
+        text: turn.content,
+        ...(turn.reasoning !== undefined && { reasoning: turn.reasoning }),
+        toolCalls: turn.toolCalls.map((c) => ({ id: c.id, name: c.name })),
+        finishReason: response.finishReason.reason,
+        usage: turn.usage,
+        ...(turn.responseId !== undefined && { responseId: turn.responseId }),
+      });
+      this.checkContext(request);
+      if (turn.toolCalls.length === 0) {
+        return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
+      }
+      if (signal.aborted) return { end: "aborted", rounds };
+      rounds++;
+      const results = await runInSubagentScope(this.subagents, () =>
+        runToolRound(turn.toolCalls, {
+          registry: this.profileValue.toolRegistry,
+          allowed: (name) => this.isToolAllowed(name),
+          environment: this.environment,
+          config: this.configValue,
+          defaultCommandTimeoutMs:
+            this.profileValue.defaultCommandTimeoutMs ?? this.configValue.defaultCommandTimeoutMs,
+          parallel: this.profileValue.supportsParallelToolCalls,
+          signal,
+          onStart: (data) => this.emit("tool_call_start", data),
+          onOutputDelta: (data) => this.emit("tool_call_output_delta", data),
+          onEnd: (data) => this.emit("tool_call_end", data),
+        }),
+      );
+      this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
+      if (signal.aborted) return { end: "aborted", rounds };
+      this.drainSteering();
+      if (this.configValue.enableLoopDetection) this.detectLoop(turn.toolCalls);
+    }
+  }
+
+  private emitTurnLimit(limit: EventDataMap["turn_limit"]["limit"], value: number, rounds: number): void {
+    this.emit("turn_limit", { limit, value, toolRounds: rounds, totalTurns: this.turnCount });
+  }
+
+  private drainSteering(): void {
+    for (const content of this.steering.drain()) {
+      this.turns.push({ kind: "steering", content, source: "host", timestamp: new Date().toISOString() });
+      this.emit("steering_injected", { content, source: "host" });
+    }
+  }
+
+  private detectLoop(calls: readonly { name: string; arguments: unknown }[]): void {
+    let length: number | undefined;
+    for (const call of calls) length = this.loopDetector.record(call.name, call.arguments) ?? length;
+    if (length === undefined) return;
+    const window = this.configValue.loopDetectionWindow;
+    const message = loopWarning(window);
+    this.turns.push({
+      kind: "steering",
+      content: message,
+      source: "loop_detection",
+      timestamp: new Date().toISOString(),
+    });
+    const recent = this.recentToolNames(length);
+    this.emit("loop_detection", { message, patternLength: length, toolNames: recent });
+  }
+
+  private recentToolNames(count: number): string[] {
+    const names: string[] = [];
+    for (let i = this.turns.length - 1; i >= 0 && names.length < count; i--) {
+      const t = this.turns[i]!;
+      if (t.kind === "assistant") {
+        for (let j = t.toolCalls.length - 1; j >= 0 && names.length < count; j--)
+          names.unshift(t.toolCalls[j]!.name);
+      }
+    }
+    return names;
+  }
+
+  private checkContext(request: Request): void {
+    const system = request.messages[0];
+    const systemText = system?.content[0]?.kind === "text" ? system.content[0].text : "";
+    const used = this.contextTracker.measure(this.turns, systemText);
+    const percent = this.contextTracker.check(used);
+    if (percent !== undefined) {
+      this.emit("warning", {
+        code: "context_usage",
+        message: contextWarning(percent),
+        usedTokens: used,
+        contextWindow: this.profileValue.contextWindowSize,
+      });
+    }
+  }
+
+  private onModelError(error: unknown): void {
+    const action = decideOnProviderError(error);
+    const described = describeError(error);
+    if (action.kind === "close") {
+      if (action.warning) {
+        this.emit("warning", {
+          code: action.warning.code,
+          message: action.warning.message,
+          contextWindow: this.profileValue.contextWindowSize,
+        });
+      }
+      this.fatal = true;
+      this.emit("error", { ...described, fatal: true });
+      return;
+    }
+    this.emit("error", { ...described, fatal: false });
+  }
+
+  private isToolAllowed(name: string): boolean {
+    const tool = this.profileValue.toolRegistry.get(name);
+    if (!tool) return false;
+    if (!this.subagents.offersTool(name)) return false;
+    return this.configValue.toolFilter ? this.configValue.toolFilter(tool) : true;
+  }
+
+  private async buildRequest(signal: AbortSignal): Promise<Request> {
+    this.promptContext ??= preparePromptContext(this.environment, this.profileValue);
+    const context = await this.promptContext;
+    const profile = this.profileValue;
+    const tools = profile.tools().filter((t) => this.isToolAllowed(t.name));
+    const systemPrompt = profile.buildSystemPrompt({
+      environment: this.environment,
+      model: profile.model,
+      environmentBlock: context.environmentBlock(profile),
+      ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
+      projectDocs: context.projectDocs,
+      tools,
+      ...(this.configValue.userInstructions !== undefined && {
+        userInstructions: this.configValue.userInstructions,
+      }),
+    });
+    const providerOptions = profile.providerOptions();
+    return {
+      model: profile.model,
+      provider: profile.provider,
+      messages: [systemMessage(systemPrompt), ...historyToMessages(this.turns)],
+      ...(tools.length > 0 && { tools, toolChoice: { mode: "auto" } as const }),
+      ...(this.configValue.reasoningEffort !== undefined && {
+        reasoningEffort: this.configValue.reasoningEffort,
+      }),
+      ...(providerOptions !== undefined && { providerOptions }),
+      signal,
+    };
+  }
+}
+
+/** Whether a final answer ends by asking the user something. */
+function asksQuestion(text: string): boolean {
+  const trimmed = text.trimEnd();
+  return trimmed.endsWith("?");
+}

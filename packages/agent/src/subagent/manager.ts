@@ -1,0 +1,228 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { SessionConfig } from "../types/config.js";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { SessionEvent } from "../types/events.js";
+import type { ProviderProfile } from "../types/profile.js";
+import { type SubAgentResult, SubAgentStatus } from "../types/session.js";
+import type { Turn } from "../types/turn.js";
+import { scopeEnvironment } from "./scoped-environment.js";
+
+/** Names of the tools that manage subagents. */
+export const SUBAGENT_TOOL_NAMES: ReadonlySet<string> = new Set([
+  "spawn_agent",
+  "send_input",
+  "wait",
+  "close_agent",
+]);
+
+/** The part of a Session the manager drives, as parent and as child. */
+export interface ManagedSession {
+  readonly id: string;
+  readonly depth: number;
+  readonly config: SessionConfig;
+  readonly profile: ProviderProfile;
+  readonly environment: ExecutionEnvironment;
+  readonly history: readonly Turn[];
+  readonly turnCount: number;
+  submit(input: string): Promise<void>;
+  close(): Promise<void>;
+  subscribe(listener: (event: SessionEvent) => void): () => void;
+}
+
+/** Creates a child session; the Session class supplies it (avoiding an import cycle). */
+export type ChildFactory = (options: {
+  readonly profile: ProviderProfile;
+  readonly environment: ExecutionEnvironment;
+  readonly config: Partial<SessionConfig>;
+  readonly depth: number;
+}) => ManagedSession;
+
+/** A running or finished subagent. */
+export interface SubAgentHandle {
+  readonly id: string;
+  readonly session: ManagedSession;
+  readonly status: SubAgentStatus;
+}
+
+export interface SpawnOptions {
+  readonly task: string;
+  /** A subdirectory of the parent's working directory to scope the child to. */
+  readonly workingDir?: string;
+  readonly model?: string;
+  /** 0 = unlimited. */
+  readonly maxTurns?: number;
+}
+
+/** Thrown for a request the model can correct (unknown id, depth limit…); tools turn it into an error result. */
+export class SubagentError extends Error {
+  override readonly name = "SubagentError";
+}
+
+interface Entry {
+  readonly id: string;
+  readonly session: ManagedSession;
+  status: SubAgentStatus;
+  running: Promise<void>;
+  lastEnd?: string;
+  closed: boolean;
+}
+
+const scope = new AsyncLocalStorage<SubagentManager>();
+
+/** Runs fn with manager as the one subagent tools act on. */
+export function runInSubagentScope<T>(manager: SubagentManager, fn: () => Promise<T>): Promise<T> {
+  return scope.run(manager, fn);
+}
+
+/** The manager of the session whose tool round is running, if any. */
+export function currentSubagentManager(): SubagentManager | undefined {
+  return scope.getStore();
+}
+
+/** A session's children: spawn, talk to, wait for and close them. */
+export class SubagentManager {
+  private readonly entries = new Map<string, Entry>();
+  private createChild: ChildFactory | undefined;
+
+  constructor(private readonly parent: ManagedSession) {}
+
+  /** Installs the factory for child sessions (done by Session). */
+  setChildFactory(factory: ChildFactory): void {
+    this.createChild = factory;
+  }
+
+  /** Whether the subagent tool `name` is offered at this session's depth (other names: always). */
+  offersTool(name: string): boolean {
+    if (!SUBAGENT_TOOL_NAMES.has(name)) return true;
+    return this.parent.depth < this.parent.config.maxSubagentDepth;
+  }
+
+  /** Every subagent, running or finished. */
+  list(): SubAgentHandle[] {
+    return [...this.entries.values()].map((e) => ({ id: e.id, session: e.session, status: e.status }));
+  }
+
+  /** Starts a child on a task; it runs concurrently with the parent. */
+  spawn(options: SpawnOptions): SubAgentHandle {
+    const depth = this.parent.depth + 1;
+    if (depth > this.parent.config.maxSubagentDepth) {
+      throw new SubagentError(
+        `Subagent depth limit reached (max ${this.parent.config.maxSubagentDepth}); do the work yourself.`,
+      );
+    }
+    if (!this.createChild) throw new SubagentError("This session cannot create subagents");
+    if (options.task.trim() === "") throw new SubagentError("task must not be empty");
+    const environment =
+      options.workingDir === undefined
+        ? this.parent.environment
+        : scopeEnvironment(this.parent.environment, options.workingDir);
+    const profile =
+      options.model && options.model !== this.parent.profile.model
+        ? this.parent.profile.withModel(options.model)
+        : this.parent.profile;
+    const session = this.createChild({
+      profile,
+      environment,
+      config: { ...this.parent.config, maxTurns: options.maxTurns ?? 0 },
+      depth,
+    });
+    const entry: Entry = {
+      id: session.id,
+      session,
+      status: SubAgentStatus.RUNNING,
+      running: Promise.resolve(),
+      closed: false,
+    };
+    session.subscribe((event) => {
+      if (event.kind === "processing_end") entry.lastEnd = event.data.reason;
+    });
+    this.entries.set(entry.id, entry);
+    this.run(entry, options.task);
+    return { id: entry.id, session, status: entry.status };
+  }
+
+  /** Sends another message to a child; it starts working again if it had finished. */
+  sendInput(id: string, message: string): SubAgentStatus {
+    const entry = this.entry(id);
+    if (entry.closed) throw new SubagentError(`Agent ${id} is closed`);
+    this.run(entry, message);
+    return entry.status;
+  }
+
+  /** Waits until the child has nothing left to do, and returns its last answer. */
+  async wait(id: string, signal?: AbortSignal): Promise<SubAgentResult> {
+    const entry = this.entry(id);
+    let seen: Promise<void> | undefined;
+    // send_input may start new work while we wait; wait for that too.
+    while (seen !== entry.running) {
+      seen = entry.running;
+      if (signal) await Promise.race([seen, aborted(signal)]);
+      else await seen;
+      if (signal?.aborted) throw new SubagentError("wait was cancelled");
+    }
+    return this.result(entry);
+  }
+
+  /** Stops a child (aborting any work) and returns its final status. */
+  async close(id: string): Promise<SubAgentStatus> {
+    const entry = this.entry(id);
+    await this.shut(entry);
+    return entry.status;
+  }
+
+  /** Closes every child; used when the parent shuts down. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.entries.values()].map((e) => this.shut(e)));
+  }
+
+  private async shut(entry: Entry): Promise<void> {
+    if (entry.closed) return;
+    entry.closed = true;
+    const wasRunning = entry.status === SubAgentStatus.RUNNING;
+    await entry.session.close();
+    if (wasRunning) entry.status = SubAgentStatus.FAILED;
+  }
+
+  private run(entry: Entry, input: string): void {
+    entry.status = SubAgentStatus.RUNNING;
+    const cycle = entry.session.submit(input).then(
+      () => {
+        if (entry.running !== cycle) return;
+        const ok = entry.lastEnd !== "error" && entry.lastEnd !== "aborted";
+        entry.status = ok ? SubAgentStatus.COMPLETED : SubAgentStatus.FAILED;
+      },
+      () => {
+        if (entry.running === cycle) entry.status = SubAgentStatus.FAILED;
+      },
+    );
+    entry.running = cycle;
+  }
+
+  private result(entry: Entry): SubAgentResult {
+    let output = "";
+    const history = entry.session.history;
+    for (let i = history.length - 1; i >= 0; i--) {
+      const t = history[i]!;
+      if (t.kind === "assistant" && t.content.trim() !== "") {
+        output = t.content;
+        break;
+      }
+    }
+    return { output, success: entry.status === SubAgentStatus.COMPLETED, turnsUsed: entry.session.turnCount };
+  }
+
+  private entry(id: string): Entry {
+    const entry = this.entries.get(id);
+    if (!entry) {
+      const known = [...this.entries.keys()];
+      throw new SubagentError(
+        `Unknown agent_id: ${id}${known.length ? ` (known: ${known.join(", ")})` : ""}`,
+      );
+    }
+    return entry;
+  }
+}
+
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

@@ -1,0 +1,34 @@
+import * as path from "node:path";
+import type { ExecutionEnvironment } from "../types/environment.js";
+
+/**
+ * The same environment with its working directory moved to a subdirectory: relative paths and
+ * commands resolve there. It shares the parent's files and processes; it is a scope, not a jail.
+ */
+export function scopeEnvironment(parent: ExecutionEnvironment, subdir: string): ExecutionEnvironment {
+  const root = path.resolve(parent.workingDirectory(), subdir);
+  const rel = path.relative(parent.workingDirectory(), root);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) {
+    throw new Error(`working_dir must be inside ${parent.workingDirectory()}: ${subdir}`);
+  }
+  const at = (p: string) => path.resolve(root, p);
+  return {
+    initialize: () => parent.initialize(),
+    // The parent owns the processes and resources; a scope has nothing of its own to release.
+    cleanup: async () => {},
+    workingDirectory: () => root,
+    platform: () => parent.platform(),
+    osVersion: () => parent.osVersion(),
+    resolvePath: (p) => parent.resolvePath(at(p)),
+    readFile: (p, o) => parent.readFile(at(p), o),
+    readFileBytes: (p, o) => parent.readFileBytes(at(p), o),
+    writeFile: (p, c) => parent.writeFile(at(p), c),
+    deleteFile: (p) => parent.deleteFile(at(p)),
+    fileExists: (p) => parent.fileExists(at(p)),
+    stat: (p) => parent.stat(at(p)),
+    listDirectory: (p, d) => parent.listDirectory(at(p), d),
+    execCommand: (c, o) => parent.execCommand(c, { ...o, workingDir: at(o?.workingDir ?? ".") }),
+    grep: (pattern, p, o) => parent.grep(pattern, at(p), o),
+    glob: (pattern, p, o) => parent.glob(pattern, at(p ?? "."), o),
+  };
+}

@@ -1,0 +1,80 @@
+import type { ReasoningEffort } from "@attractor/llm";
+import type { RegisteredTool, ToolDetails } from "./tool.js";
+
+/** A tool call as hooks see it: after argument validation, before execution. */
+export interface ToolCallInfo {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+}
+
+/** What a beforeToolCall hook decides. */
+export type BeforeToolCallDecision =
+  | { readonly action: "allow" }
+  /** The tool does not run; the model gets `message` as an error result. */
+  | { readonly action: "deny"; readonly message: string }
+  /** The tool runs with these arguments instead (validated again). */
+  | { readonly action: "rewrite"; readonly arguments: Readonly<Record<string, unknown>> };
+
+/** The outcome of a tool call as afterToolCall sees it (full output, before truncation). */
+export interface ToolCallResult {
+  readonly output: string;
+  readonly isError: boolean;
+  readonly details?: ToolDetails;
+}
+
+/** Runs between validation and execution; undefined means allow. */
+export type BeforeToolCallHook = (
+  call: ToolCallInfo,
+) => BeforeToolCallDecision | undefined | Promise<BeforeToolCallDecision | undefined>;
+
+/** Runs after execution; a returned result replaces the tool's. */
+export type AfterToolCallHook = (
+  call: ToolCallInfo,
+  result: ToolCallResult,
+) => ToolCallResult | undefined | Promise<ToolCallResult | undefined>;
+
+/** How a Session behaves; every field has a default (see DEFAULT_SESSION_CONFIG). */
+export interface SessionConfig {
+  /** Model responses per session; 0 = unlimited. */
+  readonly maxTurns: number;
+  /** Tool rounds per submitted input; 0 = unlimited. */
+  readonly maxToolRoundsPerInput: number;
+  /** Shell timeout when the call gives none; the profile's own default wins when it has one. */
+  readonly defaultCommandTimeoutMs: number;
+  /** Upper bound for any shell timeout. */
+  readonly maxCommandTimeoutMs: number;
+  /** Undefined = the provider's default. */
+  readonly reasoningEffort?: ReasoningEffort;
+  /** Per-tool character limits for the model's copy of tool output. */
+  readonly toolOutputLimits: Readonly<Record<string, number>>;
+  /** Per-tool line limits, applied after the character limit. */
+  readonly toolLineLimits: Readonly<Record<string, number>>;
+  readonly enableLoopDetection: boolean;
+  /** Tool calls looked at for repeating cycles. */
+  readonly loopDetectionWindow: number;
+  /** How deep subagents may nest; 1 = children, no grandchildren. */
+  readonly maxSubagentDepth: number;
+  /** Fraction of the context window at which a WARNING is emitted. */
+  readonly contextWarningThreshold: number;
+  /** Appended last to the system prompt. */
+  readonly userInstructions?: string;
+  /** Restricts the tools offered to the model (read-only modes use this); all tools when absent. */
+  readonly toolFilter?: (tool: RegisteredTool) => boolean;
+  readonly beforeToolCall?: BeforeToolCallHook;
+  readonly afterToolCall?: AfterToolCallHook;
+}
+
+/** The spec's defaults. */
+export const DEFAULT_SESSION_CONFIG: SessionConfig = {
+  maxTurns: 0,
+  maxToolRoundsPerInput: 0,
+  defaultCommandTimeoutMs: 10_000,
+  maxCommandTimeoutMs: 600_000,
+  toolOutputLimits: {},
+  toolLineLimits: {},
+  enableLoopDetection: true,
+  loopDetectionWindow: 10,
+  maxSubagentDepth: 1,
+  contextWarningThreshold: 0.8,
+};

@@ -1,0 +1,60 @@
+import type { ToolDefinition } from "@attractor/llm";
+import type { ExecutionEnvironment } from "./environment.js";
+import type { RegisteredTool } from "./tool.js";
+
+/** The registry a profile exposes; registering a name that exists replaces it (latest wins). */
+export interface ProfileToolRegistry {
+  register(tool: RegisteredTool): void;
+  unregister(name: string): boolean;
+  get(name: string): RegisteredTool | undefined;
+  definitions(): readonly ToolDefinition[];
+  names(): readonly string[];
+}
+
+/** What a profile needs to build its system prompt. */
+export interface SystemPromptContext {
+  readonly environment: ExecutionEnvironment;
+  /** The model the session is using now (it may differ from the profile's after setModel). */
+  readonly model: string;
+  /** The `<environment>` block. */
+  readonly environmentBlock: string;
+  /** The git snapshot section, when in a repository. */
+  readonly gitSnapshot?: string;
+  /** Project instructions within budget ("" when none). */
+  readonly projectDocs: string;
+  /** The tools the model is offered this call. */
+  readonly tools: readonly ToolDefinition[];
+  readonly userInstructions?: string;
+}
+
+/**
+ * A provider-aligned bundle: model, tools with that provider's native schemas, system prompt and
+ * capability flags. The session asks it for tools and prompt on every call, so tools registered
+ * later take effect on the next call.
+ */
+export interface ProviderProfile {
+  /** "openai" | "anthropic" | "gemini" or a custom id. */
+  readonly id: string;
+  /** The client's adapter name requests are routed to (often equal to id). */
+  readonly provider: string;
+  readonly model: string;
+  readonly toolRegistry: ProfileToolRegistry;
+  /** Builds the full system prompt from its layers. */
+  buildSystemPrompt(context: SystemPromptContext): string;
+  /** The tool definitions sent to the model. */
+  tools(): readonly ToolDefinition[];
+  /** Options for Request.providerOptions, keyed by provider. */
+  providerOptions(): Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined;
+  /** Instructions files read for this profile besides AGENTS.md. */
+  readonly projectDocFiles: readonly string[];
+  readonly supportsReasoning: boolean;
+  readonly supportsStreaming: boolean;
+  readonly supportsParallelToolCalls: boolean;
+  readonly contextWindowSize: number;
+  /** Shell default that overrides SessionConfig.defaultCommandTimeoutMs (120 s for Anthropic). */
+  readonly defaultCommandTimeoutMs?: number;
+  readonly displayName?: string;
+  readonly knowledgeCutoff?: string;
+  /** A copy of this profile for another model (subagents, setModel), sharing the registry. */
+  withModel(model: string): ProviderProfile;
+}
