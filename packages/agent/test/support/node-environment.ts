@@ -83,6 +83,19 @@ export function nodeEnvironment(root: string): ExecutionEnvironment {
           stderr += d;
           options.onOutput?.(d.toString(), "stderr");
         });
+        child.on("error", (err) => {
+          clearTimeout(timer);
+          resolve({
+            stdout,
+            stderr: String(err),
+            output: String(err),
+            exitCode: 127,
+            timedOut,
+            aborted,
+            durationMs: performance.now() - started,
+            droppedBytes: 0,
+          });
+        });
         child.on("close", (code, signal) => {
           clearTimeout(timer);
           options.signal?.removeEventListener("abort", onAbort);

@@ -1,0 +1,4 @@
+export * from "./environment-block.js";
+export * from "./git-snapshot.js";
+export * from "./project-docs.js";
+export * from "./system-prompt.js";

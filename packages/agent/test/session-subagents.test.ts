@@ -1,0 +1,109 @@
+import { mkdir } from "node:fs/promises";
+import type { Request } from "@attractor/llm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Session } from "../src/session/session.js";
+import { subagentTools } from "../src/subagent/tools.js";
+import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
+import { nodeEnvironment } from "./support/node-environment.js";
+import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
+
+let dir: string;
+let remove: () => Promise<void>;
+beforeEach(async () => {
+  ({ dir, remove } = await tempDir());
+});
+afterEach(() => remove());
+
+const firstUser = (r: Request) => {
+  const m = r.messages.find((x) => x.role === "user");
+  return m?.content[0]?.kind === "text" ? m.content[0].text : "";
+};
+const toolOutputs = (r: Request) =>
+  r.messages.flatMap((m) =>
+    m.role === "tool" && m.content[0]?.kind === "tool_result"
+      ? [String(m.content[0].toolResult.content)]
+      : [],
+  );
+const pwd = fnTool("pwd", async (_a, env) => env.workingDirectory());
+
+describe("subagents", () => {
+  it("spawns a child with its own history on the same environment and returns its result", async () => {
+    const script = (r: Request): ScriptedReply => {
+      if (firstUser(r) === "child task") {
+        return toolOutputs(r).length === 0 ? { toolCalls: [{ name: "pwd" }] } : { text: "child says hi" };
+      }
+      const outs = toolOutputs(r);
+      if (outs.length === 0) return { toolCalls: [{ name: "spawn_agent", args: { task: "child task" } }] };
+      if (outs.length === 1) {
+        const { agent_id } = JSON.parse(outs[0]!) as { agent_id: string };
+        return { toolCalls: [{ name: "wait", args: { agent_id } }] };
+      }
+      return { text: "parent done" };
+    };
+    const client = scriptedClient(script);
+    const session = new Session({
+      profile: testProfile([pwd, ...subagentTools()]),
+      environment: nodeEnvironment(dir),
+      client,
+    });
+    const all = collect(session.events());
+    await session.submit("delegate");
+    const waited = JSON.parse(toolOutputs(client.requests.at(-1)!)[1]!);
+    expect(waited).toMatchObject({ output: "child says hi", success: true, turns_used: 2 });
+    const [child] = session.subagents.list();
+    expect(child?.status).toBe("completed");
+    expect(child?.session.history.map((t) => t.kind)).toEqual([
+      "user",
+      "assistant",
+      "tool_results",
+      "assistant",
+    ]);
+    expect(child?.session.history.find((t) => t.kind === "tool_results")).toMatchObject({
+      results: [{ content: dir }],
+    });
+    expect(session.history.some((t) => t.kind === "user" && t.content === "child task")).toBe(false);
+    await session.close();
+    expect(child?.session.history).toBeDefined();
+    expect((await all).at(-1)?.kind).toBe("session_end");
+  });
+
+  it("limits depth: a child at the maximum is not offered the subagent tools", async () => {
+    const client = scriptedClient((r) =>
+      firstUser(r) === "child"
+        ? { text: "ok" }
+        : toolOutputs(r).length === 0
+          ? { toolCalls: [{ name: "spawn_agent", args: { task: "child" } }] }
+          : { text: "done" },
+    );
+    const session = new Session({
+      profile: testProfile([pwd, ...subagentTools()]),
+      environment: nodeEnvironment(dir),
+      client,
+    });
+    await session.submit("go");
+    await session.subagents.wait(session.subagents.list()[0]!.id);
+    const childRequest = client.requests.find((r) => firstUser(r) === "child")!;
+    expect(childRequest.tools?.map((t) => t.name)).toEqual(["pwd"]);
+    expect(client.requests[0]!.tools?.map((t) => t.name)).toContain("spawn_agent");
+    const child = session.subagents.list()[0]!.session as Session;
+    expect(() => child.subagents.spawn({ task: "grandchild" })).toThrow(/depth limit/);
+    await session.close();
+  });
+
+  it("scopes a child to a subdirectory and close_agent stops it", async () => {
+    const client = scriptedClient((r) => (firstUser(r) === "scoped" ? { hang: true } : { text: "x" }));
+    const session = new Session({
+      profile: testProfile([pwd, ...subagentTools()]),
+      environment: nodeEnvironment(dir),
+      client,
+    });
+    await mkdir(`${dir}/sub`);
+    const handle = session.subagents.spawn({ task: "scoped", workingDir: "sub" });
+    expect(handle.session.environment.workingDirectory()).toBe(`${dir}/sub`);
+    expect(() => session.subagents.spawn({ task: "x", workingDir: "../elsewhere" })).toThrow(/inside/);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(await session.subagents.close(handle.id)).toBe("failed");
+    expect((handle.session as Session).state).toBe("closed");
+    await session.close();
+  });
+});
