@@ -5,3 +5,4 @@ export * from "./session/index.js";
 export * from "./prompts/index.js";
 export * from "./profiles/index.js";
 export * from "./subagent/index.js";
+export * from "./environment/index.js";

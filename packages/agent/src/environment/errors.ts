@@ -1,0 +1,120 @@
+/** The base of every expected failure an ExecutionEnvironment reports; `code` is stable for hosts. */
+export class EnvironmentError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "EnvironmentError";
+    this.code = code;
+  }
+}
+
+/** Nothing exists at the path. */
+export class FileNotFoundError extends EnvironmentError {
+  readonly path: string;
+  constructor(path: string, options?: { cause?: unknown }) {
+    super("ENOENT", `File not found: ${path}`, options);
+    this.name = "FileNotFoundError";
+    this.path = path;
+  }
+}
+
+/** A file was expected but the path is something else (a directory, a socket…). */
+export class NotAFileError extends EnvironmentError {
+  readonly path: string;
+  constructor(path: string, message = `Not a file: ${path}`) {
+    super("ENOTFILE", message);
+    this.name = "NotAFileError";
+    this.path = path;
+  }
+}
+
+/** A file was expected but the path is a directory. */
+export class IsADirectoryError extends NotAFileError {
+  constructor(path: string) {
+    super(path, `Is a directory: ${path}`);
+    this.name = "IsADirectoryError";
+  }
+}
+
+/** A directory was expected but the path is not one. */
+export class NotADirectoryError extends EnvironmentError {
+  readonly path: string;
+  constructor(path: string) {
+    super("ENOTDIR", `Not a directory: ${path}`);
+    this.name = "NotADirectoryError";
+    this.path = path;
+  }
+}
+
+/** The operating system refused access. */
+export class PermissionDeniedError extends EnvironmentError {
+  readonly path: string;
+  constructor(path: string, options?: { cause?: unknown }) {
+    super("EACCES", `Permission denied: ${path}`, options);
+    this.name = "PermissionDeniedError";
+    this.path = path;
+  }
+}
+
+/** A confined environment refused a path that resolves outside its root. */
+export class PathOutsideRootError extends EnvironmentError {
+  readonly path: string;
+  readonly root: string;
+  constructor(path: string, root: string) {
+    super("EOUTSIDEROOT", `Path is outside the allowed root ${root}: ${path}`);
+    this.name = "PathOutsideRootError";
+    this.path = path;
+    this.root = root;
+  }
+}
+
+/** The message the spec fixes for writes in read-only mode. */
+export const READ_ONLY_MESSAGE = "Write operations are disabled in read-only mode";
+
+/** A read-only environment refused a write or delete. */
+export class ReadOnlyError extends EnvironmentError {
+  readonly path?: string;
+  constructor(path?: string) {
+    super("EREADONLY", READ_ONLY_MESSAGE);
+    this.name = "ReadOnlyError";
+    if (path !== undefined) this.path = path;
+  }
+}
+
+/** A command could not be started at all (a non-zero exit is not an error: see ExecResult). */
+export class CommandError extends EnvironmentError {
+  readonly command: string;
+  constructor(command: string, message: string, options?: { cause?: unknown }) {
+    super("ECOMMAND", message, options);
+    this.name = "CommandError";
+    this.command = command;
+  }
+}
+
+/** A search pattern (regex or glob) is malformed. */
+export class InvalidPatternError extends EnvironmentError {
+  readonly pattern: string;
+  constructor(pattern: string, reason: string) {
+    super("EPATTERN", `Invalid pattern ${JSON.stringify(pattern)}: ${reason}`);
+    this.name = "InvalidPatternError";
+    this.pattern = pattern;
+  }
+}
+
+/** Maps a Node fs error to the matching EnvironmentError; other errors come back unchanged. */
+export function fromNodeError(err: unknown, path: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return new FileNotFoundError(path, { cause: err });
+    case "EACCES":
+    case "EPERM":
+      return new PermissionDeniedError(path, { cause: err });
+    case "EISDIR":
+      return new IsADirectoryError(path);
+    case "ENOTDIR":
+      return new NotADirectoryError(path);
+    default:
+      return err;
+  }
+}

@@ -1,0 +1,71 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import picomatch from "picomatch";
+import type { GlobOptions, GlobResult } from "../types/environment.js";
+import { InvalidPatternError } from "./errors.js";
+import { walk } from "./ignore-walk.js";
+
+export const DEFAULT_GLOB_MAX_RESULTS = 1000;
+const STAT_CONCURRENCY = 32;
+
+export interface GlobFilesOptions extends GlobOptions {
+  readonly display: (absolute: string) => string;
+}
+
+/**
+ * Files under root whose path relative to root matches the pattern (picomatch syntax; a pattern
+ * without "/" matches base names at any depth, like "*.ts"), .gitignore honoured, newest first.
+ * Only matching files are stat'ed, and only the newest maxResults are kept at the end.
+ */
+export async function globFiles(
+  pattern: string,
+  root: string,
+  options: GlobFilesOptions,
+): Promise<GlobResult> {
+  const max = Math.max(1, Math.floor(options.maxResults ?? DEFAULT_GLOB_MAX_RESULTS));
+  let cleaned = pattern.replace(/^\.\//, "");
+  if (!cleaned.includes("/")) cleaned = `**/${cleaned}`;
+  let isMatch: (p: string) => boolean;
+  try {
+    isMatch = picomatch(cleaned, { dot: false });
+  } catch (err) {
+    throw new InvalidPatternError(pattern, (err as Error).message);
+  }
+  // Start the walk at the pattern's literal prefix ("src/**/*.ts" walks src only).
+  const scan = picomatch.scan(cleaned);
+  const base = scan.isGlob ? scan.base : "";
+  const start = base ? join(root, base) : root;
+  const prefix = base ? `${base}/` : "";
+  const baseExists = await stat(start).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const found: { path: string; mtime: number }[] = [];
+  if (!scan.isGlob) {
+    const s = await stat(join(root, cleaned)).catch(() => undefined);
+    if (s?.isFile()) found.push({ path: options.display(join(root, cleaned)), mtime: s.mtimeMs });
+  } else if (baseExists) {
+    let batch: Promise<{ path: string; mtime: number } | undefined>[] = [];
+    const flush = async (): Promise<void> => {
+      for (const f of await Promise.all(batch)) if (f) found.push(f);
+      batch = [];
+    };
+    for await (const e of walk(start, options.signal ? { signal: options.signal } : {})) {
+      if (e.isDir || !isMatch(prefix + e.relative)) continue;
+      batch.push(
+        stat(e.absolute).then(
+          (s) => ({ path: options.display(e.absolute), mtime: s.mtimeMs }),
+          () => undefined,
+        ),
+      );
+      if (batch.length >= STAT_CONCURRENCY) await flush();
+    }
+    await flush();
+  }
+  found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    paths: found.slice(0, max).map((f) => f.path),
+    total: found.length,
+    truncated: found.length > max,
+  };
+}

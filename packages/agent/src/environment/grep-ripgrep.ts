@@ -1,0 +1,100 @@
+import { spawn, spawnSync } from "node:child_process";
+import { createInterface } from "node:readline";
+import { CommandError, InvalidPatternError } from "./errors.js";
+import type { FileHits } from "./grep-collector.js";
+
+let available: boolean | undefined;
+
+/** Whether `rg` can be run (checked once per process). */
+export function ripgrepAvailable(): boolean {
+  if (available === undefined) {
+    const r = spawnSync("rg", ["--version"], { stdio: "ignore" });
+    available = r.status === 0;
+  }
+  return available;
+}
+
+export interface RipgrepOptions {
+  readonly caseInsensitive: boolean;
+  readonly contextLines: number;
+  readonly globFilter?: string;
+  readonly signal?: AbortSignal;
+}
+
+interface RgText {
+  readonly text?: string;
+  readonly bytes?: string;
+}
+
+function textOf(t: RgText | undefined): string {
+  if (!t) return "";
+  if (t.text !== undefined) return t.text;
+  return t.bytes !== undefined ? Buffer.from(t.bytes, "base64").toString("utf8") : "";
+}
+
+function stripEol(s: string): string {
+  return s.endsWith("\n") ? s.slice(0, -1) : s;
+}
+
+/**
+ * Runs `rg --json` and hands each file's hits to `onFile` as ripgrep finishes it. .gitignore is
+ * honoured inside and outside git repositories (--no-require-git) so the fallback engine agrees.
+ */
+export function grepRipgrep(
+  pattern: string,
+  root: string,
+  options: RipgrepOptions,
+  onFile: (hits: FileHits) => void,
+): Promise<void> {
+  const args = ["--json", "--no-config", "--no-require-git"];
+  if (options.caseInsensitive) args.push("--ignore-case");
+  else args.push("--case-sensitive");
+  if (options.contextLines > 0) args.push("--context", String(options.contextLines));
+  if (options.globFilter) args.push("--glob", options.globFilter);
+  args.push("--regexp", pattern, "--", root);
+  return new Promise((resolve, reject) => {
+    const child = spawn("rg", args, { stdio: ["ignore", "pipe", "pipe"], signal: options.signal });
+    let stderr = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (d: string) => {
+      if (stderr.length < 16_384) stderr += d;
+    });
+    let current:
+      | { path: string; matches: { line: number; text: string }[]; lines: Map<number, string> }
+      | undefined;
+    const rl = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
+    rl.on("line", (line) => {
+      let msg: { type: string; data: Record<string, unknown> };
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return;
+      }
+      const data = msg.data;
+      if (msg.type === "begin") {
+        current = { path: textOf(data.path as RgText), matches: [], lines: new Map() };
+      } else if ((msg.type === "match" || msg.type === "context") && current) {
+        const n = data.line_number as number;
+        const text = stripEol(textOf(data.lines as RgText));
+        current.lines.set(n, text);
+        if (msg.type === "match") current.matches.push({ line: n, text });
+      } else if (msg.type === "end" && current) {
+        onFile(current);
+        current = undefined;
+      }
+    });
+    child.on("error", (err) => {
+      if ((err as Error).name === "AbortError") resolve();
+      else reject(new CommandError("rg", `Could not run ripgrep: ${err.message}`, { cause: err }));
+    });
+    child.on("close", (code) => {
+      if (code === 2 && /regex|parse error|syntax/i.test(stderr)) {
+        reject(new InvalidPatternError(pattern, stderr.trim().split("\n").slice(-3).join(" ")));
+      } else if (code !== null && code > 1 && !/No such file|Permission denied/i.test(stderr)) {
+        reject(new CommandError("rg", `ripgrep failed (exit ${code}): ${stderr.trim()}`));
+      } else {
+        resolve();
+      }
+    });
+  });
+}

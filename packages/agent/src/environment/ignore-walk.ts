@@ -1,0 +1,126 @@
+import type { Dirent } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+/** Ignore files honoured in every directory, as ripgrep does (with --no-require-git). */
+const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+
+interface Matcher {
+  /** Absolute directory the rules are relative to. */
+  readonly base: string;
+  readonly rules: Ignore;
+}
+
+/** One entry found by walk(). */
+export interface WalkEntry {
+  /** Absolute path. */
+  readonly absolute: string;
+  /** Path relative to the walk root, "/" separated. */
+  readonly relative: string;
+  readonly name: string;
+  readonly isDir: boolean;
+  /** Depth below the root: 1 for direct children. */
+  readonly depth: number;
+}
+
+export interface WalkOptions {
+  /** Deepest level yielded and entered; unlimited when absent. */
+  readonly maxDepth?: number;
+  readonly signal?: AbortSignal;
+  /** Return false to skip a directory's contents (it is still yielded). */
+  readonly enterDir?: (entry: WalkEntry) => boolean;
+}
+
+async function loadMatcher(dir: string): Promise<Matcher | undefined> {
+  let rules: Ignore | undefined;
+  for (const file of IGNORE_FILES) {
+    const text = await readFile(join(dir, file), "utf8").catch(() => undefined);
+    if (text === undefined) continue;
+    rules ??= ignore();
+    rules.add(text);
+  }
+  return rules && { base: dir, rules };
+}
+
+/** Matchers from the ignore files of every ancestor of dir (outermost first). */
+async function ancestorMatchers(dir: string): Promise<Matcher[]> {
+  const dirs: string[] = [];
+  for (let d = dirname(dir); ; d = dirname(d)) {
+    dirs.unshift(d);
+    if (dirname(d) === d) break;
+  }
+  const out: Matcher[] = [];
+  for (const d of dirs) {
+    const m = await loadMatcher(d);
+    if (m) out.push(m);
+  }
+  return out;
+}
+
+/** Decides with the innermost ignore file that has an opinion, so deeper files can re-include. */
+function isIgnored(matchers: readonly Matcher[], absolute: string, isDir: boolean): boolean {
+  for (let i = matchers.length - 1; i >= 0; i--) {
+    const m = matchers[i] as Matcher;
+    let rel = relative(m.base, absolute);
+    if (sep !== "/") rel = rel.split(sep).join("/");
+    if (rel === "" || rel.startsWith("..")) continue;
+    const result = m.rules.test(isDir ? `${rel}/` : rel);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}
+
+/**
+ * Walks a directory tree depth-first in sorted order like ripgrep's default filters: hidden
+ * entries (dot names, .git included) are skipped, .gitignore/.ignore/.rgignore rules of the root,
+ * its ancestors and its subdirectories are honoured, symbolic links are not followed.
+ * Memory stays proportional to the depth times the widest directory, not to the tree.
+ */
+export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
+  const base = await ancestorMatchers(root);
+  const rootMatcher = await loadMatcher(root);
+  const stack: { dir: string; rel: string; depth: number; matchers: readonly Matcher[] }[] = [
+    { dir: root, rel: "", depth: 0, matchers: rootMatcher ? [...base, rootMatcher] : base },
+  ];
+  while (stack.length > 0) {
+    if (options.signal?.aborted) return;
+    const frame = stack.pop() as (typeof stack)[number];
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(frame.dir, { withFileTypes: true });
+    } catch {
+      continue; // unreadable directory: skipped, as ripgrep does after a warning
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: (typeof stack)[number][] = [];
+    for (const d of dirents) {
+      if (d.name.startsWith(".")) continue;
+      const isDir = d.isDirectory();
+      if (!isDir && !d.isFile()) continue; // symlinks, sockets, fifos
+      const absolute = join(frame.dir, d.name);
+      if (isIgnored(frame.matchers, absolute, isDir)) continue;
+      const entry: WalkEntry = {
+        absolute,
+        relative: frame.rel === "" ? d.name : `${frame.rel}/${d.name}`,
+        name: d.name,
+        isDir,
+        depth: frame.depth + 1,
+      };
+      yield entry;
+      if (isDir && (options.maxDepth === undefined || entry.depth < options.maxDepth)) {
+        if (options.enterDir && !options.enterDir(entry)) continue;
+        const m = await loadMatcher(absolute);
+        subdirs.push({
+          dir: absolute,
+          rel: entry.relative,
+          depth: entry.depth,
+          matchers: m ? [...frame.matchers, m] : frame.matchers,
+        });
+      }
+    }
+    // Reverse so the stack pops directories in sorted order.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i] as (typeof stack)[number]);
+  }
+}

@@ -1,0 +1,225 @@
+import { stat as fsStat, lstat, rm } from "node:fs/promises";
+import { platform as osPlatform, release } from "node:os";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import type {
+  DirEntry,
+  ExecOptions,
+  ExecResult,
+  ExecutionEnvironment,
+  FileStat,
+  GlobOptions,
+  GlobResult,
+  GrepOptions,
+  GrepResult,
+  ReadFileOptions,
+} from "../types/environment.js";
+import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
+import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
+import { readBytes, readLines, readWhole, writeAtomic } from "./file-io.js";
+import { globFiles } from "./glob.js";
+import { type GrepEngineChoice, grepFiles } from "./grep.js";
+import { walk } from "./ignore-walk.js";
+import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
+
+/** Spec defaults for command timeouts. */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 10_000;
+export const MAX_COMMAND_TIMEOUT_MS = 600_000;
+
+export interface LocalExecutionEnvironmentOptions {
+  /** Directory relative paths resolve against; the process's cwd when absent. */
+  readonly workingDirectory?: string;
+  /** Which host variables commands inherit; secrets are dropped by default. */
+  readonly envPolicy?: EnvPolicy;
+  /** Timeout for commands that give none (10 000 ms). */
+  readonly defaultTimeoutMs?: number;
+  /** Upper bound for any command's timeout (600 000 ms). */
+  readonly maxTimeoutMs?: number;
+  /** "auto" (default) uses ripgrep when it is on PATH, else the JavaScript engine. */
+  readonly grepEngine?: GrepEngineChoice;
+  /** Bytes of each output stream kept at its head and at its tail (1 MiB). */
+  readonly outputCaptureBytes?: number;
+  /** The variables the env-var policy filters (process.env by default). */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * The default ExecutionEnvironment: the local file system and `/bin/bash -c` commands, each in
+ * its own process group so a timeout, an abort or cleanup() kills everything it started.
+ */
+export class LocalExecutionEnvironment implements ExecutionEnvironment {
+  private readonly cwd: string;
+  private readonly options: LocalExecutionEnvironmentOptions;
+  private readonly running = new Set<() => void>();
+
+  constructor(options: LocalExecutionEnvironmentOptions = {}) {
+    this.options = options;
+    this.cwd = resolve(options.workingDirectory ?? process.cwd());
+  }
+
+  /** Checks that the working directory exists and is a directory. */
+  async initialize(): Promise<void> {
+    const s = await fsStat(this.cwd).catch((err) => {
+      throw fromNodeError(err, this.cwd);
+    });
+    if (!s.isDirectory()) throw new NotADirectoryError(this.cwd);
+  }
+
+  /** Kills every command group still running. */
+  async cleanup(): Promise<void> {
+    for (const kill of [...this.running]) kill();
+  }
+
+  workingDirectory(): string {
+    return this.cwd;
+  }
+
+  platform(): string {
+    const p = osPlatform();
+    return p === "win32" ? "windows" : p;
+  }
+
+  osVersion(): string {
+    return `${osPlatform()} ${release()}`;
+  }
+
+  resolvePath(path: string): string {
+    return resolve(this.cwd, path);
+  }
+
+  /** Paths inside the working directory are shown relative to it, others absolute. */
+  private display(absolute: string): string {
+    const rel = relative(this.cwd, absolute);
+    if (rel === "") return ".";
+    if (rel.startsWith("..") || isAbsolute(rel)) return absolute;
+    return sep === "/" ? rel : rel.split(sep).join("/");
+  }
+
+  private async requireFile(abs: string, shown: string): Promise<void> {
+    const s = await fsStat(abs).catch((err) => {
+      throw fromNodeError(err, shown);
+    });
+    if (s.isDirectory()) throw new IsADirectoryError(shown);
+  }
+
+  async readFile(path: string, options?: ReadFileOptions): Promise<string> {
+    const abs = this.resolvePath(path);
+    await this.requireFile(abs, path);
+    try {
+      if (options?.offset === undefined && options?.limit === undefined) return await readWhole(abs);
+      return await readLines(abs, Math.max(1, options.offset ?? 1), options.limit);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+  }
+
+  async readFileBytes(path: string, options?: { readonly maxBytes?: number }): Promise<Uint8Array> {
+    const abs = this.resolvePath(path);
+    await this.requireFile(abs, path);
+    try {
+      return await readBytes(abs, options?.maxBytes);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+  }
+
+  async writeFile(path: string, content: string | Uint8Array): Promise<void> {
+    const abs = this.resolvePath(path);
+    const existing = await fsStat(abs).catch(() => undefined);
+    if (existing?.isDirectory()) throw new IsADirectoryError(path);
+    try {
+      await writeAtomic(abs, content);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+  }
+
+  async deleteFile(path: string): Promise<void> {
+    const abs = this.resolvePath(path);
+    const s = await lstat(abs).catch((err) => {
+      throw fromNodeError(err, path);
+    });
+    if (s.isDirectory()) throw new IsADirectoryError(path);
+    await rm(abs).catch((err) => {
+      throw fromNodeError(err, path);
+    });
+  }
+
+  async fileExists(path: string): Promise<boolean> {
+    return (await this.stat(path)) !== undefined;
+  }
+
+  async stat(path: string): Promise<FileStat | undefined> {
+    const abs = this.resolvePath(path);
+    const l = await lstat(abs).catch(() => undefined);
+    if (!l) return undefined;
+    // Report what a symlink points at, but still say it is one.
+    const s = l.isSymbolicLink() ? await fsStat(abs).catch(() => l) : l;
+    return {
+      isFile: s.isFile(),
+      isDirectory: s.isDirectory(),
+      isSymbolicLink: l.isSymbolicLink(),
+      size: s.size,
+      mtimeMs: s.mtimeMs,
+      mode: s.mode,
+    };
+  }
+
+  async listDirectory(path: string, depth = 1): Promise<readonly DirEntry[]> {
+    const abs = this.resolvePath(path);
+    const s = await fsStat(abs).catch((err) => {
+      throw fromNodeError(err, path);
+    });
+    if (!s.isDirectory()) throw new NotADirectoryError(path);
+    const out: DirEntry[] = [];
+    for await (const e of walk(abs, { maxDepth: Math.max(1, depth) })) {
+      if (e.isDir) {
+        out.push({ path: e.relative, name: e.name, isDir: true });
+        continue;
+      }
+      const size = await fsStat(e.absolute).then(
+        (st) => st.size,
+        () => undefined,
+      );
+      out.push({ path: e.relative, name: e.name, isDir: false, ...(size !== undefined && { size }) });
+    }
+    return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const max = this.options.maxTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS;
+    const requested = options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
+    const timeoutMs = Math.max(1, Math.min(requested, max));
+    return runCommand(command, {
+      cwd: options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir),
+      env: buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env),
+      timeoutMs,
+      captureLimit: this.options.outputCaptureBytes ?? DEFAULT_CAPTURE_LIMIT,
+      ...(options.signal !== undefined && { signal: options.signal }),
+      ...(options.onOutput !== undefined && { onOutput: options.onOutput }),
+      register: (kill) => {
+        this.running.add(kill);
+        return () => this.running.delete(kill);
+      },
+    });
+  }
+
+  async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepResult> {
+    const abs = this.resolvePath(path);
+    const s = await fsStat(abs).catch(() => undefined);
+    if (!s) throw new FileNotFoundError(path);
+    return grepFiles(pattern, abs, {
+      ...options,
+      engine: this.options.grepEngine ?? "auto",
+      display: (p) => this.display(p),
+      isFile: s.isFile(),
+    });
+  }
+
+  async glob(pattern: string, path = ".", options: GlobOptions = {}): Promise<GlobResult> {
+    const abs = this.resolvePath(path);
+    const s = await fsStat(abs).catch(() => undefined);
+    if (!s) throw new FileNotFoundError(path);
+    if (!s.isDirectory()) throw new NotADirectoryError(path);
+    return globFiles(pattern, abs, { ...options, display: (p) => this.display(p) });
+  }
+}
