@@ -3,3 +3,8 @@ export type { AdapterOptions, ProviderAdapter } from "./providers/adapter.js";
 export * from "./stream/index.js";
 export * from "./types/index.js";
 // Modules below are added as they land; keep one export line each.
+export * from "./client.js";
+export * from "./middleware.js";
+export * from "./retry.js";
+export * from "./default-client.js";
+export * from "./providers/openai/index.js";
