@@ -7,4 +7,3 @@ export * from "./client.js";
 export * from "./middleware.js";
 export * from "./retry.js";
 export * from "./default-client.js";
-export * from "./providers/openai/index.js";
