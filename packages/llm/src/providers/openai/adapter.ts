@@ -1,0 +1,106 @@
+import type { OpenAI } from "openai";
+import { AuthenticationError } from "../../errors.js";
+import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
+import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import type { ErrorBodies, OpenAISdkModule } from "../shared/openai-sdk-errors.js";
+import { rateLimitFromHeaders } from "../shared/rate-limit.js";
+import { buildResponsesBody } from "./request.js";
+import { responseFromWire, type WireResponse } from "./response.js";
+import { translateResponsesStream, type WireStreamEvent } from "./stream.js";
+import { CallControl, createSdkClient, resolveTimeouts, runStream } from "./transport.js";
+
+const PROVIDER = "openai";
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+
+/** Options of the OpenAI Responses adapter. */
+export type OpenAIAdapterOptions = AdapterOptions & {
+  readonly timeout?: TimeoutConfig;
+  /** Defaults to OPENAI_ORG_ID. */
+  readonly organization?: string;
+  /** Defaults to OPENAI_PROJECT_ID. */
+  readonly project?: string;
+};
+
+/**
+ * The OpenAI Responses API (`/v1/responses`). Constructing one never fails and never loads the
+ * SDK; a missing key is reported when a request is made.
+ */
+export class OpenAIAdapter implements ProviderAdapter {
+  readonly name = PROVIDER;
+  private readonly bodies: ErrorBodies = new WeakMap();
+  private sdkClient: Promise<{ client: OpenAI; sdk: OpenAISdkModule }> | undefined;
+
+  constructor(private readonly options: OpenAIAdapterOptions = {}) {}
+
+  /** Every tool-choice mode maps onto the Responses API. */
+  supportsToolChoice(_mode: ToolChoice["mode"]): boolean {
+    return true;
+  }
+
+  /** Sends the request and translates the whole response. */
+  async complete(request: Request): Promise<Response> {
+    const { client, sdk } = await this.client();
+    const { body, warnings } = await buildResponsesBody(request);
+    const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    control.deadline(timeouts.requestMs, "the request");
+    try {
+      const { data, response } = await client.responses
+        .create({ ...body, stream: false } as never, { signal: control.signal, timeout: timeouts.requestMs })
+        .withResponse();
+      return responseFromWire(data as unknown as WireResponse, {
+        warnings,
+        rateLimit: rateLimitFromHeaders(response.headers),
+      });
+    } catch (err) {
+      throw control.mapError(err, sdk);
+    } finally {
+      control.dispose();
+    }
+  }
+
+  /** Streams the response; the iterator throws our errors, and ends with `finish`. */
+  async *stream(request: Request): AsyncGenerator<StreamEvent> {
+    const { client, sdk } = await this.client();
+    const { body, warnings } = await buildResponsesBody(request);
+    const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    yield* runStream<WireStreamEvent, StreamEvent>({
+      provider: PROVIDER,
+      control,
+      sdk,
+      streamReadMs: timeouts.streamReadMs,
+      open: async () => {
+        const { data, response } = await client.responses
+          .create({ ...body, stream: true } as never, { signal: control.signal, timeout: timeouts.requestMs })
+          .withResponse();
+        return { data: data as unknown as AsyncIterable<WireStreamEvent>, response };
+      },
+      translate: (source, headers) =>
+        translateResponsesStream(source, { warnings, rateLimit: rateLimitFromHeaders(headers) }),
+    });
+  }
+
+  private client(): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
+    const env = this.options.env ?? process.env;
+    const apiKey = this.options.apiKey ?? env.OPENAI_API_KEY;
+    if (apiKey === undefined || apiKey === "") {
+      return Promise.reject(
+        new AuthenticationError("openai: no API key; set OPENAI_API_KEY or pass apiKey to OpenAIAdapter", {
+          provider: PROVIDER,
+        }),
+      );
+    }
+    this.sdkClient ??= createSdkClient(
+      {
+        apiKey,
+        baseURL: this.options.baseUrl ?? env.OPENAI_BASE_URL ?? DEFAULT_BASE_URL,
+        organization: this.options.organization ?? env.OPENAI_ORG_ID,
+        project: this.options.project ?? env.OPENAI_PROJECT_ID,
+        defaultHeaders: this.options.defaultHeaders,
+      },
+      this.bodies,
+    );
+    return this.sdkClient;
+  }
+}

@@ -1,0 +1,1 @@
+export { OpenAIAdapter, type OpenAIAdapterOptions } from "./adapter.js";

@@ -1,0 +1,216 @@
+import { InvalidRequestError } from "../../errors.js";
+import type {
+  ContentPart,
+  ImageData,
+  Message,
+  Request,
+  ResponseFormat,
+  ToolChoice,
+  ToolResultData,
+  Warning,
+} from "../../types/index.js";
+import { resolveMedia, toDataUrl } from "../shared/media.js";
+
+const PROVIDER = "openai";
+
+type Item = Record<string, unknown>;
+
+/** A Responses API request body, with what had to be dropped on the way. */
+export interface ResponsesBody {
+  readonly body: Record<string, unknown>;
+  readonly warnings: readonly Warning[];
+}
+
+/** The image as an `input_image` content item (URL, or data URL for bytes and local files). */
+export async function inputImage(image: ImageData, provider = PROVIDER): Promise<Item> {
+  const media = await resolveMedia(image, provider);
+  return {
+    type: "input_image",
+    image_url: media.kind === "url" ? media.url : toDataUrl(media),
+    detail: image.detail ?? "auto",
+  };
+}
+
+/** A tool result's content as the text the model reads; failures are marked as such. */
+export function toolOutputText(result: ToolResultData): string {
+  const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  return result.isError ? `Error: ${text}` : text;
+}
+
+async function userContent(parts: readonly ContentPart[], warnings: Warning[]): Promise<Item[]> {
+  const content: Item[] = [];
+  for (const part of parts) {
+    switch (part.kind) {
+      case "text":
+        content.push({ type: "input_text", text: part.text });
+        break;
+      case "image":
+        content.push(await inputImage(part.image));
+        break;
+      case "document": {
+        const media = await resolveMedia(part.document, PROVIDER, "application/pdf");
+        content.push(
+          media.kind === "url"
+            ? { type: "input_file", file_url: media.url }
+            : {
+                type: "input_file",
+                filename: part.document.fileName ?? "document.pdf",
+                file_data: toDataUrl(media),
+              },
+        );
+        break;
+      }
+      case "audio":
+        warnings.push({
+          message: "audio input is not supported by the Responses API; dropped",
+          code: "dropped_audio",
+        });
+        break;
+      default:
+        break;
+    }
+  }
+  return content;
+}
+
+/** Appends an assistant message's parts as output items, in order, so reasoning precedes its calls. */
+function assistantItems(message: Message, input: Item[]): void {
+  let text: Item[] = [];
+  const flush = () => {
+    if (text.length > 0) input.push({ type: "message", role: "assistant", content: text });
+    text = [];
+  };
+  for (const part of message.content) {
+    if (part.kind === "text") {
+      if (part.text !== "") text.push({ type: "output_text", text: part.text, annotations: [] });
+    } else if (part.kind === "tool_call") {
+      flush();
+      const call = part.toolCall;
+      input.push({
+        type: "function_call",
+        call_id: call.id,
+        name: call.name,
+        arguments: call.rawArguments ?? JSON.stringify(call.arguments),
+      });
+    } else if (part.kind === "thinking") {
+      const t = part.thinking;
+      // Only our own reasoning items can be replayed: they need the item id and encrypted content.
+      if (t.provider !== PROVIDER || t.id === undefined || t.signature === undefined) continue;
+      flush();
+      input.push({
+        type: "reasoning",
+        id: t.id,
+        encrypted_content: t.signature,
+        summary: t.text === "" ? [] : [{ type: "summary_text", text: t.text }],
+      });
+    }
+  }
+  flush();
+}
+
+async function toolResultItems(result: ToolResultData, input: Item[]): Promise<void> {
+  input.push({ type: "function_call_output", call_id: result.toolCallId, output: toolOutputText(result) });
+  if (result.image !== undefined) {
+    // function_call_output carries text; an image the tool produced follows as user input.
+    input.push({
+      type: "message",
+      role: "user",
+      content: [
+        { type: "input_text", text: `Image returned by tool call ${result.toolCallId}:` },
+        await inputImage(result.image),
+      ],
+    });
+  }
+}
+
+/** The text of a format, or undefined for plain text. */
+export function textFormat(format: ResponseFormat | undefined): Item | undefined {
+  if (format === undefined || format.type === "text") return undefined;
+  if (format.type === "json") return { type: "json_object" };
+  return {
+    type: "json_schema",
+    name: format.name ?? "response",
+    schema: format.schema,
+    strict: format.strict ?? false,
+  };
+}
+
+function toolChoice(choice: ToolChoice): unknown {
+  return choice.mode === "named" ? { type: "function", name: choice.toolName } : choice.mode;
+}
+
+/**
+ * Translates a Request into a `/v1/responses` body. System messages become `instructions`;
+ * developer messages stay in place as `developer` input items so their position in the
+ * conversation is kept. Reasoning runs statelessly (`store: false`, encrypted content included)
+ * so that it round-trips through the message history.
+ */
+export async function buildResponsesBody(request: Request): Promise<ResponsesBody> {
+  const warnings: Warning[] = [];
+  const instructions: string[] = [];
+  const input: Item[] = [];
+  for (const message of request.messages) {
+    switch (message.role) {
+      case "system":
+        instructions.push(message.content.map((p) => (p.kind === "text" ? p.text : "")).join(""));
+        break;
+      case "developer":
+        input.push({
+          type: "message",
+          role: "developer",
+          content: await userContent(message.content, warnings),
+        });
+        break;
+      case "user": {
+        const content = await userContent(message.content, warnings);
+        if (content.length > 0) input.push({ type: "message", role: "user", content });
+        for (const part of message.content) {
+          if (part.kind === "tool_result") await toolResultItems(part.toolResult, input);
+        }
+        break;
+      }
+      case "assistant":
+        assistantItems(message, input);
+        break;
+      case "tool":
+        for (const part of message.content) {
+          if (part.kind === "tool_result") await toolResultItems(part.toolResult, input);
+        }
+        break;
+      default:
+        throw new InvalidRequestError(`unknown message role: ${String(message.role)}`, {
+          provider: PROVIDER,
+        });
+    }
+  }
+
+  const body: Record<string, unknown> = { model: request.model, input, store: false };
+  if (instructions.length > 0) body.instructions = instructions.join("\n\n");
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: false,
+    }));
+    body.tool_choice = toolChoice(request.toolChoice ?? { mode: "auto" });
+  } else if (request.toolChoice !== undefined && request.toolChoice.mode !== "auto") {
+    warnings.push({ message: "toolChoice without tools was ignored", code: "ignored_tool_choice" });
+  }
+  const format = textFormat(request.responseFormat);
+  if (format !== undefined) body.text = { format };
+  if (request.reasoningEffort !== undefined) {
+    body.reasoning = { effort: request.reasoningEffort, summary: "auto" };
+    body.include = ["reasoning.encrypted_content"];
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
+  if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
+  if (request.metadata !== undefined) body.metadata = { ...request.metadata };
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
+    warnings.push({ message: "the Responses API has no stop sequences; ignored", code: "ignored_stop" });
+  }
+  Object.assign(body, request.providerOptions?.[PROVIDER]);
+  return { body, warnings };
+}

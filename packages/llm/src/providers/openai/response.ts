@@ -1,0 +1,139 @@
+import { parseToolArguments } from "../../stream/accumulator.js";
+import type {
+  ContentPart,
+  FinishReason,
+  RateLimitInfo,
+  Response,
+  ThinkingData,
+  ToolCallData,
+  Usage,
+  Warning,
+} from "../../types/index.js";
+
+const PROVIDER = "openai";
+
+/** The parts of a Responses API output item we read; everything else is kept in `raw`. */
+export interface WireOutputItem {
+  readonly type: string;
+  readonly id?: string;
+  readonly call_id?: string;
+  readonly name?: string;
+  readonly arguments?: string;
+  readonly content?: readonly { readonly type: string; readonly text?: string; readonly refusal?: string }[];
+  readonly summary?: readonly { readonly type: string; readonly text?: string }[];
+  readonly encrypted_content?: string | null;
+}
+
+export interface WireUsage {
+  readonly input_tokens?: number;
+  readonly output_tokens?: number;
+  readonly total_tokens?: number;
+  readonly input_tokens_details?: { readonly cached_tokens?: number } | null;
+  readonly output_tokens_details?: { readonly reasoning_tokens?: number } | null;
+}
+
+/** A Responses API response object, as far as we read it. */
+export interface WireResponse {
+  readonly id?: string;
+  readonly model?: string;
+  readonly status?: string;
+  readonly output?: readonly WireOutputItem[];
+  readonly usage?: WireUsage | null;
+  readonly incomplete_details?: { readonly reason?: string } | null;
+  readonly error?: { readonly code?: string; readonly message?: string } | null;
+}
+
+/** Usage in our terms; reasoning and cached tokens only when reported. */
+export function usageFromWire(usage: WireUsage | null | undefined): Usage {
+  if (usage === null || usage === undefined) return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+  const inputTokens = usage.input_tokens ?? 0;
+  const outputTokens = usage.output_tokens ?? 0;
+  const reasoning = usage.output_tokens_details?.reasoning_tokens;
+  const cached = usage.input_tokens_details?.cached_tokens;
+  return {
+    inputTokens,
+    outputTokens,
+    totalTokens: usage.total_tokens ?? inputTokens + outputTokens,
+    ...(reasoning !== undefined && { reasoningTokens: reasoning }),
+    ...(cached !== undefined && { cacheReadTokens: cached }),
+    raw: usage,
+  };
+}
+
+/** Finish reason from the response status; function calls make a completed response `tool_calls`. */
+export function finishFromWire(response: WireResponse): FinishReason {
+  const status = response.status ?? "completed";
+  if (status === "completed") {
+    const calls = (response.output ?? []).some((i) => i.type === "function_call");
+    return { reason: calls ? "tool_calls" : "stop", raw: status };
+  }
+  if (status === "incomplete") {
+    const why = response.incomplete_details?.reason;
+    if (why === "max_output_tokens") return { reason: "length", raw: why };
+    if (why === "content_filter") return { reason: "content_filter", raw: why };
+    return { reason: "other", raw: why ?? status };
+  }
+  if (status === "failed") return { reason: "error", raw: status };
+  return { reason: "other", raw: status };
+}
+
+/** A function_call item as tool-call data: call_id is the id, arguments parsed, raw text kept. */
+export const toolCallFromItem = (item: WireOutputItem): ToolCallData => ({
+  id: item.call_id ?? item.id ?? "",
+  name: item.name ?? "",
+  arguments: parseToolArguments(item.arguments ?? ""),
+  rawArguments: item.arguments ?? "",
+  type: "function",
+});
+
+/** A reasoning item as thinking data: summaries joined, encrypted content as the signature. */
+export function thinkingFromItem(item: WireOutputItem): ThinkingData {
+  const text = (item.summary ?? []).map((s) => s.text ?? "").join("\n\n");
+  return {
+    text,
+    provider: PROVIDER,
+    ...(item.id !== undefined && { id: item.id }),
+    ...(typeof item.encrypted_content === "string" && { signature: item.encrypted_content }),
+  };
+}
+
+/** The content parts of one output item, in order. */
+export function partsFromItem(item: WireOutputItem): ContentPart[] {
+  switch (item.type) {
+    case "message":
+      return (item.content ?? []).flatMap((c): ContentPart[] => {
+        const text = c.type === "refusal" ? c.refusal : c.text;
+        return typeof text === "string" && text !== "" ? [{ kind: "text", text }] : [];
+      });
+    case "function_call":
+      return [{ kind: "tool_call", toolCall: toolCallFromItem(item) }];
+    case "reasoning":
+      return [{ kind: "thinking", thinking: thinkingFromItem(item) }];
+    default:
+      return [];
+  }
+}
+
+/** The wire response without the SDK's convenience `output_text`, so raw is what the server sent. */
+export function wireRaw(response: object): unknown {
+  const { output_text: _dropped, ...rest } = response as Record<string, unknown>;
+  return rest;
+}
+
+/** Translates a Responses API response object. */
+export function responseFromWire(
+  wire: WireResponse,
+  extra: { warnings?: readonly Warning[]; rateLimit?: RateLimitInfo | undefined } = {},
+): Response {
+  return {
+    id: wire.id ?? "",
+    model: wire.model ?? "",
+    provider: PROVIDER,
+    message: { role: "assistant", content: (wire.output ?? []).flatMap(partsFromItem) },
+    finishReason: finishFromWire(wire),
+    usage: usageFromWire(wire.usage),
+    raw: wireRaw(wire),
+    warnings: extra.warnings ?? [],
+    ...(extra.rateLimit !== undefined && { rateLimit: extra.rateLimit }),
+  };
+}

@@ -1,0 +1,180 @@
+import type { OpenAI } from "openai";
+import { AbortError } from "../../errors.js";
+import { withIdleTimeout } from "../../stream/idle-timeout.js";
+import { DEFAULT_TIMEOUTS, type TimeoutConfig } from "../../types/index.js";
+import {
+  bodyCapturingFetch,
+  type ErrorBodies,
+  mapOpenAISdkError,
+  type OpenAISdkModule,
+} from "../shared/openai-sdk-errors.js";
+
+let sdkModule: Promise<OpenAISdkModule> | undefined;
+
+/** Loads the `openai` package on first use, so processes that never call OpenAI never load it. */
+export const loadOpenAISdk = (): Promise<OpenAISdkModule> => {
+  sdkModule ??= import("openai");
+  return sdkModule;
+};
+
+/** Settings for one SDK client. */
+export interface SdkClientConfig {
+  readonly apiKey: string;
+  readonly baseURL: string;
+  readonly organization?: string | undefined;
+  readonly project?: string | undefined;
+  readonly defaultHeaders?: Readonly<Record<string, string>> | undefined;
+}
+
+/**
+ * An SDK client with its retries off (the caller's retry policy decides) and every value passed
+ * explicitly, so the SDK never reads process.env behind the adapter's `env` option.
+ */
+export async function createSdkClient(
+  config: SdkClientConfig,
+  bodies: ErrorBodies,
+): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
+  const sdk = await loadOpenAISdk();
+  const client = new sdk.OpenAI({
+    apiKey: config.apiKey,
+    baseURL: config.baseURL,
+    organization: config.organization ?? null,
+    project: config.project ?? null,
+    ...(config.defaultHeaders !== undefined && { defaultHeaders: { ...config.defaultHeaders } }),
+    maxRetries: 0,
+    timeout: DEFAULT_TIMEOUTS.requestMs,
+    fetch: bodyCapturingFetch(bodies),
+    logLevel: "off",
+  });
+  return { client, sdk };
+}
+
+/** The adapter's timeouts overlaid with the request's, field by field. */
+export const resolveTimeouts = (
+  adapter: TimeoutConfig | undefined,
+  request: TimeoutConfig | undefined,
+): Required<TimeoutConfig> => ({ ...DEFAULT_TIMEOUTS, ...adapter, ...request });
+
+/**
+ * One call's cancellation: the caller's signal and our own deadlines both abort one controller,
+ * and the call remembers which fired so the resulting SDK error can be mapped truthfully.
+ */
+export class CallControl {
+  private readonly controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+  private timeoutMessage: string | undefined;
+  private userAborted = false;
+  private readonly onAbort = () => {
+    this.userAborted = true;
+    this.controller.abort();
+  };
+
+  constructor(
+    private readonly userSignal: AbortSignal | undefined,
+    private readonly provider: string,
+    private readonly bodies: ErrorBodies,
+  ) {
+    if (userSignal?.aborted) throw new AbortError("the request was aborted before it started");
+    userSignal?.addEventListener("abort", this.onAbort, { once: true });
+  }
+
+  /** The signal to hand to the SDK. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Whether the call was stopped, by the caller or a deadline. */
+  get stopped(): boolean {
+    return this.controller.signal.aborted;
+  }
+
+  /** Aborts the call after `ms` unless cleared first. */
+  deadline(ms: number, what: string): void {
+    this.clearDeadline();
+    this.timer = setTimeout(() => this.timeOut(`${this.provider}: ${what} exceeded ${ms} ms`), ms);
+  }
+
+  clearDeadline(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  /** Aborts the call as timed out (used by the stream idle timeout too). */
+  timeOut(message: string): void {
+    if (this.controller.signal.aborted) return;
+    this.timeoutMessage = message;
+    this.controller.abort();
+  }
+
+  /** Maps an error thrown during this call. */
+  mapError(err: unknown, sdk: OpenAISdkModule | undefined, streamStarted = false) {
+    return mapOpenAISdkError(err, {
+      provider: this.provider,
+      sdk,
+      bodies: this.bodies,
+      aborted: this.userAborted,
+      ...(this.timeoutMessage !== undefined && { timedOut: this.timeoutMessage }),
+      streamStarted,
+    });
+  }
+
+  /** The error to throw when the stream ended because this call was stopped, if it was. */
+  stopError(sdk: OpenAISdkModule | undefined): Error | undefined {
+    return this.stopped ? this.mapError(new Error("stream stopped"), sdk, true) : undefined;
+  }
+
+  dispose(): void {
+    this.clearDeadline();
+    this.userSignal?.removeEventListener("abort", this.onAbort);
+  }
+}
+
+/** What opening a stream gives: the SDK's event iterable and the HTTP response for its headers. */
+export interface OpenedStream<W> {
+  readonly data: AsyncIterable<W>;
+  readonly response: globalThis.Response;
+}
+
+/**
+ * Runs one streaming call: opens it, bounds the silence between events, turns the SDK's quiet
+ * end-on-abort into an error, translates events, and maps every failure into our hierarchy.
+ */
+export async function* runStream<W, E>(args: {
+  readonly provider: string;
+  readonly control: CallControl;
+  readonly sdk: OpenAISdkModule;
+  readonly streamReadMs: number;
+  readonly open: () => Promise<OpenedStream<W>>;
+  readonly translate: (source: AsyncIterable<W>, headers: Headers) => AsyncIterable<E>;
+}): AsyncGenerator<E> {
+  const { control, sdk } = args;
+  let started = false;
+  try {
+    let opened: OpenedStream<W>;
+    try {
+      opened = await args.open();
+    } catch (err) {
+      throw control.mapError(err, sdk);
+    }
+    const idle = withIdleTimeout(
+      opened.data,
+      args.streamReadMs,
+      () => control.timeOut(`${args.provider}: no data from the stream for ${args.streamReadMs} ms`),
+      args.provider,
+    );
+    async function* guarded(): AsyncGenerator<W> {
+      yield* idle;
+      // The SDK ends its iterator without an error when its signal aborts.
+      const stop = control.stopError(sdk);
+      if (stop !== undefined) throw stop;
+    }
+    for await (const event of args.translate(guarded(), opened.response.headers)) {
+      started = true;
+      yield event;
+    }
+  } catch (err) {
+    throw control.mapError(err, sdk, started);
+  } finally {
+    control.dispose();
+  }
+}
