@@ -1,0 +1,229 @@
+import type { ImageData, ToolCallData } from "@attractor/llm";
+import { type TruncationConfig, truncateToolOutput } from "../truncation/index.js";
+import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo, ToolCallResult } from "../types/config.js";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { ProfileToolRegistry } from "../types/profile.js";
+import type { RegisteredTool, ToolDetails, ToolOutput } from "../types/tool.js";
+import { validateArguments } from "./schema.js";
+
+/** What one tool call produced: the full output for hosts and the truncated copy for the model. */
+export interface ToolCallOutcome {
+  readonly toolCallId: string;
+  readonly toolName: string;
+  /** The arguments the tool ran with (after a rewrite hook), or as parsed when it did not run. */
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** Full, untruncated output. */
+  readonly output: string;
+  /** What the model receives. */
+  readonly modelOutput: string;
+  /** Whether modelOutput is shorter than output. */
+  readonly truncated: boolean;
+  readonly isError: boolean;
+  readonly image?: ImageData;
+  readonly details?: ToolDetails;
+  readonly durationMs: number;
+}
+
+export interface DispatchOptions {
+  readonly signal?: AbortSignal;
+  /** Run calls concurrently (default true); calls whose targets overlap still run in call order. */
+  readonly parallel?: boolean;
+  readonly truncation?: TruncationConfig;
+  readonly defaultCommandTimeoutMs?: number;
+  readonly maxCommandTimeoutMs?: number;
+  /** Tools the model may call now; others are reported as unknown. All registered tools by default. */
+  readonly isAllowed?: (name: string) => boolean;
+  readonly beforeToolCall?: BeforeToolCallHook;
+  readonly afterToolCall?: AfterToolCallHook;
+  readonly onStart?: (call: ToolCallData) => void;
+  readonly onOutputDelta?: (callId: string, chunk: string) => void;
+  readonly onEnd?: (outcome: ToolCallOutcome) => void;
+}
+
+type Parsed =
+  | { readonly ok: true; readonly args: Readonly<Record<string, unknown>> }
+  | { readonly ok: false; readonly reason: string };
+
+function parseArguments(call: ToolCallData): Parsed {
+  if (call.rawArguments === undefined || call.rawArguments.trim() === "")
+    return { ok: true, args: call.arguments };
+  let value: unknown;
+  try {
+    value = JSON.parse(call.rawArguments);
+  } catch (err) {
+    return { ok: false, reason: `arguments are not valid JSON (${(err as Error).message})` };
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return { ok: false, reason: "arguments must be a JSON object" };
+  }
+  return { ok: true, args: value as Record<string, unknown> };
+}
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Resolved write targets of a call, for deciding which calls must not overlap. */
+function targetsOf(
+  tool: RegisteredTool | undefined,
+  parsed: Parsed,
+  env: ExecutionEnvironment,
+): readonly string[] {
+  if (!tool?.targets || !parsed.ok) return [];
+  try {
+    return tool.targets(parsed.args).map((t) => (t === "*" ? "*" : env.resolvePath(t)));
+  } catch {
+    return ["*"];
+  }
+}
+
+function overlaps(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length === 0 || b.length === 0) return false;
+  if (a.includes("*") || b.includes("*")) return true;
+  return a.some((t) => b.includes(t));
+}
+
+/**
+ * Runs a round of tool calls: lookup, argument parsing and schema validation, the before hook,
+ * execution, the after hook and truncation. Outcomes come back in call order. Never rejects for a
+ * tool's failure: every problem becomes an error outcome the model can read.
+ */
+export async function dispatchToolCalls(
+  calls: readonly ToolCallData[],
+  registry: Pick<ProfileToolRegistry, "get">,
+  env: ExecutionEnvironment,
+  options: DispatchOptions = {},
+): Promise<ToolCallOutcome[]> {
+  const lookup = (name: string): RegisteredTool | undefined =>
+    options.isAllowed && !options.isAllowed(name) ? undefined : registry.get(name);
+  if (options.parallel === false || calls.length <= 1) {
+    const out: ToolCallOutcome[] = [];
+    for (const call of calls)
+      out.push(await runCall(call, lookup(call.name), parseArguments(call), env, options));
+    return out;
+  }
+  const prepared = calls.map((call) => {
+    const tool = lookup(call.name);
+    const parsed = parseArguments(call);
+    return { call, tool, parsed, targets: targetsOf(tool, parsed, env) };
+  });
+  const running: Promise<ToolCallOutcome>[] = [];
+  for (const p of prepared) {
+    // Wait for every earlier call that writes where this one does.
+    const before = running.filter((_, j) => overlaps(prepared[j]?.targets ?? [], p.targets));
+    running.push(Promise.allSettled(before).then(() => runCall(p.call, p.tool, p.parsed, env, options)));
+  }
+  const settled = await Promise.allSettled(running);
+  return settled.map((s, i) =>
+    s.status === "fulfilled" ? s.value : internalFailure(calls[i] as ToolCallData, s.reason),
+  );
+}
+
+function internalFailure(call: ToolCallData, reason: unknown): ToolCallOutcome {
+  const output = `Tool error (${call.name}): ${message(reason)}`;
+  return {
+    toolCallId: call.id,
+    toolName: call.name,
+    arguments: call.arguments,
+    output,
+    modelOutput: output,
+    truncated: false,
+    isError: true,
+    durationMs: 0,
+  };
+}
+
+async function runCall(
+  call: ToolCallData,
+  tool: RegisteredTool | undefined,
+  parsed: Parsed,
+  env: ExecutionEnvironment,
+  options: DispatchOptions,
+): Promise<ToolCallOutcome> {
+  const started = performance.now();
+  let args: Readonly<Record<string, unknown>> = parsed.ok ? parsed.args : call.arguments;
+  const safely = (f: () => void): void => {
+    try {
+      f();
+    } catch {
+      // A host callback's failure must not turn into the tool's.
+    }
+  };
+  safely(() => options.onStart?.(parsed.ok ? { ...call, arguments: parsed.args } : call));
+
+  const finish = (result: ToolCallResult & { image?: ImageData }): ToolCallOutcome => {
+    const modelOutput = truncateToolOutput(result.output, call.name, options.truncation);
+    const outcome: ToolCallOutcome = {
+      toolCallId: call.id,
+      toolName: call.name,
+      arguments: args,
+      output: result.output,
+      modelOutput,
+      truncated: modelOutput !== result.output,
+      isError: result.isError,
+      ...(result.image !== undefined && { image: result.image }),
+      ...(result.details !== undefined && { details: result.details }),
+      durationMs: Math.round(performance.now() - started),
+    };
+    safely(() => options.onEnd?.(outcome));
+    return outcome;
+  };
+  const error = (output: string): ToolCallOutcome => finish({ output, isError: true });
+
+  if (!tool) return error(`Unknown tool: ${call.name}`);
+  if (!parsed.ok) return error(`Invalid arguments for tool: ${call.name}: ${parsed.reason}`);
+  const problems = validateArguments(tool.definition.parameters, args);
+  if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`);
+
+  let info: ToolCallInfo = { callId: call.id, toolName: call.name, arguments: args };
+  if (options.beforeToolCall) {
+    let decision: Awaited<ReturnType<BeforeToolCallHook>>;
+    try {
+      decision = await options.beforeToolCall(info);
+    } catch (err) {
+      return error(`Tool call blocked (${call.name}): the beforeToolCall hook failed: ${message(err)}`);
+    }
+    if (decision?.action === "deny") return error(decision.message);
+    if (decision?.action === "rewrite") {
+      args = decision.arguments;
+      const again = validateArguments(tool.definition.parameters, args);
+      if (again) return error(`Invalid arguments for tool: ${call.name}: ${again}`);
+      info = { ...info, arguments: args };
+    }
+  }
+
+  let result: ToolCallResult & { image?: ImageData };
+  try {
+    const raw = await tool.executor(args, env, {
+      toolCallId: call.id,
+      ...(options.signal !== undefined && { signal: options.signal }),
+      onOutput: (chunk) => safely(() => options.onOutputDelta?.(call.id, chunk)),
+      ...(options.defaultCommandTimeoutMs !== undefined && {
+        defaultCommandTimeoutMs: options.defaultCommandTimeoutMs,
+      }),
+      ...(options.maxCommandTimeoutMs !== undefined && { maxCommandTimeoutMs: options.maxCommandTimeoutMs }),
+    });
+    const out: ToolOutput = typeof raw === "string" ? { output: raw } : raw;
+    result = {
+      output: String(out.output ?? ""),
+      isError: out.isError ?? false,
+      ...(out.details !== undefined && { details: out.details }),
+      ...(out.image !== undefined && { image: out.image }),
+    };
+  } catch (err) {
+    result = { output: `Tool error (${call.name}): ${message(err)}`, isError: true };
+  }
+
+  if (options.afterToolCall) {
+    try {
+      const replaced = await options.afterToolCall(info, result);
+      if (replaced) result = { ...replaced, ...(result.image !== undefined && { image: result.image }) };
+    } catch (err) {
+      result = {
+        output: `${result.output}\n[afterToolCall hook failed: ${message(err)}]`,
+        isError: result.isError,
+      };
+    }
+  }
+  return finish(result);
+}

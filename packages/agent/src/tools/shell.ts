@@ -1,0 +1,83 @@
+import type { RegisteredTool, ToolContext, ToolExecutor, ToolOutput } from "../types/tool.js";
+
+/** The spec's hard ceiling for any command timeout. */
+const MAX_TIMEOUT_MS = 600_000;
+const FALLBACK_TIMEOUT_MS = 10_000;
+
+/** The message appended to partial output when a command times out (spec §5.4, verbatim). */
+export function timeoutMessage(timeoutMs: number): string {
+  return `[ERROR: Command timed out after ${timeoutMs}ms. Partial output is shown above.\nYou can retry with a longer timeout by setting the timeout_ms parameter.]`;
+}
+
+export interface ShellToolOptions {
+  /** This tool's default when the call gives no timeout_ms (profiles: 10 s or 120 s). */
+  readonly defaultTimeoutMs?: number;
+}
+
+/** Picks the timeout: the call's, else the tool's default, else the session's; clamped to the maximum. */
+export function effectiveTimeout(
+  requested: unknown,
+  options: ShellToolOptions,
+  ctx: Pick<ToolContext, "defaultCommandTimeoutMs" | "maxCommandTimeoutMs">,
+): number {
+  const fromCall =
+    typeof requested === "number" && Number.isFinite(requested) && requested > 0 ? requested : undefined;
+  const chosen = fromCall ?? options.defaultTimeoutMs ?? ctx.defaultCommandTimeoutMs ?? FALLBACK_TIMEOUT_MS;
+  return Math.max(1, Math.floor(Math.min(chosen, ctx.maxCommandTimeoutMs ?? MAX_TIMEOUT_MS)));
+}
+
+function executor(options: ShellToolOptions): ToolExecutor {
+  return async (args, env, ctx): Promise<ToolOutput> => {
+    const command = String(args.command);
+    const timeoutMs = effectiveTimeout(args.timeout_ms, options, ctx);
+    const result = await env.execCommand(command, {
+      timeoutMs,
+      ...(ctx.signal !== undefined && { signal: ctx.signal }),
+      ...(ctx.onOutput !== undefined && { onOutput: (chunk: string) => ctx.onOutput?.(chunk) }),
+    });
+    const parts: string[] = [];
+    const body = result.output.endsWith("\n") ? result.output.slice(0, -1) : result.output;
+    if (body.length > 0) parts.push(body);
+    if (result.timedOut) parts.push(timeoutMessage(timeoutMs));
+    else if (result.aborted) parts.push("[Command was aborted.]");
+    const exit = result.exitCode ?? (result.signal ? `killed by ${result.signal}` : "unknown");
+    parts.push(`Exit code: ${exit}`, `Duration: ${result.durationMs} ms`);
+    return {
+      output: parts.join("\n"),
+      isError: result.timedOut || result.aborted || result.exitCode !== 0,
+      details: {
+        exitCode: result.exitCode,
+        durationMs: result.durationMs,
+        timedOut: result.timedOut,
+        ...(result.droppedBytes > 0 && { droppedBytes: result.droppedBytes }),
+      },
+    };
+  };
+}
+
+/** The `shell` tool: runs a bash command and reports its output, exit code and duration. */
+export function shellTool(options: ShellToolOptions = {}): RegisteredTool {
+  const def = options.defaultTimeoutMs ?? FALLBACK_TIMEOUT_MS;
+  return {
+    definition: {
+      name: "shell",
+      description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail. Default timeout ${def} ms.`,
+      parameters: {
+        type: "object",
+        properties: {
+          command: { type: "string", minLength: 1, description: "The command line, run with /bin/bash -c." },
+          timeout_ms: {
+            type: "integer",
+            minimum: 1,
+            description: `Timeout in milliseconds (default ${def}, at most ${MAX_TIMEOUT_MS}).`,
+          },
+          description: { type: "string", description: "A short description of what the command does." },
+        },
+        required: ["command"],
+        additionalProperties: false,
+      },
+    },
+    executor: executor(options),
+    targets: () => ["*"],
+  };
+}
