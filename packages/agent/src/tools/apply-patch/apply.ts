@@ -1,0 +1,181 @@
+import { EnvironmentError } from "../../environment/errors.js";
+import type { ExecutionEnvironment } from "../../types/environment.js";
+import { TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
+import { readTextFile } from "../edit/text-file.js";
+import { applyChunks } from "./apply-chunks.js";
+import { parsePatch } from "./parser.js";
+import { type ParsedPatch, PatchApplyError } from "./types.js";
+
+/** One file a patch changes, as the summary reports it. */
+export interface PatchFileChange {
+  /** A = added, M = modified (possibly moved), D = deleted. */
+  readonly status: "A" | "M" | "D";
+  /** The path as written in the patch (the destination for a move). */
+  readonly path: string;
+  readonly movedFrom?: string;
+  /** Content before (undefined for an added file) and after (undefined for a deleted one). */
+  readonly before?: string;
+  readonly after?: string;
+  /** Hunks that matched only under a fuzzy tolerance. */
+  readonly fuzzy?: readonly { readonly hunk: number; readonly tolerance: Tolerance }[];
+}
+
+export interface PatchResult {
+  readonly changes: readonly PatchFileChange[];
+}
+
+/** What a path holds while the patch is being checked: text, or nothing (absent/deleted). */
+type Slot = { readonly content: string | undefined };
+
+/**
+ * Checks a parsed patch against the files and computes every new content in memory, writing
+ * nothing. Add over an existing file, Delete or Update of a missing file, and a move onto an
+ * existing file are errors. Operations see the effect of earlier ones in the same patch.
+ */
+export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): Promise<PatchResult> {
+  const state = new Map<string, Slot>();
+  const load = async (path: string): Promise<string | undefined> => {
+    const key = env.resolvePath(path);
+    const known = state.get(key);
+    if (known !== undefined) return known.content;
+    const s = await env.stat(path);
+    if (s === undefined) {
+      state.set(key, { content: undefined });
+      return undefined;
+    }
+    if (s.isDirectory) throw new PatchApplyError(path, `${path} is a directory, not a file.`);
+    const content = await readTextFile(env, path);
+    state.set(key, { content });
+    return content;
+  };
+  const set = (path: string, content: string | undefined): void => {
+    state.set(env.resolvePath(path), { content });
+  };
+
+  const changes: PatchFileChange[] = [];
+  for (const op of patch.operations) {
+    const before = await load(op.path);
+    if (op.kind === "add") {
+      if (before !== undefined) {
+        throw new PatchApplyError(
+          op.path,
+          `Cannot add ${op.path}: the file already exists. Use '*** Update File:' to change it, or delete it first.`,
+        );
+      }
+      set(op.path, op.content);
+      changes.push({ status: "A", path: op.path, after: op.content });
+    } else if (op.kind === "delete") {
+      if (before === undefined)
+        throw new PatchApplyError(op.path, `Cannot delete ${op.path}: the file does not exist.`);
+      set(op.path, undefined);
+      changes.push({ status: "D", path: op.path, before });
+    } else {
+      if (before === undefined)
+        throw new PatchApplyError(op.path, `Cannot update ${op.path}: the file does not exist.`);
+      const { content, fuzzy } = applyChunks(before, op.chunks, op.path);
+      const moving = op.moveTo !== undefined && env.resolvePath(op.moveTo) !== env.resolvePath(op.path);
+      if (op.moveTo !== undefined && moving) {
+        if ((await load(op.moveTo)) !== undefined) {
+          throw new PatchApplyError(
+            op.moveTo,
+            `Cannot move ${op.path} to ${op.moveTo}: the destination already exists.`,
+          );
+        }
+        set(op.path, undefined);
+        set(op.moveTo, content);
+        changes.push({ status: "M", path: op.moveTo, movedFrom: op.path, before, after: content, fuzzy });
+      } else {
+        set(op.path, content);
+        changes.push({ status: "M", path: op.path, before, after: content, fuzzy });
+      }
+    }
+  }
+  return { changes };
+}
+
+/**
+ * Parses and applies a v4a patch: every hunk is checked before anything is written, then the
+ * files are written (atomically each); if a write fails, files already written are restored.
+ * Throws PatchParseError, PatchApplyError or EnvironmentError with nothing changed.
+ */
+export async function applyPatch(text: string, env: ExecutionEnvironment): Promise<PatchResult> {
+  const plan = await planPatch(parsePatch(text), env);
+  await commit(plan, env);
+  return plan;
+}
+
+interface FinalState {
+  readonly path: string;
+  readonly content: string | undefined;
+}
+
+async function commit(plan: PatchResult, env: ExecutionEnvironment): Promise<void> {
+  // The last state of each path wins (a patch may touch a file twice).
+  const finals = new Map<string, FinalState>();
+  for (const change of plan.changes) {
+    if (change.movedFrom !== undefined) {
+      finals.set(env.resolvePath(change.movedFrom), { path: change.movedFrom, content: undefined });
+    }
+    finals.set(env.resolvePath(change.path), {
+      path: change.path,
+      content: change.status === "D" ? undefined : change.after,
+    });
+  }
+  const originals = new Map<string, Uint8Array | undefined>();
+  for (const [key, final] of finals) {
+    const exists = (await env.stat(final.path)) !== undefined;
+    originals.set(key, exists ? await env.readFileBytes(final.path) : undefined);
+  }
+  // Writes before deletes, so a move never leaves the content nowhere.
+  const ordered = [...finals].sort(
+    ([, a], [, b]) => Number(a.content === undefined) - Number(b.content === undefined),
+  );
+  const done: [string, FinalState][] = [];
+  try {
+    for (const entry of ordered) {
+      const [, final] = entry;
+      if (final.content === undefined) {
+        if (originals.get(entry[0]) !== undefined) await env.deleteFile(final.path);
+      } else {
+        await env.writeFile(final.path, final.content);
+      }
+      done.push(entry);
+    }
+  } catch (err) {
+    await rollback(done, originals, env);
+    throw err;
+  }
+}
+
+async function rollback(
+  done: readonly [string, FinalState][],
+  originals: ReadonlyMap<string, Uint8Array | undefined>,
+  env: ExecutionEnvironment,
+): Promise<void> {
+  for (const [key, final] of [...done].reverse()) {
+    const original = originals.get(key);
+    try {
+      if (original === undefined) await env.deleteFile(final.path);
+      else await env.writeFile(final.path, original);
+    } catch (err) {
+      // Best effort: the caller reports the first failure; a failed restore is not hidden.
+      if (!(err instanceof EnvironmentError)) throw err;
+    }
+  }
+}
+
+/** The codex-style summary: one `A|M|D path` line per file, with notes on fuzzy matches. */
+export function formatPatchSummary(result: PatchResult): string {
+  const lines = ["Success. Updated the following files:"];
+  for (const change of result.changes) {
+    lines.push(
+      `${change.status} ${change.path}${change.movedFrom !== undefined ? ` (moved from ${change.movedFrom})` : ""}`,
+    );
+  }
+  for (const change of result.changes) {
+    for (const f of change.fuzzy ?? []) {
+      lines.push(`Note: ${change.path} hunk ${f.hunk} matched with ${TOLERANCE_NAMES[f.tolerance]}.`);
+    }
+  }
+  return lines.join("\n");
+}

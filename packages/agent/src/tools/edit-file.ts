@@ -1,0 +1,86 @@
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { unifiedDiff } from "./diff.js";
+import { applyEdit } from "./edit/apply-edit.js";
+import { TOLERANCE_NAMES } from "./edit/normalize.js";
+import { readTextFile } from "./edit/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+
+const DESCRIPTION = `Replaces text in a file. old_string must match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. If no exact match exists, a single match ignoring trailing whitespace, then indentation, then typographic punctuation is used and reported. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
+
+/** Executes edit_file: one search/replace with the documented fallbacks; returns count and diff. */
+export async function editFileExecutor(
+  args: Readonly<Record<string, unknown>>,
+  env: ExecutionEnvironment,
+): Promise<ToolOutput> {
+  try {
+    const path = stringArg(args, "file_path");
+    const oldString = stringArg(args, "old_string");
+    const newString = stringArg(args, "new_string");
+    const replaceAll = args.replace_all === true;
+
+    const existing = await env.stat(path);
+    if (existing?.isDirectory) return errorOutput(`${path} is a directory, not a file.`);
+    if (oldString === "") {
+      if (existing !== undefined && existing.size > 0) {
+        return errorOutput(
+          `old_string is empty but ${path} already exists and is not empty. Give the text to replace, or use write_file to replace the whole file.`,
+        );
+      }
+      await env.writeFile(path, newString);
+      const diff = unifiedDiff(path, existing === undefined ? undefined : "", newString);
+      return {
+        output: `${existing === undefined ? "Created" : "Wrote"} ${path} (${newString.split("\n").length} lines).\n${diff}`,
+        details: { path, diff, replacements: 1 },
+      };
+    }
+    if (existing === undefined) {
+      return errorOutput(
+        `File not found: ${path}. To create a file, use an empty old_string (or write_file).`,
+      );
+    }
+
+    const before = await readTextFile(env, path);
+    const result = applyEdit(before, oldString, newString, { replaceAll, path });
+    await env.writeFile(path, result.content);
+    const diff = unifiedDiff(path, before, result.content);
+    const how = result.tolerance === "exact" ? "" : ` (matched with ${TOLERANCE_NAMES[result.tolerance]})`;
+    const count = `${result.replacements} replacement${result.replacements === 1 ? "" : "s"}`;
+    return {
+      output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.\n${diff}`,
+      details: { path, diff, replacements: result.replacements, tolerance: result.tolerance },
+    };
+  } catch (err) {
+    return expectedFailure(err);
+  }
+}
+
+/** The edit_file tool (old_string/new_string search and replace). */
+export function editFileTool(): RegisteredTool {
+  return {
+    definition: {
+      name: "edit_file",
+      description: DESCRIPTION,
+      parameters: {
+        type: "object",
+        properties: {
+          file_path: {
+            type: "string",
+            description: "Path of the file to edit (absolute or relative to the working directory).",
+          },
+          old_string: { type: "string", description: "The exact text to replace." },
+          new_string: { type: "string", description: "The text to put in its place." },
+          replace_all: {
+            type: "boolean",
+            description: "Replace every occurrence of old_string (default false).",
+            default: false,
+          },
+        },
+        required: ["file_path", "old_string", "new_string"],
+        additionalProperties: false,
+      },
+    },
+    executor: (args, env) => editFileExecutor(args, env),
+    targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),
+  };
+}

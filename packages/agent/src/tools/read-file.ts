@@ -1,0 +1,161 @@
+import { basename, dirname } from "node:path";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { imageMediaType } from "./edit/image.js";
+import { similarNames } from "./edit/similar-names.js";
+import { looksBinary } from "./edit/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+
+/** Lines returned when the call gives no limit. */
+export const DEFAULT_READ_LIMIT = 2000;
+/** Characters kept of a single line; the rest is replaced by a marker. */
+export const MAX_LINE_LENGTH = 2000;
+/** Images above this size are refused rather than sent to the model. */
+export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
+// Below this size the file's line count is worth computing for an out-of-range offset.
+const COUNT_LINES_MAX_BYTES = 8 * 1024 * 1024;
+
+const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are not shown.`;
+
+/** Executes read_file: a numbered window of a text file (streamed), or an image. */
+export async function readFileExecutor(
+  args: Readonly<Record<string, unknown>>,
+  env: ExecutionEnvironment,
+): Promise<ToolOutput> {
+  try {
+    const path = stringArg(args, "file_path");
+    const offset = positiveInt(args.offset, 1);
+    const limit = positiveInt(args.limit, DEFAULT_READ_LIMIT);
+    if (offset === undefined) return errorOutput("offset must be a positive whole number (1 = first line).");
+    if (limit === undefined) return errorOutput("limit must be a positive whole number of lines.");
+
+    const stat = await env.stat(path);
+    if (stat === undefined) return errorOutput(await notFoundMessage(env, path));
+    if (stat.isDirectory) {
+      return errorOutput(`${path} is a directory, not a file. Use list_dir or glob to see what it contains.`);
+    }
+    if (stat.size === 0) return { output: `(${path} is empty)`, details: { path, linesRead: 0 } };
+
+    const head = await env.readFileBytes(path, { maxBytes: 8192 });
+    const mediaType = imageMediaType(head);
+    if (mediaType !== undefined) return readImage(env, path, mediaType, stat.size);
+    if (looksBinary(head)) {
+      return errorOutput(
+        `${path} is a binary file (${stat.size} bytes); its content cannot be shown as text.`,
+      );
+    }
+
+    // One line more than asked tells whether the file goes on.
+    const raw = await env.readFile(path, { offset, limit: limit + 1 });
+    let lines = raw === "" ? [] : raw.split("\n");
+    if (raw === "" && (await lineExists(env, path, offset))) lines = [""];
+    if (lines.length === 0) {
+      const total = stat.size <= COUNT_LINES_MAX_BYTES ? await countLines(env, path) : undefined;
+      return errorOutput(
+        `offset ${offset} is past the end of ${path}${total === undefined ? "" : ` (${total} lines)`}.`,
+      );
+    }
+    const more = lines.length > limit;
+    if (more) lines = lines.slice(0, limit);
+    const last = offset + lines.length - 1;
+    const width = String(last).length;
+    let output = lines
+      .map((line, i) => `${String(offset + i).padStart(width)} | ${cutLine(line)}`)
+      .join("\n");
+    if (more) {
+      output += `\n\n[Showing lines ${offset}-${last}. The file has more lines: call read_file with offset=${last + 1} to continue.]`;
+    }
+    return { output, details: { path, linesRead: lines.length } };
+  } catch (err) {
+    return expectedFailure(err);
+  }
+}
+
+function positiveInt(value: unknown, fallback: number): number | undefined {
+  if (value === undefined || value === null) return fallback;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 1) return undefined;
+  return Math.floor(value);
+}
+
+function cutLine(line: string): string {
+  if (line.length <= MAX_LINE_LENGTH) return line;
+  return `${line.slice(0, MAX_LINE_LENGTH)}… [line cut: ${line.length - MAX_LINE_LENGTH} more characters]`;
+}
+
+// readFile returns "" both for "no line there" and for one empty line: two lines from the line
+// before tell them apart, since two joined lines always contain a line break.
+async function lineExists(env: ExecutionEnvironment, path: string, offset: number): Promise<boolean> {
+  if (offset === 1) return true; // size > 0, so line 1 exists
+  return (await env.readFile(path, { offset: offset - 1, limit: 2 })).includes("\n");
+}
+
+async function countLines(env: ExecutionEnvironment, path: string): Promise<number> {
+  const text = await env.readFile(path);
+  if (text === "") return 0;
+  let count = 1;
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
+  return text.endsWith("\n") ? count - 1 : count;
+}
+
+async function readImage(
+  env: ExecutionEnvironment,
+  path: string,
+  mediaType: string,
+  size: number,
+): Promise<ToolOutput> {
+  if (size > MAX_IMAGE_BYTES) {
+    return errorOutput(`${path} is an image of ${size} bytes, above the ${MAX_IMAGE_BYTES}-byte limit.`);
+  }
+  const bytes = await env.readFileBytes(path);
+  return {
+    output: `Image ${path} (${mediaType}, ${bytes.length} bytes).`,
+    image: { data: Buffer.from(bytes).toString("base64"), mediaType },
+    details: { path, linesRead: 0, mediaType },
+  };
+}
+
+async function notFoundMessage(env: ExecutionEnvironment, path: string): Promise<string> {
+  const absolute = env.resolvePath(path);
+  const dir = dirname(absolute);
+  let suggestions: string[] = [];
+  try {
+    const entries = await env.listDirectory(dir, 1);
+    suggestions = similarNames(
+      basename(absolute),
+      entries.map((e) => e.name),
+    ).map((name) => (path.includes("/") ? `${dirname(path)}/${name}` : name));
+  } catch {
+    // No directory either: nothing to suggest.
+  }
+  const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(", ")}?` : "";
+  return `File not found: ${path}.${hint}`;
+}
+
+/** The read_file tool (read-only). */
+export function readFileTool(): RegisteredTool {
+  return {
+    definition: {
+      name: "read_file",
+      description: DESCRIPTION,
+      parameters: {
+        type: "object",
+        properties: {
+          file_path: {
+            type: "string",
+            description: "Path of the file (absolute or relative to the working directory).",
+          },
+          offset: { type: "integer", minimum: 1, description: "1-based line to start from (default 1)." },
+          limit: {
+            type: "integer",
+            minimum: 1,
+            description: `Number of lines to read (default ${DEFAULT_READ_LIMIT}).`,
+          },
+        },
+        required: ["file_path"],
+        additionalProperties: false,
+      },
+    },
+    executor: (args, env) => readFileExecutor(args, env),
+    readOnly: true,
+  };
+}

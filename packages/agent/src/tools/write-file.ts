@@ -1,0 +1,73 @@
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { unifiedDiff } from "./diff.js";
+import { decodeUtf8 } from "./edit/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+
+const DESCRIPTION =
+  "Writes a file, replacing it if it exists and creating missing parent directories. The write is atomic and keeps an existing file's permissions. Prefer editing for changes to existing files.";
+
+/** Executes write_file: atomic write through the environment; reports bytes and a diff. */
+export async function writeFileExecutor(
+  args: Readonly<Record<string, unknown>>,
+  env: ExecutionEnvironment,
+): Promise<ToolOutput> {
+  try {
+    const path = stringArg(args, "file_path");
+    const content = stringArg(args, "content");
+    const existing = await env.stat(path);
+    if (existing?.isDirectory) return errorOutput(`${path} is a directory, not a file.`);
+    const before =
+      existing === undefined
+        ? undefined
+        : existing.size > MAX_DIFF_BYTES
+          ? null
+          : await previousText(env, path);
+    await env.writeFile(path, content);
+    const bytesWritten = Buffer.byteLength(content, "utf8");
+    const diff = before === null ? "" : unifiedDiff(path, before, content);
+    const verb = existing === undefined ? "Created" : "Wrote";
+    return {
+      output: `${verb} ${path} (${bytesWritten} bytes).`,
+      details: { path, bytesWritten, diff },
+    };
+  } catch (err) {
+    return expectedFailure(err);
+  }
+}
+
+// Larger previous versions are not read back just to show a diff.
+const MAX_DIFF_BYTES = 4 * 1024 * 1024;
+
+// null: the previous content was not text, so no diff is shown.
+async function previousText(env: ExecutionEnvironment, path: string): Promise<string | null> {
+  try {
+    return decodeUtf8(await env.readFileBytes(path), path);
+  } catch {
+    return null;
+  }
+}
+
+/** The write_file tool. */
+export function writeFileTool(): RegisteredTool {
+  return {
+    definition: {
+      name: "write_file",
+      description: DESCRIPTION,
+      parameters: {
+        type: "object",
+        properties: {
+          file_path: {
+            type: "string",
+            description: "Path of the file (absolute or relative to the working directory).",
+          },
+          content: { type: "string", description: "The complete new content of the file." },
+        },
+        required: ["file_path", "content"],
+        additionalProperties: false,
+      },
+    },
+    executor: (args, env) => writeFileExecutor(args, env),
+    targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),
+  };
+}
