@@ -1,3 +1,4 @@
+import { reindent } from "../edit/apply-edit.js";
 import { closestCandidate, numberLines } from "../edit/closest.js";
 import { seekLines } from "../edit/match-lines.js";
 import { decodeText, encodeText, splitLines, TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
@@ -52,15 +53,28 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], pat
     }
     let pattern = chunk.oldLines;
     let replacement = chunk.newLines;
+    let contextIndex = chunk.contextIndex;
     let found = seekLines(lines, pattern, cursor, chunk.atEndOfFile);
     if (found === undefined && pattern.at(-1) === "") {
       // A trailing empty context line usually stands for the file's final newline.
       pattern = pattern.slice(0, -1);
-      if (replacement.at(-1) === "") replacement = replacement.slice(0, -1);
+      if (replacement.at(-1) === "") {
+        replacement = replacement.slice(0, -1);
+        contextIndex = contextIndex.slice(0, -1);
+      }
       found = seekLines(lines, pattern, cursor, chunk.atEndOfFile);
     }
     if (found === undefined) throw notFound(label, path, hunk, lines, chunk.oldLines, cursor);
-    if (found.tolerance !== "exact") fuzzy.push({ hunk, tolerance: found.tolerance });
+    if (found.tolerance !== "exact") {
+      fuzzy.push({ hunk, tolerance: found.tolerance });
+      replacement = fitToFile(
+        lines.slice(found.index, found.index + pattern.length),
+        pattern,
+        replacement,
+        contextIndex,
+        found.tolerance,
+      );
+    }
     replacements.push({ start: found.index, length: pattern.length, lines: replacement });
     cursor = found.index + pattern.length;
   });
@@ -76,6 +90,24 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], pat
   let updated = out.join("\n");
   if (out.length > 0 && endsWithBreak) updated += "\n";
   return { content: encodeText(updated, eol, bom), fuzzy };
+}
+
+/**
+ * After a fuzzy match, context lines keep the file's own text (the patch's copy differed only in
+ * whitespace or punctuation), and added lines move to the file's indentation when that differed.
+ */
+function fitToFile(
+  matched: readonly string[],
+  pattern: readonly string[],
+  replacement: readonly string[],
+  contextIndex: readonly number[],
+  tolerance: Tolerance,
+): string[] {
+  const added = tolerance === "trailing-whitespace" ? replacement : reindent(replacement, pattern, matched);
+  return added.map((line, i) => {
+    const from = contextIndex[i] ?? -1;
+    return from >= 0 ? (matched[from] as string) : line;
+  });
 }
 
 function notFound(

@@ -3,10 +3,10 @@ import { type ParsedPatch, type PatchChunk, type PatchOperation, PatchParseError
 
 const BEGIN = "*** Begin Patch";
 const END = "*** End Patch";
-const ADD = "*** Add File: ";
-const DELETE = "*** Delete File: ";
-const UPDATE = "*** Update File: ";
-const MOVE = "*** Move to: ";
+const ADD = "*** Add File:";
+const DELETE = "*** Delete File:";
+const UPDATE = "*** Update File:";
+const MOVE = "*** Move to:";
 const EOF_MARKER = "*** End of File";
 // `<<EOF`, `<<'EOF'`, `<<"EOF"`, optionally after `apply_patch` or `applypatch`.
 const HEREDOC_OPEN = /^(?:apply_?patch\s*)?<<-?\s*(['"]?)([A-Za-z_][A-Za-z0-9_]*)\1$/;
@@ -68,7 +68,7 @@ class BodyParser {
       } else if (line.startsWith(UPDATE)) operations.push(this.parseUpdate(this.pathOf(line, UPDATE)));
       else {
         throw this.error(
-          `'${line}' is not a valid file header. Valid headers: '${ADD}<path>', '${DELETE}<path>', '${UPDATE}<path>'.`,
+          `'${line}' is not a valid file header. Valid headers: '${ADD} <path>', '${DELETE} <path>', '${UPDATE} <path>'.`,
         );
       }
     }
@@ -88,7 +88,7 @@ class BodyParser {
 
   private pathOf(line: string, prefix: string): string {
     const path = line.slice(prefix.length).trim();
-    if (path === "") throw this.error(`'${prefix.trim()}' needs a path.`);
+    if (path === "") throw this.error(`'${prefix}' needs a path.`);
     return path;
   }
 
@@ -139,6 +139,7 @@ class BodyParser {
     }
     const oldLines: string[] = [];
     const newLines: string[] = [];
+    const contextIndex: number[] = [];
     let atEndOfFile = false;
     let count = 0;
     while (this.at < this.lines.length) {
@@ -153,14 +154,18 @@ class BodyParser {
       const rest = line.slice(1);
       if (line === "") {
         // An empty line inside a hunk is an empty context line whose leading space was lost.
+        contextIndex.push(oldLines.length);
         oldLines.push("");
         newLines.push("");
       } else if (tag === " ") {
+        contextIndex.push(oldLines.length);
         oldLines.push(rest);
         newLines.push(rest);
       } else if (tag === "-") oldLines.push(rest);
-      else if (tag === "+") newLines.push(rest);
-      else {
+      else if (tag === "+") {
+        contextIndex.push(-1);
+        newLines.push(rest);
+      } else {
         throw this.error(
           `Unexpected line in a hunk of '${path}': '${line}'. Every hunk line starts with ' ' (context), '+' (added) or '-' (removed).`,
         );
@@ -169,7 +174,7 @@ class BodyParser {
       this.at++;
     }
     if (count === 0) throw this.error(`A hunk of '${path}' has no lines.`);
-    return { anchors, oldLines, newLines, atEndOfFile };
+    return { anchors, oldLines, newLines, contextIndex, atEndOfFile };
   }
 }
 

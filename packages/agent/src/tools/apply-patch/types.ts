@@ -6,6 +6,8 @@ export interface PatchChunk {
   readonly oldLines: readonly string[];
   /** Context and added lines, in order: what replaces oldLines. */
   readonly newLines: readonly string[];
+  /** For each of newLines: its index in oldLines when it is a context line, else -1. */
+  readonly contextIndex: readonly number[];
   /** `*** End of File` closed the hunk: it is matched against the end of the file first. */
   readonly atEndOfFile: boolean;
 }
