@@ -7,3 +7,5 @@ export * from "./client.js";
 export * from "./middleware.js";
 export * from "./retry.js";
 export * from "./default-client.js";
+export * from "./providers/openai/index.js";
+export * from "./providers/openai-compatible/index.js";

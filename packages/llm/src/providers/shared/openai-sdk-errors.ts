@@ -67,6 +67,10 @@ const CODE_CLASSES: Readonly<Record<string, typeof ProviderError>> = {
   context_length_exceeded: ContextLengthError,
   content_filter: ContentFilterError,
   server_error: ServerError,
+};
+
+/** Codes too general to decide alone: the message may say more (a context-length overflow). */
+const GENERIC_CODE_CLASSES: Readonly<Record<string, typeof ProviderError>> = {
   invalid_request_error: InvalidRequestError,
   invalid_prompt: InvalidRequestError,
 };
@@ -85,6 +89,7 @@ export function errorFromStreamPayload(provider: string, payload: unknown, cause
   const cls =
     (code !== undefined ? CODE_CLASSES[code] : undefined) ??
     classifyByMessage(message) ??
+    (code !== undefined ? GENERIC_CODE_CLASSES[code] : undefined) ??
     UnknownProviderError;
   return new cls(`${provider}: ${message}`, {
     provider,

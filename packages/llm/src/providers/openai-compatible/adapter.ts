@@ -1,0 +1,106 @@
+import type { OpenAI } from "openai";
+import { ConfigurationError } from "../../errors.js";
+import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
+import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import { CallControl, createSdkClient, resolveTimeouts, runStream } from "../openai/transport.js";
+import type { ErrorBodies, OpenAISdkModule } from "../shared/openai-sdk-errors.js";
+import { rateLimitFromHeaders } from "../shared/rate-limit.js";
+import { buildChatBody, PROVIDER } from "./request.js";
+import { chatResponseFromWire, type WireChatCompletion } from "./response.js";
+import { translateChatStream } from "./stream.js";
+
+/** Local servers take any key; the SDK insists on one, so this goes out when none is set. */
+const PLACEHOLDER_KEY = "not-needed";
+
+/** Options of the OpenAI-compatible Chat Completions adapter. */
+export type OpenAICompatibleAdapterOptions = AdapterOptions & {
+  readonly timeout?: TimeoutConfig;
+  readonly organization?: string;
+  readonly project?: string;
+};
+
+/**
+ * Any server speaking OpenAI Chat Completions (`/v1/chat/completions`): Ollama, vLLM, LM Studio,
+ * OpenRouter, llama.cpp. The base URL is required (option or OPENAI_COMPATIBLE_BASE_URL); the key
+ * is optional (OPENAI_COMPATIBLE_API_KEY). Both are checked when a request is made.
+ */
+export class OpenAICompatibleAdapter implements ProviderAdapter {
+  readonly name = PROVIDER;
+  private readonly bodies: ErrorBodies = new WeakMap();
+  private sdkClient: Promise<{ client: OpenAI; sdk: OpenAISdkModule }> | undefined;
+
+  constructor(private readonly options: OpenAICompatibleAdapterOptions = {}) {}
+
+  /** Chat Completions defines every mode; whether a given server honours them is its business. */
+  supportsToolChoice(_mode: ToolChoice["mode"]): boolean {
+    return true;
+  }
+
+  /** Sends the request and translates the whole response. */
+  async complete(request: Request): Promise<Response> {
+    const { client, sdk } = await this.client();
+    const { body, warnings } = await buildChatBody(request, false);
+    const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    control.deadline(timeouts.requestMs, "the request");
+    try {
+      const { data, response } = await client.chat.completions
+        .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
+        .withResponse();
+      return chatResponseFromWire(data as unknown as WireChatCompletion, {
+        warnings,
+        rateLimit: rateLimitFromHeaders(response.headers),
+      });
+    } catch (err) {
+      throw control.mapError(err, sdk);
+    } finally {
+      control.dispose();
+    }
+  }
+
+  /** Streams the response; the iterator throws our errors, and ends with `finish`. */
+  async *stream(request: Request): AsyncGenerator<StreamEvent> {
+    const { client, sdk } = await this.client();
+    const { body, warnings } = await buildChatBody(request, true);
+    const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    yield* runStream<WireChatCompletion, StreamEvent>({
+      provider: PROVIDER,
+      control,
+      sdk,
+      streamReadMs: timeouts.streamReadMs,
+      open: async () => {
+        const { data, response } = await client.chat.completions
+          .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
+          .withResponse();
+        return { data: data as unknown as AsyncIterable<WireChatCompletion>, response };
+      },
+      translate: (source, headers) =>
+        translateChatStream(source, { warnings, rateLimit: rateLimitFromHeaders(headers) }),
+    });
+  }
+
+  private client(): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
+    const env = this.options.env ?? process.env;
+    const baseURL = this.options.baseUrl ?? env.OPENAI_COMPATIBLE_BASE_URL;
+    if (baseURL === undefined || baseURL === "") {
+      return Promise.reject(
+        new ConfigurationError(
+          "openai-compatible: no server URL; set OPENAI_COMPATIBLE_BASE_URL (e.g. http://localhost:11434/v1) or pass baseUrl",
+        ),
+      );
+    }
+    const apiKey = this.options.apiKey ?? env.OPENAI_COMPATIBLE_API_KEY;
+    this.sdkClient ??= createSdkClient(
+      {
+        apiKey: apiKey === undefined || apiKey === "" ? PLACEHOLDER_KEY : apiKey,
+        baseURL,
+        organization: this.options.organization,
+        project: this.options.project,
+        defaultHeaders: this.options.defaultHeaders,
+      },
+      this.bodies,
+    );
+    return this.sdkClient;
+  }
+}

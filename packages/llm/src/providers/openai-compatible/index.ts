@@ -1,0 +1,1 @@
+export { OpenAICompatibleAdapter, type OpenAICompatibleAdapterOptions } from "./adapter.js";
