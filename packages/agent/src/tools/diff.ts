@@ -14,5 +14,9 @@ export function unifiedDiff(
   if (before === after && newPath === path) return "";
   const from = before === undefined ? "/dev/null" : `a/${path}`;
   const to = after === undefined ? "/dev/null" : `b/${newPath}`;
-  return createTwoFilesPatch(from, to, before ?? "", after ?? "", undefined, undefined, { context: 3 });
+  const patch = createTwoFilesPatch(from, to, before ?? "", after ?? "", undefined, undefined, {
+    context: 3,
+  });
+  // Drop the "=====" banner line the diff package puts first.
+  return patch.startsWith("=") ? patch.slice(patch.indexOf("\n") + 1) : patch;
 }

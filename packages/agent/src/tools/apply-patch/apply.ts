@@ -131,19 +131,23 @@ async function commit(plan: PatchResult, env: ExecutionEnvironment): Promise<voi
     ([, a], [, b]) => Number(a.content === undefined) - Number(b.content === undefined),
   );
   const done: [string, FinalState][] = [];
-  try {
-    for (const entry of ordered) {
-      const [, final] = entry;
+  for (const entry of ordered) {
+    const [, final] = entry;
+    try {
       if (final.content === undefined) {
         if (originals.get(entry[0]) !== undefined) await env.deleteFile(final.path);
       } else {
         await env.writeFile(final.path, final.content);
       }
-      done.push(entry);
+    } catch (err) {
+      await rollback(done, originals, env);
+      const reason = err instanceof Error ? err.message : String(err);
+      throw new PatchApplyError(
+        final.path,
+        `${final.content === undefined ? "Deleting" : "Writing"} ${final.path} failed (${reason})${done.length > 0 ? "; the files written before it were restored" : ""}.`,
+      );
     }
-  } catch (err) {
-    await rollback(done, originals, env);
-    throw err;
+    done.push(entry);
   }
 }
 
