@@ -9,3 +9,4 @@ export * from "./retry.js";
 export * from "./default-client.js";
 export * from "./providers/openai/index.js";
 export * from "./providers/openai-compatible/index.js";
+export * from "./generate.js";
