@@ -200,6 +200,38 @@ describe("OpenAICompatibleAdapter: tools", () => {
     expect(withoutRaw(streamed)).toEqual(withoutRaw(completed));
   });
 
+  it("separates calls whose deltas carry no index by their ids", async () => {
+    const base = { id: "ni", object: "chat.completion.chunk", created: 1, model: "m" };
+    const chunk = (delta: unknown, finish: string | null = null) =>
+      sse({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+    server.setHandler([
+      {
+        kind: "sse",
+        frames: [
+          chunk({
+            role: "assistant",
+            tool_calls: [
+              { id: "a", type: "function", function: { name: "shell", arguments: '{"command":' } },
+            ],
+          }),
+          chunk({ tool_calls: [{ function: { arguments: '"ls"}' } }] }),
+          chunk({
+            tool_calls: [
+              { id: "b", type: "function", function: { name: "shell", arguments: '{"command":"pwd"}' } },
+            ],
+          }),
+          chunk({}, "tool_calls"),
+          sse("[DONE]"),
+        ],
+      },
+    ]);
+    const res = finishOf(await collect(adapter().stream(ask("x", { tools }))));
+    expect(responseToolCalls(res).map((c) => [c.id, c.arguments])).toEqual([
+      ["a", { command: "ls" }],
+      ["b", { command: "pwd" }],
+    ]);
+  });
+
   it("treats a 'stop' that carries tool calls as tool_calls", async () => {
     const c: Completion = { id: "t3", calls: [{ id: "c", name: "shell", args: "{}" }], finish: "stop" };
     const { completed, streamed } = await bothWays(c, ask("x", { tools }));
@@ -407,6 +439,11 @@ describe("OpenAICompatibleAdapter: errors", () => {
       },
     ]);
     await expect(collect(adapter().stream(ask("x")))).rejects.toBeInstanceOf(ContextLengthError);
+  });
+
+  it("throws StreamError for event data that is not JSON", async () => {
+    server.setHandler([{ kind: "sse", frames: ["data: {not json\n\n"] }]);
+    await expect(collect(adapter().stream(ask("x")))).rejects.toBeInstanceOf(StreamError);
   });
 
   it("throws StreamError when the connection is cut mid-stream", async () => {

@@ -19,6 +19,18 @@ interface PendingCall {
 }
 
 /**
+ * Where a tool-call delta without `index` belongs (some servers omit it): the call with its id,
+ * a new call when the id is new, else the call being streamed.
+ */
+function indexWithoutOne(calls: ReadonlyMap<number, PendingCall>, id: string | undefined): number {
+  if (id !== undefined) {
+    for (const [index, call] of calls) if (call.id === id) return index;
+    return calls.size;
+  }
+  return Math.max(0, calls.size - 1);
+}
+
+/**
  * Translates Chat Completions chunks into our events. Tool-call deltas are keyed by `index`
  * (id and name come with the first delta of an index); usage may come in a final chunk with no
  * choices, so `finish` is sent when the stream ends, and only if a finish_reason arrived.
@@ -85,9 +97,9 @@ export async function* translateChatStream(
       }
       yield* emit({ type: "text_delta", textId: TEXT_ID, delta: delta.content });
     }
-    for (const [position, d] of (delta?.tool_calls ?? []).entries()) {
+    for (const d of delta?.tool_calls ?? []) {
       yield* endReasoning();
-      const index = d.index ?? position;
+      const index = d.index ?? indexWithoutOne(calls, d.id);
       let call = calls.get(index);
       if (call === undefined) {
         call = { id: d.id ?? `call_${index}`, name: "", args: "", started: false };

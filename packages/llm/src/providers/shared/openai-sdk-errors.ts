@@ -137,7 +137,8 @@ export function mapOpenAISdkError(err: unknown, scene: ErrorScene): SDKError {
     }
   }
   const message = err instanceof Error ? err.message : String(err);
-  if (scene.streamStarted)
+  // Unparseable event data means the stream itself is broken, whether or not anything was yielded.
+  if (scene.streamStarted || err instanceof SyntaxError)
     return new StreamError(`${provider}: the stream broke: ${message}`, { cause: err, provider });
   return new NetworkError(`${provider}: request failed: ${message}`, { cause: err });
 }
