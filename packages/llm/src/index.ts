@@ -10,3 +10,4 @@ export * from "./default-client.js";
 export * from "./providers/openai/index.js";
 export * from "./providers/openai-compatible/index.js";
 export * from "./generate.js";
+export * from "./providers/gemini/index.js";

@@ -1,0 +1,185 @@
+import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from "@google/genai";
+import { AbortError, AuthenticationError } from "../../errors.js";
+import { withIdleTimeout } from "../../stream/idle-timeout.js";
+import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
+import { DEFAULT_TIMEOUTS } from "../../types/index.js";
+import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import { rateLimitFromHeaders } from "../shared/rate-limit.js";
+import { type Exchange, mapGeminiError } from "./errors.js";
+import { PROVIDER, toGeminiCall } from "./request.js";
+import { type ClientSettings, createGeminiClient } from "./sdk.js";
+import { GeminiEventTranslator } from "./translate.js";
+
+export interface GeminiAdapterOptions extends AdapterOptions {
+  readonly timeout?: TimeoutConfig;
+}
+
+/** Splits `https://host/v1beta` into the SDK's base URL and API version; other URLs pass as they are. */
+export function splitBaseUrl(url: string): { baseUrl: string; apiVersion?: string } {
+  const m = /^(.*?)\/(v\d+(?:alpha|beta)?\d*)\/?$/.exec(url);
+  return m ? { baseUrl: `${m[1]}/`, apiVersion: m[2]! } : { baseUrl: url };
+}
+
+/** One request's transport: the combined abort signal, a recording fetch, and cleanup. */
+interface Transport {
+  readonly exchange: Exchange;
+  readonly controller: AbortController;
+  readonly signal: AbortSignal;
+  readonly fetch: typeof globalThis.fetch;
+}
+
+function transport(userSignal: AbortSignal | undefined): Transport {
+  const controller = new AbortController();
+  const signal = userSignal ? AbortSignal.any([userSignal, controller.signal]) : controller.signal;
+  const exchange: Exchange = { sent: false };
+  const recordingFetch: typeof globalThis.fetch = async (input, init) => {
+    exchange.sent = true;
+    const res = await globalThis.fetch(input, init);
+    exchange.response = res;
+    // The SDK reads an error body itself and keeps only a re-serialised copy; keep the original.
+    if (!res.ok) exchange.errorBody = res.clone().text();
+    return res;
+  };
+  return { exchange, controller, signal, fetch: recordingFetch };
+}
+
+/**
+ * Gemini Developer API adapter (`/v1beta/models/{model}:generateContent`, and
+ * `:streamGenerateContent?alt=sse`) over the official @google/genai SDK, loaded on first use.
+ */
+export class GeminiAdapter implements ProviderAdapter {
+  readonly name = PROVIDER;
+  private client?: { key: string; sdk: Promise<GoogleGenAI> };
+
+  constructor(private readonly options: GeminiAdapterOptions = {}) {}
+
+  /** Gemini supports every tool-choice mode. */
+  supportsToolChoice(_mode: ToolChoice["mode"]): boolean {
+    return true;
+  }
+
+  async complete(request: Request): Promise<Response> {
+    if (request.signal?.aborted) throw new AbortError("gemini request aborted");
+    const t = transport(request.signal);
+    const timeouts = this.timeouts(request);
+    const timer = setTimeout(() => {
+      t.exchange.timedOut = "request";
+      t.controller.abort();
+    }, timeouts.requestMs);
+    try {
+      const client = await this.sdk();
+      const params = await this.params(request, t);
+      const result = await client.models.generateContent(params);
+      const translator = new GeminiEventTranslator(request.model);
+      for (const _ of translator.chunk(result));
+      for (const _ of translator.finish(rateLimitFromHeaders(t.exchange.response?.headers)));
+      return translator.response();
+    } catch (err) {
+      throw await mapGeminiError(err, t.exchange, "request", request.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async *stream(request: Request): AsyncGenerator<StreamEvent> {
+    if (request.signal?.aborted) throw new AbortError("gemini request aborted");
+    const t = transport(request.signal);
+    const timeouts = this.timeouts(request);
+    let phase: "request" | "stream" = "request";
+    // Gemini sends headers with the first chunk, so the wait for them is a stream read.
+    const headerTimer = setTimeout(() => {
+      t.exchange.timedOut = "stream";
+      t.controller.abort();
+    }, timeouts.streamReadMs);
+    try {
+      const client = await this.sdk();
+      const params = await this.params(request, t);
+      const chunks = await client.models.generateContentStream(params);
+      clearTimeout(headerTimer);
+      phase = "stream";
+      const translator = new GeminiEventTranslator(request.model);
+      const idle = withIdleTimeout<GenerateContentResponse>(
+        chunks,
+        timeouts.streamReadMs,
+        () => {
+          t.exchange.timedOut = "stream";
+          t.controller.abort();
+        },
+        PROVIDER,
+      );
+      for await (const chunk of idle) {
+        for (const event of translator.chunk(chunk)) {
+          if (request.signal?.aborted) throw new AbortError("gemini request aborted");
+          yield event;
+        }
+      }
+      yield* translator.finish(rateLimitFromHeaders(t.exchange.response?.headers));
+    } catch (err) {
+      throw await mapGeminiError(err, t.exchange, phase, request.signal);
+    } finally {
+      clearTimeout(headerTimer);
+      // Closes the connection when the consumer stops early or anything failed.
+      t.controller.abort();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.client = undefined;
+  }
+
+  private timeouts(request: Request): Required<TimeoutConfig> {
+    return { ...DEFAULT_TIMEOUTS, ...this.options.timeout, ...request.timeout };
+  }
+
+  private async params(request: Request, t: Transport): Promise<GenerateContentParameters> {
+    const call = await toGeminiCall(request);
+    return {
+      model: call.model,
+      contents: call.contents,
+      config: {
+        ...call.config,
+        abortSignal: t.signal,
+        httpOptions: { fetch: t.fetch },
+        // Both would make extra requests behind our back.
+        automaticFunctionCalling: { disable: true },
+        automaticContinuation: false,
+      },
+    };
+  }
+
+  private apiKey(): string {
+    const env = this.options.env ?? process.env;
+    const key = this.options.apiKey ?? nonEmpty(env.GEMINI_API_KEY) ?? nonEmpty(env.GOOGLE_API_KEY);
+    if (key === undefined) {
+      throw new AuthenticationError(
+        "no Gemini API key: pass apiKey or set GEMINI_API_KEY (or GOOGLE_API_KEY)",
+        { provider: PROVIDER },
+      );
+    }
+    return key;
+  }
+
+  private sdk(): Promise<GoogleGenAI> {
+    const key = this.apiKey();
+    if (this.client?.key !== key) {
+      const env = this.options.env ?? process.env;
+      const url = this.options.baseUrl ?? nonEmpty(env.GEMINI_BASE_URL);
+      const split = url !== undefined ? splitBaseUrl(url) : undefined;
+      const settings: ClientSettings = {
+        apiKey: key,
+        ...(split !== undefined && { baseUrl: split.baseUrl }),
+        ...(split?.apiVersion !== undefined && { apiVersion: split.apiVersion }),
+        ...(this.options.defaultHeaders !== undefined && { headers: this.options.defaultHeaders }),
+      };
+      const sdk = createGeminiClient(settings);
+      sdk.catch(() => {
+        if (this.client?.sdk === sdk) this.client = undefined;
+      });
+      this.client = { key, sdk };
+    }
+    return this.client.sdk;
+  }
+}
+
+const nonEmpty = (v: string | undefined): string | undefined =>
+  v === undefined || v.trim() === "" ? undefined : v.trim();

@@ -1,0 +1,1 @@
+export { GeminiAdapter, type GeminiAdapterOptions } from "./adapter.js";
