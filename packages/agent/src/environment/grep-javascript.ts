@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import picomatch from "picomatch";
 import { InvalidPatternError } from "./errors.js";
 import type { FileHits } from "./grep-collector.js";
-import { walk } from "./ignore-walk.js";
+import { type WalkOverride, walk } from "./ignore-walk.js";
 
 /** Files whose first 8 KiB contain a NUL byte are binary and skipped, as ripgrep does. */
 const BINARY_SNIFF_BYTES = 8192;
@@ -26,17 +26,21 @@ export function compileRegex(pattern: string, caseInsensitive: boolean): RegExp 
 }
 
 /**
- * A file-name filter like ripgrep's --glob: a pattern without "/" matches the base name at any
- * depth, one with "/" matches the path relative to the search root; a leading "!" excludes.
+ * A file filter with ripgrep's --glob semantics: a pattern without "/" matches the base name at
+ * any depth, one with "/" matches the path relative to the search root. A plain glob is a
+ * whitelist that wins over ignore files for files ("include"/"exclude"); a "!" glob excludes
+ * matching files and directories and otherwise leaves the decision to the ignore rules.
  */
-export function compileGlobFilter(glob: string): (relative: string) => boolean {
+export function compileGlobOverride(glob: string): WalkOverride {
   const negate = glob.startsWith("!");
   const body = negate ? glob.slice(1) : glob;
   const anchored = body.includes("/");
   const matcher = picomatch(body.replace(/^\//, ""), { dot: true });
-  return (rel) => {
+  return (rel, isDir) => {
     const hit = matcher(anchored ? rel : basename(rel));
-    return negate ? !hit : hit;
+    if (negate) return hit ? "exclude" : undefined;
+    if (isDir) return undefined;
+    return hit ? "include" : "exclude";
   };
 }
 
@@ -90,15 +94,18 @@ export async function grepJavaScript(
     if (hits) onFile(hits);
     return;
   }
-  const filter = options.globFilter ? compileGlobFilter(options.globFilter) : undefined;
+  const override = options.globFilter ? compileGlobOverride(options.globFilter) : undefined;
   let batch: Promise<FileHits | undefined>[] = [];
   const flush = async (): Promise<void> => {
     for (const hits of await Promise.all(batch)) if (hits) onFile(hits);
     batch = [];
   };
-  for await (const entry of walk(root, options.signal ? { signal: options.signal } : {})) {
+  const walkOptions = {
+    ...(options.signal !== undefined && { signal: options.signal }),
+    ...(override !== undefined && { override }),
+  };
+  for await (const entry of walk(root, walkOptions)) {
     if (entry.isDir) continue;
-    if (filter && !filter(entry.relative)) continue;
     batch.push(searchFile(entry.absolute, regex, options.contextLines));
     if (batch.length >= CONCURRENCY) await flush();
   }

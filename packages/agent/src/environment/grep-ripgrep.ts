@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
+import { basename, dirname, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { CommandError, InvalidPatternError } from "./errors.js";
 import type { FileHits } from "./grep-collector.js";
@@ -19,6 +20,8 @@ export interface RipgrepOptions {
   readonly contextLines: number;
   readonly globFilter?: string;
   readonly signal?: AbortSignal;
+  /** The root is a single file. */
+  readonly isFile: boolean;
 }
 
 interface RgText {
@@ -51,9 +54,11 @@ export function grepRipgrep(
   else args.push("--case-sensitive");
   if (options.contextLines > 0) args.push("--context", String(options.contextLines));
   if (options.globFilter) args.push("--glob", options.globFilter);
-  args.push("--regexp", pattern, "--", root);
+  // Globs are matched relative to rg's working directory, so run it from the search root.
+  const cwd = options.isFile ? dirname(root) : root;
+  args.push("--regexp", pattern, "--", options.isFile ? basename(root) : ".");
   return new Promise((resolve, reject) => {
-    const child = spawn("rg", args, { stdio: ["ignore", "pipe", "pipe"], signal: options.signal });
+    const child = spawn("rg", args, { cwd, stdio: ["ignore", "pipe", "pipe"], signal: options.signal });
     let stderr = "";
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (d: string) => {
@@ -72,7 +77,7 @@ export function grepRipgrep(
       }
       const data = msg.data;
       if (msg.type === "begin") {
-        current = { path: textOf(data.path as RgText), matches: [], lines: new Map() };
+        current = { path: resolvePath(cwd, textOf(data.path as RgText)), matches: [], lines: new Map() };
       } else if ((msg.type === "match" || msg.type === "context") && current) {
         const n = data.line_number as number;
         const text = stripEol(textOf(data.lines as RgText));

@@ -38,7 +38,7 @@ export async function grepFiles(
     ...(options.signal !== undefined && { signal: options.signal }),
   };
   const onFile = collector.add.bind(collector);
-  if (engine === "ripgrep") await grepRipgrep(pattern, root, common, onFile);
+  if (engine === "ripgrep") await grepRipgrep(pattern, root, { ...common, isFile: options.isFile }, onFile);
   else await grepJavaScript(pattern, root, { ...common, isFile: options.isFile }, onFile);
   return collector.result(engine);
 }

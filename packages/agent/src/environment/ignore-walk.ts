@@ -24,7 +24,12 @@ export interface WalkEntry {
   readonly depth: number;
 }
 
+/** A decision that takes precedence over ignore files ("include"/"exclude"), or none. */
+export type WalkOverride = (relative: string, isDir: boolean) => "include" | "exclude" | undefined;
+
 export interface WalkOptions {
+  /** Consulted before the ignore files for every non-hidden entry. */
+  readonly override?: WalkOverride;
   /** Deepest level yielded and entered; unlimited when absent. */
   readonly maxDepth?: number;
   readonly signal?: AbortSignal;
@@ -100,10 +105,13 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
       const isDir = d.isDirectory();
       if (!isDir && !d.isFile()) continue; // symlinks, sockets, fifos
       const absolute = join(frame.dir, d.name);
-      if (isIgnored(frame.matchers, absolute, isDir)) continue;
+      const relativePath = frame.rel === "" ? d.name : `${frame.rel}/${d.name}`;
+      const forced = options.override?.(relativePath, isDir);
+      if (forced === "exclude") continue;
+      if (forced !== "include" && isIgnored(frame.matchers, absolute, isDir)) continue;
       const entry: WalkEntry = {
         absolute,
-        relative: frame.rel === "" ? d.name : `${frame.rel}/${d.name}`,
+        relative: relativePath,
         name: d.name,
         isDir,
         depth: frame.depth + 1,

@@ -1,0 +1,182 @@
+import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type GrepOptions,
+  globTool,
+  grepTool,
+  InvalidPatternError,
+  LocalExecutionEnvironment,
+  listDirTool,
+  ripgrepAvailable,
+} from "../src/index.js";
+
+let dir: string;
+let rg: LocalExecutionEnvironment;
+let js: LocalExecutionEnvironment;
+
+async function put(rel: string, content: string | Buffer, mtimeSec?: number): Promise<void> {
+  const path = join(dir, rel);
+  await mkdir(join(path, ".."), { recursive: true });
+  await writeFile(path, content);
+  if (mtimeSec !== undefined) await utimes(path, mtimeSec, mtimeSec);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "search-test-"));
+  await put(".gitignore", "build/\n*.log\n!keep.log\n");
+  await put("src/a.ts", "import x from 'y';\nconst Needle = 1;\nfunction f() {}\nconst needle = 2;\n", 1000);
+  await put("src/b.ts", "one\ntwo\nneedle three\nfour\nfive\nsix\nneedle seven\n", 3000);
+  await put("src/deep/c.py", "def needle():\n    return 'NEEDLE'\n", 2000);
+  await put("src/sub/.gitignore", "ignored.ts\n");
+  await put("src/sub/ignored.ts", "needle\n");
+  await put("src/sub/kept.ts", "needle kept\n", 500);
+  await put("build/out.js", "needle\n");
+  await put("debug.log", "needle\n");
+  await put("keep.log", "needle\n", 100);
+  await put(".hidden/x.ts", "needle\n");
+  await put("bin.dat", Buffer.concat([Buffer.from("needle\n"), Buffer.from([0, 1, 2])]), 50);
+  await put("docs/readme.md", "Needle in docs\n", 4000);
+  rg = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: "ripgrep" });
+  js = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: "javascript" });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const cases: [string, string, string, GrepOptions][] = [
+  ["plain", "needle", ".", {}],
+  ["case-insensitive", "needle", ".", { caseInsensitive: true }],
+  ["glob filter", "needle", ".", { globFilter: "*.ts", caseInsensitive: true }],
+  ["glob filter with a path", "needle", ".", { globFilter: "src/**/*.py", caseInsensitive: true }],
+  ["sub path", "needle", "src", {}],
+  ["single file", "needle", "src/b.ts", {}],
+  ["max results", "needle", ".", { maxResults: 2, caseInsensitive: true }],
+  ["context lines", "needle", "src", { contextLines: 2 }],
+  ["files_with_matches", "needle", ".", { outputMode: "files_with_matches", caseInsensitive: true }],
+  ["count", "needle", ".", { outputMode: "count", maxResults: 3 }],
+  ["regex", "^const \\w+ = \\d;$", ".", {}],
+];
+
+describe.skipIf(!ripgrepAvailable())("grep: ripgrep and the JavaScript engine agree", () => {
+  it.each(cases)("%s", async (_name, pattern, path, options) => {
+    const a = await rg.grep(pattern, path, options);
+    const b = await js.grep(pattern, path, options);
+    expect(a.engine).toBe("ripgrep");
+    expect(b.engine).toBe("javascript");
+    expect({ ...b, engine: "ripgrep" }).toEqual(a);
+  });
+});
+
+describe.each([
+  ["ripgrep", () => rg],
+  ["javascript", () => js],
+] as const)("grep with %s", (name, get) => {
+  it.skipIf(name === "ripgrep" && !ripgrepAvailable())(
+    "honours .gitignore, skips hidden and binary files",
+    async () => {
+      const r = await get().grep("needle", ".", { caseInsensitive: true });
+      const files = [...new Set(r.matches.map((m) => m.path))];
+      expect(files).toEqual([
+        "docs/readme.md",
+        "keep.log",
+        "src/a.ts",
+        "src/b.ts",
+        "src/deep/c.py",
+        "src/sub/kept.ts",
+      ]);
+      expect(r.total).toBe(9);
+      expect(r.truncated).toBe(false);
+    },
+  );
+
+  it.skipIf(name === "ripgrep" && !ripgrepAvailable())("reports context and truncation", async () => {
+    const r = await get().grep("needle", "src/b.ts", { contextLines: 1, maxResults: 1 });
+    expect(r.matches).toEqual([
+      { path: "src/b.ts", line: 3, text: "needle three", before: ["two"], after: ["four"] },
+    ]);
+    expect(r.total).toBe(2);
+    expect(r.truncated).toBe(true);
+  });
+
+  it.skipIf(name === "ripgrep" && !ripgrepAvailable())("rejects an invalid regex clearly", async () => {
+    await expect(get().grep("foo(", ".")).rejects.toBeInstanceOf(InvalidPatternError);
+  });
+});
+
+describe("glob", () => {
+  it("matches with .gitignore honoured, newest first", async () => {
+    const r = await js.glob("**/*.ts");
+    expect(r.paths).toEqual(["src/b.ts", "src/a.ts", "src/sub/kept.ts"]);
+    expect(r.total).toBe(3);
+  });
+
+  it("caps results and reports the total", async () => {
+    const r = await js.glob("**/*", ".", { maxResults: 2 });
+    expect(r.paths).toEqual(["docs/readme.md", "src/b.ts"]);
+    expect(r.truncated).toBe(true);
+    expect(r.total).toBe(7);
+  });
+
+  it("walks only the literal prefix and accepts a base path", async () => {
+    expect((await js.glob("deep/*.py", "src")).paths).toEqual(["src/deep/c.py"]);
+    expect((await js.glob("*.md")).paths).toEqual(["docs/readme.md"]);
+  });
+});
+
+describe("listDirectory", () => {
+  it("lists to a depth with sizes, .gitignore honoured, .git and hidden skipped", async () => {
+    await put(".git/HEAD", "ref\n");
+    const entries = await js.listDirectory(".", 2);
+    expect(entries.map((e) => e.path)).toEqual([
+      "bin.dat",
+      "docs",
+      "docs/readme.md",
+      "keep.log",
+      "src",
+      "src/a.ts",
+      "src/b.ts",
+      "src/deep",
+      "src/sub",
+    ]);
+    expect(entries.find((e) => e.path === "src")?.isDir).toBe(true);
+    expect(entries.find((e) => e.path === "keep.log")?.size).toBe(7);
+  });
+});
+
+describe("search tools", () => {
+  const ctx = { toolCallId: "t" };
+  it("grep formats like ripgrep and notes truncation", async () => {
+    const out = await grepTool().executor({ pattern: "needle", path: "src", max_results: 2 }, js, ctx);
+    const text = typeof out === "string" ? out : out.output;
+    expect(text).toBe(
+      "src/a.ts:4:const needle = 2;\nsrc/b.ts:3:needle three\n\n[Results truncated: showing 2 of 5 matching lines. Narrow the pattern, path or glob_filter, or raise max_results.]",
+    );
+  });
+
+  it("grep offers output modes when asked", async () => {
+    expect(grepTool().definition.parameters).not.toHaveProperty("properties.output_mode");
+    const out = await grepTool({ outputModes: true }).executor(
+      { pattern: "needle", output_mode: "count", glob_filter: "*.ts" },
+      js,
+      ctx,
+    );
+    // As with ripgrep, a glob filter is a whitelist that wins over .gitignore for files.
+    expect(typeof out === "string" ? out : out.output).toBe(
+      "src/a.ts:1\nsrc/b.ts:2\nsrc/sub/ignored.ts:1\nsrc/sub/kept.ts:1",
+    );
+  });
+
+  it("glob lists newest first", async () => {
+    const out = await globTool().executor({ pattern: "src/**/*.ts" }, js, ctx);
+    expect(typeof out === "string" ? out : out.output).toBe("src/b.ts\nsrc/a.ts\nsrc/sub/kept.ts");
+  });
+
+  it("list_dir draws a tree with sizes", async () => {
+    const out = await listDirTool().executor({ path: "src", depth: 2 }, js, ctx);
+    expect(typeof out === "string" ? out : out.output).toBe(
+      "src/\n  a.ts (71 B)\n  b.ts (48 B)\n  deep/\n    c.py (34 B)\n  sub/\n    kept.ts (12 B)",
+    );
+  });
+});
