@@ -1,7 +1,7 @@
 import { EnvironmentError } from "../../environment/errors.js";
 import type { ExecutionEnvironment } from "../../types/environment.js";
 import { TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
-import { readTextFile } from "../edit/text-file.js";
+import { decodeUtf8 } from "../edit/text-file.js";
 import { applyChunks } from "./apply-chunks.js";
 import { parsePatch } from "./parser.js";
 import { type ParsedPatch, PatchApplyError } from "./types.js";
@@ -33,7 +33,18 @@ type Slot = { readonly content: string | undefined };
  * existing file are errors. Operations see the effect of earlier ones in the same patch.
  */
 export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): Promise<PatchResult> {
+  return (await plan(patch, env)).result;
+}
+
+interface Plan {
+  readonly result: PatchResult;
+  /** The bytes of every path the patch names before it ran (undefined: absent), by resolved path. */
+  readonly originals: ReadonlyMap<string, Uint8Array | undefined>;
+}
+
+async function plan(patch: ParsedPatch, env: ExecutionEnvironment): Promise<Plan> {
   const state = new Map<string, Slot>();
+  const originals = new Map<string, Uint8Array | undefined>();
   const load = async (path: string): Promise<string | undefined> => {
     const key = env.resolvePath(path);
     const known = state.get(key);
@@ -41,11 +52,14 @@ export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): 
     const s = await env.stat(path);
     if (s === undefined) {
       state.set(key, { content: undefined });
+      originals.set(key, undefined);
       return undefined;
     }
     if (s.isDirectory) throw new PatchApplyError(path, `${path} is a directory, not a file.`);
-    const content = await readTextFile(env, path);
+    const bytes = await env.readFileBytes(path);
+    const content = decodeUtf8(bytes, path);
     state.set(key, { content });
+    originals.set(key, bytes);
     return content;
   };
   const set = (path: string, content: string | undefined): void => {
@@ -90,7 +104,7 @@ export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): 
       }
     }
   }
-  return { changes };
+  return { result: { changes }, originals };
 }
 
 /**
@@ -99,9 +113,9 @@ export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): 
  * Throws PatchParseError, PatchApplyError or EnvironmentError with nothing changed.
  */
 export async function applyPatch(text: string, env: ExecutionEnvironment): Promise<PatchResult> {
-  const plan = await planPatch(parsePatch(text), env);
-  await commit(plan, env);
-  return plan;
+  const planned = await plan(parsePatch(text), env);
+  await commit(planned, env);
+  return planned.result;
 }
 
 interface FinalState {
@@ -109,10 +123,10 @@ interface FinalState {
   readonly content: string | undefined;
 }
 
-async function commit(plan: PatchResult, env: ExecutionEnvironment): Promise<void> {
+async function commit({ result, originals }: Plan, env: ExecutionEnvironment): Promise<void> {
   // The last state of each path wins (a patch may touch a file twice).
   const finals = new Map<string, FinalState>();
-  for (const change of plan.changes) {
+  for (const change of result.changes) {
     if (change.movedFrom !== undefined) {
       finals.set(env.resolvePath(change.movedFrom), { path: change.movedFrom, content: undefined });
     }
@@ -120,11 +134,6 @@ async function commit(plan: PatchResult, env: ExecutionEnvironment): Promise<voi
       path: change.path,
       content: change.status === "D" ? undefined : change.after,
     });
-  }
-  const originals = new Map<string, Uint8Array | undefined>();
-  for (const [key, final] of finals) {
-    const exists = (await env.stat(final.path)) !== undefined;
-    originals.set(key, exists ? await env.readFileBytes(final.path) : undefined);
   }
   // Writes before deletes, so a move never leaves the content nowhere.
   const ordered = [...finals].sort(
