@@ -1,0 +1,158 @@
+import { AbortError, AuthenticationError, StreamError } from "../../errors.js";
+import { withIdleTimeout } from "../../stream/index.js";
+import type { Request, Response, StreamEvent, TimeoutConfig } from "../../types/index.js";
+import { DEFAULT_TIMEOUTS } from "../../types/index.js";
+import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import { rateLimitFromHeaders } from "../shared/rate-limit.js";
+import { mapAnthropicError } from "./errors.js";
+import { buildMessagesRequest } from "./request.js";
+import { responseFromMessage } from "./response.js";
+import { StreamTranslator, type WireEvent } from "./stream.js";
+
+type Sdk = typeof import("@anthropic-ai/sdk");
+type SdkClient = InstanceType<Sdk["default"]>;
+
+const PROVIDER = "anthropic";
+const DEFAULT_BASE_URL = "https://api.anthropic.com";
+
+export interface AnthropicAdapterOptions extends AdapterOptions {
+  /** Defaults for every request; a request's own timeout overrides them field by field. */
+  readonly timeout?: TimeoutConfig;
+}
+
+/** The SDK appends /v1/messages itself, so a base URL given with a trailing /v1 is trimmed. */
+const normaliseBaseUrl = (url: string): string => url.replace(/\/+$/, "").replace(/\/v1$/, "");
+
+/**
+ * The Anthropic Messages API (`/v1/messages`) over the official SDK, which is imported on first
+ * use. The SDK's retries are off; our timeouts, abort signal and error classes apply.
+ */
+export class AnthropicAdapter implements ProviderAdapter {
+  readonly name = PROVIDER;
+  private loaded?: Promise<{ sdk: Sdk; client: SdkClient; apiKey: string }>;
+
+  constructor(private readonly options: AnthropicAdapterOptions = {}) {}
+
+  /** Every tool-choice mode maps onto the Messages API. */
+  supportsToolChoice(): boolean {
+    return true;
+  }
+
+  /** Sends the request and returns the whole response. */
+  async complete(request: Request): Promise<Response> {
+    throwIfAborted(request.signal);
+    const { sdk, client, apiKey } = await this.load();
+    const { body, headers } = await buildMessagesRequest(request);
+    const timeouts = this.timeouts(request);
+    try {
+      const { data, response } = await client.messages
+        .create(body as never, {
+          headers: authHeaders(apiKey, headers),
+          timeout: timeouts.requestMs,
+          ...(request.signal !== undefined && { signal: request.signal }),
+        })
+        .withResponse();
+      return responseFromMessage(data as unknown as WireEvent, rateLimitFromHeaders(response.headers));
+    } catch (err) {
+      throw mapAnthropicError(err, sdk, "request", request.signal);
+    }
+  }
+
+  /** Streams the response; ends with `finish`, or throws. */
+  async *stream(request: Request): AsyncGenerator<StreamEvent> {
+    throwIfAborted(request.signal);
+    const { sdk, client, apiKey } = await this.load();
+    const { body, headers } = await buildMessagesRequest(request);
+    const timeouts = this.timeouts(request);
+    let opened: Awaited<ReturnType<typeof openStream>>;
+    try {
+      opened = await openStream(client, body, {
+        headers: authHeaders(apiKey, headers),
+        timeout: timeouts.requestMs,
+        ...(request.signal !== undefined && { signal: request.signal }),
+      });
+    } catch (err) {
+      throw mapAnthropicError(err, sdk, "request", request.signal);
+    }
+    const { data: wire, response } = opened;
+    const cancel = () => wire.controller.abort();
+    request.signal?.addEventListener("abort", cancel, { once: true });
+    const translator = new StreamTranslator(rateLimitFromHeaders(response.headers));
+    try {
+      const events = withIdleTimeout(wire, timeouts.streamReadMs, cancel, PROVIDER);
+      for await (const event of events) {
+        for (const out of translator.push(event as unknown as WireEvent)) yield out;
+        if (translator.finished) break;
+      }
+    } catch (err) {
+      throw mapAnthropicError(err, sdk, "stream", request.signal);
+    } finally {
+      request.signal?.removeEventListener("abort", cancel);
+    }
+    // The SDK ends an aborted stream quietly, so an abort shows here as a missing message_stop.
+    throwIfAborted(request.signal);
+    if (!translator.finished) {
+      throw new StreamError("anthropic stream ended before message_stop", { provider: PROVIDER });
+    }
+  }
+
+  private timeouts(request: Request): Required<TimeoutConfig> {
+    return { ...DEFAULT_TIMEOUTS, ...this.options.timeout, ...request.timeout };
+  }
+
+  /** Loads the SDK and builds the client once; a missing key fails here, at request time. */
+  private load(): Promise<{ sdk: Sdk; client: SdkClient; apiKey: string }> {
+    const env = this.options.env ?? process.env;
+    const apiKey = this.options.apiKey ?? env.ANTHROPIC_API_KEY;
+    if (apiKey === undefined || apiKey === "") {
+      return Promise.reject(
+        new AuthenticationError(
+          "no Anthropic API key: pass apiKey to AnthropicAdapter or set ANTHROPIC_API_KEY",
+          { provider: PROVIDER },
+        ),
+      );
+    }
+    this.loaded ??= import("@anthropic-ai/sdk").then((sdk) => {
+      const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
+      const client = new sdk.default({
+        apiKey,
+        baseURL,
+        maxRetries: 0,
+        ...(this.options.defaultHeaders !== undefined && {
+          defaultHeaders: { ...this.options.defaultHeaders },
+        }),
+      });
+      return { sdk, client, apiKey };
+    });
+    this.loaded.catch(() => {
+      this.loaded = undefined;
+    });
+    return this.loaded;
+  }
+}
+
+function openStream(
+  client: SdkClient,
+  body: unknown,
+  options: { headers: Record<string, string | null>; timeout: number; signal?: AbortSignal },
+) {
+  return client.messages
+    .create({ ...(body as object), stream: true } as never, options)
+    .withResponse() as unknown as Promise<{
+    data: AsyncIterable<unknown> & { controller: AbortController };
+    response: globalThis.Response;
+  }>;
+}
+
+/**
+ * The Messages API authenticates with `x-api-key`; the SDK's Bearer header for the same key is
+ * removed so exactly one credential header goes out.
+ */
+const authHeaders = (
+  apiKey: string,
+  extra: Readonly<Record<string, string>>,
+): Record<string, string | null> => ({ ...extra, "x-api-key": apiKey, authorization: null });
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new AbortError("request aborted", { cause: signal.reason });
+}

@@ -1,0 +1,47 @@
+import type { ReasoningEffort } from "../../types/index.js";
+
+/** Used as max_tokens when the request gives none and the model is not in the table below. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+/**
+ * Largest output each model family accepts, used as max_tokens when the request gives none.
+ * Matched by prefix, longest first, so dated ids (claude-sonnet-4-5-20250929) and aliases both hit.
+ */
+const MAX_OUTPUT_BY_PREFIX: readonly (readonly [string, number])[] = [
+  ["claude-opus-4-6", 128_000],
+  ["claude-opus-4-5", 64_000],
+  ["claude-opus-4-1", 32_000],
+  ["claude-opus-4", 32_000],
+  ["claude-sonnet-4-5", 64_000],
+  ["claude-sonnet-4", 64_000],
+  ["claude-haiku-4-5", 64_000],
+  ["claude-3-7-sonnet", 64_000],
+  ["claude-3-5-sonnet", 8192],
+  ["claude-3-5-haiku", 8192],
+  ["claude-3-opus", 4096],
+  ["claude-3-haiku", 4096],
+];
+
+/** The model's maximum output tokens from the table, or DEFAULT_MAX_TOKENS for an unknown model. */
+export function maxOutputTokens(model: string): number {
+  let best: readonly [string, number] | undefined;
+  for (const entry of MAX_OUTPUT_BY_PREFIX) {
+    if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
+  }
+  return best?.[1] ?? DEFAULT_MAX_TOKENS;
+}
+
+/**
+ * Extended-thinking budget per reasoning effort. The API's minimum budget is 1024 tokens, so
+ * "minimal" gets exactly that; the others follow the documented ladder.
+ */
+export const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
+  minimal: 1024,
+  low: 2048,
+  medium: 8192,
+  high: 24_576,
+  xhigh: 32_000,
+};
+
+/** Smallest budget_tokens the Messages API accepts. */
+export const MIN_THINKING_BUDGET = 1024;

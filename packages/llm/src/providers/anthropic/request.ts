@@ -1,0 +1,231 @@
+import { InvalidRequestError } from "../../errors.js";
+import type {
+  ContentPart,
+  DocumentData,
+  ImageData,
+  Message,
+  Request,
+  ToolChoice,
+  ToolResultData,
+} from "../../types/index.js";
+import { resolveMedia } from "../shared/media.js";
+import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
+import { MIN_THINKING_BUDGET, maxOutputTokens, THINKING_BUDGETS } from "./models.js";
+import { PROMPT_CACHING_BETA, type WireBlock, type WireBody, type WireMessage } from "./wire.js";
+
+const PROVIDER = "anthropic";
+
+/** A translated request: the JSON body and the extra headers it needs. */
+export interface MessagesRequest {
+  readonly body: WireBody;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** The `providerOptions.anthropic` keys this adapter interprets; every other key goes into the body. */
+interface AnthropicOptions {
+  readonly betaHeaders: readonly string[];
+  readonly autoCache: boolean;
+  readonly extra: Readonly<Record<string, unknown>>;
+}
+
+function readOptions(request: Request): AnthropicOptions {
+  const { betaHeaders, beta_headers, autoCache, auto_cache, ...extra }: Record<string, unknown> =
+    request.providerOptions?.[PROVIDER] ?? {};
+  const betas = betaHeaders ?? beta_headers ?? [];
+  const list = typeof betas === "string" ? betas.split(",") : betas;
+  if (!Array.isArray(list) || list.some((b) => typeof b !== "string")) {
+    throw new InvalidRequestError("providerOptions.anthropic.betaHeaders must be an array of strings", {
+      provider: PROVIDER,
+    });
+  }
+  return {
+    betaHeaders: list.map((b: string) => b.trim()).filter((b) => b !== ""),
+    autoCache: (autoCache ?? auto_cache) !== false,
+    extra,
+  };
+}
+
+const mediaSource = async (media: ImageData | DocumentData, defaultType: string): Promise<WireBlock> => {
+  const resolved = await resolveMedia(media, PROVIDER, defaultType);
+  return resolved.kind === "url"
+    ? { type: "url", url: resolved.url }
+    : { type: "base64", media_type: resolved.mediaType, data: resolved.data };
+};
+
+const imageBlock = async (image: ImageData): Promise<WireBlock> => ({
+  type: "image",
+  source: await mediaSource(image, "image/png"),
+});
+
+async function documentBlock(document: DocumentData): Promise<WireBlock> {
+  let source = await mediaSource(document, "application/pdf");
+  // Plain-text documents travel as text, not base64, in the Messages API.
+  if (source.type === "base64" && source.media_type === "text/plain") {
+    source = {
+      type: "text",
+      media_type: "text/plain",
+      data: Buffer.from(String(source.data), "base64").toString("utf8"),
+    };
+  }
+  return {
+    type: "document",
+    source,
+    ...(document.fileName !== undefined && { title: document.fileName }),
+  };
+}
+
+async function toolResultBlock(result: ToolResultData): Promise<WireBlock> {
+  const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  const content: string | WireBlock[] =
+    result.image === undefined
+      ? text
+      : [...(text === "" ? [] : [{ type: "text", text }]), await imageBlock(result.image)];
+  return { type: "tool_result", tool_use_id: result.toolCallId, content, is_error: result.isError };
+}
+
+/** Signatures are bound to the provider that made them; another provider's thinking is dropped. */
+const isOurs = (provider: string | undefined): boolean => provider === undefined || provider === PROVIDER;
+
+async function partToBlock(part: ContentPart, role: WireMessage["role"]): Promise<WireBlock | undefined> {
+  switch (part.kind) {
+    case "text":
+      // The API rejects empty text blocks.
+      return part.text === "" ? undefined : { type: "text", text: part.text };
+    case "image":
+      // Claude reads images only from the user side of the conversation.
+      return role === "user" ? imageBlock(part.image) : undefined;
+    case "document":
+      return role === "user" ? documentBlock(part.document) : undefined;
+    case "audio":
+      throw new InvalidRequestError("the Anthropic Messages API does not accept audio input", {
+        provider: PROVIDER,
+      });
+    case "tool_call":
+      return {
+        type: "tool_use",
+        id: part.toolCall.id,
+        name: part.toolCall.name,
+        input: part.toolCall.arguments,
+      };
+    case "tool_result":
+      return toolResultBlock(part.toolResult);
+    case "thinking": {
+      const { text, signature, provider } = part.thinking;
+      // A thinking block without its signature would be rejected, so it is dropped.
+      if (role !== "assistant" || signature === undefined || !isOurs(provider)) return undefined;
+      return { type: "thinking", thinking: text, signature };
+    }
+    case "redacted_thinking":
+      return role === "assistant" && isOurs(part.provider)
+        ? { type: "redacted_thinking", data: part.data }
+        : undefined;
+  }
+}
+
+const wireRole = (message: Message): WireMessage["role"] =>
+  message.role === "assistant" ? "assistant" : "user";
+
+/**
+ * Translates the conversation: system and developer text go to `system`, tool messages become
+ * user turns of tool_result blocks, and consecutive turns of one role are merged so roles
+ * strictly alternate. Within a user turn, tool results come first, as the API requires.
+ */
+export async function translateMessages(
+  messages: readonly Message[],
+): Promise<{ system: WireBlock[]; messages: WireMessage[] }> {
+  const system: WireBlock[] = [];
+  const out: WireMessage[] = [];
+  for (const message of messages) {
+    if (message.role === "system" || message.role === "developer") {
+      for (const part of message.content) {
+        if (part.kind === "text" && part.text !== "") system.push({ type: "text", text: part.text });
+      }
+      continue;
+    }
+    const role = wireRole(message);
+    const blocks: WireBlock[] = [];
+    for (const part of message.content) {
+      const block = await partToBlock(part, role);
+      if (block !== undefined) blocks.push(block);
+    }
+    if (blocks.length === 0) continue;
+    const last = out.at(-1);
+    if (last?.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  }
+  for (const m of out) {
+    if (m.role === "user") {
+      m.content = [
+        ...m.content.filter((b) => b.type === "tool_result"),
+        ...m.content.filter((b) => b.type !== "tool_result"),
+      ];
+    }
+  }
+  return { system, messages: out };
+}
+
+const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
+  switch (choice.mode) {
+    case "auto":
+      return { type: "auto" };
+    case "required":
+      return { type: "any" };
+    case "named":
+      return { type: "tool", name: choice.toolName };
+    case "none":
+      return undefined;
+  }
+};
+
+/** Adds beta names to a comma-separated list, keeping order and dropping duplicates. */
+const joinBetas = (betas: readonly string[]): string => [...new Set(betas)].join(",");
+
+/**
+ * Builds the Messages API body and headers for a request.
+ *
+ * max_tokens: request.maxTokens, else the model's maximum output (models.ts), else 4096.
+ * reasoningEffort turns on extended thinking with the THINKING_BUDGETS budget; max_tokens is
+ * raised above the budget (budget + the answer allowance) because thinking counts against it,
+ * temperature is dropped and top_p kept only if ≥ 0.95 (API requirements). Thinking is left off
+ * when the tool choice forces a tool (required / named), which the API does not allow together.
+ */
+export async function buildMessagesRequest(request: Request): Promise<MessagesRequest> {
+  const options = readOptions(request);
+  const { system, messages } = await translateMessages(request.messages);
+  const answerTokens = request.maxTokens ?? maxOutputTokens(request.model);
+  const body: WireBody = { model: request.model, max_tokens: answerTokens, messages };
+  if (system.length > 0) body.system = system;
+
+  const choice = request.toolChoice ?? { mode: "auto" };
+  if (request.tools !== undefined && request.tools.length > 0 && choice.mode !== "none") {
+    body.tools = request.tools.map((t) => ({
+      name: t.name,
+      description: t.description,
+      input_schema: t.parameters,
+    }));
+    if (request.toolChoice !== undefined) body.tool_choice = toolChoiceBlock(choice);
+  }
+
+  const forcesTool = body.tools !== undefined && (choice.mode === "required" || choice.mode === "named");
+  const thinking = request.reasoningEffort !== undefined && !forcesTool;
+  if (thinking) {
+    const budget = Math.max(MIN_THINKING_BUDGET, THINKING_BUDGETS[request.reasoningEffort!]);
+    if (body.max_tokens <= budget) body.max_tokens = budget + answerTokens;
+    body.thinking = { type: "enabled", budget_tokens: budget };
+  }
+  if (request.temperature !== undefined && !thinking) body.temperature = request.temperature;
+  if (request.topP !== undefined && (!thinking || request.topP >= 0.95)) body.top_p = request.topP;
+  if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
+    body.stop_sequences = [...request.stopSequences];
+  }
+  const userId = request.metadata?.user_id ?? request.metadata?.userId;
+  if (userId !== undefined) body.metadata = { user_id: userId };
+
+  if (options.autoCache) applyCacheBreakpoints(body);
+  Object.assign(body, options.extra);
+
+  const betas = [...options.betaHeaders];
+  if (countCacheBreakpoints(body) > 0) betas.push(PROMPT_CACHING_BETA);
+  const headers: Record<string, string> = betas.length > 0 ? { "anthropic-beta": joinBetas(betas) } : {};
+  return { body, headers };
+}
