@@ -13,4 +13,3 @@ export * from "./providers/openai-compatible/index.js";
 export * from "./generate.js";
 export * from "./catalog/index.js";
 export * from "./providers/anthropic/index.js";
-export * from "./catalog/index.js";
