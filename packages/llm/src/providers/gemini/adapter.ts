@@ -8,6 +8,7 @@ import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
 import { PROVIDER, toGeminiCall } from "./request.js";
 import { type ClientSettings, createGeminiClient } from "./sdk.js";
+import { reframeSse } from "./sse-reframe.js";
 import { GeminiEventTranslator } from "./translate.js";
 
 export interface GeminiAdapterOptions extends AdapterOptions {
@@ -34,7 +35,14 @@ function transport(userSignal: AbortSignal | undefined): Transport {
   const exchange: Exchange = { sent: false };
   const recordingFetch: typeof globalThis.fetch = async (input, init) => {
     exchange.sent = true;
-    const res = await globalThis.fetch(input, init);
+    let res = await globalThis.fetch(input, init);
+    if (res.ok && res.body && res.headers.get("content-type")?.includes("text/event-stream")) {
+      res = new globalThis.Response(reframeSse(res.body), {
+        status: res.status,
+        statusText: res.statusText,
+        headers: res.headers,
+      });
+    }
     exchange.response = res;
     // The SDK reads an error body itself and keeps only a re-serialised copy; keep the original.
     if (!res.ok) exchange.errorBody = res.clone().text();
