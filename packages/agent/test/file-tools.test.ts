@@ -60,6 +60,11 @@ describe("read_file", () => {
     expect(out.output).toMatch(/offset 3 is past the end of gap\.txt \(2 lines\)/);
   });
 
+  it("reads CRLF files without carriage returns and leaves a BOM out of line 1", async () => {
+    await put("win.txt", "\uFEFFfirst\r\nsecond\r\n");
+    expect((await call(read, { file_path: "win.txt" })).output).toBe("1 | first\n2 | second");
+  });
+
   it("cuts very long lines with a marker", async () => {
     await put("wide.txt", `${"x".repeat(5000)}\nshort\n`);
     const out = await call(read, { file_path: "wide.txt" });

@@ -55,6 +55,8 @@ export async function readFileExecutor(
         `offset ${offset} is past the end of ${path}${total === undefined ? "" : ` (${total} lines)`}.`,
       );
     }
+    // The byte-order mark is encoding, not content.
+    if (offset === 1 && lines[0]?.startsWith("\uFEFF")) lines[0] = lines[0].slice(1);
     const more = lines.length > limit;
     if (more) lines = lines.slice(0, limit);
     const last = offset + lines.length - 1;

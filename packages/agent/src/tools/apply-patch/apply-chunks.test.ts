@@ -1,3 +1,5 @@
+import { structuredPatch } from "diff";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyChunks } from "./apply-chunks.js";
 import { parsePatch } from "./parser.js";
@@ -93,5 +95,40 @@ describe("applyChunks", () => {
 
   it("fails when an anchor is missing", () => {
     expect(() => apply("a\n", "@@ def nowhere():\n-a\n+b")).toThrow(/'@@ def nowhere\(\):' was not found/);
+  });
+});
+
+describe("applyChunks against the diff package", () => {
+  it("reproduces any edit of a file with distinct lines from a v4a patch built from its unified diff", () => {
+    const edit = fc.record({
+      at: fc.nat(),
+      remove: fc.nat({ max: 3 }),
+      add: fc.array(
+        fc.string({ maxLength: 12 }).map((s) => `new ${s.replace(/\s/g, "_")}`),
+        { maxLength: 3 },
+      ),
+    });
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 80 }),
+        fc.array(edit, { minLength: 1, maxLength: 6 }),
+        (size, edits) => {
+          const before = Array.from({ length: size }, (_, i) => `line ${i}`);
+          const after = [...before];
+          for (const e of edits) after.splice(e.at % (after.length + 1), e.remove, ...e.add);
+          const oldText = `${before.join("\n")}\n`;
+          const newText = after.length === 0 ? "" : `${after.join("\n")}\n`;
+          const { hunks } = structuredPatch("f", "f", oldText, newText, undefined, undefined, { context: 3 });
+          const body = hunks.flatMap((h) => ["@@", ...h.lines.filter((l) => !l.startsWith("\\"))]);
+          if (body.length === 0) return;
+          const op = parsePatch(
+            ["*** Begin Patch", "*** Update File: f", ...body, "*** End Patch"].join("\n"),
+          ).operations[0];
+          if (op?.kind !== "update") throw new Error("expected an update");
+          expect(applyChunks(oldText, op.chunks, "f").content).toBe(newText);
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
