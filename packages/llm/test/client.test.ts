@@ -1,12 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Client } from "../src/client.js";
+import { Client, type LazyAdapter } from "../src/client.js";
 import { getDefaultClient, setDefaultClient } from "../src/default-client.js";
-import { ConfigurationError } from "../src/errors.js";
+import { AuthenticationError, ConfigurationError } from "../src/errors.js";
 import type { Middleware } from "../src/middleware.js";
 import { requestMiddleware } from "../src/middleware.js";
+import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
+import { GeminiAdapter } from "../src/providers/gemini/index.js";
+import { OpenAIAdapter } from "../src/providers/openai/index.js";
+import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
 import type { Request, StreamEvent } from "../src/types/index.js";
 import { userMessage } from "../src/types/index.js";
 import { ScriptedAdapter, textResponse } from "./support/scripted-adapter.js";
+import { startWireServer } from "./support/wire-server.js";
 
 const req = (extra: Partial<Request> = {}): Request => ({
   model: "m",
@@ -92,6 +97,60 @@ describe("Client.fromEnv", () => {
     const all = Client.fromEnv({ OPENAI_API_KEY: "o", ANTHROPIC_API_KEY: "a", GOOGLE_API_KEY: "g" });
     expect(all.providers).toEqual(["anthropic", "openai", "gemini"]);
     expect(all.defaultProvider).toBe("anthropic");
+  });
+
+  it("constructs the real adapters lazily, one per provider", async () => {
+    const client = Client.fromEnv({
+      ANTHROPIC_API_KEY: "a",
+      OPENAI_API_KEY: "o",
+      GEMINI_API_KEY: "g",
+      OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:1/v1",
+    });
+    const loaded = await Promise.all(client.providers.map((p) => (client.adapter(p) as LazyAdapter).load()));
+    expect(loaded[0]).toBeInstanceOf(AnthropicAdapter);
+    expect(loaded[1]).toBeInstanceOf(OpenAIAdapter);
+    expect(loaded[2]).toBeInstanceOf(GeminiAdapter);
+    expect(loaded[3]).toBeInstanceOf(OpenAICompatibleAdapter);
+    expect(await (client.adapter("openai") as LazyAdapter).load()).toBe(loaded[1]);
+  });
+
+  it("hands the environment to the adapters: keys and base URLs reach a local server", async () => {
+    const server = await startWireServer(() => ({
+      kind: "json",
+      status: 401,
+      body: {
+        error: {
+          code: 401,
+          message: "Invalid API key",
+          status: "UNAUTHENTICATED",
+          type: "authentication_error",
+        },
+      },
+    }));
+    try {
+      const client = Client.fromEnv({
+        ANTHROPIC_API_KEY: "sk-ant-test",
+        ANTHROPIC_BASE_URL: server.url,
+        OPENAI_API_KEY: "sk-openai-test",
+        OPENAI_BASE_URL: `${server.url}/v1`,
+        GEMINI_API_KEY: "gemini-test",
+        GEMINI_BASE_URL: server.url,
+      });
+      for (const provider of ["anthropic", "openai", "gemini"]) {
+        const err = await client.complete(req({ provider })).catch((e: unknown) => e);
+        expect(err, provider).toBeInstanceOf(AuthenticationError);
+        expect((err as AuthenticationError).provider).toBe(provider);
+      }
+      expect(server.requests.map((r) => r.path)).toEqual([
+        "/v1/messages",
+        "/v1/responses",
+        expect.stringMatching(/\/models\/m:generateContent$/),
+      ]);
+      expect(server.requests[0]?.headers["x-api-key"]).toBe("sk-ant-test");
+      expect(server.requests[1]?.headers.authorization).toBe("Bearer sk-openai-test");
+    } finally {
+      await server.close();
+    }
   });
 
   it("registers nothing without keys, and then refuses to guess", async () => {
