@@ -1,0 +1,63 @@
+/** What a tool call does, as far as permissions care. */
+export type CallKind = "read" | "edit" | "shell" | "agent" | "interaction" | "other";
+
+const KINDS: Readonly<Record<string, CallKind>> = {
+  read_file: "read",
+  read_many_files: "read",
+  grep: "read",
+  glob: "read",
+  list_dir: "read",
+  write_file: "edit",
+  edit_file: "edit",
+  apply_patch: "edit",
+  shell: "shell",
+  spawn_agent: "agent",
+  send_input: "agent",
+  wait: "agent",
+  close_agent: "agent",
+  todo: "interaction",
+  ask_user: "interaction",
+};
+
+/** The permission kind of a known tool; "other" for tools this module does not know. */
+export function callKind(toolName: string): CallKind {
+  return KINDS[toolName] ?? "other";
+}
+
+/**
+ * The file paths a read or edit call touches, as written in its arguments (possibly relative).
+ * Read tools without a path work in the current directory ("."). Unknown tools give [].
+ */
+export function callPaths(toolName: string, args: Readonly<Record<string, unknown>>): string[] {
+  const str = (v: unknown) => (typeof v === "string" && v.length > 0 ? v : undefined);
+  switch (toolName) {
+    case "read_file":
+    case "write_file":
+    case "edit_file": {
+      const p = str(args.file_path) ?? str(args.path);
+      return p ? [p] : [];
+    }
+    case "read_many_files": {
+      const list = args.paths ?? args.file_paths;
+      return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+    }
+    case "grep":
+    case "glob":
+    case "list_dir":
+      return [str(args.path) ?? str(args.dir_path) ?? "."];
+    case "apply_patch":
+      return patchPaths(typeof args.patch === "string" ? args.patch : "");
+    default:
+      return [];
+  }
+}
+
+/** Paths named by a v4a patch: added, updated, deleted and move destinations. */
+export function patchPaths(patch: string): string[] {
+  const out: string[] = [];
+  for (const line of patch.split("\n")) {
+    const m = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/.exec(line);
+    if (m && !out.includes(m[1] as string)) out.push(m[1] as string);
+  }
+  return out;
+}

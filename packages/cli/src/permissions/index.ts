@@ -1,0 +1,40 @@
+export { type CallKind, callKind, callPaths, patchPaths } from "./call-targets.js";
+export { parseCommandLine, type Redirect, type SimpleCommand } from "./command-parser.js";
+export {
+  assessCommand,
+  assessCommandLine,
+  type CommandAssessment,
+  type LineAssessment,
+  maxTier,
+  type SafetyTier,
+} from "./command-safety.js";
+export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./modes.js";
+export { canonicalPath, displayPath, isInside } from "./paths.js";
+export {
+  type AskAnswer,
+  type AskFunction,
+  createPermissionPolicy,
+  headlessMessage,
+  type PermissionDecision,
+  type PermissionEvaluation,
+  type PermissionPolicy,
+  type PermissionPolicyOptions,
+  type PermissionRequest,
+  type ToolTraits,
+} from "./policy.js";
+export {
+  commandPatternMatches,
+  escapeGlob,
+  type PermissionRule,
+  parseRule,
+  parseRules,
+  pathPatternMatches,
+  RuleSyntaxError,
+  ruleAppliesTo,
+  TOOL_GROUPS,
+} from "./rules.js";
+export {
+  createSensitiveFileMatcher,
+  DEFAULT_SENSITIVE_PATTERNS,
+  type SensitivePattern,
+} from "./sensitive-files.js";

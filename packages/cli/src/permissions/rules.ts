@@ -1,0 +1,131 @@
+import { homedir } from "node:os";
+import picomatch from "picomatch";
+
+/** A rule string that cannot be understood. */
+export class RuleSyntaxError extends Error {
+  override readonly name = "RuleSyntaxError";
+  constructor(
+    readonly rule: string,
+    problem: string,
+  ) {
+    super(`invalid permission rule ${JSON.stringify(rule)}: ${problem}`);
+  }
+}
+
+/** A parsed permission rule: `tool` or `tool(pattern)`. */
+export interface PermissionRule {
+  /** As written, for messages. */
+  readonly source: string;
+  /** Tool names the rule applies to (a group such as `edit` expands to several), or ["*"]. */
+  readonly tools: readonly string[];
+  /** Command pattern for shell, path glob for file tools; undefined matches every call. */
+  readonly pattern?: string;
+}
+
+/** Tool groups usable in rules, so `edit(src/**)` covers every tool that edits files. */
+export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
+  edit: ["write_file", "edit_file", "apply_patch"],
+  read: ["read_file", "read_many_files", "grep", "glob", "list_dir"],
+};
+
+/** Names other agents use for the same tools, accepted in rules. */
+const TOOL_ALIASES: Readonly<Record<string, string>> = {
+  bash: "shell",
+  write: "write_file",
+  multiedit: "edit_file",
+};
+
+/** Parses `tool` or `tool(pattern)`; throws RuleSyntaxError. */
+export function parseRule(source: string): PermissionRule {
+  const text = source.trim();
+  const m = /^([A-Za-z0-9_.*-]+)(?:\(([\s\S]*)\))?$/.exec(text);
+  if (!m) {
+    if (/^[A-Za-z0-9_.*-]+\(/.test(text))
+      throw new RuleSyntaxError(source, "missing the closing parenthesis");
+    throw new RuleSyntaxError(
+      source,
+      "expected a tool name, optionally followed by (pattern), e.g. shell(npm test:*)",
+    );
+  }
+  const name = m[1] as string;
+  const pattern = m[2];
+  if (pattern !== undefined && pattern.trim() === "")
+    throw new RuleSyntaxError(source, "the pattern in parentheses is empty");
+  const lower = name.toLowerCase();
+  const canonical = TOOL_ALIASES[lower] ?? lower;
+  const tools = TOOL_GROUPS[canonical] ?? [canonical];
+  if (
+    pattern !== undefined &&
+    tools.every((t) => t !== "shell") &&
+    pattern.includes(":*") &&
+    !pattern.endsWith(":*")
+  ) {
+    throw new RuleSyntaxError(source, "':*' may only end a command pattern");
+  }
+  return pattern === undefined ? { source, tools } : { source, tools, pattern: pattern.trim() };
+}
+
+/** Parses a list of rule strings, ignoring none: the first bad one throws. */
+export function parseRules(sources: readonly string[]): PermissionRule[] {
+  return sources.map(parseRule);
+}
+
+/** True when a rule names this tool. */
+export function ruleAppliesTo(rule: PermissionRule, toolName: string): boolean {
+  return rule.tools.includes("*") || rule.tools.includes(toolName.toLowerCase());
+}
+
+const commandMatchers = new Map<string, (text: string) => boolean>();
+
+/**
+ * Matches one simple command's text: `prefix:*` matches the prefix as whole words, a pattern with
+ * `*` is a wildcard over the whole text, anything else must equal the text.
+ */
+export function commandPatternMatches(pattern: string, text: string): boolean {
+  let matcher = commandMatchers.get(pattern);
+  if (!matcher) {
+    if (pattern.endsWith(":*")) {
+      const prefix = pattern.slice(0, -2).trim();
+      matcher = (t) => t === prefix || t.startsWith(`${prefix} `);
+    } else if (pattern.includes("*")) {
+      const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "s");
+      matcher = (t) => re.test(t);
+    } else {
+      matcher = (t) => t === pattern;
+    }
+    commandMatchers.set(pattern, matcher);
+  }
+  return matcher(text);
+}
+
+const pathMatchers = new Map<string, (path: string) => boolean>();
+
+/**
+ * Matches a path glob against a file: relative patterns see the project-relative path (posix),
+ * absolute and `~/` patterns see the absolute path.
+ */
+export function pathPatternMatches(
+  pattern: string,
+  relativePath: string | undefined,
+  absolutePath: string,
+): boolean {
+  let matcher = pathMatchers.get(pattern);
+  if (!matcher) {
+    const expanded = pattern.startsWith("~/") ? `${homedir()}/${pattern.slice(2)}` : pattern;
+    const test = picomatch(expanded.startsWith("./") ? expanded.slice(2) : expanded, { dot: true });
+    matcher = test;
+    pathMatchers.set(pattern, matcher);
+  }
+  const absolutePattern = pattern.startsWith("/") || pattern.startsWith("~/");
+  if (absolutePattern) return matcher(absolutePath);
+  return relativePath !== undefined && matcher(relativePath);
+}
+
+/** Escapes glob metacharacters so a literal path can be used as a rule pattern. */
+export function escapeGlob(path: string): string {
+  return path.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
