@@ -1,0 +1,328 @@
+import { createHash } from "node:crypto";
+import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { CheckpointGitError, runGit } from "./git-runner.js";
+
+/** One snapshot of the project, taken before a change. */
+export interface Checkpoint {
+  /** The shadow commit's hash. */
+  readonly id: string;
+  /** The snapshot's tree: equal trees mean equal project states. */
+  readonly tree: string;
+  readonly label: string;
+  /** The user message during which the change was made; groups checkpoints for /rewind. */
+  readonly userMessageId?: string;
+  readonly toolName?: string;
+  /** ISO 8601. */
+  readonly createdAt: string;
+}
+
+/** The checkpoints taken while answering one user message, oldest first. */
+export interface CheckpointGroup {
+  readonly userMessageId: string | undefined;
+  readonly checkpoints: readonly Checkpoint[];
+}
+
+/** A file a restore would change, from the current state's point of view. */
+export interface CheckpointFileChange {
+  readonly path: string;
+  /** modified: contents go back; created: the file is brought back; deleted: the file is removed. */
+  readonly change: "modified" | "created" | "deleted";
+}
+
+/** What restoring a checkpoint would do. */
+export interface CheckpointDiff {
+  readonly checkpoint: Checkpoint;
+  readonly files: readonly CheckpointFileChange[];
+  /** Unified diff from the current state to the checkpoint's (binary files summarised by git). */
+  readonly patch: string;
+  readonly patchTruncated: boolean;
+}
+
+export interface SnapshotOptions {
+  readonly label: string;
+  readonly userMessageId?: string;
+  readonly toolName?: string;
+}
+
+export interface CheckpointManagerOptions {
+  /** The project directory whose files are snapshotted. */
+  readonly projectRoot: string;
+  /** attractor's home; the shadow repository lives in `<home>/checkpoints/<hash of project path>`. */
+  readonly home: string;
+  /** Patterns never snapshotted nor touched, on top of the project's .gitignore files. */
+  readonly extraExcludes?: readonly string[];
+  /** Upper bound for a diff's patch text. */
+  readonly maxPatchChars?: number;
+}
+
+/** Snapshots and restores a project through a shadow git repository that never touches the project's own .git. */
+export interface CheckpointManager {
+  /** The shadow git directory. */
+  readonly gitDir: string;
+  /**
+   * Snapshots the project before a change. When nothing changed since the last checkpoint, that
+   * checkpoint is returned and no commit is made.
+   */
+  snapshot(options: SnapshotOptions): Promise<Checkpoint>;
+  /** Every checkpoint, oldest first. */
+  checkpoints(): Promise<Checkpoint[]>;
+  /** Checkpoints grouped by user message, oldest first (for /rewind). */
+  list(): Promise<CheckpointGroup[]>;
+  /** What restoring `id` would change in the project now. */
+  diff(id: string): Promise<CheckpointDiff>;
+  /** Restores the project to checkpoint `id`; the state replaced is saved first and returned. */
+  restore(id: string): Promise<{ restored: Checkpoint; files: readonly CheckpointFileChange[] }>;
+  /**
+   * Restores the state before the last change: the newest checkpoint that differs from the
+   * project now (older ones on repeated calls). Undefined when there is nothing to undo.
+   */
+  undo(): Promise<{ restored: Checkpoint; files: readonly CheckpointFileChange[] } | undefined>;
+}
+
+const REF = "refs/heads/checkpoints";
+const SAVED_REF = "refs/attractor/before-restore";
+const DEFAULT_EXCLUDES = [".git", "node_modules/"];
+const FIELD = "\x1f";
+const RECORD = "\x1e";
+
+/** Creates the checkpoint manager of one project (the shadow repository is created on first use). */
+export async function createCheckpointManager(options: CheckpointManagerOptions): Promise<CheckpointManager> {
+  const root = await realpath(options.projectRoot);
+  const gitDir = join(
+    options.home,
+    "checkpoints",
+    createHash("sha256").update(root).digest("hex").slice(0, 24),
+  );
+  const git = (args: readonly string[], input?: string, maxOutput?: number) =>
+    runGitRetrying(gitDir, root, args, {
+      ...(input !== undefined ? { input } : {}),
+      ...(maxOutput !== undefined ? { maxOutput } : {}),
+    });
+  let ready: Promise<void> | undefined;
+  // Operations run one at a time: they share the shadow index.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => {});
+    return next;
+  };
+  /** Below this checkpoint index the next undo looks; reset by every new snapshot. */
+  let undoCursor: number | undefined;
+
+  const ensureRepo = () => {
+    ready ??= (async () => {
+      await mkdir(gitDir, { recursive: true });
+      try {
+        await readFile(join(gitDir, "HEAD"));
+      } catch {
+        await runGit(undefined, root, ["init", "--quiet", "--bare", gitDir]);
+        await runGit(gitDir, root, ["config", "core.bare", "false"]);
+        await writeFile(join(gitDir, "project"), `${root}\n`);
+      }
+    })();
+    return ready;
+  };
+
+  /** Writes info/exclude: our defaults, the caller's extras and the project's own .git/info/exclude. */
+  const syncExcludes = async () => {
+    let userExclude = "";
+    try {
+      userExclude = await readFile(join(root, ".git", "info", "exclude"), "utf8");
+    } catch {}
+    const text = [...DEFAULT_EXCLUDES, ...(options.extraExcludes ?? []), userExclude].join("\n");
+    await mkdir(join(gitDir, "info"), { recursive: true });
+    await writeFile(join(gitDir, "info", "exclude"), text);
+  };
+
+  /** Stages the project as it is now and returns its tree. */
+  const currentTree = async (): Promise<string> => {
+    await syncExcludes();
+    await git(["add", "--all", "--ignore-errors", "--", "."]).catch(async (error: unknown) => {
+      // Unreadable files make `add` exit non-zero after staging everything else.
+      if (!(error instanceof CheckpointGitError)) throw error;
+      if (!/unable to (index|read|stat)|Permission denied|open\(/i.test(error.stderr)) throw error;
+    });
+    return (await git(["write-tree"])).stdout.trim();
+  };
+
+  const readCheckpoints = async (): Promise<Checkpoint[]> => {
+    try {
+      await git(["rev-parse", "--verify", "--quiet", REF]);
+    } catch {
+      return [];
+    }
+    const { stdout } = await git(["log", "--reverse", `--format=%H${FIELD}%T${FIELD}%B${RECORD}`, REF]);
+    const out: Checkpoint[] = [];
+    for (const record of stdout.split(RECORD)) {
+      const [id, tree, body] = record.replace(/^\n/, "").split(FIELD);
+      if (!id || !tree) continue;
+      out.push(parseMessage(id, tree, body ?? ""));
+    }
+    return out;
+  };
+
+  const commit = async (
+    tree: string,
+    parent: string | undefined,
+    meta: SnapshotOptions,
+    ref: string,
+  ): Promise<Checkpoint> => {
+    const createdAt = new Date().toISOString();
+    const message = `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt })}\n`;
+    const { stdout } = await git(
+      ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", "-"],
+      message,
+    );
+    const id = stdout.trim();
+    await git(["update-ref", ref, id]);
+    return parseMessage(id, tree, message);
+  };
+
+  const changesBetween = async (from: string, to: string): Promise<CheckpointFileChange[]> => {
+    const { stdout } = await git(["diff-tree", "-r", "-z", "--no-renames", "--name-status", from, to]);
+    const parts = stdout.split("\0");
+    const files: CheckpointFileChange[] = [];
+    for (let i = 0; i + 1 < parts.length; i += 2) {
+      const status = parts[i] as string;
+      const path = parts[i + 1] as string;
+      if (!status) continue;
+      files.push({
+        path,
+        change: status.startsWith("A") ? "created" : status.startsWith("D") ? "deleted" : "modified",
+      });
+    }
+    return files;
+  };
+
+  const find = async (id: string): Promise<Checkpoint> => {
+    const all = await readCheckpoints();
+    const hit = all.find((c) => c.id === id || (id.length >= 7 && c.id.startsWith(id)));
+    if (!hit) throw new Error(`no checkpoint ${id}`);
+    return hit;
+  };
+
+  const restoreTo = async (target: Checkpoint, nowTree: string) => {
+    const files = await changesBetween(nowTree, target.tree);
+    if (files.length > 0) {
+      // Keep the replaced state reachable so a restore never loses work.
+      let previous: string | undefined;
+      try {
+        previous = (await git(["rev-parse", "--verify", "--quiet", SAVED_REF])).stdout.trim() || undefined;
+      } catch {}
+      await commit(nowTree, previous, { label: `before restoring ${target.id.slice(0, 12)}` }, SAVED_REF);
+      // The index holds the current state, so read-tree -u removes files absent from the target
+      // and rewrites the others; ignored files are not in the index and stay untouched.
+      await git(["read-tree", "--reset", "-u", target.tree]);
+    }
+    return { restored: target, files };
+  };
+
+  return {
+    gitDir,
+    snapshot: (meta) =>
+      serial(async () => {
+        await ensureRepo();
+        const tree = await currentTree();
+        const all = await readCheckpoints();
+        const last = all.at(-1);
+        undoCursor = undefined;
+        if (last && last.tree === tree) return last;
+        return commit(tree, last?.id, meta, REF);
+      }),
+    checkpoints: () =>
+      serial(async () => {
+        await ensureRepo();
+        return readCheckpoints();
+      }),
+    list: () =>
+      serial(async () => {
+        await ensureRepo();
+        const groups: { userMessageId: string | undefined; checkpoints: Checkpoint[] }[] = [];
+        for (const c of await readCheckpoints()) {
+          const group = groups.at(-1);
+          if (group && group.userMessageId === c.userMessageId) group.checkpoints.push(c);
+          else groups.push({ userMessageId: c.userMessageId, checkpoints: [c] });
+        }
+        return groups;
+      }),
+    diff: (id) =>
+      serial(async () => {
+        await ensureRepo();
+        const checkpoint = await find(id);
+        const nowTree = await currentTree();
+        const files = await changesBetween(nowTree, checkpoint.tree);
+        const limit = options.maxPatchChars ?? 2_000_000;
+        const { stdout, truncated } = await git(
+          ["diff-tree", "-p", "--no-color", "--no-ext-diff", "--no-renames", nowTree, checkpoint.tree],
+          undefined,
+          limit,
+        );
+        return { checkpoint, files, patch: stdout, patchTruncated: truncated };
+      }),
+    restore: (id) =>
+      serial(async () => {
+        await ensureRepo();
+        const target = await find(id);
+        const result = await restoreTo(target, await currentTree());
+        const all = await readCheckpoints();
+        undoCursor = all.findIndex((c) => c.id === target.id);
+        return result;
+      }),
+    undo: () =>
+      serial(async () => {
+        await ensureRepo();
+        const all = await readCheckpoints();
+        const nowTree = await currentTree();
+        const start = Math.min(undoCursor ?? all.length, all.length) - 1;
+        for (let i = start; i >= 0; i--) {
+          const candidate = all[i] as Checkpoint;
+          if (candidate.tree === nowTree) continue;
+          const result = await restoreTo(candidate, nowTree);
+          undoCursor = i;
+          return result;
+        }
+        return undefined;
+      }),
+  };
+}
+
+function parseMessage(id: string, tree: string, body: string): Checkpoint {
+  const [label = "", ...rest] = body.split("\n");
+  let meta: { userMessageId?: string; toolName?: string; createdAt?: string } = {};
+  try {
+    meta = JSON.parse(rest.join("\n").trim() || "{}");
+  } catch {}
+  return {
+    id,
+    tree,
+    label,
+    ...(meta.userMessageId !== undefined ? { userMessageId: meta.userMessageId } : {}),
+    ...(meta.toolName !== undefined ? { toolName: meta.toolName } : {}),
+    createdAt: meta.createdAt ?? "",
+  };
+}
+
+/** Another process holding the shadow index lock is waited for briefly. */
+async function runGitRetrying(
+  gitDir: string,
+  root: string,
+  args: readonly string[],
+  options: { input?: string; maxOutput?: number },
+) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await runGit(gitDir, root, args, options);
+    } catch (error) {
+      if (
+        attempt < 20 &&
+        error instanceof CheckpointGitError &&
+        /index\.lock|\.lock': File exists/.test(error.stderr)
+      ) {
+        await new Promise((r) => setTimeout(r, 50 + attempt * 25));
+        continue;
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { spawn } from "node:child_process";
+
+/** A git command that failed. */
+export class CheckpointGitError extends Error {
+  override readonly name = "CheckpointGitError";
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(
+      `git ${args.slice(0, 3).join(" ")} failed (exit ${exitCode}): ${stderr.trim().split("\n").slice(-3).join(" ")}`,
+    );
+  }
+}
+
+/** Git settings that keep the shadow repository independent of user and system configuration. */
+const ISOLATION = [
+  "-c",
+  "core.hooksPath=/dev/null",
+  "-c",
+  "commit.gpgsign=false",
+  "-c",
+  "core.autocrlf=false",
+  "-c",
+  "core.safecrlf=false",
+  "-c",
+  "core.fsmonitor=false",
+  "-c",
+  "core.quotePath=false",
+  "-c",
+  "core.longpaths=true",
+  "-c",
+  "gc.auto=0",
+  "-c",
+  "user.name=attractor",
+  "-c",
+  "user.email=checkpoints@attractor.invalid",
+];
+
+export interface GitRunOptions {
+  readonly input?: string;
+  /** Output beyond this many characters is dropped and `truncated` set; keeps memory bounded. */
+  readonly maxOutput?: number;
+}
+
+export interface GitRunResult {
+  readonly stdout: string;
+  readonly truncated: boolean;
+}
+
+/**
+ * Runs git against a shadow git dir and a work tree (no dir flags when gitDir is undefined), with
+ * the environment's GIT_* overrides removed.
+ */
+export function runGit(
+  gitDir: string | undefined,
+  workTree: string,
+  args: readonly string[],
+  options: GitRunOptions = {},
+): Promise<GitRunResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  env.GIT_CONFIG_NOSYSTEM = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  const full = [...ISOLATION, ...(gitDir ? [`--git-dir=${gitDir}`, `--work-tree=${workTree}`] : []), ...args];
+  const limit = options.maxOutput ?? 64 * 1024 * 1024;
+  return new Promise((resolve, reject) => {
+    const child = spawn("git", full, { cwd: workTree, env, stdio: ["pipe", "pipe", "pipe"] });
+    const out: string[] = [];
+    let size = 0;
+    let truncated = false;
+    let stderr = "";
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      if (size >= limit) {
+        truncated = true;
+        return;
+      }
+      const room = limit - size;
+      if (chunk.length > room) truncated = true;
+      const kept = chunk.length > room ? chunk.slice(0, room) : chunk;
+      out.push(kept);
+      size += kept.length;
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      if (stderr.length < 16_384) stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (code === 0) resolve({ stdout: out.join(""), truncated });
+      else reject(new CheckpointGitError(args, code, stderr));
+    });
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.input ?? "");
+  });
+}
