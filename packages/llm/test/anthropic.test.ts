@@ -43,7 +43,7 @@ afterEach(() => {
   server.requests.length = 0;
 });
 
-const MODEL = "claude-sonnet-4-5-20250929";
+const MODEL = "claude-haiku-4-5";
 const req = (messages: Message[], extra: Partial<Request> = {}): Request => ({
   model: MODEL,
   messages,

@@ -1,10 +1,11 @@
+import { getModelInfo } from "../../catalog/index.js";
 import type { ReasoningEffort } from "../../types/index.js";
 
 /** Used as max_tokens when the request gives none and the model is not in the table below. */
 export const DEFAULT_MAX_TOKENS = 4096;
 
 /**
- * Largest output each model family accepts, used as max_tokens when the request gives none.
+ * Largest output each model family accepts, for models the catalog does not list.
  * Matched by prefix, longest first, so dated ids (claude-sonnet-4-5-20250929) and aliases both hit.
  */
 const MAX_OUTPUT_BY_PREFIX: readonly (readonly [string, number])[] = [
@@ -22,8 +23,13 @@ const MAX_OUTPUT_BY_PREFIX: readonly (readonly [string, number])[] = [
   ["claude-3-haiku", 4096],
 ];
 
-/** The model's maximum output tokens from the table, or DEFAULT_MAX_TOKENS for an unknown model. */
+/**
+ * The model's maximum output tokens: the model catalog's figure when it knows the model, else the
+ * family table above, else DEFAULT_MAX_TOKENS.
+ */
 export function maxOutputTokens(model: string): number {
+  const info = getModelInfo(model);
+  if (info?.provider === "anthropic" && info.maxOutput !== undefined) return info.maxOutput;
   let best: readonly [string, number] | undefined;
   for (const entry of MAX_OUTPUT_BY_PREFIX) {
     if (model.startsWith(entry[0]) && (best === undefined || entry[0].length > best[0].length)) best = entry;
