@@ -231,6 +231,17 @@ describe("generate: tool loop", () => {
     expect(result.toolCalls[0]?.arguments).toEqual({ q: "?" });
   });
 
+  it("returns tool calls unexecuted when the caller gave no tools", async () => {
+    const { adapter, client } = setup(() => ({
+      kind: "response",
+      response: toolCallResponse([{ name: "ghost" }]),
+    }));
+    const result = await generate({ client, model: "m", prompt: "x" });
+    expect(adapter.calls).toHaveLength(1);
+    expect(result.toolCalls.map((c) => c.name)).toEqual(["ghost"]);
+    expect(result.toolResults).toEqual([]);
+  });
+
   it("stops when stopWhen says so, and sums usage over the steps", async () => {
     const echo = tool({ name: "echo", description: "", parameters: { type: "object" }, execute: () => "x" });
     const { adapter, client } = setup((_r, i) => ({
@@ -422,6 +433,31 @@ describe("stream (high level)", () => {
     expect(seen).toEqual(["stream_start", "text_start"]);
     expect(adapter.calls).toHaveLength(2);
     await expect(result.result()).rejects.toBe(reset);
+  });
+
+  it("aborts a stream in the middle of its events", async () => {
+    const { adapter: slow, client: slowClient } = setup([
+      {
+        kind: "stream",
+        eventDelayMs: 5,
+        events: [
+          { type: "stream_start" },
+          { type: "text_start", textId: "t" },
+          ...Array.from({ length: 200 }, () => ({ type: "text_delta" as const, textId: "t", delta: "." })),
+        ],
+      },
+    ]);
+    const controller = new AbortController();
+    const result = stream({ client: slowClient, model: "m", prompt: "x", signal: controller.signal });
+    let deltas = 0;
+    const err = await (async () => {
+      for await (const e of result) {
+        if (e.type === "text_delta" && ++deltas === 3) controller.abort();
+      }
+    })().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AbortError);
+    expect(deltas).toBe(3);
+    expect(slow.calls).toHaveLength(1);
   });
 
   it("aborts a hanging stream", async () => {

@@ -148,7 +148,8 @@ export async function* toolLoop(
         calls.length > 0 &&
         (response.finishReason.reason === "tool_calls" || response.finishReason.reason === "stop");
       const passive = calls.some((c) => tools.some((t) => t.name === c.name && t.execute === undefined));
-      const execute = asksForTools && !passive && round < maxRounds;
+      // Without tools of its own the caller gets the calls back rather than "Unknown tool" replies.
+      const execute = asksForTools && tools.length > 0 && !passive && round < maxRounds;
       const history = [...messages, response.message];
       const toolResults = execute
         ? await raceSignal(

@@ -12,7 +12,8 @@
  *   complete() returns the `finish` event's response (or throws `error`).
  * - `{ kind: "error", error }`: the call fails with `error` before any event.
  * - `{ kind: "hang" }`: never answers; fails with AbortError when the request's signal aborts.
- * Any step may set `delayMs`: a wait before answering (abortable through the request's signal).
+ * Any step may set `delayMs`: a wait before answering (abortable through the request's signal);
+ * a stream step may set `eventDelayMs`: a wait before each event.
  *
  * Helpers build the usual replies: `textResponse("hi")`, `toolCallResponse([{ name, arguments }])`,
  * `responseEvents(response)` (the event sequence a real adapter would stream for a response).
@@ -38,6 +39,8 @@ export type ScriptStep =
       /** Thrown after the events have been yielded. */
       readonly error?: unknown;
       readonly delayMs?: number;
+      /** A wait before each event (abortable), so a test can act while the stream runs. */
+      readonly eventDelayMs?: number;
     }
   | { readonly kind: "error"; readonly error: unknown; readonly delayMs?: number }
   | { readonly kind: "hang" };
@@ -110,6 +113,7 @@ export class ScriptedAdapter implements ProviderAdapter {
           return;
         case "stream":
           for (const event of step.events) {
+            if (step.eventDelayMs !== undefined) await wait(step.eventDelayMs, request.signal);
             throwIfAborted(request.signal);
             yield event;
           }
