@@ -5,6 +5,10 @@ export const MAX_CACHE_BREAKPOINTS = 4;
 
 const hasMarker = (block: WireBlock | undefined): boolean => block?.cache_control !== undefined;
 
+/** Provider options may replace `system` or `tools` with other shapes (a plain string system prompt). */
+const blocks = (value: unknown): WireBlock[] =>
+  Array.isArray(value) ? value.filter((b): b is WireBlock => typeof b === "object" && b !== null) : [];
+
 /** Blocks the API does not let carry cache_control. */
 const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 
@@ -19,14 +23,15 @@ function mark(block: WireBlock | undefined, budget: { left: number }): void {
 /** Counts the cache_control markers already in a body. */
 export function countCacheBreakpoints(body: WireBody): number {
   let n = 0;
-  for (const b of body.tools ?? []) if (hasMarker(b)) n++;
-  for (const b of body.system ?? []) if (hasMarker(b)) n++;
-  for (const m of body.messages) for (const b of m.content) if (hasMarker(b)) n++;
+  for (const b of blocks(body.tools)) if (hasMarker(b)) n++;
+  for (const b of blocks(body.system)) if (hasMarker(b)) n++;
+  for (const m of body.messages) for (const b of blocks(m.content)) if (hasMarker(b)) n++;
   return n;
 }
 
 /**
- * Places automatic prompt-cache breakpoints, in place. The prefix order is tools, system,
+ * Places automatic prompt-cache breakpoints, in place, counting markers already present
+ * (from provider options) against the limit of four. The prefix order is tools, system,
  * messages, so the heuristic marks, while fewer than four markers exist:
  *  1. the last tool definition (the tool list rarely changes within a session);
  *  2. the last system block (the system prompt is stable too);
@@ -38,9 +43,9 @@ export function countCacheBreakpoints(body: WireBody): number {
  */
 export function applyCacheBreakpoints(body: WireBody): void {
   const budget = { left: MAX_CACHE_BREAKPOINTS - countCacheBreakpoints(body) };
-  mark(body.tools?.at(-1), budget);
-  mark(body.system?.at(-1), budget);
+  mark(blocks(body.tools).at(-1), budget);
+  mark(blocks(body.system).at(-1), budget);
   const userTurns = body.messages.filter((m) => m.role === "user");
-  mark(userTurns.at(-1)?.content.at(-1), budget);
-  mark(userTurns.at(-2)?.content.at(-1), budget);
+  mark(blocks(userTurns.at(-1)?.content).at(-1), budget);
+  mark(blocks(userTurns.at(-2)?.content).at(-1), budget);
 }

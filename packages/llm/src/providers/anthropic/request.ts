@@ -221,8 +221,8 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   const userId = request.metadata?.user_id ?? request.metadata?.userId;
   if (userId !== undefined) body.metadata = { user_id: userId };
 
-  if (options.autoCache) applyCacheBreakpoints(body);
   Object.assign(body, options.extra);
+  if (options.autoCache) applyCacheBreakpoints(body);
 
   const betas = [...options.betaHeaders];
   if (countCacheBreakpoints(body) > 0) betas.push(PROMPT_CACHING_BETA);
