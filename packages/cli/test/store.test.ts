@@ -157,7 +157,7 @@ for (let i = 0; ; i++) {
     );
     // Every entry the child saw completed is there, in order; at most a torn last line is skipped.
     expect(contents.length).toBeGreaterThanOrEqual(lastDone + 1);
-    contents.forEach((c, i) => expect(c).toBe(`entry ${i}`));
+    expect(contents).toEqual(contents.map((_, i) => `entry ${i}`));
     expect(transcript.warnings.length).toBeLessThanOrEqual(1);
   });
 });
