@@ -39,7 +39,9 @@ describe("parseCommandLine", () => {
       { op: ">&", target: "1" },
     ]);
     expect(texts("cat <<EOF > notes\nrm -rf /\nEOF\nls")).toEqual(["cat", "ls"]);
-    expect(parseCommandLine("echo a>b").map((x) => [x.text, x.redirects])).toEqual([["echo a", [{ op: ">", target: "b" }]]]);
+    expect(parseCommandLine("echo a>b").map((x) => [x.text, x.redirects])).toEqual([
+      ["echo a", [{ op: ">", target: "b" }]],
+    ]);
   });
 });
 
