@@ -84,20 +84,26 @@ describe("HTTP errors", () => {
   ];
 
   it.each(table)(
-    "%i %s (%s) → class, retryable flag and raw body",
+    "%i %s (%s) → class, retryable flag and raw body, for complete and stream",
     async (status, type, text, cls, retryable) => {
       const body = errorBody(type, text);
-      server.setHandler([{ kind: "json", status, body }]);
-      const err = await failure(() => adapter.complete(request));
-      expect(err).toBeInstanceOf(cls);
-      expect(err.retryable).toBe(retryable);
-      expect(err.message).toContain(text);
-      if (err instanceof ProviderError) {
-        expect(err.provider).toBe("anthropic");
-        expect(err.statusCode).toBe(status);
-        expect(err.errorCode).toBe(type);
-        expect(err.raw).toEqual(body);
+      server.setHandler([
+        { kind: "json", status, body },
+        { kind: "json", status, body },
+      ]);
+      for (const run of [() => adapter.complete(request), () => drain(adapter.stream(request))]) {
+        const err = await failure(run);
+        expect(err).toBeInstanceOf(cls);
+        expect(err.retryable).toBe(retryable);
+        expect(err.message).toContain(text);
+        if (err instanceof ProviderError) {
+          expect(err.provider).toBe("anthropic");
+          expect(err.statusCode).toBe(status);
+          expect(err.errorCode).toBe(type);
+          expect(err.raw).toEqual(body);
+        }
       }
+      expect(server.requests).toHaveLength(2);
     },
   );
 

@@ -30,7 +30,7 @@ import {
   toolMessage,
   toolStreamEvents,
 } from "./fixtures/anthropic/messages.js";
-import { type Reply, startWireServer, type WireServer } from "./support/wire-server.js";
+import { type Reply, sse, sseComment, startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 let adapter: AnthropicAdapter;
@@ -339,6 +339,37 @@ describe("request translation", () => {
     expect(last().body.max_tokens).toBe(64_000);
   });
 
+  it("uses adaptive thinking with an effort on Claude 4.6 and later, budgets before", async () => {
+    const cases: [string, Request["reasoningEffort"], unknown, unknown][] = [
+      ["claude-opus-4-6", "medium", { type: "adaptive" }, { effort: "medium" }],
+      ["claude-sonnet-4-6", "minimal", { type: "adaptive" }, { effort: "low" }],
+      ["claude-opus-4-7", "xhigh", { type: "adaptive" }, { effort: "max" }],
+      ["claude-sonnet-5", "high", { type: "adaptive" }, { effort: "high" }],
+      ["claude-mythos-preview", "low", { type: "adaptive" }, { effort: "low" }],
+      ["claude-sonnet-4-5-20250929", "low", { type: "enabled", budget_tokens: 2048 }, undefined],
+      ["claude-3-7-sonnet-20250219", "low", { type: "enabled", budget_tokens: 2048 }, undefined],
+      ["some-proxy-model", "low", { type: "enabled", budget_tokens: 2048 }, undefined],
+    ];
+    reply(...cases.map((): Reply => ({ kind: "json", body: textMessage })));
+    for (const [model, effort, thinking, outputConfig] of cases) {
+      await adapter.complete({
+        model,
+        messages: hi,
+        reasoningEffort: effort,
+        maxTokens: 4000,
+        temperature: 1,
+      });
+      expect([model, last().body.thinking, last().body.output_config]).toEqual([
+        model,
+        thinking,
+        outputConfig,
+      ]);
+      // An adaptive model's max_tokens is left as asked: there is no budget to fit under it.
+      if (outputConfig !== undefined) expect(last().body.max_tokens).toBe(4000);
+      expect(last().body.temperature).toBeUndefined();
+    }
+  });
+
   it("passes stop sequences, top_p, metadata.user_id and extra provider options", async () => {
     reply({ kind: "json", body: textMessage });
     await adapter.complete(
@@ -530,6 +561,24 @@ describe("stream()", () => {
     for await (const e of adapter.stream(req(hi))) acc.process(e);
     const completed = await adapter.complete(req(hi));
     expect(comparable(acc.response())).toEqual(comparable(completed));
+  });
+
+  it("parses events whose JSON spans several data: lines, with comments between frames", async () => {
+    const split = toolStreamEvents.flatMap((e) => [
+      sse(e, { event: String(e.type), multiline: true }),
+      sseComment("keep-alive"),
+    ]);
+    expect(split[0]!.split("\n").filter((l) => l.startsWith("data:")).length).toBeGreaterThan(3);
+    reply({ kind: "sse", frames: split, chunking: { mode: "random", max: 13, seed: 11 } });
+    const acc = new StreamAccumulator("anthropic");
+    for await (const e of adapter.stream(req(hi, { tools: [weatherTool] }))) acc.process(e);
+    const res = acc.response();
+    expect(responseText(res)).toBe("Let me check both cities.");
+    expect(responseToolCalls(res).map((c) => c.arguments)).toEqual([
+      { city: "Paris", unit: "c" },
+      { city: "Oslo", unit: "c" },
+    ]);
+    expect(res.usage).toMatchObject({ inputTokens: 25, outputTokens: 60 });
   });
 
   it("streams tool input as input_json_delta and ends each call with parsed arguments", async () => {

@@ -241,6 +241,24 @@ describe("GeminiAdapter request shape", () => {
     }
   });
 
+  it("sends audio and documents inline", async () => {
+    server.setHandler([json(body([{ text: "heard and read" }]))]);
+    await adapter().complete(
+      req({
+        messages: [
+          userMessage([
+            { kind: "audio", audio: { data: new Uint8Array([9, 8]), mediaType: "audio/mpeg" } },
+            { kind: "document", document: { data: "JVBERi0=", mediaType: "application/pdf" } },
+          ]),
+        ],
+      }),
+    );
+    expect(server.requests[0]!.body.contents[0].parts).toEqual([
+      { inlineData: { mimeType: "audio/mpeg", data: Buffer.from([9, 8]).toString("base64") } },
+      { inlineData: { mimeType: "application/pdf", data: "JVBERi0=" } },
+    ]);
+  });
+
   it("rejects an unreadable image path without sending anything", async () => {
     const err = await adapter()
       .complete(req({ messages: [userMessage([{ kind: "image", image: { path: "/nonexistent/x.png" } }])] }))
@@ -354,6 +372,56 @@ describe("GeminiAdapter responses", () => {
     ]);
   });
 
+  it("keeps signatures on text parts and on signature-only parts, and sends them back in place", async () => {
+    // Gemini 3: a signature may sit on an answer's text part, or arrive alone on a last part
+    // without text (streaming), after thoughts or after a function call.
+    const thought = { text: "Plan the answer.", thought: true };
+    const alone = { thought: true, thoughtSignature: "c2lnLTE=" };
+    const answer = { text: "Paris.", thoughtSignature: "c2lnLTI=" };
+    const trailing = { text: "", thoughtSignature: "c2lnLTM=" };
+    server.setHandler([
+      json(body([thought, alone, answer, { text: " Next?" }, trailing])),
+      {
+        kind: "sse",
+        frames: sseChunks([
+          [thought],
+          [alone],
+          [{ text: "Par" }],
+          [answer],
+          [{ text: " Next?" }],
+          [trailing],
+        ]),
+      },
+      json(body([{ text: "ok" }])),
+    ]);
+    const completed = await adapter().complete(req());
+    expect(completed.message.content).toEqual([
+      { kind: "thinking", thinking: { text: "Plan the answer.", signature: "c2lnLTE=", provider: "gemini" } },
+      { kind: "text", text: "Paris.", thoughtSignature: "c2lnLTI=" },
+      { kind: "text", text: " Next?", thoughtSignature: "c2lnLTM=" },
+    ]);
+    const events = await collect(adapter().stream(req()));
+    const ends = events.flatMap((e) => (e.type === "text_end" ? [e.thoughtSignature] : []));
+    expect(ends).toEqual(["c2lnLTI=", "c2lnLTM="]);
+    expect(finishOf(events).message.content).toEqual([
+      { kind: "thinking", thinking: { text: "Plan the answer.", signature: "c2lnLTE=", provider: "gemini" } },
+      { kind: "text", text: "ParParis.", thoughtSignature: "c2lnLTI=" },
+      { kind: "text", text: " Next?", thoughtSignature: "c2lnLTM=" },
+    ]);
+
+    await adapter().complete(
+      req({ messages: [userMessage("Capital?"), completed.message, userMessage("Go on")] }),
+    );
+    expect(server.requests[2]!.body.contents[1]).toEqual({
+      role: "model",
+      parts: [
+        { text: "Plan the answer.", thought: true, thoughtSignature: "c2lnLTE=" },
+        { text: "Paris.", thoughtSignature: "c2lnLTI=" },
+        { text: " Next?", thoughtSignature: "c2lnLTM=" },
+      ],
+    });
+  });
+
   it("fails clearly when a tool result names no call it can find", async () => {
     const err = await adapter()
       .complete(req({ messages: [userMessage("x"), toolResultMessage("call_missing", "out")] }))
@@ -427,6 +495,7 @@ describe("GeminiAdapter errors", () => {
     [404, "NOT_FOUND", "models/nope is not found for API version v1beta", NotFoundError, false],
     [408, "DEADLINE_EXCEEDED", "Request timed out.", RequestTimeoutError, false],
     [413, "INVALID_ARGUMENT", "Request payload size exceeds the limit.", ContextLengthError, false],
+    [422, "INVALID_ARGUMENT", "Unprocessable request.", InvalidRequestError, false],
     [
       429,
       "RESOURCE_EXHAUSTED",
@@ -439,22 +508,23 @@ describe("GeminiAdapter errors", () => {
   ];
 
   it.each(table)(
-    "HTTP %i %s → the right class, once, with the raw body",
+    "HTTP %i %s → the right class, once, with the raw body, for complete and stream",
     async (code, status, message, cls, retryable) => {
       const raw = errorBody(code, status, message);
       server.setHandler(() => json(raw, code, code === 429 ? { "retry-after": "7" } : undefined));
-      const err = await adapter()
-        .complete(req())
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(cls);
-      expect((err as { retryable: boolean }).retryable).toBe(retryable);
-      expect(server.requests).toHaveLength(1);
-      if (err instanceof ProviderError) {
-        expect(err.statusCode).toBe(code);
-        expect(err.raw).toEqual(raw);
-        expect(err.provider).toBe("gemini");
-        if (code === 429) expect(err.retryAfter).toBe(7);
+      const a = adapter();
+      for (const run of [() => a.complete(req()), () => collect(a.stream(req()))]) {
+        const err = await run().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(cls);
+        expect((err as { retryable: boolean }).retryable).toBe(retryable);
+        if (err instanceof ProviderError) {
+          expect(err.statusCode).toBe(code);
+          expect(err.raw).toEqual(raw);
+          expect(err.provider).toBe("gemini");
+          if (code === 429) expect(err.retryAfter).toBe(7);
+        }
       }
+      expect(server.requests).toHaveLength(2);
     },
   );
 

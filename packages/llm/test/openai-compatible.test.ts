@@ -136,6 +136,28 @@ describe("OpenAICompatibleAdapter: text", () => {
     expect(server.requests[1]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
+  it("parses chunks whose JSON spans several data: lines, then the usage chunk and [DONE]", async () => {
+    const c: Completion = {
+      id: "ml",
+      content: "Split over lines.",
+      reasoning: "Think first.",
+      calls: [{ id: "call_m", name: "shell", args: '{"command":"ls"}' }],
+      finish: "tool_calls",
+      usage: chatUsage(11, 7, { cached: 4 }),
+    };
+    const frames = chunkFrames(c).map((frame) => {
+      const json = /^data: (\{.*\})\n\n$/s.exec(frame)?.[1];
+      return json === undefined ? frame : sse(JSON.parse(json), { multiline: true });
+    });
+    expect(frames.at(-1)).toBe("data: [DONE]\n\n");
+    server.setHandler([{ kind: "sse", frames, chunking: { mode: "random", max: 29, seed: 5 } }]);
+    const res = finishOf(await collect(adapter().stream(ask("x", { tools }))));
+    expect(responseText(res)).toBe("Split over lines.");
+    expect(responseReasoning(res)).toBe("Think first.");
+    expect(responseToolCalls(res).map((t) => [t.id, t.arguments])).toEqual([["call_m", { command: "ls" }]]);
+    expect(res.usage).toMatchObject({ inputTokens: 11, outputTokens: 7, cacheReadTokens: 4 });
+  });
+
   it("throws StreamError when the stream ends without a finish_reason", async () => {
     const c: Completion = { id: "x", content: "never finished", finish: "stop" };
     server.setHandler([{ kind: "sse", frames: chunkFrames(c, { finish: false }) }]);

@@ -18,6 +18,7 @@ import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { StreamAccumulator } from "../src/stream/accumulator.js";
 import {
   assistantMessage,
+  developerMessage,
   type Request,
   type Response,
   responseReasoning,
@@ -147,6 +148,37 @@ describe("OpenAIAdapter: text", () => {
     server.setHandler([sseReply(wire, { multiline: true })]);
     const res = finishOf(await collect(adapter().stream(ask("x"))));
     expect(responseText(res)).toBe("multi\nline");
+  });
+
+  it("translates all five roles: instructions, developer items, messages and function call items", async () => {
+    server.setHandler([{ kind: "json", body: responseObject("r5", [messageItem("m5", "ok")], usage(1, 1)) }]);
+    await adapter().complete({
+      model: "gpt-5.2",
+      messages: [
+        systemMessage("Be brief."),
+        developerMessage("Prefer metric units."),
+        userMessage("Weather?"),
+        assistantMessage([
+          { kind: "text", text: "Checking." },
+          { kind: "tool_call", toolCall: { id: "call_w", name: "weather", arguments: { city: "Oslo" } } },
+        ]),
+        toolResultMessage("call_w", "12 C"),
+        systemMessage("Answer in English."),
+      ],
+    });
+    const body = server.requests[0]!.body;
+    expect(body.instructions).toBe("Be brief.\n\nAnswer in English.");
+    expect(body.input).toEqual([
+      { type: "message", role: "developer", content: [{ type: "input_text", text: "Prefer metric units." }] },
+      { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] },
+      {
+        type: "message",
+        role: "assistant",
+        content: [{ type: "output_text", text: "Checking.", annotations: [] }],
+      },
+      { type: "function_call", call_id: "call_w", name: "weather", arguments: '{"city":"Oslo"}' },
+      { type: "function_call_output", call_id: "call_w", output: "12 C" },
+    ]);
   });
 
   it("maps an incomplete response to length", async () => {
@@ -359,6 +391,32 @@ describe("OpenAIAdapter: request content", () => {
       { type: "input_image", image_url: `data:image/png;base64,${png.toString("base64")}`, detail: "auto" },
       { type: "input_image", image_url: `data:image/jpeg;base64,${png.toString("base64")}`, detail: "auto" },
     ]);
+  });
+
+  it("sends PDFs as input_file and drops audio with a warning", async () => {
+    const pdf = Buffer.from("%PDF-1.4 tiny");
+    server.setHandler([{ kind: "json", body: responseObject("r", [messageItem("m", "read")], usage(1, 1)) }]);
+    const res = await adapter().complete({
+      model: "gpt-5.2",
+      messages: [
+        userMessage([
+          { kind: "text", text: "summarise" },
+          { kind: "document", document: { data: new Uint8Array(pdf), fileName: "spec.pdf" } },
+          { kind: "document", document: { url: "https://example.com/a.pdf" } },
+          { kind: "audio", audio: { data: new Uint8Array([1, 2]), mediaType: "audio/wav" } },
+        ]),
+      ],
+    });
+    expect(server.requests[0]!.body.input[0].content).toEqual([
+      { type: "input_text", text: "summarise" },
+      {
+        type: "input_file",
+        filename: "spec.pdf",
+        file_data: `data:application/pdf;base64,${pdf.toString("base64")}`,
+      },
+      { type: "input_file", file_url: "https://example.com/a.pdf" },
+    ]);
+    expect(res.warnings.map((w) => w.code)).toEqual(["dropped_audio"]);
   });
 
   it("fails clearly when a local image cannot be read, before any request", async () => {

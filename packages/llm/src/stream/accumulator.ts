@@ -13,7 +13,7 @@ import type {
 import { EMPTY_USAGE } from "../types/index.js";
 
 type Segment =
-  | { kind: "text"; id: string; text: string }
+  | { kind: "text"; id: string; text: string; signature?: string }
   | { kind: "thinking"; id: string; text: string; done?: ThinkingData }
   | { kind: "redacted"; data: string }
   | { kind: "tool"; id: string; name: string; args: string; done?: ToolCallData };
@@ -66,6 +66,12 @@ export class StreamAccumulator {
       case "text_start":
         this.open(`t:${event.textId}`, { kind: "text", id: event.textId, text: "" });
         return;
+      case "text_end": {
+        const seg = this.byId.get(`t:${event.textId}`);
+        if (seg?.kind === "text" && event.thoughtSignature !== undefined)
+          seg.signature = event.thoughtSignature;
+        return;
+      }
       case "text_delta": {
         const seg =
           this.byId.get(`t:${event.textId}`) ??
@@ -126,7 +132,10 @@ export class StreamAccumulator {
     const content: ContentPart[] = [];
     for (const seg of this.segments) {
       if (seg.kind === "text") {
-        if (seg.text !== "") content.push({ kind: "text", text: seg.text });
+        // An empty part still matters when it carries a signature that must go back.
+        if (seg.signature !== undefined) {
+          content.push({ kind: "text", text: seg.text, thoughtSignature: seg.signature });
+        } else if (seg.text !== "") content.push({ kind: "text", text: seg.text });
       } else if (seg.kind === "thinking") {
         const thinking: ThinkingData = seg.done ?? { text: seg.text };
         content.push({ kind: "thinking", thinking });

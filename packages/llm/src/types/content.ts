@@ -52,6 +52,8 @@ export interface ThinkingData {
 export interface TextPart {
   readonly kind: "text";
   readonly text: string;
+  /** Gemini: the thought signature the API attached to this text part, sent back verbatim. */
+  readonly thoughtSignature?: string;
 }
 export interface ImagePart {
   readonly kind: "image";

@@ -30,7 +30,11 @@ export type ResponseFormat =
 export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh";
 
 export interface TimeoutConfig {
-  /** Time to establish the connection, ms (default 10 000). */
+  /**
+   * Time to establish the connection, ms. Not applied by the adapters yet: connection setup is
+   * bounded by Node's fetch, whose own connect timeout is 10 000 ms (the spec's default), and a
+   * failed connect surfaces as NetworkError. Kept so callers can state it.
+   */
   readonly connectMs?: number;
   /** Whole request for complete(), ms (default 120 000). */
   readonly requestMs?: number;

@@ -51,3 +51,34 @@ export const THINKING_BUDGETS: Readonly<Record<ReasoningEffort, number>> = {
 
 /** Smallest budget_tokens the Messages API accepts. */
 export const MIN_THINKING_BUDGET = 1024;
+
+/** `output_config.effort` per reasoning effort, for models that think adaptively. */
+export const ADAPTIVE_EFFORTS: Readonly<Record<ReasoningEffort, "low" | "medium" | "high" | "max">> = {
+  minimal: "low",
+  low: "low",
+  medium: "medium",
+  high: "high",
+  xhigh: "max",
+};
+
+/** Families that only ever thought adaptively, whatever their version number. */
+const ADAPTIVE_FAMILIES = /^claude-(mythos|fable)\b/;
+
+/**
+ * Whether the model takes adaptive thinking (`thinking: {type: "adaptive"}` with
+ * `output_config.effort`) rather than a token budget. Claude 4.6 introduced it and deprecated
+ * budgets; later models reject budgets with a 400. Versions are read from ids such as
+ * claude-opus-4-6, claude-sonnet-5 or claude-3-7-sonnet-20250219 (a trailing date is not a
+ * version); an id without a version keeps the budget form, which every model before 4.6 needs.
+ */
+export function thinksAdaptively(model: string): boolean {
+  if (ADAPTIVE_FAMILIES.test(model)) return true;
+  const numbers = model
+    .replace(/-\d{8}$/, "")
+    .split(/[-.@]/)
+    .filter((t) => /^\d{1,2}$/.test(t))
+    .map(Number);
+  const [major, minor = 0] = numbers;
+  if (major === undefined) return false;
+  return major > 4 || (major === 4 && minor >= 6);
+}

@@ -10,7 +10,13 @@ import type {
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
 import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
-import { MIN_THINKING_BUDGET, maxOutputTokens, THINKING_BUDGETS } from "./models.js";
+import {
+  ADAPTIVE_EFFORTS,
+  MIN_THINKING_BUDGET,
+  maxOutputTokens,
+  THINKING_BUDGETS,
+  thinksAdaptively,
+} from "./models.js";
 import { PROMPT_CACHING_BETA, type WireBlock, type WireBody, type WireMessage } from "./wire.js";
 
 const PROVIDER = "anthropic";
@@ -184,8 +190,9 @@ const joinBetas = (betas: readonly string[]): string => [...new Set(betas)].join
  * Builds the Messages API body and headers for a request.
  *
  * max_tokens: request.maxTokens, else the model's maximum output (models.ts), else 4096.
- * reasoningEffort turns on extended thinking with the THINKING_BUDGETS budget; max_tokens is
- * raised above the budget (budget + the answer allowance) because thinking counts against it,
+ * reasoningEffort turns on extended thinking: adaptive thinking with `output_config.effort` on
+ * Claude 4.6 and later (which deprecate or reject budgets), else the THINKING_BUDGETS budget, with
+ * max_tokens raised above it (budget + the answer allowance) because thinking counts against it;
  * temperature is dropped and top_p kept only if ≥ 0.95 (API requirements). Thinking is left off
  * when the tool choice forces a tool (required / named), which the API does not allow together.
  */
@@ -208,7 +215,10 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
 
   const forcesTool = body.tools !== undefined && (choice.mode === "required" || choice.mode === "named");
   const thinking = request.reasoningEffort !== undefined && !forcesTool;
-  if (thinking) {
+  if (thinking && thinksAdaptively(request.model)) {
+    body.thinking = { type: "adaptive" };
+    body.output_config = { effort: ADAPTIVE_EFFORTS[request.reasoningEffort!] };
+  } else if (thinking) {
     const budget = Math.max(MIN_THINKING_BUDGET, THINKING_BUDGETS[request.reasoningEffort!]);
     if (body.max_tokens <= budget) body.max_tokens = budget + answerTokens;
     body.thinking = { type: "enabled", budget_tokens: budget };

@@ -126,7 +126,9 @@ function assistantParts(content: readonly ContentPart[]): Part[] {
   const parts: Part[] = [];
   for (const p of content) {
     if (p.kind === "text") {
-      if (p.text !== "") parts.push({ text: p.text });
+      if (p.thoughtSignature !== undefined)
+        parts.push({ text: p.text, thoughtSignature: p.thoughtSignature });
+      else if (p.text !== "") parts.push({ text: p.text });
     } else if (p.kind === "thinking") {
       // Only Gemini's own thoughts go back; another provider's reasoning means nothing to it.
       if (p.thinking.provider !== PROVIDER) continue;

@@ -167,34 +167,47 @@ export class GeminiEventTranslator {
       yield* this.emit({ type: "tool_call_end", toolCall });
       return;
     }
-    if (typeof part.text !== "string") return;
+    // A signature may come on a part of its own, without text (often the last of a stream).
+    const signature = part.thoughtSignature;
+    const text = typeof part.text === "string" ? part.text : "";
+    if (typeof part.text !== "string" && signature === undefined) return;
     if (part.thought === true) {
       yield* this.closeText();
       if (this.reasoning === undefined) {
         this.reasoning = { id: `r${this.counter++}`, text: "" };
         yield* this.emit({ type: "reasoning_start", reasoningId: this.reasoning.id });
       }
-      if (part.thoughtSignature !== undefined) this.reasoning.signature = part.thoughtSignature;
-      if (part.text !== "") {
-        this.reasoning.text += part.text;
-        yield* this.emit({ type: "reasoning_delta", reasoningId: this.reasoning.id, delta: part.text });
+      if (text !== "") {
+        this.reasoning.text += text;
+        yield* this.emit({ type: "reasoning_delta", reasoningId: this.reasoning.id, delta: text });
+      }
+      if (signature !== undefined) {
+        // The signature closes the run of thoughts it belongs to; a later one starts another.
+        this.reasoning.signature = signature;
+        yield* this.closeReasoning();
       }
       return;
     }
-    if (part.text === "") return;
+    if (text === "" && signature === undefined) return;
     yield* this.closeReasoning();
     if (this.text === undefined) {
       this.text = `t${this.counter++}`;
       yield* this.emit({ type: "text_start", textId: this.text });
     }
-    yield* this.emit({ type: "text_delta", textId: this.text, delta: part.text });
+    if (text !== "") yield* this.emit({ type: "text_delta", textId: this.text, delta: text });
+    // Likewise for text: the part carrying the signature ends the segment that goes back with it.
+    if (signature !== undefined) yield* this.closeText(signature);
   }
 
-  private *closeText(): Generator<StreamEvent> {
+  private *closeText(thoughtSignature?: string): Generator<StreamEvent> {
     if (this.text === undefined) return;
     const textId = this.text;
     this.text = undefined;
-    yield* this.emit({ type: "text_end", textId });
+    yield* this.emit({
+      type: "text_end",
+      textId,
+      ...(thoughtSignature !== undefined && { thoughtSignature }),
+    });
   }
 
   private *closeReasoning(): Generator<StreamEvent> {
