@@ -1,93 +1,124 @@
-// Memory held by 100 idle sessions, each after one completed tool round.
-// Run after `npm run build`: node --expose-gc bench/idle-sessions.mjs
+// Memory held by 100 idle sessions, each with the real Anthropic profile (its tools and system
+// prompt), its own LocalExecutionEnvironment, and one completed input of one tool round and a
+// text answer, served over loopback HTTP through the real AnthropicAdapter by a zero-latency model
+// server. Baseline: the process with the server and the client up, before any session exists.
+// Run after `npm run build`: node --expose-gc bench/idle-sessions.mjs   (SESSIONS=100 by default)
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createProfileRegistry, createProviderProfile, Session } from "../packages/agent/dist/index.js";
+import { createAnthropicProfile, LocalExecutionEnvironment, Session } from "../packages/agent/dist/index.js";
+import { AnthropicAdapter, Client } from "../packages/llm/dist/index.js";
 
 const N = Number(process.env.SESSIONS ?? 100);
+const MODEL = "claude-opus-4-6";
 const dir = mkdtempSync(join(tmpdir(), "attractor-bench-"));
 const gc = globalThis.gc ?? (() => {});
+if (!globalThis.gc) console.log("(run with --expose-gc for stable heap figures)");
 
-const env = {
-  initialize: async () => {},
-  cleanup: async () => {},
-  workingDirectory: () => dir,
-  platform: () => process.platform,
-  osVersion: () => "bench",
-  resolvePath: (p) => join(dir, p),
-  stat: async () => undefined,
-  // No git here: the snapshot command reports "not a repository".
-  execCommand: async () => ({
-    stdout: "",
-    stderr: "",
-    output: "",
-    exitCode: 3,
-    timedOut: false,
-    aborted: false,
-    durationMs: 0,
-    droppedBytes: 0,
-  }),
-};
-
-function client() {
-  let i = 0;
-  return {
-    async *stream(request) {
-      const call = i++ % 2 === 0;
-      const content = call
-        ? [{ kind: "tool_call", toolCall: { id: `c${i}`, name: "echo", arguments: { text: "x" } } }]
-        : [{ kind: "text", text: "done" }];
-      const usage = { inputTokens: 100, outputTokens: 10, totalTokens: 110 };
-      const finishReason = { reason: call ? "tool_calls" : "stop" };
-      yield {
-        type: "finish",
-        finishReason,
-        usage,
-        response: {
-          id: `r${i}`,
-          model: request.model,
-          provider: "bench",
-          message: { role: "assistant", content },
-          finishReason,
-          usage,
-          warnings: [],
+// The model: a tool call when the request carries no tool result yet, else a short answer.
+let served = 0;
+const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+function reply(n, call) {
+  const blocks = call
+    ? [
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: `toolu_${n}`, name: "echo", input: {} },
         },
-      };
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: '{"text":"hello"}' },
+        },
+        { type: "content_block_stop", index: 0 },
+      ]
+    : [
+        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "All done here." } },
+        { type: "content_block_stop", index: 0 },
+      ];
+  return [
+    {
+      type: "message_start",
+      message: {
+        id: `msg_${n}`,
+        type: "message",
+        role: "assistant",
+        model: MODEL,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: 3000, output_tokens: 1 },
+      },
     },
-  };
+    ...blocks,
+    {
+      type: "message_delta",
+      delta: { stop_reason: call ? "tool_use" : "end_turn" },
+      usage: { output_tokens: 20 },
+    },
+    { type: "message_stop" },
+  ]
+    .map(frame)
+    .join("");
 }
+const server = createServer(async (req, res) => {
+  let body = "";
+  for await (const chunk of req) body += chunk;
+  res.writeHead(200, { "content-type": "text/event-stream" });
+  res.end(reply(++served, !body.includes('"tool_result"')));
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const client = new Client({
+  providers: {
+    anthropic: new AnthropicAdapter({
+      apiKey: "bench",
+      baseUrl: `http://127.0.0.1:${server.address().port}`,
+      env: {},
+    }),
+  },
+});
 
 const echo = {
   definition: {
     name: "echo",
-    description: "echo",
-    parameters: { type: "object", properties: { text: { type: "string" } } },
+    description: "Echo the text back.",
+    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   },
   executor: async (args) => String(args.text),
+  readOnly: true,
 };
 
 const mb = (n) => (n / 1024 / 1024).toFixed(1);
+async function newSession() {
+  const profile = createAnthropicProfile(MODEL);
+  profile.toolRegistry.register(echo);
+  const session = new Session({
+    profile,
+    environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
+    client,
+    retry: { maxRetries: 0 },
+  });
+  await session.submit("Say hello through the echo tool.");
+  if (session.history.length !== 4)
+    throw new Error(`unexpected history: ${session.history.map((t) => t.kind)}`);
+  return session;
+}
+
+// Warm up the adapter and SDK (loaded lazily) before the baseline.
+await (await newSession()).close();
 gc();
 const before = process.memoryUsage();
 const sessions = [];
-for (let s = 0; s < N; s++) {
-  const profile = createProviderProfile({
-    id: "bench",
-    model: "bench-model",
-    basePrompt: "You are a benchmark.",
-    toolRegistry: createProfileRegistry([echo]),
-    projectDocFiles: [],
-  });
-  const session = new Session({ profile, environment: env, client: client() });
-  await session.submit("hello");
-  sessions.push(session);
-}
+for (let s = 0; s < N; s++) sessions.push(await newSession());
 gc();
 const after = process.memoryUsage();
 const heap = after.heapUsed - before.heapUsed;
 console.log(
-  `${N} idle sessions: heap +${mb(heap)} MB (${(heap / N / 1024).toFixed(1)} KB each), rss ${mb(after.rss)} MB in all (target < 300 MB, ratio ${(after.rss / (300 * 1024 * 1024)).toFixed(2)})`,
+  `${N} idle sessions (one tool round each): heap +${mb(heap)} MB (${(heap / N / 1024).toFixed(1)} KB each), rss ${mb(after.rss)} MB in all, ${mb(before.rss)} MB before (target < 300 MB in all, ratio ${(after.rss / (300 * 1024 * 1024)).toFixed(2)})`,
 );
 await Promise.all(sessions.map((s) => s.close()));
+await client.close();
+server.close();
 rmSync(dir, { recursive: true, force: true });

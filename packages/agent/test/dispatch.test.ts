@@ -175,6 +175,14 @@ describe("shell tool", () => {
     expect(o?.details).toMatchObject({ timedOut: true });
   });
 
+  it("explains a command that cannot start (missing working directory) as an error result", async () => {
+    const gone = new LocalExecutionEnvironment({ workingDirectory: join(dir, "no-such-dir") });
+    await expect(gone.execCommand("true")).rejects.toThrow("File not found");
+    const [o] = await dispatchToolCalls([call("m", "shell", { command: "true" })], registry, gone);
+    expect(o?.isError).toBe(true);
+    expect(o?.output).toBe(`Could not run the command: File not found: ${join(dir, "no-such-dir")}`);
+  });
+
   it("uses the tool default over the session default, clamped to the maximum", async () => {
     const r = new ToolRegistry([shellTool({ defaultTimeoutMs: 200 })]);
     const [o] = await dispatchToolCalls([call("t", "shell", { command: "sleep 5" })], r, env, {

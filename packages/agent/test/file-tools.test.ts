@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -102,9 +102,16 @@ describe("read_file", () => {
     }
   });
 
-  it("reads line 1,000,000 of a large file through streamed line reads only", async () => {
-    const lines = numbered(1_100_000);
-    await put("huge.log", `${lines.join("\n")}\n`);
+  it("reads line 1,000,000 of a 2 GB file without loading it (streamed line reads, flat memory)", async () => {
+    // 1,000,100 text lines, then a sparse extension to 2 GB.
+    const path = join(dir, "huge.log");
+    const handle = await open(path, "w");
+    for (let start = 1; start <= 1_000_100; start += 100_000) {
+      await handle.write(`${numbered(100_000, start).join("\n")}\n`);
+    }
+    await handle.truncate(2 * 1024 ** 3);
+    await handle.close();
+    expect((await stat(path)).size).toBe(2 * 1024 ** 3);
     const calls: string[] = [];
     // The real environment, with its file reads recorded.
     const spied = new Proxy(env, {
@@ -112,19 +119,44 @@ describe("read_file", () => {
         const value = Reflect.get(target, prop, receiver);
         if (prop !== "readFile" && prop !== "readFileBytes")
           return typeof value === "function" ? value.bind(target) : value;
-        return (path: string, options?: unknown) => {
+        return (p: string, options?: unknown) => {
           calls.push(`${String(prop)} ${JSON.stringify(options ?? null)}`);
-          return (value as (p: string, o?: unknown) => Promise<unknown>).call(target, path, options);
+          return (value as (p: string, o?: unknown) => Promise<unknown>).call(target, p, options);
         };
       },
     });
+    const before = process.memoryUsage.rss();
     const out = await call(read, { file_path: "huge.log", offset: 1_000_000, limit: 3 }, spied);
+    const growth = process.memoryUsage.rss() - before;
     expect(out.output.split("\n").slice(0, 3)).toEqual([
       "1000000 | line 1000000",
       "1000001 | line 1000001",
       "1000002 | line 1000002",
     ]);
-    expect(calls).toEqual(['readFileBytes {"maxBytes":8192}', 'readFile {"offset":1000000,"limit":4}']);
+    expect(out.output).toContain("offset=1000003 to continue");
+    expect(calls).toEqual([
+      'readFileBytes {"maxBytes":8192}',
+      'readFile {"offset":1000000,"limit":4,"maxLineLength":2000}',
+    ]);
+    expect(growth).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it("cuts a 600 MB single line while reading it, never holding it whole", async () => {
+    // Longer than the longest string V8 can build: reading the line whole would fail.
+    const path = join(dir, "one-line.txt");
+    const handle = await open(path, "w");
+    await handle.write(`${"a".repeat(16 * 1024)}`);
+    await handle.truncate(600 * 1024 * 1024);
+    await handle.close();
+    await writeFile(path, "\r\nsecond line\n", { flag: "a" });
+    const before = process.memoryUsage.rss();
+    const out = await call(read, { file_path: "one-line.txt" });
+    const growth = process.memoryUsage.rss() - before;
+    expect(out.isError).toBeFalsy();
+    const [first, second] = out.output.split("\n");
+    expect(first).toBe(`1 | ${"a".repeat(2000)}… [line cut: ${600 * 1024 * 1024 - 2000} more characters]`);
+    expect(second).toBe("2 | second line");
+    expect(growth).toBeLessThan(64 * 1024 * 1024);
   });
 
   it("is read-only and rejects a bad offset", async () => {

@@ -59,12 +59,62 @@ const cases: [string, string, string, GrepOptions][] = [
   ["regex", "^const \\w+ = \\d;$", ".", {}],
 ];
 
+// CI installs ripgrep: there the comparison below must run, not be skipped.
+it.runIf(process.env.CI !== undefined)("ripgrep is installed under CI", () => {
+  expect(ripgrepAvailable()).toBe(true);
+});
+
 describe.skipIf(!ripgrepAvailable())("grep: ripgrep and the JavaScript engine agree", () => {
   it.each(cases)("%s", async (_name, pattern, path, options) => {
     const a = await rg.grep(pattern, path, options);
     const b = await js.grep(pattern, path, options);
     expect(a.engine).toBe("ripgrep");
     expect(b.engine).toBe("javascript");
+    expect({ ...b, engine: "ripgrep" }).toEqual(a);
+  });
+});
+
+describe.skipIf(!ripgrepAvailable())("grep: the engines agree on harder inputs", () => {
+  let hard: string;
+  let rgHard: LocalExecutionEnvironment;
+  let jsHard: LocalExecutionEnvironment;
+  beforeAll(async () => {
+    hard = await mkdtemp(join(tmpdir(), "search-hard-"));
+    const put = async (rel: string, content: string | Buffer): Promise<void> => {
+      await mkdir(join(hard, rel, ".."), { recursive: true });
+      await writeFile(join(hard, rel), content);
+    };
+    await put("uni.txt", "жук needle\n123\n٣٤\nstraße\n\t \n");
+    await put("crlf.txt", "needle one\r\nother\r\nNEEDLE two\r\n");
+    await put(
+      "explicit.dat",
+      Buffer.concat([Buffer.from("a needle\n"), Buffer.from([0, 1]), Buffer.from("\nneedle b\n")]),
+    );
+    await put(
+      "many.txt",
+      Array.from({ length: 3000 }, (_, i) => (i % 3 ? `needle ${i}` : `other ${i}`)).join("\n"),
+    );
+    // Over 8 MB: the JavaScript engine streams it instead of reading it whole.
+    await put("large.log", `${"hay\n".repeat(2_200_000)}needle at the end\n`);
+    rgHard = new LocalExecutionEnvironment({ workingDirectory: hard, grepEngine: "ripgrep" });
+    jsHard = new LocalExecutionEnvironment({ workingDirectory: hard, grepEngine: "javascript" });
+  });
+  afterAll(() => rm(hard, { recursive: true, force: true }));
+
+  const hardCases: [string, string, string, GrepOptions][] = [
+    ["Unicode \\w", "^\\w+", "uni.txt", {}],
+    ["Unicode \\d", "\\d", "uni.txt", {}],
+    ["POSIX class", "^[[:alpha:]]+$", ".", {}],
+    ["inline flag", "(?i)^needle", ".", {}],
+    ["CRLF lines", "needle$", ".", { caseInsensitive: true }],
+    ["a binary file named explicitly", "needle", "explicit.dat", {}],
+    ["many matches in one file, capped", "needle", "many.txt", { maxResults: 7, contextLines: 2 }],
+    ["count over a large file", "needle|hay", ".", { outputMode: "count" }],
+  ];
+  it.each(hardCases)("%s", async (_name, pattern, path, options) => {
+    const a = await rgHard.grep(pattern, path, options);
+    const b = await jsHard.grep(pattern, path, options);
+    expect(a.total).toBeGreaterThan(0);
     expect({ ...b, engine: "ripgrep" }).toEqual(a);
   });
 });

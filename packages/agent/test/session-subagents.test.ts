@@ -107,3 +107,41 @@ describe("subagents", () => {
     await session.close();
   });
 });
+
+describe("subagent tool binding", () => {
+  it("binds the subagent tools to the session running them, even when sessions share a profile", async () => {
+    const client = scriptedClient((r) =>
+      firstUser(r).startsWith("child of")
+        ? { text: "ok" }
+        : toolOutputs(r).length === 0
+          ? { toolCalls: [{ name: "spawn_agent", args: { task: `child of ${firstUser(r)}` } }] }
+          : { text: "done" },
+    );
+    const profile = testProfile([pwd, ...subagentTools()]);
+    const a = new Session({ profile, environment: nodeEnvironment(dir), client });
+    const b = new Session({ profile, environment: nodeEnvironment(dir), client });
+    await Promise.all([a.submit("a"), b.submit("b")]);
+    expect(a.subagents.list()).toHaveLength(1);
+    expect(b.subagents.list()).toHaveLength(1);
+    expect(a.subagents.list()[0]!.session.history[0]).toMatchObject({ content: "child of a" });
+    expect(b.subagents.list()[0]!.session.history[0]).toMatchObject({ content: "child of b" });
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("leaves a host's own tool registered under a subagent tool's name alone", async () => {
+    const own = fnTool("spawn_agent", async () => "the host's spawn_agent", {
+      task: { type: "string" },
+    });
+    const client = scriptedClient([
+      { toolCalls: [{ name: "spawn_agent", args: { task: "x" } }] },
+      { text: "done" },
+    ]);
+    const profile = testProfile([...subagentTools()]);
+    profile.toolRegistry.register(own);
+    const session = new Session({ profile, environment: nodeEnvironment(dir), client });
+    await session.submit("go");
+    expect(toolOutputs(client.requests[1]!)).toEqual(["the host's spawn_agent"]);
+    expect(session.subagents.list()).toEqual([]);
+    await session.close();
+  });
+});

@@ -25,6 +25,7 @@ function makeSession(
     parallel?: boolean;
     contextWindowSize?: number;
     history?: readonly Turn[];
+    retry?: ConstructorParameters<typeof Session>[0]["retry"];
   } = {},
 ) {
   const client = scriptedClient(replies);
@@ -37,6 +38,7 @@ function makeSession(
     client,
     ...(opts.config && { config: opts.config }),
     ...(opts.history && { history: opts.history }),
+    ...(opts.retry && { retry: opts.retry }),
   });
   const all = collect(session.events());
   return { session, client, all };
@@ -300,16 +302,31 @@ describe("Session loop", () => {
     expect(events.find((e) => e.kind === "warning")?.data.code).toBe("context_length");
   });
 
+  it("retries a transient provider error through the llm layer's policy by default", async () => {
+    const { session, client, all } = makeSession(
+      [{ error: new ServerError("overloaded", { provider: "x", statusCode: 503 }) }, { text: "back" }],
+      { retry: { baseDelayMs: 1, jitter: false } },
+    );
+    await session.submit("hi");
+    await session.close();
+    expect(client.requests).toHaveLength(2);
+    expect(kinds(await all)).not.toContain("error");
+    expect(session.history.at(-1)).toMatchObject({ kind: "assistant", content: "back" });
+  });
+
   it("keeps the session usable after a transient error that outlived its retries", async () => {
-    const { session, client } = makeSession([
-      { error: new ServerError("overloaded", { provider: "x", statusCode: 503 }) },
-      { text: "back" },
-    ]);
+    const { session, client, all } = makeSession(
+      [{ error: new ServerError("overloaded", { provider: "x", statusCode: 503 }) }, { text: "back" }],
+      { retry: { maxRetries: 0 } },
+    );
     await session.submit("hi");
     expect(session.state).toBe("idle");
     await session.submit("again");
     expect(client.requests).toHaveLength(2);
     expect(session.history.at(-1)).toMatchObject({ kind: "assistant", content: "back" });
+    await session.close();
+    const errors = (await all).filter((e) => e.kind === "error");
+    expect(errors.map((e) => e.data)).toMatchObject([{ errorName: "ServerError", fatal: false }]);
   });
 
   it("warns once when context usage crosses 80% of the window", async () => {
@@ -373,6 +390,29 @@ describe("Session loop", () => {
     const msgs = second.client.requests[0]!.messages;
     expect(msgs.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "user"]);
     expect(second.session.usage).toEqual(first.session.usage);
+  });
+
+  it("resumes a history stored in the middle of a tool round with error results for the open calls", async () => {
+    const history: Turn[] = [
+      { kind: "user", content: "one", timestamp: "2025-01-01T00:00:00.000Z" },
+      {
+        kind: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_open", name: "echo", arguments: { text: "a" } }],
+        parts: [],
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        timestamp: "2025-01-01T00:00:01.000Z",
+      },
+    ];
+    const { session, client } = makeSession([{ text: "resumed" }], { history });
+    await session.submit("two");
+    const msgs = client.requests[0]!.messages;
+    expect(msgs.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "user"]);
+    const result = msgs[3]!.content[0];
+    expect(result?.kind === "tool_result" && result.toolResult).toMatchObject({
+      toolCallId: "call_open",
+      isError: true,
+    });
   });
 
   it("gives every consumer the events from its attach point", async () => {

@@ -61,7 +61,6 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   VISUAL: "true",
   DEBIAN_FRONTEND: "noninteractive",
   NO_COLOR: "1",
-  TERM: "dumb",
   PIP_NO_INPUT: "1",
   npm_config_yes: "true",
   SSH_ASKPASS: "",
@@ -102,5 +101,8 @@ export function buildCommandEnv(
   const env = { ...filterEnv(source, policy), ...NON_INTERACTIVE_ENV, ...extra };
   // bash without PATH falls back to a minimal one; keep the usual system dirs for "none".
   if (env.PATH === undefined) env.PATH = "/usr/local/bin:/usr/bin:/bin";
+  // The host's TERM is kept (the spec lists it among the variables always passed); without one,
+  // "dumb" tells programs not to draw for a terminal.
+  if (env.TERM === undefined) env.TERM = "dumb";
   return env;
 }

@@ -1,32 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createReadStream } from "node:fs";
-import { chmod, mkdir, open, readFile, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
-import { createInterface } from "node:readline";
-
-/**
- * Reads lines [offset, offset + limit) (1-based) by streaming, stopping once the last wanted line
- * is read, so a huge file costs memory proportional to the lines returned. Lines are joined with
- * "\n" (no trailing newline).
- */
-export async function readLines(path: string, offset: number, limit: number | undefined): Promise<string> {
-  const stream = createReadStream(path, { encoding: "utf8", highWaterMark: 64 * 1024 });
-  const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-  const out: string[] = [];
-  let lineNo = 0;
-  try {
-    for await (const line of lines) {
-      lineNo++;
-      if (lineNo < offset) continue;
-      if (limit !== undefined && out.length >= limit) break;
-      out.push(line);
-    }
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
-  return out.join("\n");
-}
+import { chmod, lstat, mkdir, open, readFile, readlink, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 
 /** Reads a whole file as UTF-8. */
 export function readWhole(path: string): Promise<string> {
@@ -52,11 +26,26 @@ export async function readBytes(path: string, maxBytes: number | undefined): Pro
 }
 
 /**
- * Writes through a temp file in the same directory and renames it over the target, so readers
- * see the old or the new content and never a half-written file. Keeps an existing file's mode
- * and creates missing parent directories.
+ * Where writing `path` really lands: a symlink's target (even a missing one), so that replacing
+ * the file keeps the link instead of turning it into a regular file.
  */
-export async function writeAtomic(path: string, content: string | Uint8Array): Promise<void> {
+async function throughSymlinks(path: string): Promise<string> {
+  let current = path;
+  for (let hops = 0; hops < 40; hops++) {
+    const info = await lstat(current).catch(() => undefined);
+    if (!info?.isSymbolicLink()) return current;
+    current = resolve(dirname(current), await readlink(current));
+  }
+  throw Object.assign(new Error(`Too many levels of symbolic links: ${path}`), { code: "ELOOP" });
+}
+
+/**
+ * Writes through a temp file in the same directory and renames it over the target, so readers
+ * see the old or the new content and never a half-written file. Keeps an existing file's mode,
+ * writes through symlinks, and creates missing parent directories.
+ */
+export async function writeAtomic(target: string, content: string | Uint8Array): Promise<void> {
+  const path = await throughSymlinks(target);
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const mode = await stat(path).then(

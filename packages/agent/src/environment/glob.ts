@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import picomatch from "picomatch";
@@ -6,7 +7,17 @@ import { InvalidPatternError } from "./errors.js";
 import { walk } from "./ignore-walk.js";
 
 export const DEFAULT_GLOB_MAX_RESULTS = 1000;
-const STAT_CONCURRENCY = 32;
+/** Files stat'ed between two turns of the event loop. */
+const STAT_SLICE = 256;
+
+/** A file's mtime, or undefined when it went away or cannot be read. */
+function mtimeOf(path: string): number | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
 
 export interface GlobFilesOptions extends GlobOptions {
   readonly display: (absolute: string) => string;
@@ -45,22 +56,20 @@ export async function globFiles(
     const s = await stat(join(root, cleaned)).catch(() => undefined);
     if (s?.isFile()) found.push({ path: options.display(join(root, cleaned)), mtime: s.mtimeMs });
   } else if (baseExists) {
-    let batch: Promise<{ path: string; mtime: number } | undefined>[] = [];
-    const flush = async (): Promise<void> => {
-      for (const f of await Promise.all(batch)) if (f) found.push(f);
-      batch = [];
-    };
+    const matched: string[] = [];
     for await (const e of walk(start, options.signal ? { signal: options.signal } : {})) {
-      if (e.isDir || !isMatch(prefix + e.relative)) continue;
-      batch.push(
-        stat(e.absolute).then(
-          (s) => ({ path: options.display(e.absolute), mtime: s.mtimeMs }),
-          () => undefined,
-        ),
-      );
-      if (batch.length >= STAT_CONCURRENCY) await flush();
+      if (!e.isDir && isMatch(prefix + e.relative)) matched.push(e.absolute);
     }
-    await flush();
+    // Synchronous stat in short slices: several times faster than queueing tens of thousands of
+    // calls on the thread pool, and the event loop still runs between slices.
+    for (let i = 0; i < matched.length; i += STAT_SLICE) {
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      if (options.signal?.aborted) break;
+      for (const path of matched.slice(i, i + STAT_SLICE)) {
+        const mtime = mtimeOf(path);
+        if (mtime !== undefined) found.push({ path: options.display(path), mtime });
+      }
+    }
   }
   found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {

@@ -4,10 +4,78 @@ import type { GrepMatch, GrepOutputMode, GrepResult } from "../types/environment
 export interface FileHits {
   /** Absolute path. */
   readonly path: string;
-  /** Matching lines, ascending, 1-based. */
+  /** Every matching line of the file. */
+  readonly count: number;
+  /** The first matching lines, ascending, 1-based (at most the cap the engine was given). */
   readonly matches: readonly { readonly line: number; readonly text: string }[];
-  /** Every line the engine reported around matches (matching lines included), by number. */
+  /** Lines around the kept matches (matching lines included), by number. */
   readonly lines: ReadonlyMap<number, string>;
+}
+
+/**
+ * Builds one file's FileHits from lines fed in order, keeping at most `cap` matches (and only
+ * the context lines those need) while counting all of them, so a file with millions of matching
+ * lines costs no more than one with `cap`.
+ */
+export class HitsBuilder {
+  private readonly matches: { line: number; text: string }[] = [];
+  private readonly lines = new Map<number, string>();
+  private count = 0;
+  private lastKept = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly path: string,
+    private readonly cap: number,
+    private readonly contextLines: number,
+  ) {}
+
+  private pastWindow = false;
+
+  /** Whether a line numbered `n` may still be needed as context (before or after a kept match). */
+  private wanted(n: number): boolean {
+    if (this.matches.length < this.cap || n <= this.lastKept + this.contextLines) return true;
+    this.pastWindow = true;
+    return false;
+  }
+
+  /**
+   * True once no later line can be kept: the cap is reached and the context window of the last
+   * kept match is behind. From then on only countMatch() is needed, which lets an engine skip
+   * decoding what it reads.
+   */
+  get saturated(): boolean {
+    return this.matches.length >= this.cap && (this.contextLines === 0 || this.pastWindow);
+  }
+
+  /** A matching line that is known not to be kept (see saturated). */
+  countMatch(): void {
+    this.count++;
+  }
+
+  /** A matching line. */
+  match(n: number, text: string): void {
+    this.count++;
+    if (this.matches.length < this.cap) {
+      this.matches.push({ line: n, text });
+      this.lastKept = n;
+      this.lines.set(n, text);
+    } else if (this.contextLines > 0 && this.wanted(n)) {
+      this.lines.set(n, text);
+    }
+  }
+
+  /** A line reported (or seen) as context of some match. */
+  context(n: number, text: string): void {
+    if (this.contextLines > 0 && this.wanted(n)) this.lines.set(n, text);
+  }
+
+  get found(): number {
+    return this.count;
+  }
+
+  build(): FileHits {
+    return { path: this.path, count: this.count, matches: this.matches, lines: this.lines };
+  }
 }
 
 export interface CollectorOptions {
@@ -36,10 +104,15 @@ export class GrepCollector {
     this.options = options;
   }
 
+  /** How many matches of one file an engine needs to keep: the rest are only counted. */
+  get perFileCap(): number {
+    return this.options.mode === "content" ? this.options.maxResults : 0;
+  }
+
   /** Adds one file's hits (files without matches are ignored). */
   add(hits: FileHits): void {
-    if (hits.matches.length === 0) return;
-    this.totalLines += hits.matches.length;
+    if (hits.count === 0) return;
+    this.totalLines += hits.count;
     this.totalFiles++;
     this.hits.push({ path: this.options.display(hits.path), hits });
     this.held += this.options.mode === "content" ? hits.matches.length : 1;
@@ -64,9 +137,7 @@ export class GrepCollector {
     this.trim();
     const { mode, maxResults, contextLines } = this.options;
     if (mode !== "content") {
-      const files = this.hits
-        .slice(0, maxResults)
-        .map((h) => ({ path: h.path, count: h.hits.matches.length }));
+      const files = this.hits.slice(0, maxResults).map((h) => ({ path: h.path, count: h.hits.count }));
       return {
         mode,
         matches: [],

@@ -1,29 +1,23 @@
-import { readFile } from "node:fs/promises";
+import { createReadStream } from "node:fs";
+import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import picomatch from "picomatch";
-import { InvalidPatternError } from "./errors.js";
-import type { FileHits } from "./grep-collector.js";
+import { type FileHits, HitsBuilder } from "./grep-collector.js";
+import { compileRegex } from "./grep-regex.js";
 import { type WalkOverride, walk } from "./ignore-walk.js";
 
-/** Files whose first 8 KiB contain a NUL byte are binary and skipped, as ripgrep does. */
-const BINARY_SNIFF_BYTES = 8192;
+export { compileRegex } from "./grep-regex.js";
+
+/**
+ * ripgrep reads files in blocks of this size and stops at the first block holding a NUL byte:
+ * a NUL in the first block makes the whole file binary (skipped), a later one ends the search
+ * there. A file named explicitly is searched whole, as ripgrep does.
+ */
+const BLOCK = 64 * 1024;
+/** Files up to this size are read at once; larger ones are streamed block by block. */
+const WHOLE_FILE_MAX = 8 * 1024 * 1024;
 /** Files read at once. */
 const CONCURRENCY = 16;
-
-/** Compiles a search regex the way ripgrep reads it, or throws InvalidPatternError. */
-export function compileRegex(pattern: string, caseInsensitive: boolean): RegExp {
-  const flags = caseInsensitive ? "i" : "";
-  try {
-    return new RegExp(pattern, `${flags}u`);
-  } catch {
-    // Some escapes (\-, \/) are only legal without the unicode flag; ripgrep accepts them.
-    try {
-      return new RegExp(pattern, flags);
-    } catch (err) {
-      throw new InvalidPatternError(pattern, (err as Error).message);
-    }
-  }
-}
 
 /**
  * A file filter with ripgrep's --glob semantics: a pattern without "/" matches the base name at
@@ -44,33 +38,133 @@ export function compileGlobOverride(glob: string): WalkOverride {
   };
 }
 
-/** Searches one file's text; context lines are gathered for every match window. */
-export function searchText(path: string, text: string, regex: RegExp, contextLines: number): FileHits {
-  const all = text.split("\n");
-  if (all.length > 0 && all[all.length - 1] === "") all.pop();
-  const matches: { line: number; text: string }[] = [];
-  const lines = new Map<number, string>();
-  for (let i = 0; i < all.length; i++) {
-    const line = all[i] as string;
-    regex.lastIndex = 0;
-    if (!regex.test(line)) continue;
-    matches.push({ line: i + 1, text: line });
-    const from = Math.max(0, i - contextLines);
-    const to = Math.min(all.length - 1, i + contextLines);
-    for (let j = from; j <= to; j++) lines.set(j + 1, all[j] as string);
+/** Feeds lines in order to a HitsBuilder, remembering the few before a match for context. */
+class LineSearch {
+  private readonly builder: HitsBuilder;
+  private readonly before: { n: number; text: string }[] = [];
+  private afterLeft = 0;
+
+  constructor(
+    path: string,
+    private readonly regex: RegExp,
+    private readonly contextLines: number,
+    cap: number,
+  ) {
+    this.builder = new HitsBuilder(path, cap, contextLines);
   }
-  return { path, matches, lines };
+
+  line(n: number, text: string): void {
+    this.regex.lastIndex = 0;
+    if (this.builder.saturated) {
+      if (this.regex.test(text)) this.builder.countMatch();
+      return;
+    }
+    if (this.regex.test(text)) {
+      for (const b of this.before) this.builder.context(b.n, b.text);
+      this.before.length = 0;
+      this.builder.match(n, text);
+      this.afterLeft = this.contextLines;
+      return;
+    }
+    if (this.contextLines === 0) return;
+    if (this.afterLeft > 0) {
+      this.builder.context(n, text);
+      this.afterLeft--;
+      return;
+    }
+    this.before.push({ n, text });
+    if (this.before.length > this.contextLines) this.before.shift();
+  }
+
+  result(): FileHits {
+    return this.builder.build();
+  }
 }
 
-async function searchFile(path: string, regex: RegExp, contextLines: number): Promise<FileHits | undefined> {
-  let buf: Buffer;
-  try {
-    buf = await readFile(path);
-  } catch {
-    return undefined; // unreadable: skipped like ripgrep
+/** Searches one file's text; context lines are gathered for every kept match. */
+export function searchText(
+  path: string,
+  text: string,
+  regex: RegExp,
+  contextLines: number,
+  cap = Number.POSITIVE_INFINITY,
+): FileHits {
+  const search = new LineSearch(path, regex, contextLines, cap);
+  let start = 0;
+  let n = 1;
+  while (start < text.length) {
+    const nl = text.indexOf("\n", start);
+    const end = nl === -1 ? text.length : nl;
+    search.line(n++, text.slice(start, end));
+    start = end + 1;
   }
-  if (buf.subarray(0, BINARY_SNIFF_BYTES).includes(0)) return undefined;
-  return searchText(path, buf.toString("utf8"), regex, contextLines);
+  return search.result();
+}
+
+interface FileSearchOptions {
+  readonly regex: RegExp;
+  readonly contextLines: number;
+  readonly cap: number;
+  /** Named explicitly by the caller: binary data does not stop the search. */
+  readonly explicit: boolean;
+}
+
+/** The part of a file ripgrep would search: all of it, none (binary), or up to a block. */
+function searchable(buf: Buffer, explicit: boolean): Buffer | undefined {
+  if (explicit) return buf;
+  const nul = buf.indexOf(0);
+  if (nul === -1) return buf;
+  if (nul < BLOCK) return undefined;
+  const blockStart = nul - (nul % BLOCK);
+  // Only whole lines before the block that holds the NUL.
+  return buf.subarray(0, buf.lastIndexOf(0x0a, blockStart - 1) + 1);
+}
+
+async function searchWhole(path: string, options: FileSearchOptions): Promise<FileHits | undefined> {
+  const buf = searchable(await readFile(path), options.explicit);
+  if (buf === undefined) return undefined;
+  return searchText(path, buf.toString("utf8"), options.regex, options.contextLines, options.cap);
+}
+
+/** Streams a large file line by line; memory is one block plus the longest line. */
+async function searchStreamed(path: string, options: FileSearchOptions): Promise<FileHits | undefined> {
+  const search = new LineSearch(path, options.regex, options.contextLines, options.cap);
+  const stream = createReadStream(path, { highWaterMark: BLOCK });
+  let carry: Buffer[] = [];
+  let n = 1;
+  let first = true;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (!options.explicit && chunk.includes(0)) {
+        if (first) return undefined;
+        carry = []; // the partial line runs into binary data: ripgrep stops before it
+        break;
+      }
+      first = false;
+      let pos = 0;
+      for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, pos)) {
+        const piece = chunk.subarray(pos, nl);
+        const line = carry.length === 0 ? piece : Buffer.concat([...carry, piece]);
+        carry = [];
+        search.line(n++, line.toString("utf8"));
+        pos = nl + 1;
+      }
+      if (pos < chunk.length) carry.push(Buffer.from(chunk.subarray(pos)));
+    }
+    if (carry.length > 0) search.line(n, Buffer.concat(carry).toString("utf8"));
+  } finally {
+    stream.destroy();
+  }
+  return search.result();
+}
+
+async function searchFile(path: string, options: FileSearchOptions): Promise<FileHits | undefined> {
+  try {
+    const size = (await stat(path)).size;
+    return size <= WHOLE_FILE_MAX ? await searchWhole(path, options) : await searchStreamed(path, options);
+  } catch {
+    return undefined; // unreadable (or a line too long to hold): skipped like ripgrep skips errors
+  }
 }
 
 export interface JavaScriptGrepOptions {
@@ -79,6 +173,8 @@ export interface JavaScriptGrepOptions {
   readonly globFilter?: string;
   readonly isFile: boolean;
   readonly signal?: AbortSignal;
+  /** Matches kept per file (the rest are counted). */
+  readonly perFileCap: number;
 }
 
 /** The fallback engine: walks like ripgrep and hands each file's hits to `onFile`. */
@@ -88,9 +184,14 @@ export async function grepJavaScript(
   options: JavaScriptGrepOptions,
   onFile: (hits: FileHits) => void,
 ): Promise<void> {
-  const regex = compileRegex(pattern, options.caseInsensitive);
+  const file = {
+    regex: compileRegex(pattern, options.caseInsensitive),
+    contextLines: options.contextLines,
+    cap: options.perFileCap,
+    explicit: options.isFile,
+  };
   if (options.isFile) {
-    const hits = await searchFile(root, regex, options.contextLines);
+    const hits = await searchFile(root, file);
     if (hits) onFile(hits);
     return;
   }
@@ -106,7 +207,7 @@ export async function grepJavaScript(
   };
   for await (const entry of walk(root, walkOptions)) {
     if (entry.isDir) continue;
-    batch.push(searchFile(entry.absolute, regex, options.contextLines));
+    batch.push(searchFile(entry.absolute, file));
     if (batch.length >= CONCURRENCY) await flush();
   }
   await flush();

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { basename, dirname, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { CommandError, InvalidPatternError } from "./errors.js";
-import type { FileHits } from "./grep-collector.js";
+import { type FileHits, HitsBuilder } from "./grep-collector.js";
 
 let available: boolean | undefined;
 
@@ -22,6 +22,8 @@ export interface RipgrepOptions {
   readonly signal?: AbortSignal;
   /** The root is a single file. */
   readonly isFile: boolean;
+  /** Matches kept per file (the rest are counted). */
+  readonly perFileCap: number;
 }
 
 interface RgText {
@@ -64,11 +66,17 @@ export function grepRipgrep(
     child.stderr.on("data", (d: string) => {
       if (stderr.length < 16_384) stderr += d;
     });
-    let current:
-      | { path: string; matches: { line: number; text: string }[]; lines: Map<number, string> }
-      | undefined;
+    let current: HitsBuilder | undefined;
     const rl = createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY });
     rl.on("line", (line) => {
+      // Past what can be shown, matches are only counted: no need to parse them.
+      if (current?.saturated) {
+        if (line.startsWith('{"type":"match"')) {
+          current.countMatch();
+          return;
+        }
+        if (line.startsWith('{"type":"context"')) return;
+      }
       let msg: { type: string; data: Record<string, unknown> };
       try {
         msg = JSON.parse(line);
@@ -77,14 +85,15 @@ export function grepRipgrep(
       }
       const data = msg.data;
       if (msg.type === "begin") {
-        current = { path: resolvePath(cwd, textOf(data.path as RgText)), matches: [], lines: new Map() };
+        const path = resolvePath(cwd, textOf(data.path as RgText));
+        current = new HitsBuilder(path, options.perFileCap, options.contextLines);
       } else if ((msg.type === "match" || msg.type === "context") && current) {
         const n = data.line_number as number;
         const text = stripEol(textOf(data.lines as RgText));
-        current.lines.set(n, text);
-        if (msg.type === "match") current.matches.push({ line: n, text });
+        if (msg.type === "match") current.match(n, text);
+        else current.context(n, text);
       } else if (msg.type === "end" && current) {
-        onFile(current);
+        onFile(current.build());
         current = undefined;
       }
     });

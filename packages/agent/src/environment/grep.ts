@@ -38,7 +38,8 @@ export async function grepFiles(
     ...(options.signal !== undefined && { signal: options.signal }),
   };
   const onFile = collector.add.bind(collector);
-  if (engine === "ripgrep") await grepRipgrep(pattern, root, { ...common, isFile: options.isFile }, onFile);
-  else await grepJavaScript(pattern, root, { ...common, isFile: options.isFile }, onFile);
+  const scope = { isFile: options.isFile, perFileCap: collector.perFileCap };
+  if (engine === "ripgrep") await grepRipgrep(pattern, root, { ...common, ...scope }, onFile);
+  else await grepJavaScript(pattern, root, { ...common, ...scope }, onFile);
   return collector.result(engine);
 }

@@ -5,6 +5,7 @@ import ignore, { type Ignore } from "ignore";
 
 /** Ignore files honoured in every directory, as ripgrep does (with --no-require-git). */
 const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+const IGNORE_NAMES: ReadonlySet<string> = new Set(IGNORE_FILES);
 
 interface Matcher {
   /** Absolute directory the rules are relative to. */
@@ -37,9 +38,10 @@ export interface WalkOptions {
   readonly enterDir?: (entry: WalkEntry) => boolean;
 }
 
-async function loadMatcher(dir: string): Promise<Matcher | undefined> {
+async function loadMatcher(dir: string, present?: ReadonlySet<string>): Promise<Matcher | undefined> {
   let rules: Ignore | undefined;
   for (const file of IGNORE_FILES) {
+    if (present !== undefined && !present.has(file)) continue;
     const text = await readFile(join(dir, file), "utf8").catch(() => undefined);
     if (text === undefined) continue;
     rules ??= ignore();
@@ -67,7 +69,9 @@ async function ancestorMatchers(dir: string): Promise<Matcher[]> {
 function isIgnored(matchers: readonly Matcher[], absolute: string, isDir: boolean): boolean {
   for (let i = matchers.length - 1; i >= 0; i--) {
     const m = matchers[i] as Matcher;
-    let rel = relative(m.base, absolute);
+    // Walked paths extend their matchers' bases, so slicing is enough (and much cheaper).
+    const base = m.base.endsWith(sep) ? m.base : m.base + sep;
+    let rel = absolute.startsWith(base) ? absolute.slice(base.length) : relative(m.base, absolute);
     if (sep !== "/") rel = rel.split(sep).join("/");
     if (rel === "" || rel.startsWith("..")) continue;
     const result = m.rules.test(isDir ? `${rel}/` : rel);
@@ -84,10 +88,10 @@ function isIgnored(matchers: readonly Matcher[], absolute: string, isDir: boolea
  * Memory stays proportional to the depth times the widest directory, not to the tree.
  */
 export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
-  const base = await ancestorMatchers(root);
-  const rootMatcher = await loadMatcher(root);
+  // Frames carry their parent's matchers; a directory's own ignore files are read only when its
+  // listing shows them, which spares a failed open per file name in every directory.
   const stack: { dir: string; rel: string; depth: number; matchers: readonly Matcher[] }[] = [
-    { dir: root, rel: "", depth: 0, matchers: rootMatcher ? [...base, rootMatcher] : base },
+    { dir: root, rel: "", depth: 0, matchers: await ancestorMatchers(root) },
   ];
   while (stack.length > 0) {
     if (options.signal?.aborted) return;
@@ -98,17 +102,22 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
     } catch {
       continue; // unreadable directory: skipped, as ripgrep does after a warning
     }
+    const present = new Set<string>();
+    for (const d of dirents) if (IGNORE_NAMES.has(d.name)) present.add(d.name);
+    const own = present.size > 0 ? await loadMatcher(frame.dir, present) : undefined;
+    const matchers = own ? [...frame.matchers, own] : frame.matchers;
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: (typeof stack)[number][] = [];
+    const prefix = frame.dir.endsWith(sep) ? frame.dir : frame.dir + sep;
     for (const d of dirents) {
       if (d.name.startsWith(".")) continue;
       const isDir = d.isDirectory();
       if (!isDir && !d.isFile()) continue; // symlinks, sockets, fifos
-      const absolute = join(frame.dir, d.name);
+      const absolute = prefix + d.name;
       const relativePath = frame.rel === "" ? d.name : `${frame.rel}/${d.name}`;
       const forced = options.override?.(relativePath, isDir);
       if (forced === "exclude") continue;
-      if (forced !== "include" && isIgnored(frame.matchers, absolute, isDir)) continue;
+      if (forced !== "include" && isIgnored(matchers, absolute, isDir)) continue;
       const entry: WalkEntry = {
         absolute,
         relative: relativePath,
@@ -119,13 +128,7 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
       yield entry;
       if (isDir && (options.maxDepth === undefined || entry.depth < options.maxDepth)) {
         if (options.enterDir && !options.enterDir(entry)) continue;
-        const m = await loadMatcher(absolute);
-        subdirs.push({
-          dir: absolute,
-          rel: entry.relative,
-          depth: entry.depth,
-          matchers: m ? [...frame.matchers, m] : frame.matchers,
-        });
+        subdirs.push({ dir: absolute, rel: entry.relative, depth: entry.depth, matchers });
       }
     }
     // Reverse so the stack pops directories in sorted order.

@@ -4,6 +4,7 @@ export * from "./errors.js";
 export { DEFAULT_GLOB_MAX_RESULTS } from "./glob.js";
 export { DEFAULT_GREP_MAX_RESULTS, type GrepEngineChoice } from "./grep.js";
 export { ripgrepAvailable } from "./grep-ripgrep.js";
+export { cutLongLine, lineCutMarker } from "./line-cut.js";
 export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";

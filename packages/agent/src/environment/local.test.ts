@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import { chmod, lstat, mkdtemp, readdir, readFile, rm, stat, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -24,6 +24,21 @@ describe("LocalExecutionEnvironment files", () => {
     await env.writeFile("a/b/c.txt", "new");
     expect((await stat(join(dir, "a/b/c.txt"))).mode & 0o777).toBe(0o751);
     expect(await readdir(join(dir, "a/b"))).toEqual(["c.txt"]);
+  });
+
+  it("writes through a symlink: the link stays a link, its target gets the content", async () => {
+    await env.writeFile("real/target.txt", "old");
+    await symlink("real/target.txt", join(dir, "link.txt"));
+    await symlink(join(dir, "missing.txt"), join(dir, "dangling"));
+    await env.writeFile("link.txt", "new");
+    expect((await lstat(join(dir, "link.txt"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(dir, "real/target.txt"), "utf8")).toBe("new");
+    await env.writeFile("dangling", "created");
+    expect((await lstat(join(dir, "dangling"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(dir, "missing.txt"), "utf8")).toBe("created");
+    await symlink("loop-b", join(dir, "loop-a"));
+    await symlink("loop-a", join(dir, "loop-b"));
+    await expect(env.writeFile("loop-a", "x")).rejects.toThrow(/symbolic links/);
   });
 
   it("reads line windows and whole files", async () => {

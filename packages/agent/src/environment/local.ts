@@ -15,10 +15,11 @@ import type {
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
 import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
-import { readBytes, readLines, readWhole, writeAtomic } from "./file-io.js";
+import { readBytes, readWhole, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
+import { readLines } from "./line-reader.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
 /** Spec defaults for command timeouts. */
@@ -105,8 +106,18 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     const abs = this.resolvePath(path);
     await this.requireFile(abs, path);
     try {
-      if (options?.offset === undefined && options?.limit === undefined) return await readWhole(abs);
-      return await readLines(abs, Math.max(1, options.offset ?? 1), options.limit);
+      if (
+        options?.offset === undefined &&
+        options?.limit === undefined &&
+        options?.maxLineLength === undefined
+      ) {
+        return await readWhole(abs);
+      }
+      return await readLines(abs, {
+        offset: Math.max(1, Math.floor(options.offset ?? 1)),
+        ...(options.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
+        ...(options.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
+      });
     } catch (err) {
       throw fromNodeError(err, path);
     }
@@ -185,12 +196,18 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
-  execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+  async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     const max = this.options.maxTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS;
     const requested = options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const timeoutMs = Math.max(1, Math.min(requested, max));
+    const cwd = options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir);
+    // Checked here: spawn would report a missing directory as a missing /bin/bash.
+    const dir = await fsStat(cwd).catch((err) => {
+      throw fromNodeError(err, options.workingDir ?? cwd);
+    });
+    if (!dir.isDirectory()) throw new NotADirectoryError(options.workingDir ?? cwd);
     return runCommand(command, {
-      cwd: options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir),
+      cwd,
       env: buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env),
       timeoutMs,
       captureLimit: this.options.outputCaptureBytes ?? DEFAULT_CAPTURE_LIMIT,

@@ -32,6 +32,16 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Whether any process of the group is still there. */
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Runs `command` with `/bin/bash -c` in a new process group with stdin closed. Resolves once the
  * process has exited and its pipes are closed; never rejects for a non-zero exit, a timeout or an
@@ -59,12 +69,13 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
     let killTimer: NodeJS.Timeout | undefined;
     let spawnFailed = false;
 
+    // The SIGKILL timer is not unref'd and survives the result: a process that traps SIGTERM
+    // keeps running after bash died, and must still be killed even if the host exits meanwhile.
     const terminate = (): void => {
       const pid = child.pid;
       if (pid === undefined || killTimer !== undefined) return;
       killGroup(pid, "SIGTERM");
       killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), KILL_GRACE_MS);
-      killTimer.unref();
     };
     const timeout = setTimeout(() => {
       timedOut = true;
@@ -106,14 +117,20 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       options.signal?.removeEventListener("abort", onAbort);
       reject(new CommandError(command, `Could not start command: ${err.message}`, { cause: err }));
     });
-    // Background jobs die with the command: once bash exits, its whole group is killed. A
-    // process that left the group (setsid) may still hold the pipes, so stop waiting for them soon.
+    // Background jobs die with the command: once bash exits on its own, its whole group is
+    // killed. After a timeout or an abort the group keeps its grace period instead (SIGKILL comes
+    // KILL_GRACE_MS after SIGTERM), and what it prints while shutting down is still captured. A
+    // process that left the group (setsid) may hold the pipes forever, so waiting for them is bounded.
     child.on("exit", () => {
-      if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
-      const drain = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-      }, PIPE_DRAIN_MS);
+      const terminating = killTimer !== undefined;
+      if (!terminating && child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+      const drain = setTimeout(
+        () => {
+          child.stdout.destroy();
+          child.stderr.destroy();
+        },
+        terminating ? KILL_GRACE_MS + PIPE_DRAIN_MS : PIPE_DRAIN_MS,
+      );
       drain.unref();
       child.once("close", () => clearTimeout(drain));
     });
@@ -123,7 +140,9 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       clearTimeout(timeout);
       unregister?.();
       options.signal?.removeEventListener("abort", onAbort);
-      if (killTimer !== undefined) clearTimeout(killTimer);
+      if (killTimer !== undefined && child.pid !== undefined && !groupAlive(child.pid)) {
+        clearTimeout(killTimer);
+      }
       resolve({
         stdout: stdout.text(),
         stderr: stderr.text(),

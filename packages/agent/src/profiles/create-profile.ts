@@ -1,6 +1,11 @@
 import type { ToolDefinition } from "@attractor/llm";
 import { assembleSystemPrompt } from "../prompts/system-prompt.js";
-import type { ProfileToolRegistry, ProviderProfile, SystemPromptContext } from "../types/profile.js";
+import type {
+  ProfileToolRegistry,
+  ProviderProfile,
+  SystemPromptContext,
+  ToolCallMode,
+} from "../types/profile.js";
 
 /** The parts a profile is assembled from. */
 export interface ProfileSpec {
@@ -19,6 +24,10 @@ export interface ProfileSpec {
   readonly displayName?: string;
   readonly knowledgeCutoff?: string;
   readonly providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** "native" (default) or "prompted" tool calling. */
+  readonly toolCallMode?: ToolCallMode;
+  /** `<think>` blocks in the answer text are reasoning. */
+  readonly thinkTags?: boolean;
   /** Recomputes model-dependent facts (context window, capabilities) for withModel. */
   readonly forModel?: (model: string) => Partial<ProfileSpec>;
 }
@@ -35,6 +44,8 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
     supportsStreaming: spec.supportsStreaming ?? true,
     supportsParallelToolCalls: spec.supportsParallelToolCalls ?? false,
     contextWindowSize: spec.contextWindowSize ?? 128_000,
+    toolCallMode: spec.toolCallMode ?? "native",
+    ...(spec.thinkTags !== undefined && { thinkTags: spec.thinkTags }),
     ...(spec.defaultCommandTimeoutMs !== undefined && {
       defaultCommandTimeoutMs: spec.defaultCommandTimeoutMs,
     }),
@@ -46,6 +57,10 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
         environment: context.environmentBlock,
         ...(context.gitSnapshot !== undefined && { git: context.gitSnapshot }),
         tools: context.tools,
+        ...(context.toolCallInstructions !== undefined && {
+          toolCallInstructions: context.toolCallInstructions,
+        }),
+        ...(context.modeInstructions !== undefined && { modeInstructions: context.modeInstructions }),
         projectDocs: context.projectDocs,
         ...(context.userInstructions !== undefined && { userInstructions: context.userInstructions }),
       });

@@ -1,3 +1,4 @@
+import { getModelInfo } from "@attractor/llm";
 import { describe, expect, it } from "vitest";
 import type { RegisteredTool } from "../types/tool.js";
 import { createAnthropicProfile } from "./anthropic/index.js";
@@ -104,5 +105,56 @@ describe("provider profiles", () => {
       expect(prompt).toMatch(/secret/i);
       expect(prompt.trimEnd().endsWith("LAST")).toBe(true);
     }
+  });
+});
+
+describe("profile defaults", () => {
+  it("wire the built-in tools when none are given, with each provider's shell default", async () => {
+    const anthropic = createAnthropicProfile("claude-sonnet-4-5");
+    const openai = createOpenAIProfile("gpt-5.2");
+    const gemini = createGeminiProfile("gemini-3-flash-preview");
+    expect(anthropic.toolRegistry.get("edit_file")?.definition.parameters).toMatchObject({
+      required: expect.arrayContaining(["file_path", "old_string", "new_string"]),
+    });
+    expect(openai.toolRegistry.get("apply_patch")?.definition.parameters).toMatchObject({
+      required: ["patch"],
+    });
+    expect(gemini.toolRegistry.get("list_dir")).toBeDefined();
+    const grep = anthropic.toolRegistry.get("grep")?.definition.parameters as {
+      properties: Record<string, { enum?: string[] }>;
+    };
+    expect(grep.properties.output_mode?.enum).toEqual(["content", "files_with_matches", "count"]);
+    expect(openai.toolRegistry.get("grep")?.definition.parameters).not.toHaveProperty(
+      "properties.output_mode",
+    );
+    const shellDescription = (p: typeof openai) => p.toolRegistry.get("shell")?.definition.description;
+    expect(shellDescription(anthropic)).toContain("120000 ms");
+    expect(shellDescription(openai)).toContain("10000 ms");
+    expect(shellDescription(gemini)).toContain("10000 ms");
+  });
+
+  it("substitute only the tool implementations a host passes", () => {
+    const p = createOpenAIProfile("gpt-5.2", { tools: { glob: stub("glob", " (host)") } });
+    expect(p.toolRegistry.get("glob")?.definition.description).toBe("glob (host)");
+    expect(p.toolRegistry.get("read_file")?.definition.description).not.toBe("read_file");
+  });
+
+  it("take context window, display name and knowledge cutoff from the llm catalog", () => {
+    const known = createAnthropicProfile("claude-opus-4-6");
+    const info = getModelInfo("claude-opus-4-6")!;
+    expect(known.contextWindowSize).toBe(info.contextWindow);
+    expect(known.displayName).toBe(info.displayName);
+    expect(known.knowledgeCutoff).toBe(info.knowledgeCutoff);
+    expect(known.supportsReasoning).toBe(info.supportsReasoning);
+    const gemini = createGeminiProfile("gemini-2.5-flash");
+    expect(gemini.contextWindowSize).toBe(getModelInfo("gemini-2.5-flash")!.contextWindow);
+    const switched = known.withModel("gpt-4o");
+    expect(switched.contextWindowSize).toBe(getModelInfo("gpt-4o")!.contextWindow);
+    expect(switched.displayName).toBe(getModelInfo("gpt-4o")!.displayName);
+
+    const unknown = createOpenAIProfile("my-finetune");
+    expect(unknown.contextWindowSize).toBe(400_000);
+    expect(unknown.displayName).toBeUndefined();
+    expect(createOpenAIProfile("gpt-5.2", { contextWindowSize: 1234 }).contextWindowSize).toBe(1234);
   });
 });

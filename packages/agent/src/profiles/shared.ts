@@ -1,6 +1,10 @@
 import { subagentTools } from "../subagent/tools.js";
-import type { ProfileToolRegistry } from "../types/profile.js";
+import type { ProfileToolRegistry, ProviderProfile } from "../types/profile.js";
 import type { RegisteredTool } from "../types/tool.js";
+import { createProviderProfile } from "./create-profile.js";
+import { resolveToolFactories } from "./default-tools.js";
+import { modelFacts } from "./model-facts.js";
+import type { ProfileOptions, ToolFactories } from "./toolset.js";
 
 /** A registry where a later registration of a name replaces the earlier one, keeping insertion order otherwise. */
 export function createProfileRegistry(tools: readonly RegisteredTool[]): ProfileToolRegistry {
@@ -21,4 +25,43 @@ export function createProfileRegistry(tools: readonly RegisteredTool[]): Profile
 /** The profile's tools plus the subagent tools unless left out. */
 export function withSubagentTools(tools: RegisteredTool[], without?: boolean): RegisteredTool[] {
   return without ? tools : [...tools, ...subagentTools()];
+}
+
+/** What distinguishes one provider's profile from another's. */
+export interface ProviderProfileKind {
+  readonly id: string;
+  readonly basePrompt: string;
+  readonly projectDocFiles: readonly string[];
+  /** The provider's native tools, in the order it lists them (subagent tools follow). */
+  readonly tools: (factories: ToolFactories) => RegisteredTool[];
+  readonly defaultCommandTimeoutMs: number;
+  readonly supportsParallelToolCalls: boolean;
+  /** Used for models the llm catalog does not know. */
+  readonly fallback: { readonly contextWindowSize: number; readonly supportsReasoning: boolean };
+}
+
+/** A provider profile for a model: tools wired from the factories, facts from the llm catalog. */
+export function buildProviderProfile(
+  kind: ProviderProfileKind,
+  model: string,
+  options: ProfileOptions = {},
+): ProviderProfile {
+  const registry = createProfileRegistry(
+    withSubagentTools(kind.tools(resolveToolFactories(options.tools)), options.withoutSubagents),
+  );
+  return createProviderProfile({
+    id: kind.id,
+    provider: options.provider ?? kind.id,
+    model,
+    basePrompt: kind.basePrompt,
+    toolRegistry: registry,
+    projectDocFiles: kind.projectDocFiles,
+    supportsStreaming: true,
+    supportsParallelToolCalls: kind.supportsParallelToolCalls,
+    defaultCommandTimeoutMs: kind.defaultCommandTimeoutMs,
+    ...modelFacts(model, kind.fallback, options.contextWindowSize),
+    ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
+    ...(options.toolCallMode !== undefined && { toolCallMode: options.toolCallMode }),
+    forModel: (next) => modelFacts(next, kind.fallback),
+  });
 }

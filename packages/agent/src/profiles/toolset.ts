@@ -1,3 +1,4 @@
+import type { ToolCallMode } from "../types/profile.js";
 import type { RegisteredTool } from "../types/tool.js";
 
 /**
@@ -18,13 +19,18 @@ export interface ToolFactories {
 
 /** Options every profile factory accepts. */
 export interface ProfileOptions {
-  /** The tool implementations to wire up. */
-  readonly tools: ToolFactories;
+  /** Substitutes for built-in tool implementations; the built-ins are used for the rest. */
+  readonly tools?: Partial<ToolFactories>;
   /** Adapter name on the Client (default: the profile id). */
   readonly provider?: string;
-  /** Overrides the context window the catalog gives (or the fallback). */
+  /** Overrides the context window the llm catalog gives (or the provider's fallback). */
   readonly contextWindowSize?: number;
   readonly providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Leaves out spawn_agent, send_input, wait and close_agent. */
   readonly withoutSubagents?: boolean;
+  /**
+   * "native" (default): tools go through the provider's tool-calling API. "prompted": for models
+   * without it, tools are described in the system prompt and called with `<tool_call>` blocks.
+   */
+  readonly toolCallMode?: ToolCallMode;
 }

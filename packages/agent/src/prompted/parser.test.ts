@@ -65,6 +65,21 @@ describe("parseToolCalls quirks", () => {
       [{ name: "read_file", arguments: { file_path: "x.py" } }],
     ],
     [
+      "file alias",
+      '<tool_call>{"name":"read_file","arguments":{"file":"x.py"}}</tool_call>',
+      [{ name: "read_file", arguments: { file_path: "x.py" } }],
+    ],
+    [
+      "file_path alias for a tool that takes path",
+      '<tool_call>{"name":"list_dir","arguments":{"file_path":"src"}}</tool_call>',
+      [{ name: "list_dir", arguments: { path: "src" } }],
+    ],
+    [
+      "top-level path alias",
+      '<tool_call>{"name":"read_file","filePath":"x.py"}</tool_call>',
+      [{ name: "read_file", arguments: { file_path: "x.py" } }],
+    ],
+    [
       "path kept when the tool takes path",
       '<tool_call>{"name":"list_dir","arguments":{"path":"src"}}</tool_call>',
       [{ name: "list_dir", arguments: { path: "src" } }],
@@ -209,6 +224,38 @@ describe("parseToolCalls properties", () => {
       fc.property(jsonish, (s) => {
         fc.pre(!s.includes("<tool_call>"));
         expect(parseToolCalls(s).calls).toEqual([]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("mangled calls never throw and never yield a call whose name the text does not contain", () => {
+    const call = fc.record({
+      name: fc.constantFrom("read_file", "shell", "write_file"),
+      arguments: fc.dictionary(
+        fc.constantFrom("file_path", "command", "content"),
+        fc.string({ maxLength: 15 }),
+      ),
+    });
+    const edit = fc.record({
+      at: fc.nat(),
+      cut: fc.nat({ max: 6 }),
+      insert: fc.constantFrom("", "{", "}", '"', ",", ":", "]", "\\"),
+    });
+    fc.assert(
+      fc.property(call, fc.array(edit, { maxLength: 4 }), (c, edits) => {
+        let text = `<tool_call>${JSON.stringify(c)}</tool_call>`;
+        for (const e of edits) {
+          const at = e.at % (text.length + 1);
+          text = text.slice(0, at) + e.insert + text.slice(at + e.cut);
+        }
+        const { calls } = parseToolCalls(text);
+        // Names and keys come from the text, possibly JSON-escaped there.
+        const inText = (s: string) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1));
+        for (const parsed of calls) {
+          expect(inText(parsed.name)).toBe(true);
+          for (const key of Object.keys(parsed.arguments)) expect(inText(key)).toBe(true);
+        }
       }),
       { numRuns: 1000 },
     );

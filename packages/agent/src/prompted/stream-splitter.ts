@@ -5,17 +5,25 @@ export type SplitPiece =
   /** A whole `<tool_call>…</tool_call>` block (or the unclosed rest at flush). */
   | { readonly kind: "tool_call"; readonly raw: string };
 
-interface Tag {
+/** A pair of tags whose content the splitter routes to one kind of piece. */
+export interface SplitTag {
   readonly open: string;
   readonly close: string;
   readonly kind: "reasoning" | "tool_call";
 }
 
-const TAGS: readonly Tag[] = [
+/** `<think>` and `<thinking>` blocks: reasoning that local models write into their answer text. */
+export const REASONING_TAGS: readonly SplitTag[] = [
   { open: "<think>", close: "</think>", kind: "reasoning" },
   { open: "<thinking>", close: "</thinking>", kind: "reasoning" },
+];
+
+/** `<tool_call>` blocks of prompted tool calling. */
+export const TOOL_CALL_TAGS: readonly SplitTag[] = [
   { open: "<tool_call>", close: "</tool_call>", kind: "tool_call" },
 ];
+
+const TAGS: readonly SplitTag[] = [...REASONING_TAGS, ...TOOL_CALL_TAGS];
 
 /** Length of the longest suffix of `text` that is a proper prefix of one of `candidates`. */
 function heldSuffix(text: string, candidates: readonly string[]): number {
@@ -38,10 +46,10 @@ function heldSuffix(text: string, candidates: readonly string[]): number {
  */
 export class TaggedStreamSplitter {
   private buffer = "";
-  private inside: Tag | undefined;
+  private inside: SplitTag | undefined;
   private block = "";
 
-  constructor(private readonly tags: readonly Tag[] = TAGS) {}
+  constructor(private readonly tags: readonly SplitTag[] = TAGS) {}
 
   /** Feeds a delta; returns the pieces that are now certain. */
   push(delta: string): SplitPiece[] {
@@ -68,7 +76,7 @@ export class TaggedStreamSplitter {
         this.buffer = this.buffer.slice(ready.length);
         return out;
       }
-      let first: { at: number; tag: Tag } | undefined;
+      let first: { at: number; tag: SplitTag } | undefined;
       for (const tag of this.tags) {
         const at = this.buffer.indexOf(tag.open);
         if (at >= 0 && (first === undefined || at < first.at)) first = { at, tag };

@@ -10,8 +10,12 @@ export interface SystemPromptLayers {
   readonly git?: string;
   /** 3. The active tools. */
   readonly tools: readonly ToolDefinition[];
+  /** 3'. Prompted tool calling: descriptions and call format, in place of the tool list. */
+  readonly toolCallInstructions?: string;
   /** 4. Project instructions (AGENTS.md…), already within budget. */
   readonly projectDocs?: string;
+  /** 4b. A read-only mode's instructions (explore, plan, review). */
+  readonly modeInstructions?: string;
   /** 5. The host's or user's own instructions: last, highest priority. */
   readonly userInstructions?: string;
 }
@@ -31,13 +35,14 @@ export function formatToolSummary(tools: readonly ToolDefinition[]): string {
 export function assembleSystemPrompt(layers: SystemPromptLayers): string {
   const sections = [layers.base.trim(), layers.environment];
   if (layers.git) sections.push(layers.git);
-  const tools = formatToolSummary(layers.tools);
+  const tools = layers.toolCallInstructions?.trim() || formatToolSummary(layers.tools);
   if (tools) sections.push(tools);
   if (layers.projectDocs) {
     sections.push(
       `# Project instructions\nThe files below come from the project. Instructions in deeper directories take precedence.\n\n${layers.projectDocs}`,
     );
   }
+  if (layers.modeInstructions?.trim()) sections.push(layers.modeInstructions.trim());
   if (layers.userInstructions?.trim())
     sections.push(`# User instructions\n${layers.userInstructions.trim()}`);
   return sections.join("\n\n");

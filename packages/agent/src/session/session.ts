@@ -1,14 +1,23 @@
 import { randomUUID } from "node:crypto";
 import {
   addUsage,
+  ContextLengthError,
   EMPTY_USAGE,
   type ImageData,
   type ReasoningEffort,
   type Request,
+  type RetryPolicy,
   type StreamEvent,
   systemMessage,
+  type ToolCallData,
 } from "@attractor/llm";
-import { runInSubagentScope, SubagentManager } from "../subagent/manager.js";
+import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
+import { runGuardedToolRound } from "../modes/guarded-round.js";
+import { modeInstructions } from "../modes/prompts.js";
+import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
+import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
+import { unreadableToolCall } from "../prompted/unreadable.js";
+import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
@@ -17,13 +26,13 @@ import { SessionState } from "../types/session.js";
 import type { Turn } from "../types/turn.js";
 import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
 import { ContextTracker, contextWarning } from "./context-usage.js";
+import { CycleControl } from "./cycle-control.js";
 import { EventStream } from "./event-stream.js";
-import { historyToMessages } from "./history.js";
 import { LoopDetector, loopWarning } from "./loop-detection.js";
+import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
 import { type PromptContext, preparePromptContext } from "./system-context.js";
-import { runToolRound } from "./tool-round.js";
 
 /** The part of the llm Client a session uses. */
 export interface ModelClient {
@@ -42,10 +51,15 @@ export interface SessionOptions {
   /** Nesting level: 0 for a top-level session. */
   readonly depth?: number;
   /**
-   * Opens the model stream; `client.stream` by default. Hosts pass the llm layer's
-   * streamWithRetry here so transient failures before the first event are retried.
+   * Opens the model stream; by default the llm layer's streamWithRetry over `client`, so
+   * transient failures before the first event are retried (see `retry`).
    */
   readonly openStream?: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+  /**
+   * Retries for opening the model stream when openStream is not given (default: the llm layer's
+   * policy, 2 retries with backoff); `{ maxRetries: 0 }` turns retrying off.
+   */
+  readonly retry?: RetryPolicy;
 }
 
 /** Input for submit(): text, or text with images. */
@@ -83,11 +97,12 @@ export class Session {
   private usageTotals: UsageTotals = EMPTY_USAGE;
   private started = false;
   private cycle: Promise<void> | undefined;
-  private controller = new AbortController();
+  private readonly control = new CycleControl();
   private shutdown: Promise<void> | undefined;
   private promptContext: Promise<PromptContext> | undefined;
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
+  private readonly compactor = new Compactor();
 
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
@@ -95,7 +110,7 @@ export class Session {
     this.profileValue = options.profile;
     this.environment = options.environment;
     this.client = options.client;
-    this.openStream = options.openStream ?? ((client, request) => client.stream(request));
+    this.openStream = options.openStream ?? retryingOpenStream(options.retry);
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -147,7 +162,10 @@ export class Session {
   /** Model responses so far (what maxTurns counts). */
   get turnCount(): number {
     let n = 0;
-    for (const t of this.turns) if (t.kind === "assistant") n++;
+    for (const t of this.turns) {
+      if (t.kind === "assistant") n++;
+      else if (t.kind === "summary") n += t.replacedResponses;
+    }
     return n;
   }
 
@@ -232,8 +250,49 @@ export class Session {
     return this.stop(this.cycle ? "aborted" : "closed");
   }
 
+  /**
+   * Stops the running cycle and returns the session to IDLE, still usable: cancels the model
+   * stream, kills running commands, interrupts subagents' current work and drops queued
+   * follow-ups. Tool calls cut short get error results, so the history stays valid for the next
+   * call. PROCESSING_END reports reason "aborted". Resolves once the cycle has ended; a no-op
+   * when nothing is running.
+   */
+  async interrupt(): Promise<void> {
+    const cycle = this.cycle;
+    if (!cycle || this.shutdown || !this.control.interrupt()) {
+      await cycle;
+      return;
+    }
+    await Promise.all([cycle, this.subagents.interruptAll()]);
+  }
+
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
+    await this.cycle;
+  }
+
+  /**
+   * Compacts the history now: prunes old tool outputs and summarises the older turns, `focus`
+   * saying what the summary should keep above all. Waits for a running cycle first; inputs
+   * submitted meanwhile run afterwards. COMPACTION_START / COMPACTION_END report it; a summary
+   * that fails leaves the history as pruning left it, with a WARNING.
+   */
+  async compact(focus?: string): Promise<void> {
+    while (this.cycle) await this.cycle;
+    if (this.stateValue === SessionState.CLOSED || this.shutdown) throw new SessionClosedError(this.id);
+    this.ensureStarted();
+    const run = async () => {
+      const result = await this.compactHistory("manual", await this.buildRequest(this.control.signal), focus);
+      if (result.error !== undefined && !this.control.signal.aborted) {
+        const message = result.error instanceof Error ? result.error.message : String(result.error);
+        this.emit("warning", { code: "compaction", message: `Could not summarise the history: ${message}` });
+      }
+    };
+    this.cycle = run().finally(() => {
+      this.cycle = undefined;
+      const next = this.followUps.shift();
+      if (next !== undefined && !this.shutdown) void this.submit(next);
+    });
     await this.cycle;
   }
 
@@ -263,7 +322,7 @@ export class Session {
   // environment turns into SIGTERM, 2 s, SIGKILL), close subagents, flush events, SESSION_END, CLOSED.
   private async shutDown(reason: "aborted" | "closed" | "error", fromCycle: boolean): Promise<void> {
     this.ensureStarted();
-    this.controller.abort();
+    this.control.shutdown();
     if (!fromCycle) {
       try {
         await this.cycle;
@@ -283,6 +342,7 @@ export class Session {
   }
 
   private async runCycle(text: string, images: readonly ImageData[] | undefined): Promise<void> {
+    const signal = this.control.begin();
     this.stateValue = SessionState.PROCESSING;
     let rounds = 0;
     let end: CycleEnd = "completed";
@@ -295,12 +355,15 @@ export class Session {
       const outcome = await this.processInput(next.text, next.images, next.followUp);
       rounds += outcome.rounds;
       end = outcome.end;
-      if (end === "aborted" || end === "error" || this.controller.signal.aborted) break;
+      if (end === "aborted" || end === "error" || signal.aborted) break;
       const queued = this.followUps.shift();
       next = queued === undefined ? undefined : { text: queued, followUp: true };
     }
-    const closing = this.fatal || this.controller.signal.aborted;
-    if (this.controller.signal.aborted && end !== "error") end = "aborted";
+    const closing = this.fatal || this.control.closing;
+    if (signal.aborted && end !== "error") end = "aborted";
+    // An interrupted cycle drops the inputs queued behind it.
+    if (this.control.interrupted) this.followUps.drain();
+    this.control.end();
     const finalState = closing
       ? SessionState.CLOSED
       : end === "awaiting_input"
@@ -333,9 +396,11 @@ export class Session {
     this.emit("user_input", { content: text, followUp });
     this.drainSteering();
     let rounds = 0;
-    const signal = this.controller.signal;
+    let overflowRetried = false;
+    const signal = this.control.signal;
     for (;;) {
-      const { maxToolRoundsPerInput, maxTurns } = this.configValue;
+      const { maxTurns } = this.configValue;
+      const maxToolRoundsPerInput = maxToolRoundsFor(this.configValue);
       if (maxToolRoundsPerInput > 0 && rounds >= maxToolRoundsPerInput) {
         this.emitTurnLimit("max_tool_rounds_per_input", maxToolRoundsPerInput, rounds);
         return { end: "turn_limit", rounds };
@@ -346,19 +411,31 @@ export class Session {
       }
       if (signal.aborted) return { end: "aborted", rounds };
 
-      const request = await this.buildRequest(signal);
+      let request = await this.buildRequest(signal);
+      if (this.configValue.autoCompact && this.compactionDue(request)) {
+        await this.compactHistory("threshold", request);
+        request = await this.buildRequest(signal);
+      }
       let response: Awaited<ReturnType<typeof readAssistantStream>>;
       try {
-        response = await readAssistantStream(this.openStream(this.client, request), {
+        const stream = readThroughProtocol(this.profileValue, this.openStream(this.client, request));
+        response = await readAssistantStream(stream, {
           onStart: () => this.emit("assistant_text_start", { model: request.model }),
           onDelta: (delta, channel) => this.emit("assistant_text_delta", { delta, channel }),
         });
       } catch (error) {
         if (signal.aborted) return { end: "aborted", rounds };
+        // A context overflow is compacted away and the call retried once.
+        if (!overflowRetried && (await this.compactAfterOverflow(error, request))) {
+          overflowRetried = true;
+          continue;
+        }
+        if (signal.aborted) return { end: "aborted", rounds };
         this.onModelError(error);
         return { end: "error", rounds };
       }
       const turn = responseToTurn(response, new Date().toISOString());
+      overflowRetried = false;
       this.turns.push(turn);
       this.usageTotals = addUsage(this.usageTotals, turn.usage);
       this.emit("assistant_text_end", {
@@ -373,23 +450,23 @@ export class Session {
       if (turn.toolCalls.length === 0) {
         return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
       }
-      if (signal.aborted) return { end: "aborted", rounds };
+      // Even when interrupted here, the round runs: its calls get "did not run" results.
       rounds++;
-      const results = await runInSubagentScope(this.subagents, () =>
-        runToolRound(turn.toolCalls, {
-          registry: this.profileValue.toolRegistry,
-          allowed: (name) => this.isToolAllowed(name),
-          environment: this.environment,
-          config: this.configValue,
-          defaultCommandTimeoutMs:
-            this.profileValue.defaultCommandTimeoutMs ?? this.configValue.defaultCommandTimeoutMs,
-          parallel: this.profileValue.supportsParallelToolCalls,
-          signal,
-          onStart: (data) => this.emit("tool_call_start", data),
-          onOutputDelta: (data) => this.emit("tool_call_output_delta", data),
-          onEnd: (data) => this.emit("tool_call_end", data),
-        }),
-      );
+      const results = await runGuardedToolRound(turn.toolCalls, {
+        registry: this.profileValue.toolRegistry,
+        subagents: this.subagents,
+        allowed: (name) => this.isToolAllowed(name),
+        environment: this.environment,
+        config: this.configValue,
+        defaultCommandTimeoutMs:
+          this.profileValue.defaultCommandTimeoutMs ?? this.configValue.defaultCommandTimeoutMs,
+        parallel: this.profileValue.supportsParallelToolCalls,
+        signal,
+        onStart: (data) => this.emit("tool_call_start", data),
+        onOutputDelta: (data) => this.emit("tool_call_output_delta", data),
+        onEnd: (data) => this.emit("tool_call_end", data),
+        guard: (call) => this.refusal(call),
+      });
       this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
       if (signal.aborted) return { end: "aborted", rounds };
       this.drainSteering();
@@ -469,6 +546,49 @@ export class Session {
     this.emit("error", { ...described, fatal: false });
   }
 
+  /** Why a call must not run (unreadable prompted call, read-only mode), or undefined. */
+  private refusal(call: ToolCallData): string | undefined {
+    return (
+      unreadableToolCall(call) ??
+      refusalInMode(this.configValue.readOnlyMode, call, this.profileValue.toolRegistry.get(call.name))
+    );
+  }
+
+  private compactionDue(request: Request): boolean {
+    const { contextWindowSize } = this.profileValue;
+    return this.compactor.due(this.turns, request, contextWindowSize, this.configValue.compactionThreshold);
+  }
+
+  /** After a provider error: for a context overflow, compacts and says whether a retry may now fit. */
+  private async compactAfterOverflow(error: unknown, request: Request): Promise<boolean> {
+    if (!(error instanceof ContextLengthError) || !this.configValue.autoCompact) return false;
+    const result = await this.compactHistory("context_length", request);
+    const shrank = result.summarized || result.prunedToolOutputs > 0;
+    return shrank && result.tokensAfter < this.profileValue.contextWindowSize;
+  }
+
+  private async compactHistory(
+    reason: CompactionReason,
+    request: Request,
+    focus?: string,
+  ): Promise<CompactionResult> {
+    const result = await this.compactor.compact({
+      reason,
+      turns: this.turns,
+      request,
+      contextWindow: this.profileValue.contextWindowSize,
+      threshold: this.configValue.compactionThreshold,
+      ...(focus !== undefined && { focus }),
+      stream: (summaryRequest) => this.openStream(this.client, summaryRequest),
+      modifies: (name) => this.profileValue.toolRegistry.get(name)?.readOnly !== true,
+      onStart: (data) => this.emit("compaction_start", data),
+      onEnd: (data) => this.emit("compaction_end", data),
+    });
+    if (result.turns !== this.turns) this.turns.splice(0, this.turns.length, ...result.turns);
+    if (result.usage) this.usageTotals = addUsage(this.usageTotals, result.usage);
+    return result;
+  }
+
   private isToolAllowed(name: string): boolean {
     const tool = this.profileValue.toolRegistry.get(name);
     if (!tool) return false;
@@ -480,7 +600,12 @@ export class Session {
     this.promptContext ??= preparePromptContext(this.environment, this.profileValue);
     const context = await this.promptContext;
     const profile = this.profileValue;
-    const tools = profile.tools().filter((t) => this.isToolAllowed(t.name));
+    const mode = this.configValue.readOnlyMode;
+    const tools = profile.tools().filter((t) => {
+      const tool = profile.toolRegistry.get(t.name);
+      return tool !== undefined && this.isToolAllowed(t.name) && offeredInMode(mode, tool);
+    });
+    const offer = toolOffer(profile, tools);
     const systemPrompt = profile.buildSystemPrompt({
       environment: this.environment,
       model: profile.model,
@@ -488,6 +613,8 @@ export class Session {
       ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
       projectDocs: context.projectDocs,
       tools,
+      ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
+      ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
       ...(this.configValue.userInstructions !== undefined && {
         userInstructions: this.configValue.userInstructions,
       }),
@@ -496,8 +623,11 @@ export class Session {
     return {
       model: profile.model,
       provider: profile.provider,
-      messages: [systemMessage(systemPrompt), ...historyToMessages(this.turns)],
-      ...(tools.length > 0 && { tools, toolChoice: { mode: "auto" } as const }),
+      messages: [systemMessage(systemPrompt), ...modelMessages(profile, this.turns)],
+      ...(offer.requestTools.length > 0 && {
+        tools: offer.requestTools,
+        toolChoice: { mode: "auto" } as const,
+      }),
       ...(this.configValue.reasoningEffort !== undefined && {
         reasoningEffort: this.configValue.reasoningEffort,
       }),

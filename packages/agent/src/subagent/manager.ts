@@ -1,11 +1,12 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { SessionEvent } from "../types/events.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { type SubAgentResult, SubAgentStatus } from "../types/session.js";
+import type { RegisteredTool } from "../types/tool.js";
 import type { Turn } from "../types/turn.js";
 import { scopeEnvironment } from "./scoped-environment.js";
+import { bindSubagentTool } from "./tools.js";
 
 /** Names of the tools that manage subagents. */
 export const SUBAGENT_TOOL_NAMES: ReadonlySet<string> = new Set([
@@ -25,6 +26,8 @@ export interface ManagedSession {
   readonly history: readonly Turn[];
   readonly turnCount: number;
   submit(input: string): Promise<void>;
+  /** Stops the current work; the session stays usable. */
+  interrupt(): Promise<void>;
   close(): Promise<void>;
   subscribe(listener: (event: SessionEvent) => void): () => void;
 }
@@ -67,22 +70,11 @@ interface Entry {
   closed: boolean;
 }
 
-const scope = new AsyncLocalStorage<SubagentManager>();
-
-/** Runs fn with manager as the one subagent tools act on. */
-export function runInSubagentScope<T>(manager: SubagentManager, fn: () => Promise<T>): Promise<T> {
-  return scope.run(manager, fn);
-}
-
-/** The manager of the session whose tool round is running, if any. */
-export function currentSubagentManager(): SubagentManager | undefined {
-  return scope.getStore();
-}
-
 /** A session's children: spawn, talk to, wait for and close them. */
 export class SubagentManager {
   private readonly entries = new Map<string, Entry>();
   private createChild: ChildFactory | undefined;
+  private readonly bound = new WeakMap<RegisteredTool, RegisteredTool>();
 
   constructor(private readonly parent: ManagedSession) {}
 
@@ -95,6 +87,19 @@ export class SubagentManager {
   offersTool(name: string): boolean {
     if (!SUBAGENT_TOOL_NAMES.has(name)) return true;
     return this.parent.depth < this.parent.config.maxSubagentDepth;
+  }
+
+  /**
+   * The tool as this session runs it: a built-in subagent tool bound to this manager, any other
+   * tool as it is. Explicit binding, rather than async context, keeps promise hooks off.
+   */
+  bindTool(tool: RegisteredTool): RegisteredTool {
+    let bound = this.bound.get(tool);
+    if (!bound) {
+      bound = bindSubagentTool(tool, this) ?? tool;
+      this.bound.set(tool, bound);
+    }
+    return bound;
   }
 
   /** Every subagent, running or finished. */
@@ -168,6 +173,14 @@ export class SubagentManager {
     const entry = this.entry(id);
     await this.shut(entry);
     return entry.status;
+  }
+
+  /** Stops the current work of every running child (they stay open for send_input). */
+  async interruptAll(): Promise<void> {
+    const running = [...this.entries.values()].filter(
+      (e) => !e.closed && e.status === SubAgentStatus.RUNNING,
+    );
+    await Promise.all(running.map((e) => e.session.interrupt()));
   }
 
   /** Closes every child; used when the parent shuts down. */

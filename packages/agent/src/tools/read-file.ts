@@ -1,4 +1,5 @@
 import { basename, dirname } from "node:path";
+import { cutLongLine } from "../environment/line-cut.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { imageMediaType } from "./edit/image.js";
@@ -46,7 +47,7 @@ export async function readFileExecutor(
     }
 
     // One line more than asked tells whether the file goes on.
-    const raw = await env.readFile(path, { offset, limit: limit + 1 });
+    const raw = await env.readFile(path, { offset, limit: limit + 1, maxLineLength: MAX_LINE_LENGTH });
     let lines = raw === "" ? [] : raw.split("\n");
     if (raw === "" && (await lineExists(env, path, offset))) lines = [""];
     if (lines.length === 0) {
@@ -62,7 +63,7 @@ export async function readFileExecutor(
     const last = offset + lines.length - 1;
     const width = String(last).length;
     let output = lines
-      .map((line, i) => `${String(offset + i).padStart(width)} | ${cutLine(line)}`)
+      .map((line, i) => `${String(offset + i).padStart(width)} | ${cutLongLine(line, MAX_LINE_LENGTH)}`)
       .join("\n");
     if (more) {
       output += `\n\n[Showing lines ${offset}-${last}. The file has more lines: call read_file with offset=${last + 1} to continue.]`;
@@ -79,16 +80,11 @@ function positiveInt(value: unknown, fallback: number): number | undefined {
   return Math.floor(value);
 }
 
-function cutLine(line: string): string {
-  if (line.length <= MAX_LINE_LENGTH) return line;
-  return `${line.slice(0, MAX_LINE_LENGTH)}… [line cut: ${line.length - MAX_LINE_LENGTH} more characters]`;
-}
-
 // readFile returns "" both for "no line there" and for one empty line: two lines from the line
 // before tell them apart, since two joined lines always contain a line break.
 async function lineExists(env: ExecutionEnvironment, path: string, offset: number): Promise<boolean> {
   if (offset === 1) return true; // size > 0, so line 1 exists
-  return (await env.readFile(path, { offset: offset - 1, limit: 2 })).includes("\n");
+  return (await env.readFile(path, { offset: offset - 1, limit: 2, maxLineLength: 1 })).includes("\n");
 }
 
 async function countLines(env: ExecutionEnvironment, path: string): Promise<number> {

@@ -1,3 +1,5 @@
+import { EnvironmentError } from "../environment/errors.js";
+import type { ExecResult } from "../types/environment.js";
 import type { RegisteredTool, ToolContext, ToolExecutor, ToolOutput } from "../types/tool.js";
 
 /** The spec's hard ceiling for any command timeout. */
@@ -30,11 +32,19 @@ function executor(options: ShellToolOptions): ToolExecutor {
   return async (args, env, ctx): Promise<ToolOutput> => {
     const command = String(args.command);
     const timeoutMs = effectiveTimeout(args.timeout_ms, options, ctx);
-    const result = await env.execCommand(command, {
-      timeoutMs,
-      ...(ctx.signal !== undefined && { signal: ctx.signal }),
-      ...(ctx.onOutput !== undefined && { onOutput: (chunk: string) => ctx.onOutput?.(chunk) }),
-    });
+    let result: ExecResult;
+    try {
+      result = await env.execCommand(command, {
+        timeoutMs,
+        ...(ctx.signal !== undefined && { signal: ctx.signal }),
+        ...(ctx.onOutput !== undefined && { onOutput: (chunk: string) => ctx.onOutput?.(chunk) }),
+      });
+    } catch (err) {
+      // The command could not start (missing working directory, no bash…): the model should know why.
+      if (err instanceof EnvironmentError)
+        return { output: `Could not run the command: ${err.message}`, isError: true };
+      throw err;
+    }
     const parts: string[] = [];
     const body = result.output.endsWith("\n") ? result.output.slice(0, -1) : result.output;
     if (body.length > 0) parts.push(body);

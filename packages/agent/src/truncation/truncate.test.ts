@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { truncateToolOutput } from "./truncate.js";
+import { headTailMarker, tailMarker, truncateToolOutput } from "./truncate.js";
 
 describe("truncateToolOutput", () => {
   it("leaves short output alone", () => {
@@ -54,6 +54,50 @@ describe("truncateToolOutput", () => {
     const out = truncateToolOutput("z".repeat(10_000_000), "shell");
     expect(out.length).toBeLessThan(30_400);
     expect(out).toContain("9970000 characters were removed from the middle");
+  });
+
+  // The spec's table (§5.2): tool, max characters, mode, max lines.
+  it.each([
+    ["read_file", 50_000, "head_tail", undefined],
+    ["shell", 30_000, "head_tail", 256],
+    ["grep", 20_000, "tail", 200],
+    ["glob", 20_000, "tail", 500],
+    ["edit_file", 10_000, "tail", undefined],
+    ["apply_patch", 10_000, "tail", undefined],
+    ["write_file", 1_000, "tail", undefined],
+    ["spawn_agent", 20_000, "head_tail", undefined],
+  ] as const)("%s: %i characters, %s, line limit %s", (tool, maxChars, mode, maxLines) => {
+    const exact = "c".repeat(maxChars);
+    expect(truncateToolOutput(exact, tool)).toBe(exact);
+    const over = `${"h".repeat(maxChars)}t`;
+    const out = truncateToolOutput(over, tool);
+    if (mode === "tail") {
+      expect(out).toBe(`${tailMarker(1)}${"h".repeat(maxChars - 1)}t`);
+    } else {
+      const half = maxChars / 2;
+      expect(out).toBe(`${"h".repeat(half)}${headTailMarker(1)}${"h".repeat(half - 1)}t`);
+    }
+    // 600 empty lines: under every character limit, over every line limit.
+    const lines = "\n".repeat(599);
+    const cut = truncateToolOutput(lines, tool);
+    if (maxLines === undefined) expect(cut).toBe(lines);
+    else {
+      const kept = cut.split("\n");
+      expect(kept).toHaveLength(maxLines + 1);
+      expect(kept[maxLines / 2]).toBe(`[... ${600 - maxLines} lines omitted ...]`);
+    }
+  });
+
+  it("takes character and line overrides from the config, per tool", () => {
+    const config = { toolOutputLimits: { shell: 10 }, toolLineLimits: { shell: 2, read_file: 3 } };
+    // Characters first (13 → 10 plus the marker, which spans 5 lines), then 2 lines.
+    expect(truncateToolOutput("0123456789abc", "shell", config)).toBe(
+      "01234\n[... 3 lines omitted ...]\n89abc",
+    );
+    expect(truncateToolOutput("1\n2\n3\n4\n5", "read_file", config)).toBe(
+      "1\n[... 2 lines omitted ...]\n4\n5",
+    );
+    expect(truncateToolOutput("1\n2\n3\n4\n5", "grep", config)).toBe("1\n2\n3\n4\n5");
   });
 
   it("uses a default for unknown tools", () => {

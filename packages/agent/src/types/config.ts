@@ -34,11 +34,18 @@ export type AfterToolCallHook = (
   result: ToolCallResult,
 ) => ToolCallResult | undefined | Promise<ToolCallResult | undefined>;
 
+/**
+ * A read-only way of working: explore answers questions about the code, plan produces a plan,
+ * review reviews the working tree's diff. Only read-only tools are offered (review adds the shell
+ * for git read commands) and every other call is refused.
+ */
+export type ReadOnlyMode = "explore" | "plan" | "review";
+
 /** How a Session behaves; every field has a default (see DEFAULT_SESSION_CONFIG). */
 export interface SessionConfig {
   /** Model responses per session; 0 = unlimited. */
   readonly maxTurns: number;
-  /** Tool rounds per submitted input; 0 = unlimited. */
+  /** Tool rounds per submitted input; 0 = unlimited (40 in a read-only mode). */
   readonly maxToolRoundsPerInput: number;
   /** Shell timeout when the call gives none; the profile's own default wins when it has one. */
   readonly defaultCommandTimeoutMs: number;
@@ -63,6 +70,15 @@ export interface SessionConfig {
   readonly toolFilter?: (tool: RegisteredTool) => boolean;
   readonly beforeToolCall?: BeforeToolCallHook;
   readonly afterToolCall?: AfterToolCallHook;
+  /** A read-only mode, or undefined for normal work; may change between calls (updateConfig). */
+  readonly readOnlyMode?: ReadOnlyMode | undefined;
+  /** Compact the history before a model call when context use reaches this fraction of the window. */
+  readonly compactionThreshold: number;
+  /**
+   * Compact automatically (at the threshold, and when the provider reports the context too
+   * long); when false, only Session.compact() compacts.
+   */
+  readonly autoCompact: boolean;
 }
 
 /** The spec's defaults. */
@@ -77,4 +93,6 @@ export const DEFAULT_SESSION_CONFIG: SessionConfig = {
   loopDetectionWindow: 10,
   maxSubagentDepth: 1,
   contextWarningThreshold: 0.8,
+  compactionThreshold: 0.8,
+  autoCompact: true,
 };

@@ -19,8 +19,9 @@ export interface ExecutionEnvironment {
   resolvePath(path: string): string;
 
   /**
-   * Reads a text file. Without options, the whole file. With offset (1-based line) and/or limit
-   * (lines), only those lines, streamed: a 2 GB file read at line 1 000 000 does not load the file.
+   * Reads a text file. Without options, the whole file as it is. With any option, a window of
+   * lines (a CR before each LF dropped) joined with "\n", streamed: a 2 GB file read at line
+   * 1 000 000 does not load the file, and a line longer than maxLineLength is never held whole.
    */
   readFile(path: string, options?: ReadFileOptions): Promise<string>;
   /** Reads raw bytes, at most maxBytes from the start when given. */
@@ -47,6 +48,11 @@ export interface ReadFileOptions {
   readonly offset?: number;
   /** Number of lines. */
   readonly limit?: number;
+  /**
+   * Lines longer than this many characters are cut to it and end with
+   * `… [line cut: N more characters]` (see lineCutMarker). Implementations may ignore it.
+   */
+  readonly maxLineLength?: number;
 }
 
 export interface FileStat {

@@ -2,7 +2,7 @@ import type { Usage } from "@attractor/llm";
 import type { SessionState } from "./session.js";
 import type { ToolDetails } from "./tool.js";
 
-/** The fifteen kinds of event a Session emits. */
+/** The kinds of event a Session emits: the spec's fifteen and the two of context compaction. */
 export const EventKind = {
   SESSION_START: "session_start",
   SESSION_END: "session_end",
@@ -19,6 +19,8 @@ export const EventKind = {
   LOOP_DETECTION: "loop_detection",
   WARNING: "warning",
   ERROR: "error",
+  COMPACTION_START: "compaction_start",
+  COMPACTION_END: "compaction_end",
 } as const;
 
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
@@ -97,7 +99,7 @@ export interface EventDataMap {
     readonly toolNames: readonly string[];
   };
   warning: {
-    readonly code: "context_usage" | "context_length" | "config" | "shutdown";
+    readonly code: "context_usage" | "context_length" | "config" | "shutdown" | "compaction";
     readonly message: string;
     readonly usedTokens?: number;
     readonly contextWindow?: number;
@@ -110,6 +112,20 @@ export interface EventDataMap {
     readonly retryable: boolean;
     /** True when the session closed because of it. */
     readonly fatal: boolean;
+  };
+  compaction_start: {
+    /** At the threshold, after the provider reported the context too long, or Session.compact(). */
+    readonly reason: "threshold" | "context_length" | "manual";
+    readonly tokensBefore: number;
+  };
+  compaction_end: {
+    readonly tokensBefore: number;
+    /** Estimated: no model has read the compacted history yet. */
+    readonly tokensAfter: number;
+    /** Old tool outputs replaced by a short marker. */
+    readonly prunedToolOutputs: number;
+    /** Whether older turns were replaced by a summary. */
+    readonly summarized: boolean;
   };
 }
 

@@ -11,6 +11,13 @@ export interface ProfileToolRegistry {
   names(): readonly string[];
 }
 
+/**
+ * How the model calls tools: "native" sends tool definitions through the provider's API;
+ * "prompted" describes them in the system prompt and reads `<tool_call>` blocks from the text,
+ * for models and servers without native tool calling.
+ */
+export type ToolCallMode = "native" | "prompted";
+
 /** What a profile needs to build its system prompt. */
 export interface SystemPromptContext {
   readonly environment: ExecutionEnvironment;
@@ -25,6 +32,13 @@ export interface SystemPromptContext {
   /** The tools the model is offered this call. */
   readonly tools: readonly ToolDefinition[];
   readonly userInstructions?: string;
+  /**
+   * Prompted tool calling: the tool descriptions and the call format. A profile puts it where
+   * the tools layer goes, in place of the short tool list.
+   */
+  readonly toolCallInstructions?: string;
+  /** The read-only mode's instructions (explore, plan, review), placed before user instructions. */
+  readonly modeInstructions?: string;
 }
 
 /**
@@ -55,6 +69,10 @@ export interface ProviderProfile {
   readonly defaultCommandTimeoutMs?: number;
   readonly displayName?: string;
   readonly knowledgeCutoff?: string;
+  /** How the model calls tools; "native" when absent. */
+  readonly toolCallMode?: ToolCallMode;
+  /** Whether `<think>…</think>` in the answer text is reasoning (local reasoning models). */
+  readonly thinkTags?: boolean;
   /** A copy of this profile for another model (subagents, setModel), sharing the registry. */
   withModel(model: string): ProviderProfile;
 }

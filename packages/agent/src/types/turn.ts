@@ -4,7 +4,7 @@ import type { ContentPart, ImageData, ToolCallData, Usage } from "@attractor/llm
  * One entry of a session's history. Every turn is plain JSON-serialisable data, so a host can
  * store history as JSON lines and rebuild a Session from it (see Session.fromHistory).
  */
-export type Turn = UserTurn | AssistantTurn | ToolResultsTurn | SystemTurn | SteeringTurn;
+export type Turn = UserTurn | AssistantTurn | ToolResultsTurn | SystemTurn | SteeringTurn | SummaryTurn;
 
 export type TurnKind = Turn["kind"];
 
@@ -65,5 +65,29 @@ export interface SteeringTurn {
   readonly content: string;
   /** Who injected it: the host (steer()) or the loop detector. */
   readonly source: "host" | "loop_detection";
+  readonly timestamp: string;
+}
+
+/**
+ * What context compaction left in place of the older turns; sent to the model as a user-role
+ * message. The original task and every user instruction are kept verbatim beside the model's
+ * summary, so they survive any number of compactions.
+ */
+export interface SummaryTurn {
+  readonly kind: "summary";
+  /** The whole text the model receives: task, instructions, files touched and the summary. */
+  readonly content: string;
+  /** The conversation's first input, verbatim. */
+  readonly task: string;
+  /** Every later user input and host steering message, verbatim, in order. */
+  readonly instructions: readonly string[];
+  /** Files the summarised turns changed through tools. */
+  readonly filesTouched: readonly string[];
+  /** The model's structured summary: decisions, discoveries, work done, next steps. */
+  readonly summary: string;
+  /** How many turns it replaced (earlier summaries included). */
+  readonly replacedTurns: number;
+  /** How many model responses were among them, so turn limits still count them. */
+  readonly replacedResponses: number;
   readonly timestamp: string;
 }

@@ -1,15 +1,19 @@
 import type { ProviderProfile } from "../../types/profile.js";
-import { createProviderProfile } from "../create-profile.js";
-import { createProfileRegistry, withSubagentTools } from "../shared.js";
+import { buildProviderProfile } from "../shared.js";
 import type { ProfileOptions } from "../toolset.js";
 import { ANTHROPIC_BASE_PROMPT } from "./prompt.js";
 
-/** Claude Code-aligned: read_file, write_file, edit_file, shell (120 s), grep with output modes, glob, subagents. */
-export function createAnthropicProfile(model: string, options: ProfileOptions): ProviderProfile {
-  const t = options.tools;
-  const registry = createProfileRegistry(
-    withSubagentTools(
-      [
+/**
+ * Claude Code-aligned: read_file, write_file, edit_file, shell (120 s), grep with output modes,
+ * glob, subagent tools. Context window and reasoning support come from the llm catalog.
+ */
+export function createAnthropicProfile(model: string, options: ProfileOptions = {}): ProviderProfile {
+  return buildProviderProfile(
+    {
+      id: "anthropic",
+      basePrompt: ANTHROPIC_BASE_PROMPT,
+      projectDocFiles: ["CLAUDE.md"],
+      tools: (t) => [
         t.readFile(),
         t.writeFile(),
         t.editFile(),
@@ -17,21 +21,12 @@ export function createAnthropicProfile(model: string, options: ProfileOptions): 
         t.grep({ outputModes: true }),
         t.glob(),
       ],
-      options.withoutSubagents,
-    ),
-  );
-  return createProviderProfile({
-    id: "anthropic",
-    provider: options.provider ?? "anthropic",
+      // Claude Code's default; a call's own timeout_ms still wins, and maxCommandTimeoutMs caps both.
+      defaultCommandTimeoutMs: 120_000,
+      supportsParallelToolCalls: true,
+      fallback: { contextWindowSize: 200_000, supportsReasoning: true },
+    },
     model,
-    basePrompt: ANTHROPIC_BASE_PROMPT,
-    toolRegistry: registry,
-    projectDocFiles: ["CLAUDE.md"],
-    supportsReasoning: true,
-    supportsParallelToolCalls: true,
-    contextWindowSize: options.contextWindowSize ?? 200_000,
-    // Claude Code's default; a call's own timeout_ms still wins, and maxCommandTimeoutMs caps both.
-    defaultCommandTimeoutMs: 120_000,
-    ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
-  });
+    options,
+  );
 }

@@ -1,15 +1,19 @@
 import type { ProviderProfile } from "../../types/profile.js";
-import { createProviderProfile } from "../create-profile.js";
-import { createProfileRegistry, withSubagentTools } from "../shared.js";
+import { buildProviderProfile } from "../shared.js";
 import type { ProfileOptions } from "../toolset.js";
 import { GEMINI_BASE_PROMPT } from "./prompt.js";
 
-/** gemini-cli-aligned: read_file, read_many_files, write_file, edit_file, shell (10 s), grep, glob, list_dir, subagents. */
-export function createGeminiProfile(model: string, options: ProfileOptions): ProviderProfile {
-  const t = options.tools;
-  const registry = createProfileRegistry(
-    withSubagentTools(
-      [
+/**
+ * gemini-cli-aligned: read_file, read_many_files, write_file, edit_file, shell (10 s), grep, glob,
+ * list_dir, subagent tools. Context window and reasoning support come from the llm catalog.
+ */
+export function createGeminiProfile(model: string, options: ProfileOptions = {}): ProviderProfile {
+  return buildProviderProfile(
+    {
+      id: "gemini",
+      basePrompt: GEMINI_BASE_PROMPT,
+      projectDocFiles: ["GEMINI.md"],
+      tools: (t) => [
         t.readFile(),
         t.readManyFiles(),
         t.writeFile(),
@@ -19,20 +23,11 @@ export function createGeminiProfile(model: string, options: ProfileOptions): Pro
         t.glob(),
         t.listDir(),
       ],
-      options.withoutSubagents,
-    ),
-  );
-  return createProviderProfile({
-    id: "gemini",
-    provider: options.provider ?? "gemini",
+      defaultCommandTimeoutMs: 10_000,
+      supportsParallelToolCalls: true,
+      fallback: { contextWindowSize: 1_048_576, supportsReasoning: true },
+    },
     model,
-    basePrompt: GEMINI_BASE_PROMPT,
-    toolRegistry: registry,
-    projectDocFiles: ["GEMINI.md"],
-    supportsReasoning: true,
-    supportsParallelToolCalls: true,
-    contextWindowSize: options.contextWindowSize ?? 1_048_576,
-    defaultCommandTimeoutMs: 10_000,
-    ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
-  });
+    options,
+  );
 }

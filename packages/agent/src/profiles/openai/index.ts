@@ -1,15 +1,19 @@
 import type { ProviderProfile } from "../../types/profile.js";
-import { createProviderProfile } from "../create-profile.js";
-import { createProfileRegistry, withSubagentTools } from "../shared.js";
+import { buildProviderProfile } from "../shared.js";
 import type { ProfileOptions } from "../toolset.js";
 import { OPENAI_BASE_PROMPT } from "./prompt.js";
 
-/** codex-aligned: read_file, apply_patch, write_file, shell (10 s), grep, glob, subagents; parallel calls. */
-export function createOpenAIProfile(model: string, options: ProfileOptions): ProviderProfile {
-  const t = options.tools;
-  const registry = createProfileRegistry(
-    withSubagentTools(
-      [
+/**
+ * codex-aligned: read_file, apply_patch, write_file, shell (10 s), grep, glob, subagent tools;
+ * parallel tool calls. Context window and reasoning support come from the llm catalog.
+ */
+export function createOpenAIProfile(model: string, options: ProfileOptions = {}): ProviderProfile {
+  return buildProviderProfile(
+    {
+      id: "openai",
+      basePrompt: OPENAI_BASE_PROMPT,
+      projectDocFiles: [".codex/instructions.md"],
+      tools: (t) => [
         t.readFile(),
         t.applyPatch(),
         t.writeFile(),
@@ -17,20 +21,11 @@ export function createOpenAIProfile(model: string, options: ProfileOptions): Pro
         t.grep(),
         t.glob(),
       ],
-      options.withoutSubagents,
-    ),
-  );
-  return createProviderProfile({
-    id: "openai",
-    provider: options.provider ?? "openai",
+      defaultCommandTimeoutMs: 10_000,
+      supportsParallelToolCalls: true,
+      fallback: { contextWindowSize: 400_000, supportsReasoning: true },
+    },
     model,
-    basePrompt: OPENAI_BASE_PROMPT,
-    toolRegistry: registry,
-    projectDocFiles: [".codex/instructions.md"],
-    supportsReasoning: true,
-    supportsParallelToolCalls: true,
-    contextWindowSize: options.contextWindowSize ?? 400_000,
-    defaultCommandTimeoutMs: 10_000,
-    ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
-  });
+    options,
+  );
 }

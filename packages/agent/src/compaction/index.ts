@@ -1,0 +1,3 @@
+export * from "./compactor.js";
+export * from "./prune.js";
+export * from "./summary.js";
