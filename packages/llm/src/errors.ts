@@ -73,7 +73,7 @@ export class UnknownProviderError extends ProviderError {
   override readonly retryable = true;
 }
 
-/** HTTP 408, or our own request/connect/stream-read timeout. Not retried by default. */
+/** HTTP 408, or our own request or stream-read timeout. Not retried by default. */
 export class RequestTimeoutError extends SDKError {
   override readonly name = "RequestTimeoutError";
   readonly provider?: string;
@@ -88,8 +88,23 @@ export class AbortError extends SDKError {
 }
 /** The connection failed before a response arrived. */
 export class NetworkError extends SDKError {
-  override readonly name = "NetworkError";
+  override readonly name: string = "NetworkError";
   override readonly retryable = true;
+}
+/**
+ * No connection to the server within the connect timeout (`TimeoutConfig.connectMs`). A
+ * connection failure, so retryable like any NetworkError, unlike a RequestTimeoutError.
+ */
+export class ConnectTimeoutError extends NetworkError {
+  override readonly name = "ConnectTimeoutError";
+  readonly provider?: string;
+  /** The connect timeout that ran out, ms. */
+  readonly connectMs?: number;
+  constructor(message: string, options?: { cause?: unknown; provider?: string; connectMs?: number }) {
+    super(message, options);
+    if (options?.provider !== undefined) this.provider = options.provider;
+    if (options?.connectMs !== undefined) this.connectMs = options.connectMs;
+  }
 }
 /**
  * The stream broke after it started. Retryable as an error class, but never retried by the

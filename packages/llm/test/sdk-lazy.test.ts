@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWireServer, type WireServer } from "./support/wire-server.js";
 
-// Counts the first import of each vendor SDK (vitest runs a mock factory on first import only).
-const loads = vi.hoisted(() => ({ openai: 0, anthropic: 0, gemini: 0 }));
+// Counts the first import of each vendor SDK and of undici, the adapters' transport (vitest runs a
+// mock factory on first import only).
+const loads = vi.hoisted(() => ({ openai: 0, anthropic: 0, gemini: 0, undici: 0 }));
 vi.mock("openai", async (importOriginal) => {
   loads.openai++;
   return await importOriginal();
@@ -13,6 +14,10 @@ vi.mock("@anthropic-ai/sdk", async (importOriginal) => {
 });
 vi.mock("@google/genai", async (importOriginal) => {
   loads.gemini++;
+  return await importOriginal();
+});
+vi.mock("undici", async (importOriginal) => {
+  loads.undici++;
   return await importOriginal();
 });
 
@@ -37,7 +42,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("SDK loading through the package entry point", () => {
-  it("loads no SDK on import or client construction, then only the one a request needs", async () => {
+  it("loads no SDK nor undici on import or client construction, then only what a request needs", async () => {
     const llm = await import("../src/index.js");
     const client = llm.Client.fromEnv({
       ANTHROPIC_API_KEY: "sk-ant",
@@ -49,11 +54,11 @@ describe("SDK loading through the package entry point", () => {
     new llm.OpenAIAdapter({ apiKey: "k" });
     new llm.GeminiAdapter({ apiKey: "k" });
     expect(client.providers).toEqual(["anthropic", "openai", "gemini", "openai-compatible"]);
-    expect(loads).toEqual({ openai: 0, anthropic: 0, gemini: 0 });
+    expect(loads).toEqual({ openai: 0, anthropic: 0, gemini: 0, undici: 0 });
 
     const res = await client.complete({ model: "claude-haiku-4-5", messages: [llm.userMessage("hi")] });
     expect(llm.responseText(res)).toBe("only me");
-    expect(loads).toEqual({ openai: 0, anthropic: 1, gemini: 0 });
+    expect(loads).toEqual({ openai: 0, anthropic: 1, gemini: 0, undici: 1 });
     await client.close();
   });
 });

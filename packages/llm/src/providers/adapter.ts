@@ -12,6 +12,7 @@ export interface ProviderAdapter {
   stream(request: Request): AsyncIterable<StreamEvent>;
   /** Whether the provider supports this tool-choice mode. */
   supportsToolChoice?(mode: ToolChoice["mode"]): boolean;
+  /** Closes the adapter's pooled connections; calls in flight fail, later calls open new ones. */
   close?(): Promise<void>;
 }
 

@@ -31,9 +31,10 @@ export type ReasoningEffort = "minimal" | "low" | "medium" | "high" | "xhigh";
 
 export interface TimeoutConfig {
   /**
-   * Time to establish the connection, ms. Not applied by the adapters yet: connection setup is
-   * bounded by Node's fetch, whose own connect timeout is 10 000 ms (the spec's default), and a
-   * failed connect surfaces as NetworkError. Kept so callers can state it.
+   * Longest wait for a new TCP (and TLS) connection to the server, ms (default 10 000); a call that
+   * reuses a pooled connection does not wait. Exceeded, the call fails with ConnectTimeoutError, a
+   * retryable NetworkError. undici checks it on a coarse timer, so it fires up to about a second
+   * late.
    */
   readonly connectMs?: number;
   /** Whole request for complete(), ms (default 120 000). */

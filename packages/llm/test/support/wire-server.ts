@@ -54,6 +54,8 @@ export interface WireServer {
   /** e.g. http://127.0.0.1:41234 */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** TCP connections accepted so far, and how many of them are still open. */
+  readonly connections: { readonly accepted: number; readonly open: number };
   /** Replaces the handler for later requests. */
   setHandler(handler: Handler | readonly Reply[]): void;
   close(): Promise<void>;
@@ -167,11 +169,18 @@ export async function startWireServer(handler: Handler | readonly Reply[]): Prom
         return;
     }
   });
+  const connections = { accepted: 0, open: 0 };
+  server.on("connection", (socket) => {
+    connections.accepted++;
+    connections.open++;
+    socket.once("close", () => connections.open--);
+  });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    connections,
     setHandler(h) {
       current = toHandler(h);
     },

@@ -3,6 +3,7 @@ import { withIdleTimeout } from "../../stream/index.js";
 import type { Request, Response, StreamEvent, TimeoutConfig } from "../../types/index.js";
 import { DEFAULT_TIMEOUTS } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import { type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { mapAnthropicError } from "./errors.js";
 import { buildMessagesRequest } from "./request.js";
@@ -11,6 +12,12 @@ import { StreamTranslator, type WireEvent } from "./stream.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
+interface Loaded {
+  readonly sdk: Sdk;
+  readonly client: SdkClient;
+  readonly apiKey: string;
+  readonly pool: ConnectionPool;
+}
 
 const PROVIDER = "anthropic";
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
@@ -29,7 +36,7 @@ const normaliseBaseUrl = (url: string): string => url.replace(/\/+$/, "").replac
  */
 export class AnthropicAdapter implements ProviderAdapter {
   readonly name = PROVIDER;
-  private loaded?: Promise<{ sdk: Sdk; client: SdkClient; apiKey: string }>;
+  private loaded?: Promise<Loaded>;
 
   constructor(private readonly options: AnthropicAdapterOptions = {}) {}
 
@@ -41,38 +48,44 @@ export class AnthropicAdapter implements ProviderAdapter {
   /** Sends the request and returns the whole response. */
   async complete(request: Request): Promise<Response> {
     throwIfAborted(request.signal);
-    const { sdk, client, apiKey } = await this.load();
+    const { sdk, client, apiKey, pool } = await this.load();
     const { body, headers } = await buildMessagesRequest(request);
     const timeouts = this.timeouts(request);
+    const connect = pool.call(timeouts.connectMs);
     try {
-      const { data, response } = await client.messages
-        .create(body as never, {
-          headers: authHeaders(apiKey, headers),
-          timeout: timeouts.requestMs,
-          ...(request.signal !== undefined && { signal: request.signal }),
-        })
-        .withResponse();
+      const { data, response } = await pool.runCall(connect, () =>
+        client.messages
+          .create(body as never, {
+            headers: authHeaders(apiKey, headers),
+            timeout: timeouts.requestMs,
+            ...(request.signal !== undefined && { signal: request.signal }),
+          })
+          .withResponse(),
+      );
       return responseFromMessage(data as unknown as WireEvent, rateLimitFromHeaders(response.headers));
     } catch (err) {
-      throw mapAnthropicError(err, sdk, "request", request.signal);
+      throw mapAnthropicError(err, sdk, "request", request.signal, connect);
     }
   }
 
   /** Streams the response; ends with `finish`, or throws. */
   async *stream(request: Request): AsyncGenerator<StreamEvent> {
     throwIfAborted(request.signal);
-    const { sdk, client, apiKey } = await this.load();
+    const { sdk, client, apiKey, pool } = await this.load();
     const { body, headers } = await buildMessagesRequest(request);
     const timeouts = this.timeouts(request);
+    const connect = pool.call(timeouts.connectMs);
     let opened: Awaited<ReturnType<typeof openStream>>;
     try {
-      opened = await openStream(client, body, {
-        headers: authHeaders(apiKey, headers),
-        timeout: timeouts.requestMs,
-        ...(request.signal !== undefined && { signal: request.signal }),
-      });
+      opened = await pool.runCall(connect, () =>
+        openStream(client, body, {
+          headers: authHeaders(apiKey, headers),
+          timeout: timeouts.requestMs,
+          ...(request.signal !== undefined && { signal: request.signal }),
+        }),
+      );
     } catch (err) {
-      throw mapAnthropicError(err, sdk, "request", request.signal);
+      throw mapAnthropicError(err, sdk, "request", request.signal, connect);
     }
     const { data: wire, response } = opened;
     const cancel = () => wire.controller.abort();
@@ -96,12 +109,23 @@ export class AnthropicAdapter implements ProviderAdapter {
     }
   }
 
+  /** Closes the adapter's connections; a later request opens new ones. */
+  async close(): Promise<void> {
+    const loaded = this.loaded;
+    this.loaded = undefined;
+    const ready = await loaded?.catch(() => undefined);
+    await ready?.pool.close();
+  }
+
   private timeouts(request: Request): Required<TimeoutConfig> {
     return { ...DEFAULT_TIMEOUTS, ...this.options.timeout, ...request.timeout };
   }
 
-  /** Loads the SDK and builds the client once; a missing key fails here, at request time. */
-  private load(): Promise<{ sdk: Sdk; client: SdkClient; apiKey: string }> {
+  /**
+   * Loads the SDK and undici, and builds the client once, its requests sent through the
+   * adapter's connection pool; a missing key fails here, at request time.
+   */
+  private load(): Promise<Loaded> {
     const env = this.options.env ?? process.env;
     const apiKey = this.options.apiKey ?? env.ANTHROPIC_API_KEY;
     if (apiKey === undefined || apiKey === "") {
@@ -112,18 +136,22 @@ export class AnthropicAdapter implements ProviderAdapter {
         ),
       );
     }
-    this.loaded ??= import("@anthropic-ai/sdk").then((sdk) => {
-      const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
-      const client = new sdk.default({
-        apiKey,
-        baseURL,
-        maxRetries: 0,
-        ...(this.options.defaultHeaders !== undefined && {
-          defaultHeaders: { ...this.options.defaultHeaders },
-        }),
-      });
-      return { sdk, client, apiKey };
-    });
+    this.loaded ??= Promise.all([import("@anthropic-ai/sdk"), openConnectionPool(PROVIDER)]).then(
+      ([sdk, pool]) => {
+        const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
+        const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
+        const client = new sdk.default({
+          apiKey,
+          baseURL,
+          maxRetries: 0,
+          fetch: pool.sdkFetch(defaultConnectMs),
+          ...(this.options.defaultHeaders !== undefined && {
+            defaultHeaders: { ...this.options.defaultHeaders },
+          }),
+        });
+        return { sdk, client, apiKey, pool };
+      },
+    );
     this.loaded.catch(() => {
       this.loaded = undefined;
     });

@@ -7,6 +7,7 @@ import {
   SDKError as SDKErrorClass,
   StreamError,
 } from "../../errors.js";
+import type { ConnectCall } from "../shared/connection-pool.js";
 
 const PROVIDER = "anthropic";
 
@@ -56,18 +57,21 @@ const textBody = (err: ApiErrorShape): string | undefined => {
  * table, body message classification, Retry-After, raw body). An `error` event inside a stream
  * (the SDK throws it as a status-less APIError) is mapped as if its error type's status had been
  * returned, so an overloaded_error is a ServerError with statusCode 529 and the event as raw; the
- * retry policy never retries a stream that already produced data, whatever the class.
+ * retry policy never retries a stream that already produced data, whatever the class. A connect
+ * timeout, which the SDK reports as its own timeout without the cause, is read off `connect`.
  */
 export function mapAnthropicError(
   err: unknown,
   sdk: SdkErrorClasses,
   phase: Phase,
   signal?: AbortSignal,
+  connect?: ConnectCall,
 ): SDKError {
   if (err instanceof SDKErrorClass) return err;
   if (signal?.aborted || err instanceof sdk.APIUserAbortError || (err as Error)?.name === "AbortError") {
     return new AbortError("request aborted", { cause: err });
   }
+  if (connect?.failure !== undefined) return connect.failure;
   if (err instanceof sdk.APIConnectionTimeoutError) {
     return new RequestTimeoutError("anthropic request timed out", { cause: err, provider: PROVIDER });
   }

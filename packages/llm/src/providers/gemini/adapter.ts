@@ -4,6 +4,7 @@ import { withIdleTimeout } from "../../stream/idle-timeout.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
 import { DEFAULT_TIMEOUTS } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
+import { type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
 import { PROVIDER, toGeminiCall } from "./request.js";
@@ -21,21 +22,33 @@ export function splitBaseUrl(url: string): { baseUrl: string; apiVersion?: strin
   return m ? { baseUrl: `${m[1]}/`, apiVersion: m[2]! } : { baseUrl: url };
 }
 
-/** One request's transport: the combined abort signal, a recording fetch, and cleanup. */
+/** One request's transport: the combined abort signal and what was seen of the exchange. */
 interface Transport {
   readonly exchange: Exchange;
   readonly controller: AbortController;
   readonly signal: AbortSignal;
-  readonly fetch: typeof globalThis.fetch;
 }
 
 function transport(userSignal: AbortSignal | undefined): Transport {
   const controller = new AbortController();
   const signal = userSignal ? AbortSignal.any([userSignal, controller.signal]) : controller.signal;
-  const exchange: Exchange = { sent: false };
-  const recordingFetch: typeof globalThis.fetch = async (input, init) => {
+  return { exchange: { sent: false }, controller, signal };
+}
+
+/**
+ * The request's fetch (the SDK takes one per request): undici through the adapter's pool with the
+ * request's connect timeout, recording the response, and its connect failure, on the exchange.
+ */
+function recordingFetch(
+  exchange: Exchange,
+  pool: ConnectionPool,
+  connectMs: number,
+): typeof globalThis.fetch {
+  const connect = pool.call(connectMs);
+  exchange.connect = connect;
+  return async (input, init) => {
     exchange.sent = true;
-    let res = await globalThis.fetch(input, init);
+    let res = await pool.fetch(connect, input, init);
     if (res.ok && res.body && res.headers.get("content-type")?.includes("text/event-stream")) {
       res = new globalThis.Response(reframeSse(res.body), {
         status: res.status,
@@ -48,7 +61,6 @@ function transport(userSignal: AbortSignal | undefined): Transport {
     if (!res.ok) exchange.errorBody = res.clone().text();
     return res;
   };
-  return { exchange, controller, signal, fetch: recordingFetch };
 }
 
 /**
@@ -58,6 +70,7 @@ function transport(userSignal: AbortSignal | undefined): Transport {
 export class GeminiAdapter implements ProviderAdapter {
   readonly name = PROVIDER;
   private client?: { key: string; sdk: Promise<GoogleGenAI> };
+  private pool?: Promise<ConnectionPool>;
 
   constructor(private readonly options: GeminiAdapterOptions = {}) {}
 
@@ -75,8 +88,8 @@ export class GeminiAdapter implements ProviderAdapter {
       t.controller.abort();
     }, timeouts.requestMs);
     try {
-      const client = await this.sdk();
-      const params = await this.params(request, t);
+      const [client, pool] = await Promise.all([this.sdk(), this.connectionPool()]);
+      const params = await this.params(request, t, recordingFetch(t.exchange, pool, timeouts.connectMs));
       const result = await client.models.generateContent(params);
       const translator = new GeminiEventTranslator(request.model);
       for (const _ of translator.chunk(result));
@@ -100,8 +113,8 @@ export class GeminiAdapter implements ProviderAdapter {
       t.controller.abort();
     }, timeouts.streamReadMs);
     try {
-      const client = await this.sdk();
-      const params = await this.params(request, t);
+      const [client, pool] = await Promise.all([this.sdk(), this.connectionPool()]);
+      const params = await this.params(request, t, recordingFetch(t.exchange, pool, timeouts.connectMs));
       const chunks = await client.models.generateContentStream(params);
       clearTimeout(headerTimer);
       phase = "stream";
@@ -131,15 +144,24 @@ export class GeminiAdapter implements ProviderAdapter {
     }
   }
 
+  /** Drops the SDK client and closes the adapter's connections; a later request opens new ones. */
   async close(): Promise<void> {
     this.client = undefined;
+    const pool = this.pool;
+    this.pool = undefined;
+    const ready = await pool?.catch(() => undefined);
+    await ready?.close();
   }
 
   private timeouts(request: Request): Required<TimeoutConfig> {
     return { ...DEFAULT_TIMEOUTS, ...this.options.timeout, ...request.timeout };
   }
 
-  private async params(request: Request, t: Transport): Promise<GenerateContentParameters> {
+  private async params(
+    request: Request,
+    t: Transport,
+    fetch: typeof globalThis.fetch,
+  ): Promise<GenerateContentParameters> {
     const call = await toGeminiCall(request);
     return {
       model: call.model,
@@ -147,7 +169,7 @@ export class GeminiAdapter implements ProviderAdapter {
       config: {
         ...call.config,
         abortSignal: t.signal,
-        httpOptions: { fetch: t.fetch },
+        httpOptions: { fetch },
         // Both would make extra requests behind our back.
         automaticFunctionCalling: { disable: true },
         automaticContinuation: false,
@@ -165,6 +187,18 @@ export class GeminiAdapter implements ProviderAdapter {
       );
     }
     return key;
+  }
+
+  /** Loads undici and opens the adapter's connection pool once; a failed load is retried next time. */
+  private connectionPool(): Promise<ConnectionPool> {
+    if (this.pool === undefined) {
+      const pool = openConnectionPool(PROVIDER);
+      pool.catch(() => {
+        if (this.pool === pool) this.pool = undefined;
+      });
+      this.pool = pool;
+    }
+    return this.pool;
   }
 
   private sdk(): Promise<GoogleGenAI> {

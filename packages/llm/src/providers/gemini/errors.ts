@@ -13,6 +13,7 @@ import {
   StreamError,
   UnknownProviderError,
 } from "../../errors.js";
+import type { ConnectCall } from "../shared/connection-pool.js";
 import { PROVIDER } from "./request.js";
 
 /** What the adapter saw of one HTTP exchange, for error mapping. */
@@ -25,6 +26,8 @@ export interface Exchange {
   sent: boolean;
   /** Set when our own timer aborted the request. */
   timedOut?: "request" | "stream";
+  /** The connection settings of the request, whose `failure` tells of a connect timeout. */
+  connect?: ConnectCall;
 }
 
 /** Where the failure happened: before the response started, or while reading the stream. */
@@ -129,6 +132,7 @@ export async function mapGeminiError(
   signal: AbortSignal | undefined,
 ): Promise<SDKError> {
   if (signal?.aborted) return new AbortError("gemini request aborted", { cause: err });
+  if (exchange.connect?.failure !== undefined) return exchange.connect.failure;
   if (exchange.timedOut !== undefined) {
     const what = exchange.timedOut === "request" ? "request timed out" : "stream stalled";
     return new RequestTimeoutError(`gemini ${what}`, { cause: err, provider: PROVIDER });

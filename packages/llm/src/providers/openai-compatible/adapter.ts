@@ -1,9 +1,15 @@
-import type { OpenAI } from "openai";
 import { ConfigurationError } from "../../errors.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
-import { CallControl, createSdkClient, resolveTimeouts, runStream } from "../openai/transport.js";
-import type { ErrorBodies, OpenAISdkModule } from "../shared/openai-sdk-errors.js";
+import {
+  CallControl,
+  closeSdkClient,
+  createSdkClient,
+  resolveTimeouts,
+  runStream,
+  type SdkClient,
+} from "../openai/transport.js";
+import type { ErrorBodies } from "../shared/openai-sdk-errors.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { buildChatBody, PROVIDER } from "./request.js";
 import { chatResponseFromWire, type WireChatCompletion } from "./response.js";
@@ -27,7 +33,7 @@ export type OpenAICompatibleAdapterOptions = AdapterOptions & {
 export class OpenAICompatibleAdapter implements ProviderAdapter {
   readonly name = PROVIDER;
   private readonly bodies: ErrorBodies = new WeakMap();
-  private sdkClient: Promise<{ client: OpenAI; sdk: OpenAISdkModule }> | undefined;
+  private sdkClient: Promise<SdkClient> | undefined;
 
   constructor(private readonly options: OpenAICompatibleAdapterOptions = {}) {}
 
@@ -38,15 +44,17 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   /** Sends the request and translates the whole response. */
   async complete(request: Request): Promise<Response> {
-    const { client, sdk } = await this.client();
+    const { client, sdk, pool } = await this.client();
     const { body, warnings } = await buildChatBody(request, false);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
-    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     control.deadline(timeouts.requestMs, "the request");
     try {
-      const { data, response } = await client.chat.completions
-        .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
-        .withResponse();
+      const { data, response } = await control.run(() =>
+        client.chat.completions
+          .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
+          .withResponse(),
+      );
       return chatResponseFromWire(data as unknown as WireChatCompletion, {
         warnings,
         rateLimit: rateLimitFromHeaders(response.headers),
@@ -60,10 +68,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
 
   /** Streams the response; the iterator throws our errors, and ends with `finish`. */
   async *stream(request: Request): AsyncGenerator<StreamEvent> {
-    const { client, sdk } = await this.client();
+    const { client, sdk, pool } = await this.client();
     const { body, warnings } = await buildChatBody(request, true);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
-    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     yield* runStream<WireChatCompletion, StreamEvent>({
       provider: PROVIDER,
       control,
@@ -80,7 +88,14 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     });
   }
 
-  private client(): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
+  /** Closes the adapter's connections; a later request opens new ones. */
+  async close(): Promise<void> {
+    const created = this.sdkClient;
+    this.sdkClient = undefined;
+    await closeSdkClient(created);
+  }
+
+  private client(): Promise<SdkClient> {
     const env = this.options.env ?? process.env;
     const baseURL = this.options.baseUrl ?? env.OPENAI_COMPATIBLE_BASE_URL;
     if (baseURL === undefined || baseURL === "") {
@@ -98,6 +113,8 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
         organization: this.options.organization,
         project: this.options.project,
         defaultHeaders: this.options.defaultHeaders,
+        provider: PROVIDER,
+        connectMs: resolveTimeouts(this.options.timeout, undefined).connectMs,
       },
       this.bodies,
     );

@@ -1,13 +1,19 @@
-import type { OpenAI } from "openai";
 import { AuthenticationError } from "../../errors.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
-import type { ErrorBodies, OpenAISdkModule } from "../shared/openai-sdk-errors.js";
+import type { ErrorBodies } from "../shared/openai-sdk-errors.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { buildResponsesBody } from "./request.js";
 import { responseFromWire, type WireResponse } from "./response.js";
 import { translateResponsesStream, type WireStreamEvent } from "./stream.js";
-import { CallControl, createSdkClient, resolveTimeouts, runStream } from "./transport.js";
+import {
+  CallControl,
+  closeSdkClient,
+  createSdkClient,
+  resolveTimeouts,
+  runStream,
+  type SdkClient,
+} from "./transport.js";
 
 const PROVIDER = "openai";
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -28,7 +34,7 @@ export type OpenAIAdapterOptions = AdapterOptions & {
 export class OpenAIAdapter implements ProviderAdapter {
   readonly name = PROVIDER;
   private readonly bodies: ErrorBodies = new WeakMap();
-  private sdkClient: Promise<{ client: OpenAI; sdk: OpenAISdkModule }> | undefined;
+  private sdkClient: Promise<SdkClient> | undefined;
 
   constructor(private readonly options: OpenAIAdapterOptions = {}) {}
 
@@ -39,15 +45,20 @@ export class OpenAIAdapter implements ProviderAdapter {
 
   /** Sends the request and translates the whole response. */
   async complete(request: Request): Promise<Response> {
-    const { client, sdk } = await this.client();
+    const { client, sdk, pool } = await this.client();
     const { body, warnings } = await buildResponsesBody(request);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
-    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     control.deadline(timeouts.requestMs, "the request");
     try {
-      const { data, response } = await client.responses
-        .create({ ...body, stream: false } as never, { signal: control.signal, timeout: timeouts.requestMs })
-        .withResponse();
+      const { data, response } = await control.run(() =>
+        client.responses
+          .create({ ...body, stream: false } as never, {
+            signal: control.signal,
+            timeout: timeouts.requestMs,
+          })
+          .withResponse(),
+      );
       return responseFromWire(data as unknown as WireResponse, {
         warnings,
         rateLimit: rateLimitFromHeaders(response.headers),
@@ -61,10 +72,10 @@ export class OpenAIAdapter implements ProviderAdapter {
 
   /** Streams the response; the iterator throws our errors, and ends with `finish`. */
   async *stream(request: Request): AsyncGenerator<StreamEvent> {
-    const { client, sdk } = await this.client();
+    const { client, sdk, pool } = await this.client();
     const { body, warnings } = await buildResponsesBody(request);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
-    const control = new CallControl(request.signal, PROVIDER, this.bodies);
+    const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     yield* runStream<WireStreamEvent, StreamEvent>({
       provider: PROVIDER,
       control,
@@ -81,7 +92,14 @@ export class OpenAIAdapter implements ProviderAdapter {
     });
   }
 
-  private client(): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
+  /** Closes the adapter's connections; a later request opens new ones. */
+  async close(): Promise<void> {
+    const created = this.sdkClient;
+    this.sdkClient = undefined;
+    await closeSdkClient(created);
+  }
+
+  private client(): Promise<SdkClient> {
     const env = this.options.env ?? process.env;
     const apiKey = this.options.apiKey ?? env.OPENAI_API_KEY;
     if (apiKey === undefined || apiKey === "") {
@@ -98,6 +116,8 @@ export class OpenAIAdapter implements ProviderAdapter {
         organization: this.options.organization ?? env.OPENAI_ORG_ID,
         project: this.options.project ?? env.OPENAI_PROJECT_ID,
         defaultHeaders: this.options.defaultHeaders,
+        provider: PROVIDER,
+        connectMs: resolveTimeouts(this.options.timeout, undefined).connectMs,
       },
       this.bodies,
     );

@@ -2,6 +2,7 @@ import type { OpenAI } from "openai";
 import { AbortError } from "../../errors.js";
 import { withIdleTimeout } from "../../stream/idle-timeout.js";
 import { DEFAULT_TIMEOUTS, type TimeoutConfig } from "../../types/index.js";
+import { type ConnectCall, type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
 import {
   bodyCapturingFetch,
   type ErrorBodies,
@@ -24,17 +25,26 @@ export interface SdkClientConfig {
   readonly organization?: string | undefined;
   readonly project?: string | undefined;
   readonly defaultHeaders?: Readonly<Record<string, string>> | undefined;
+  /** Names the provider in connect-timeout errors. */
+  readonly provider: string;
+  /** Connect timeout for a request made outside CallControl.run; the adapter's default. */
+  readonly connectMs: number;
+}
+
+/** A ready SDK client, its module (for error classes) and the connections it uses. */
+export interface SdkClient {
+  readonly client: OpenAI;
+  readonly sdk: OpenAISdkModule;
+  readonly pool: ConnectionPool;
 }
 
 /**
- * An SDK client with its retries off (the caller's retry policy decides) and every value passed
- * explicitly, so the SDK never reads process.env behind the adapter's `env` option.
+ * An SDK client with its retries off (the caller's retry policy decides), every value passed
+ * explicitly, so the SDK never reads process.env behind the adapter's `env` option, and its
+ * requests sent by undici through the adapter's connection pool, which bounds the connect time.
  */
-export async function createSdkClient(
-  config: SdkClientConfig,
-  bodies: ErrorBodies,
-): Promise<{ client: OpenAI; sdk: OpenAISdkModule }> {
-  const sdk = await loadOpenAISdk();
+export async function createSdkClient(config: SdkClientConfig, bodies: ErrorBodies): Promise<SdkClient> {
+  const [sdk, pool] = await Promise.all([loadOpenAISdk(), openConnectionPool(config.provider)]);
   const client = new sdk.OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL,
@@ -43,10 +53,16 @@ export async function createSdkClient(
     ...(config.defaultHeaders !== undefined && { defaultHeaders: { ...config.defaultHeaders } }),
     maxRetries: 0,
     timeout: DEFAULT_TIMEOUTS.requestMs,
-    fetch: bodyCapturingFetch(bodies),
+    fetch: bodyCapturingFetch(bodies, pool.sdkFetch(config.connectMs)),
     logLevel: "off",
   });
-  return { client, sdk };
+  return { client, sdk, pool };
+}
+
+/** Closes the connections of a client that was created, if it was; a failed creation has none. */
+export async function closeSdkClient(created: Promise<SdkClient> | undefined): Promise<void> {
+  const ready = await created?.catch(() => undefined);
+  await ready?.pool.close();
 }
 
 /** The adapter's timeouts overlaid with the request's, field by field. */
@@ -64,6 +80,7 @@ export class CallControl {
   private timer: NodeJS.Timeout | undefined;
   private timeoutMessage: string | undefined;
   private userAborted = false;
+  private readonly connect: ConnectCall;
   private readonly onAbort = () => {
     this.userAborted = true;
     this.controller.abort();
@@ -73,7 +90,10 @@ export class CallControl {
     private readonly userSignal: AbortSignal | undefined,
     private readonly provider: string,
     private readonly bodies: ErrorBodies,
+    private readonly pool: ConnectionPool,
+    connectMs: number,
   ) {
+    this.connect = pool.call(connectMs);
     if (userSignal?.aborted) throw new AbortError("the request was aborted before it started");
     userSignal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -81,6 +101,11 @@ export class CallControl {
   /** The signal to hand to the SDK. */
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** Runs `fn` (the SDK request) with this call's connect timeout, and records its connect failure. */
+  run<T>(fn: () => T): T {
+    return this.pool.runCall(this.connect, fn);
   }
 
   /** Whether the call was stopped, by the caller or a deadline. */
@@ -114,6 +139,7 @@ export class CallControl {
       bodies: this.bodies,
       aborted: this.userAborted,
       ...(this.timeoutMessage !== undefined && { timedOut: this.timeoutMessage }),
+      ...(this.connect.failure !== undefined && { connectFailure: this.connect.failure }),
       streamStarted,
     });
   }
@@ -152,7 +178,7 @@ export async function* runStream<W, E>(args: {
   try {
     let opened: OpenedStream<W>;
     try {
-      opened = await args.open();
+      opened = await control.run(args.open);
     } catch (err) {
       throw control.mapError(err, sdk);
     }

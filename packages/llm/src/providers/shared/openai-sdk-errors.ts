@@ -1,5 +1,6 @@
 import {
   AbortError,
+  type ConnectTimeoutError,
   ContentFilterError,
   ContextLengthError,
   classifyByMessage,
@@ -23,12 +24,13 @@ export type OpenAISdkModule = typeof import("openai");
 export type ErrorBodies = WeakMap<object, string>;
 
 /**
- * A fetch that remembers the body text of every non-2xx response, because the SDK keeps only
- * `body.error` and drops bodies of other shapes (vLLM's `{detail}`, plain text from proxies).
+ * A fetch over `inner` that remembers the body text of every non-2xx response, because the SDK
+ * keeps only `body.error` and drops bodies of other shapes (vLLM's `{detail}`, plain text from
+ * proxies).
  */
-export function bodyCapturingFetch(bodies: ErrorBodies): typeof fetch {
+export function bodyCapturingFetch(bodies: ErrorBodies, inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
-    const res = await fetch(input, init);
+    const res = await inner(input, init);
     if (!res.ok) {
       try {
         bodies.set(res.headers, await res.clone().text());
@@ -49,6 +51,11 @@ export interface ErrorScene {
   readonly aborted: boolean;
   /** Set when one of our own deadlines fired; the error message. */
   readonly timedOut?: string;
+  /**
+   * Set when the connection was not up within the connect timeout: the SDK reports that as its
+   * own timeout and drops the cause, so the fetch records it for us.
+   */
+  readonly connectFailure?: ConnectTimeoutError;
   /** At least one event was already yielded to the caller. */
   readonly streamStarted: boolean;
 }
@@ -101,13 +108,14 @@ export function errorFromStreamPayload(provider: string, payload: unknown, cause
 
 /**
  * Maps anything the OpenAI SDK (or the stream under it) throws into the SDKError hierarchy:
- * HTTP errors by status and body, our abort and deadlines first, connection failures to
- * NetworkError, and breaks after the first yielded event to StreamError.
+ * HTTP errors by status and body, our abort, connect timeout and deadlines first, connection
+ * failures to NetworkError, and breaks after the first yielded event to StreamError.
  */
 export function mapOpenAISdkError(err: unknown, scene: ErrorScene): SDKError {
   // The caller's abort explains whatever broke after it, so it wins over the error's own kind.
   if (scene.aborted)
     return err instanceof AbortError ? err : new AbortError("the request was aborted", { cause: err });
+  if (scene.connectFailure !== undefined) return scene.connectFailure;
   if (err instanceof SDKError) return err;
   const { provider, sdk } = scene;
   if (scene.timedOut !== undefined) return new RequestTimeoutError(scene.timedOut, { cause: err, provider });
