@@ -143,6 +143,20 @@ describe("checkpoints", () => {
     expect(await read("src/a.ts")).toBe("export const a = 1;\n");
   });
 
+  it("keeps every checkpoint when two processes share the project's shadow repository", async () => {
+    const other = await createCheckpointManager({ projectRoot: project, home });
+    await manager.snapshot({ label: "a1", userMessageId: "a" });
+    await writeFile(join(project, "keep.txt"), "one\n");
+    await other.snapshot({ label: "b1", userMessageId: "b" });
+    await writeFile(join(project, "keep.txt"), "two\n");
+    // `manager` still believes a1 is the newest: its compare-and-swap fails and it reads again.
+    await manager.snapshot({ label: "a2", userMessageId: "a" });
+    expect((await other.checkpoints()).map((c) => c.label)).toEqual(["a1", "b1", "a2"]);
+    await writeFile(join(project, "keep.txt"), "three\n");
+    expect((await manager.undo())?.restored.label).toBe("a2");
+    expect(await read("keep.txt")).toBe("two\n");
+  });
+
   it("rejects an unknown checkpoint id with a clear error", async () => {
     await manager.snapshot({ label: "x" });
     await expect(manager.restore("0000000000")).rejects.toThrow(/no checkpoint 0000000000/);

@@ -109,6 +109,12 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   };
   /** Below this checkpoint index the next undo looks; reset by every new snapshot. */
   let undoCursor: number | undefined;
+  /**
+   * The newest checkpoint as this process last saw it (null: none; undefined: not read yet). It
+   * spares snapshots a `git log`; another process sharing the repository is caught by the
+   * compare-and-swap update of the ref, which makes the snapshot read the history again.
+   */
+  let head: Checkpoint | null | undefined;
 
   const ensureRepo = () => {
     ready ??= (async () => {
@@ -150,6 +156,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     try {
       await git(["rev-parse", "--verify", "--quiet", REF]);
     } catch {
+      head = null;
       return [];
     }
     const { stdout } = await git(["log", "--reverse", `--format=%H${FIELD}%T${FIELD}%B${RECORD}`, REF]);
@@ -159,6 +166,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       if (!id || !tree) continue;
       out.push(parseMessage(id, tree, body ?? ""));
     }
+    head = out.at(-1) ?? null;
     return out;
   };
 
@@ -167,6 +175,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     parent: string | undefined,
     meta: SnapshotOptions,
     ref: string,
+    /** Update the ref only if it still points at `parent` (none: only if it does not exist). */
+    compareAndSwap = false,
   ): Promise<Checkpoint> => {
     const createdAt = new Date().toISOString();
     const message = `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt })}\n`;
@@ -175,7 +185,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       message,
     );
     const id = stdout.trim();
-    await git(["update-ref", ref, id]);
+    await git(["update-ref", ref, id, ...(compareAndSwap ? [parent ?? ""] : [])]);
     return parseMessage(id, tree, message);
   };
 
@@ -224,11 +234,20 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       serial(async () => {
         await ensureRepo();
         const tree = await currentTree();
-        const all = await readCheckpoints();
-        const last = all.at(-1);
         undoCursor = undefined;
-        if (last && last.tree === tree) return last;
-        return commit(tree, last?.id, meta, REF);
+        for (let attempt = 0; ; attempt++) {
+          if (head === undefined) await readCheckpoints();
+          const last = head ?? undefined;
+          if (last && last.tree === tree) return last;
+          try {
+            head = await commit(tree, last?.id, meta, REF, true);
+            return head;
+          } catch (error) {
+            // Another process moved the ref since we read it: read the history again and retry.
+            if (!(error instanceof CheckpointGitError) || attempt >= 3) throw error;
+            head = undefined;
+          }
+        }
       }),
     checkpoints: () =>
       serial(async () => {

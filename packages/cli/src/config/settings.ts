@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { Ajv, type ErrorObject } from "ajv";
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
@@ -38,8 +38,12 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env"> 
   readonly sources: readonly string[];
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true });
-const validate = ajv.compile<Settings>(SETTINGS_SCHEMA);
+// Compiled on first use: most runs have no settings file, and compiling costs start-up time.
+let validator: ValidateFunction<Settings> | undefined;
+const validate = (data: unknown): data is Settings => {
+  validator ??= new Ajv({ allErrors: true, strict: true }).compile<Settings>(SETTINGS_SCHEMA);
+  return validator(data);
+};
 
 /** Parses and validates one settings text; throws SettingsError naming `file` on any problem. */
 export function parseSettings(text: string, file: string): Settings {
@@ -54,7 +58,7 @@ export function parseSettings(text: string, file: string): Settings {
     ]);
   }
   if (!validate(data)) {
-    throw new SettingsError((validate.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
+    throw new SettingsError((validator?.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
   }
   const issues: SettingsIssue[] = [];
   for (const list of ["allow", "ask", "deny"] as const) {

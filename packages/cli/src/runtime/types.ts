@@ -78,6 +78,8 @@ export interface Runtime {
   undo(): Promise<{ readonly files: readonly string[] } | undefined>;
   /** Checkpoints per user message, for /rewind. */
   rewindPoints(): Promise<readonly CheckpointGroup[]>;
+  /** The text of the user message a checkpoint group's `userMessageId` names, when known. */
+  userMessageText?(userMessageId: string): string | undefined;
   /** What restoring a checkpoint would change. */
   previewRestore(checkpointId: string): Promise<CheckpointDiff>;
   restore(checkpointId: string): Promise<{ readonly files: readonly string[] }>;

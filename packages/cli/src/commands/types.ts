@@ -1,0 +1,61 @@
+import type { CheckpointFileChange } from "../checkpoints/index.js";
+import type { Runtime } from "../runtime/types.js";
+
+/** How a line of command output is coloured. */
+export type Tone = "info" | "success" | "warning" | "error";
+
+/** What a command prints into the transcript. */
+export type OutputBlock =
+  | { readonly kind: "text"; readonly tone: Tone; readonly text: string }
+  | {
+      readonly kind: "list";
+      readonly title: string;
+      readonly rows: readonly { readonly label: string; readonly detail?: string }[];
+    }
+  | {
+      readonly kind: "diff";
+      readonly title: string;
+      readonly files: readonly CheckpointFileChange[];
+      readonly patch: string;
+      readonly truncated: boolean;
+    };
+
+/** One entry of a picker. */
+export interface Choice<T> {
+  readonly label: string;
+  readonly detail?: string;
+  readonly value: T;
+}
+
+/** What a command may do to the screen besides the runtime: print, ask, clear, exit. */
+export interface CommandHost {
+  show(block: OutputBlock): void;
+  /** Shows a picker; undefined when the user cancels (Esc). */
+  choose<T>(title: string, choices: readonly Choice<T>[]): Promise<T | undefined>;
+  /** Asks a yes/no question; false when the user cancels. */
+  confirm(question: string): Promise<boolean>;
+  /** Erases the printed transcript; with `replay`, prints the current session's history again (resume). */
+  resetScreen(replay: boolean): void;
+  /** Ends the interactive program. */
+  exit(): void;
+}
+
+/** What a command runs against. */
+export interface CommandContext {
+  readonly runtime: Runtime;
+  readonly host: CommandHost;
+  /** True while a turn is running. */
+  readonly busy: boolean;
+}
+
+/** One slash command. */
+export interface SlashCommand {
+  readonly name: string;
+  readonly aliases?: readonly string[];
+  /** Argument synopsis for /help, e.g. "<mode>". */
+  readonly args?: string;
+  readonly summary: string;
+  /** Refused while a turn runs (it changes files or the session under the running turn). */
+  readonly idleOnly?: boolean;
+  run(context: CommandContext, args: string): Promise<void>;
+}

@@ -1,0 +1,10 @@
+export {
+  createPrinter,
+  type HeadlessPrinter,
+  type NoticeLine,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type TextSink,
+} from "./printers.js";
+export { EXIT, HEADLESS_UI, type HeadlessOptions, runHeadless } from "./run-headless.js";
+export { createRunTracker, type ExitReason, type HeadlessResult, type RunTracker } from "./run-result.js";

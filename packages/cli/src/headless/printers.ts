@@ -1,0 +1,121 @@
+import type { SessionEvent } from "@attractor/agent";
+import { summarizeCall } from "../runtime/call-summary.js";
+import type { RuntimeNotice } from "../runtime/types.js";
+import type { HeadlessResult } from "./run-result.js";
+
+/** The headless output formats of --output-format. */
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Somewhere to write text (process.stdout, process.stderr, a test buffer). */
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+/** Renders a headless run: events as they happen, the result at the end. */
+export interface HeadlessPrinter {
+  onEvent(event: SessionEvent | RuntimeNotice): void;
+  finish(result: HeadlessResult): void;
+}
+
+/** A runtime notice as a stream-json line. */
+export interface NoticeLine {
+  readonly kind: "notice";
+  readonly timestamp: string;
+  readonly data: RuntimeNotice;
+}
+
+const isSessionEvent = (e: SessionEvent | RuntimeNotice): e is SessionEvent =>
+  "sessionId" in e && "data" in e;
+
+/** The printer for a format: text and json write the answer or result at the end, stream-json every event. */
+export function createPrinter(format: OutputFormat, stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+  switch (format) {
+    case "text":
+      return textPrinter(stdout, stderr);
+    case "json":
+      return jsonPrinter(stdout, stderr);
+    case "stream-json":
+      return streamJsonPrinter(stdout);
+  }
+}
+
+/** Problems worth a line on stderr in every format but stream-json (which carries them itself). */
+function problemLine(event: SessionEvent | RuntimeNotice): string | undefined {
+  if (isSessionEvent(event)) {
+    switch (event.kind) {
+      case "error":
+        return `error: ${event.data.message}`;
+      case "warning":
+        return `warning: ${event.data.message}`;
+      case "turn_limit":
+        return `stopped: the limit of ${event.data.value} ${event.data.limit === "max_turns" ? "model responses" : "tool rounds"} was reached`;
+      case "loop_detection":
+        return `warning: ${event.data.message}`;
+      default:
+        return undefined;
+    }
+  }
+  return event.kind === "warning" ? `warning: ${event.message}` : undefined;
+}
+
+function firstLine(text: string, max = 200): string {
+  const line = text.split("\n", 1)[0] ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function textPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+  return {
+    onEvent(event) {
+      const problem = problemLine(event);
+      if (problem !== undefined) stderr.write(`${problem}\n`);
+      if (!isSessionEvent(event)) return;
+      if (event.kind === "tool_call_start")
+        stderr.write(`· ${summarizeCall(event.data.toolName, event.data.arguments)}\n`);
+      else if (event.kind === "tool_call_end" && event.data.isError)
+        stderr.write(`  ✗ ${firstLine(event.data.output)}\n`);
+    },
+    finish(result) {
+      if (result.result !== "")
+        stdout.write(result.result.endsWith("\n") ? result.result : `${result.result}\n`);
+    },
+  };
+}
+
+function jsonPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+  return {
+    onEvent(event) {
+      const problem = problemLine(event);
+      if (problem !== undefined) stderr.write(`${problem}\n`);
+    },
+    finish(result) {
+      stdout.write(`${JSON.stringify(result)}\n`);
+    },
+  };
+}
+
+function streamJsonPrinter(stdout: TextSink): HeadlessPrinter {
+  const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
+  // Notices raised before the session starts wait for session_start, so it is always the first line.
+  let started = false;
+  const early: NoticeLine[] = [];
+  return {
+    onEvent(event) {
+      if (isSessionEvent(event)) {
+        line(event);
+        if (event.kind === "session_start" && !started) {
+          started = true;
+          for (const notice of early.splice(0)) line(notice);
+        }
+        return;
+      }
+      const notice: NoticeLine = { kind: "notice", timestamp: new Date().toISOString(), data: event };
+      if (started) line(notice);
+      else early.push(notice);
+    },
+    finish(result) {
+      for (const notice of early.splice(0)) line(notice);
+      line(result);
+    },
+  };
+}

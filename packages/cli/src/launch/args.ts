@@ -1,0 +1,154 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { TOOL_MODES } from "../config/settings-schema.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "../headless/printers.js";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/modes.js";
+import { PROVIDERS } from "../runtime/provider-names.js";
+
+/** The reasoning efforts the command line offers (settings files accept a few more). */
+export const CLI_REASONING_EFFORTS = ["low", "medium", "high"] as const;
+
+/** The command line, parsed. Absent fields fall back to settings files, then defaults. */
+export interface CliArgs {
+  /** The positional words, joined by spaces; undefined when none were given. */
+  readonly prompt?: string;
+  readonly print: boolean;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly mode?: PermissionMode;
+  readonly outputFormat?: OutputFormat;
+  readonly maxTurns?: number;
+  readonly reasoningEffort?: (typeof CLI_REASONING_EFFORTS)[number];
+  readonly toolMode?: (typeof TOOL_MODES)[number];
+  readonly continueLatest: boolean;
+  /** An id, or true for `--resume` without one (choose from a list). */
+  readonly resume?: string | true;
+  readonly cwd?: string;
+}
+
+/** What parsing produced: arguments to run with, or text already printed and the exit code. */
+export type ParseOutcome =
+  | { readonly kind: "run"; readonly args: CliArgs }
+  | { readonly kind: "exit"; readonly code: number };
+
+export interface ParseIo {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+}
+
+const EXAMPLES = `
+Examples:
+  attractor                                  start the interactive UI in this directory
+  attractor "add a --verbose flag"           start it with a first message
+  attractor -p "fix the failing test"        run headless: do the task, print the answer, exit
+  attractor -p --output-format json "..."    print one JSON result object instead
+  git diff | attractor -p                    read the task from stdin
+  attractor -c                               continue this directory's latest session
+  attractor --provider openai-compatible --base-url http://localhost:11434/v1 --model qwen3:8b
+
+Provider: --provider, else settings.json, else the first key set of ANTHROPIC_API_KEY,
+OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); else OPENAI_COMPATIBLE_BASE_URL.
+Base URLs: --base-url, or ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GEMINI_BASE_URL.
+
+Exit codes: 0 done, 1 the run failed (provider error, turn limit), 2 bad usage or configuration,
+130 interrupted.
+`;
+
+function positiveInteger(value: string): number {
+  if (!/^\d+$/.test(value.trim()) || Number(value) < 1)
+    throw new InvalidArgumentError("expected a whole number of at least 1.");
+  return Number(value);
+}
+
+function buildProgram(version: string, io: ParseIo): Command {
+  return new Command("attractor")
+    .description("A coding agent for the terminal: reads, edits and runs code in the current directory.")
+    .argument("[prompt...]", "the task (headless with -p; otherwise the interactive UI's first message)")
+    .option("-p, --print", "run headless: do the task, print the result, exit")
+    .addOption(new Option("--provider <name>", "model provider").choices(PROVIDERS))
+    .option("-m, --model <id>", "model id (default: the provider's default model from the catalog)")
+    .option(
+      "--base-url <url>",
+      "server URL (required for openai-compatible unless OPENAI_COMPATIBLE_BASE_URL is set)",
+    )
+    .addOption(new Option("--mode <mode>", "permission mode (default: normal)").choices(PERMISSION_MODES))
+    .addOption(
+      new Option("--output-format <format>", "headless output (default: text)").choices(OUTPUT_FORMATS),
+    )
+    .addOption(
+      new Option("--max-turns <n>", "model responses allowed per message").argParser(positiveInteger),
+    )
+    .addOption(
+      new Option("--reasoning-effort <level>", "how hard reasoning models think").choices(
+        CLI_REASONING_EFFORTS,
+      ),
+    )
+    .addOption(
+      new Option(
+        "--tool-mode <mode>",
+        "native tool calls, or prompted (JSON in text) for models without them",
+      ).choices(TOOL_MODES),
+    )
+    .addOption(
+      new Option("-c, --continue", "continue the latest session of this directory").conflicts("resume"),
+    )
+    .option("-r, --resume [id]", "resume a stored session (without an id: choose from a list)")
+    .option("--cwd <dir>", "the project directory (default: the current directory)")
+    .version(version, "-v, --version", "print the version")
+    .helpOption("-h, --help", "show this help")
+    .addHelpText("after", EXAMPLES)
+    .showHelpAfterError("(run attractor --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+}
+
+/**
+ * Parses argv (without node and the script). Help and version are printed and give exit 0;
+ * usage errors are printed and give exit 2.
+ */
+export function parseArgs(argv: readonly string[], version: string, io: ParseIo): ParseOutcome {
+  const program = buildProgram(version, io);
+  try {
+    program.parse([...argv], { from: "user" });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    const ok = error.code === "commander.helpDisplayed" || error.code === "commander.version";
+    return { kind: "exit", code: ok ? 0 : 2 };
+  }
+  const o = program.opts<{
+    print?: boolean;
+    provider?: string;
+    model?: string;
+    baseUrl?: string;
+    mode?: PermissionMode;
+    outputFormat?: OutputFormat;
+    maxTurns?: number;
+    reasoningEffort?: CliArgs["reasoningEffort"];
+    toolMode?: CliArgs["toolMode"];
+    continue?: boolean;
+    resume?: string | true;
+    cwd?: string;
+  }>();
+  const words = program.args.join(" ").trim();
+  return {
+    kind: "run",
+    args: {
+      ...(words !== "" && { prompt: words }),
+      print: o.print ?? false,
+      ...(o.provider !== undefined && { provider: o.provider }),
+      ...(o.model !== undefined && { model: o.model }),
+      ...(o.baseUrl !== undefined && { baseUrl: o.baseUrl }),
+      ...(o.mode !== undefined && { mode: o.mode }),
+      ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
+      ...(o.maxTurns !== undefined && { maxTurns: o.maxTurns }),
+      ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
+      ...(o.toolMode !== undefined && { toolMode: o.toolMode }),
+      continueLatest: o.continue ?? false,
+      ...(o.resume !== undefined && { resume: o.resume }),
+      ...(o.cwd !== undefined && { cwd: o.cwd }),
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import { type CliArgs, parseArgs } from "./args.js";
+import { readAll } from "./prompt-input.js";
+
+/** The process around a run; tests pass their own. */
+export interface CliIo {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  /** Called with a stop function while a headless task runs (main wires SIGINT/SIGTERM to it). */
+  readonly onStoppable?: (stop: () => void) => void;
+}
+
+/** The version in the package's package.json. */
+export function cliVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+      version?: string;
+    };
+    return pkg.version ?? "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
+/**
+ * The directory a run works in: --cwd, resolved against where the user is. Under `npm start`
+ * the process runs in the repository root, so npm's INIT_CWD (where npm was invoked) is used.
+ */
+export function projectDirectory(args: Pick<CliArgs, "cwd">, io: Pick<CliIo, "env" | "cwd">): string {
+  const base = io.env.npm_lifecycle_event && io.env.INIT_CWD ? io.env.INIT_CWD : io.cwd;
+  return resolve(base, args.cwd ?? ".");
+}
+
+const usage = (io: CliIo, message: string): number => {
+  io.stderr.write(`attractor: ${message}\n(run attractor --help for usage)\n`);
+  return 2;
+};
+
+/**
+ * Runs the attractor command line and resolves to its exit code: 0 done, 1 the run failed,
+ * 2 bad usage or configuration, 130 interrupted. Interactive mode loads the terminal UI only
+ * then; headless mode never loads it.
+ */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const startedAt = performance.now();
+  const parsed = parseArgs(argv, cliVersion(), io);
+  if (parsed.kind === "exit") return parsed.code;
+  const args = parsed.args;
+  const projectDir = projectDirectory(args, io);
+  const stdinIsTty = io.stdin.isTTY === true;
+  const headless = args.print || !stdinIsTty;
+
+  let prompt = args.prompt;
+  if (headless) {
+    if (prompt === undefined && !stdinIsTty) {
+      const piped = (await readAll(io.stdin)).trim();
+      if (piped !== "") prompt = piped;
+    }
+    if (prompt === undefined) {
+      return usage(
+        io,
+        args.print
+          ? 'headless mode (-p) needs a task: attractor -p "fix the failing test", or pipe it on stdin.'
+          : "stdin is not a terminal and carried no task: pass the task as an argument (with -p) or pipe it in.",
+      );
+    }
+  } else if (args.outputFormat !== undefined) {
+    return usage(io, "--output-format applies to headless runs: add -p.");
+  }
+
+  let resume = typeof args.resume === "string" ? args.resume : undefined;
+  if (args.resume === true) {
+    const chosen = await chooseSession(io, projectDir, headless);
+    if (typeof chosen === "number") return chosen;
+    resume = chosen;
+  }
+
+  const { createRuntime } = await import("../runtime/runtime.js");
+  let ui: RuntimeUi;
+  let interactive: typeof import("../tui/index.js") | undefined;
+  if (headless) {
+    ui = (await import("../headless/run-headless.js")).HEADLESS_UI;
+  } else {
+    interactive = await import("../tui/index.js");
+    ui = interactive.createInteractiveUi();
+  }
+
+  let runtime: Runtime;
+  try {
+    runtime = await createRuntime({
+      projectDir,
+      ui,
+      headless,
+      env: io.env,
+      ...(args.provider !== undefined && { provider: args.provider }),
+      ...(args.model !== undefined && { model: args.model }),
+      ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
+      ...(args.mode !== undefined && { mode: args.mode }),
+      ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
+      ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
+      ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
+      continueLatest: args.continueLatest,
+      ...(resume !== undefined && { resume }),
+    });
+  } catch (error) {
+    const message = configurationMessage(error);
+    if (message === undefined) throw error;
+    io.stderr.write(`attractor: ${message}\n`);
+    return 2;
+  }
+
+  if (headless) {
+    const { runHeadless } = await import("../headless/run-headless.js");
+    return runHeadless(runtime, {
+      prompt: prompt as string,
+      format: args.outputFormat ?? "text",
+      stdout: io.stdout,
+      stderr: io.stderr,
+      startedAt,
+      ...(io.onStoppable !== undefined && { onStoppable: io.onStoppable }),
+    });
+  }
+  return (interactive as typeof import("../tui/index.js")).runInteractive(runtime, {
+    ...(prompt !== undefined && { initialMessage: prompt }),
+    ui: ui as ReturnType<typeof import("../tui/index.js").createInteractiveUi>,
+  });
+}
+
+/** `--resume` without an id: a picker on a terminal, the list and exit 2 when headless. */
+async function chooseSession(io: CliIo, projectDir: string, headless: boolean): Promise<string | number> {
+  const [{ createSessionStore }, { attractorHome }, picker] = await Promise.all([
+    import("../store/session-store.js"),
+    import("../config/home.js"),
+    import("./resume-picker.js"),
+  ]);
+  const store = createSessionStore({ home: attractorHome(io.env as NodeJS.ProcessEnv) });
+  const sessions = await store.list(projectDir);
+  if (sessions.length === 0) return usage(io, `no stored sessions for ${projectDir}.`);
+  if (headless) {
+    return usage(
+      io,
+      `--resume needs a session id in headless mode. Sessions of ${projectDir}:\n${picker.formatSessionList(sessions)}`,
+    );
+  }
+  const id = await picker.pickSession(sessions, { input: io.stdin, output: io.stderr });
+  return id ?? 0;
+}
+
+/** The message of a configuration problem (exit 2), or undefined for any other error. */
+function configurationMessage(error: unknown): string | undefined {
+  if (!(error instanceof Error)) return undefined;
+  // By name, so this module loads none of the classes' modules up front.
+  if (error.name === "SettingsError") return `invalid settings:\n${error.message}`;
+  if (
+    error.name === "ConfigurationError" ||
+    error.name === "NoProviderError" ||
+    error.name === "SessionSelectionError"
+  ) {
+    const hint = (error as { hint?: unknown }).hint;
+    return typeof hint === "string" ? `${error.message}\n${hint}` : error.message;
+  }
+  return undefined;
+}

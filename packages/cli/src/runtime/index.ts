@@ -1,0 +1,34 @@
+export { summarizeCall } from "./call-summary.js";
+export { type CostTracker, contextShare, createCostTracker } from "./cost.js";
+export { ConfigurationError, NoProviderError, SessionSelectionError } from "./errors.js";
+export { createHistoryRecorder, type HistoryRecorder } from "./history-recorder.js";
+export { createModelClient } from "./model-client.js";
+export { createProfile, type ToolMode } from "./profile.js";
+export {
+  isProviderName,
+  KEY_VARIABLES,
+  type ModelChoice,
+  type ModelRequest,
+  noProviderMessage,
+  PROVIDERS,
+  type ProviderName,
+  resolveModelChoice,
+} from "./provider-choice.js";
+export { createRuntime, type RuntimeOptions } from "./runtime.js";
+export { restoreHistory, todosFromHistory } from "./stored-history.js";
+export {
+  loadSession,
+  readStoredSession,
+  type StoredGrant,
+  type StoredSession,
+  selectStoredSession,
+} from "./stored-session.js";
+export { createToolGuard, mayChangeFiles } from "./tool-guard.js";
+export type {
+  AskUserQuestion,
+  CostSummary,
+  Runtime,
+  RuntimeNotice,
+  RuntimeUi,
+  TodoItem,
+} from "./types.js";

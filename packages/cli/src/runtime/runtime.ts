@@ -1,0 +1,540 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import {
+  createAskUserTool,
+  createTodoTool,
+  LocalExecutionEnvironment,
+  type ProviderProfile,
+  Session,
+  type SessionConfig,
+  type SessionEvent,
+  type TodoTool,
+  type Turn,
+} from "@attractor/agent";
+import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
+import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import {
+  type AskAnswer,
+  createPermissionPolicy,
+  type PermissionMode,
+  type PermissionPolicy,
+  type PermissionRequest,
+} from "../permissions/index.js";
+import {
+  createSessionStore,
+  type SessionStore,
+  type SessionSummary,
+  type SessionWriter,
+  type Transcript,
+} from "../store/index.js";
+import { contextShare, createCostTracker } from "./cost.js";
+import { ConfigurationError } from "./errors.js";
+import { createHistoryRecorder, type HistoryRecorder } from "./history-recorder.js";
+import { createModelClient, modelRetryPolicy } from "./model-client.js";
+import { createProfile, type ToolMode } from "./profile.js";
+import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
+import { todosFromHistory } from "./stored-history.js";
+import { loadSession, readStoredSession, type StoredGrant, selectStoredSession } from "./stored-session.js";
+import { createToolGuard } from "./tool-guard.js";
+import type { CostSummary, Runtime, RuntimeNotice, RuntimeUi, TodoItem } from "./types.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Everything a runtime is made from; flags win over settings files, settings over defaults. */
+export interface RuntimeOptions {
+  /** The project directory the agent works in. */
+  readonly projectDir: string;
+  readonly ui: RuntimeUi;
+  /** No user is present: what would ask is denied, ask_user is told so. */
+  readonly headless?: boolean;
+  readonly provider?: string;
+  readonly model?: string;
+  readonly baseUrl?: string;
+  readonly mode?: PermissionMode;
+  /** Model responses allowed per submitted message; 0 = unlimited. */
+  readonly maxTurns?: number;
+  readonly reasoningEffort?: ReasoningEffort;
+  readonly toolMode?: ToolMode;
+  /** Continue the latest stored session of the project. */
+  readonly continueLatest?: boolean;
+  /** Resume this stored session. */
+  readonly resume?: string;
+  /** Environment for keys, base URLs and the shell; process.env by default. */
+  readonly env?: Env;
+  /** attractor's home; $ATTRACTOR_HOME or ~/.attractor by default. */
+  readonly home?: string;
+  /** Settings already loaded; read from the home and the project otherwise. */
+  readonly settings?: ResolvedSettings;
+  /** fsync every transcript entry (default true). */
+  readonly durable?: boolean;
+}
+
+type Listener = (event: SessionEvent | RuntimeNotice) => void;
+
+/** The parts a session is rebuilt from (on /clear, /resume, after an interrupt). */
+interface SessionParts {
+  readonly writer: SessionWriter;
+  readonly rootId: string | null;
+  readonly history: readonly Turn[];
+  readonly restored: number;
+  /** "Always allow" rules the session had granted. */
+  readonly grants: readonly StoredGrant[];
+}
+
+/**
+ * Builds a runtime: resolves provider and model, loads settings, wires the permission policy,
+ * checkpoints and the session store around a Session, and starts a new session or restores a
+ * stored one. Throws ConfigurationError or SettingsError for a configuration it cannot run with.
+ */
+export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const env = options.env ?? process.env;
+  const home = options.home ?? attractorHome(env as NodeJS.ProcessEnv);
+  const projectDir = resolve(options.projectDir);
+  const info = await stat(projectDir).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
+  const settings = options.settings ?? (await loadSettings({ home, projectDir }));
+  const choice = resolveModelChoice(
+    {
+      ...(options.provider !== undefined && { provider: options.provider }),
+      ...(options.model !== undefined && { model: options.model }),
+      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+    },
+    settings,
+    env,
+  );
+  const store = createSessionStore({
+    home,
+    ...(options.durable !== undefined && { durable: options.durable }),
+  });
+  const stored = await selectStoredSession(store, projectDir, options);
+  const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
+  // Open the shadow repository now, in git processes running beside the first model request,
+  // rather than on the first edit's critical path. Failures surface at that first snapshot.
+  checkpoints.checkpoints().catch(() => {});
+  const runtime = new AgentRuntime({
+    env,
+    projectDir,
+    settings,
+    choice,
+    store,
+    checkpoints,
+    ui: options.ui,
+    headless: options.headless ?? false,
+    mode: options.mode ?? settings.mode ?? "normal",
+    maxTurns: options.maxTurns ?? settings.maxTurns ?? 0,
+    reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
+    toolMode: options.toolMode ?? settings.toolMode ?? "native",
+  });
+  await runtime.start(stored);
+  return runtime;
+}
+
+interface RuntimeParts {
+  readonly env: Env;
+  readonly projectDir: string;
+  readonly settings: ResolvedSettings;
+  readonly choice: ModelChoice;
+  readonly store: SessionStore;
+  readonly checkpoints: CheckpointManager;
+  readonly ui: RuntimeUi;
+  readonly headless: boolean;
+  readonly mode: PermissionMode;
+  readonly maxTurns: number;
+  readonly reasoningEffort: ReasoningEffort | undefined;
+  readonly toolMode: ToolMode;
+}
+
+/** The Runtime: one current Session plus everything wired around it. */
+class AgentRuntime implements Runtime {
+  readonly provider: string;
+  readonly projectDir: string;
+  readonly checkpoints: CheckpointManager;
+  readonly store: SessionStore;
+  private readonly parts: RuntimeParts;
+  private readonly client: Client;
+  private readonly environment: LocalExecutionEnvironment;
+  private policy!: PermissionPolicy;
+  private readonly todoTool: TodoTool;
+  private readonly profile: ProviderProfile;
+  private readonly listeners = new Set<Listener>();
+  /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
+  private readonly early: RuntimeNotice[] = [];
+  private readonly spending = createCostTracker();
+  private readonly userMessages = new Map<string, string>();
+  private current!: Session;
+  private writer!: SessionWriter;
+  private rootId: string | null = null;
+  private recorder!: HistoryRecorder;
+  private detach: (() => void) | undefined;
+  private modelValue: string;
+  private todoList: readonly TodoItem[] = [];
+  private lastContext: number | undefined;
+  private snapshotWarned = false;
+  private closed = false;
+
+  constructor(parts: RuntimeParts) {
+    this.parts = parts;
+    this.provider = parts.choice.provider;
+    this.modelValue = parts.choice.model;
+    this.projectDir = parts.projectDir;
+    this.checkpoints = parts.checkpoints;
+    this.store = parts.store;
+    this.client = createModelClient(parts.choice, parts.env);
+    this.environment = new LocalExecutionEnvironment({
+      workingDirectory: parts.projectDir,
+      envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
+      baseEnv: parts.env,
+    });
+    this.todoTool = createTodoTool({
+      onChange: (todos) => {
+        this.todoList = todos;
+        this.notify({ kind: "todos_changed", todos });
+      },
+    });
+    const askUser = createAskUserTool({
+      ask: parts.headless ? async () => undefined : (question) => parts.ui.askUser(question),
+    });
+    this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+  }
+
+  get session(): Session {
+    return this.current;
+  }
+
+  get model(): string {
+    return this.modelValue;
+  }
+
+  get mode(): PermissionMode {
+    return this.policy.mode;
+  }
+
+  get todos(): readonly TodoItem[] {
+    return this.todoList;
+  }
+
+  /** Opens the transcript (new or stored) and builds the first session. */
+  async start(stored: Transcript | undefined): Promise<void> {
+    const parts = stored ? await this.openStored(stored) : await this.openNew();
+    this.install(parts);
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    if (this.listeners.size === 1 && this.early.length > 0) {
+      for (const notice of this.early.splice(0)) safeCall(listener, notice);
+    }
+    return () => this.listeners.delete(listener);
+  }
+
+  async submit(text: string): Promise<void> {
+    if (this.closed) throw new Error("the runtime is closed");
+    // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
+    // history, so the user can fix the cause and go on in the same transcript.
+    if (this.current.state === "closed") await this.rebuild();
+    const session = this.current;
+    const { maxTurns } = this.parts;
+    session.updateConfig({ maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0 });
+    await session.submit(text);
+    await this.recorder.flush();
+  }
+
+  async interrupt(): Promise<void> {
+    await this.current.interrupt();
+    await this.recorder.flush();
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.policy.setMode(mode);
+    applyReadOnlyMode(this.current, mode);
+    this.notify({ kind: "mode_changed", mode });
+  }
+
+  setModel(model: string): void {
+    const owner = getModelInfo(model)?.provider;
+    if (owner !== undefined && owner !== this.provider) {
+      throw new ConfigurationError(
+        `The model "${model}" belongs to ${owner}; this session talks to ${this.provider}. Start attractor with --provider ${owner} to use it.`,
+      );
+    }
+    this.current.setModel(model);
+    this.modelValue = model;
+    this.notify({ kind: "model_changed", model });
+  }
+
+  cost(): CostSummary {
+    return this.spending.summary();
+  }
+
+  contextPercent(): number | undefined {
+    return this.lastContext;
+  }
+
+  async undo(): Promise<{ readonly files: readonly string[] } | undefined> {
+    const result = await this.checkpoints.undo();
+    if (!result) return undefined;
+    const files = result.files.map((f) => f.path);
+    this.notify({ kind: "checkpoint_restored", files });
+    return { files };
+  }
+
+  rewindPoints() {
+    return this.checkpoints.list();
+  }
+
+  previewRestore(checkpointId: string) {
+    return this.checkpoints.diff(checkpointId);
+  }
+
+  async restore(checkpointId: string): Promise<{ readonly files: readonly string[] }> {
+    const result = await this.checkpoints.restore(checkpointId);
+    const files = result.files.map((f) => f.path);
+    this.notify({ kind: "checkpoint_restored", files });
+    return { files };
+  }
+
+  /** The text of a user message by its transcript entry id (checkpoint groups carry that id). */
+  userMessageText(userMessageId: string): string | undefined {
+    return this.userMessages.get(userMessageId);
+  }
+
+  async compact(focus?: string): Promise<void> {
+    await this.current.compact(focus);
+    await this.recorder.flush();
+  }
+
+  async clear(): Promise<void> {
+    await this.retire();
+    this.todoTool.set([]);
+    this.install(await this.openNew());
+  }
+
+  listSessions(): Promise<readonly SessionSummary[]> {
+    return this.store.list(this.projectDir);
+  }
+
+  async resume(sessionId: string): Promise<void> {
+    const transcript = await loadSession(this.store, this.projectDir, sessionId);
+    await this.retire();
+    this.install(await this.openStored(transcript));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.current.close();
+    await this.recorder.flush();
+    this.detach?.();
+    await this.writer.close();
+    await Promise.allSettled([this.client.close(), this.environment.cleanup()]);
+  }
+
+  // ---- wiring ----
+
+  private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+    const answer = await this.parts.ui.askPermission(request);
+    if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
+      // "Always allow" sticks to the session: stored, and granted again on --resume.
+      this.writer
+        .append("permission_grant", { rules: request.alwaysRules, tier: request.tier ?? "none" })
+        .catch(() => {});
+    }
+    return answer;
+  }
+
+  private async openNew(): Promise<SessionParts> {
+    const writer = await this.store.create(this.projectDir, {
+      provider: this.provider,
+      model: this.modelValue,
+    });
+    return { writer, rootId: writer.lastId, history: [], restored: 0, grants: [] };
+  }
+
+  private async openStored(transcript: Transcript): Promise<SessionParts> {
+    const stored = readStoredSession(transcript);
+    for (const message of stored.warnings) this.notify({ kind: "warning", message });
+    for (const [id, text] of stored.userMessages) this.userMessages.set(id, text);
+    const writer = await this.store.openForAppend(stored.sessionId, this.projectDir);
+    this.todoTool.set(todosFromHistory(stored.turns));
+    // Turns repaired at the end (interrupted tool calls) are written by the recorder's first sync.
+    return {
+      writer,
+      rootId: stored.rootId,
+      history: stored.turns,
+      restored: stored.written,
+      grants: stored.grants,
+    };
+  }
+
+  /** A permission policy for a new session: the current mode, no grants but the stored ones. */
+  private createPolicy(mode: PermissionMode, grants: readonly StoredGrant[]): PermissionPolicy {
+    const policy = createPermissionPolicy({
+      mode,
+      rules: this.parts.settings.permissions,
+      projectRoot: this.projectDir,
+      headless: this.parts.headless,
+      ask: (request) => this.askPermission(request),
+      toolTraits: (name) => this.profile.toolRegistry.get(name),
+      onAbort: () => void this.interrupt(),
+    });
+    for (const { rule, tier } of grants) {
+      try {
+        policy.grant(rule, tier);
+      } catch {
+        this.notify({
+          kind: "warning",
+          message: `ignored a stored permission grant that no longer parses: ${rule}`,
+        });
+      }
+    }
+    return policy;
+  }
+
+  private sessionConfig(): Partial<SessionConfig> {
+    return {
+      beforeToolCall: createToolGuard({
+        policy: this.policy,
+        checkpoints: this.checkpoints,
+        registry: () => this.current.profile.toolRegistry,
+        userMessageId: () => this.recorder.lastUserEntryId,
+        onSnapshotError: (error) => {
+          if (this.snapshotWarned) return;
+          this.snapshotWarned = true;
+          this.notify({
+            kind: "warning",
+            message: `Checkpoints are not working, so /undo cannot restore changes: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        },
+      }),
+      ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+    };
+  }
+
+  /** Makes a session from the parts the current one and its listeners follow. */
+  private install(parts: SessionParts, samePolicy?: PermissionPolicy): void {
+    // "Always allow" lasts the session: a new or resumed session starts from its own grants,
+    // a rebuilt one keeps the policy it had.
+    this.policy = samePolicy ?? this.createPolicy(this.policy?.mode ?? this.parts.mode, parts.grants);
+    const retry = modelRetryPolicy((message) => this.notify({ kind: "warning", message }));
+    const profile =
+      this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
+    const session = Session.fromHistory({
+      id: parts.writer.sessionId,
+      profile,
+      environment: this.environment,
+      client: this.client,
+      config: this.sessionConfig(),
+      history: parts.history,
+      // Every completed turn is on disk before the next model request goes out.
+      openStream: (client, request) =>
+        flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
+    });
+    applyReadOnlyMode(session, this.policy.mode);
+    this.current = session;
+    this.writer = parts.writer;
+    this.rootId = parts.rootId;
+    this.recorder = createHistoryRecorder({
+      writer: parts.writer,
+      source: session,
+      rootId: parts.rootId,
+      alreadyWritten: parts.restored,
+      onUserMessage: (id, text) => this.userMessages.set(id, text),
+      onError: (error) =>
+        this.notify({
+          kind: "warning",
+          message: `The transcript could not be written, so this session cannot be resumed: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+    });
+    const recorder = this.recorder;
+    this.detach = session.subscribe((event) => {
+      recorder.onEvent(event);
+      if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
+        this.spending.record(this.modelValue, event.data.usage);
+        this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
+      }
+      this.deliver(event);
+    });
+    if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
+      this.notify({ kind: "session_changed", sessionId: session.id, restoredTurns: parts.history.length });
+    }
+  }
+
+  /** Closes the current session quietly (its SESSION_END is not forwarded) and its transcript. */
+  private async retire(): Promise<void> {
+    this.detach?.();
+    this.detach = undefined;
+    await this.current.close();
+    await this.recorder.flush();
+    await this.writer.close();
+  }
+
+  /** Replaces the current session by one continuing its history in the same transcript. */
+  private async rebuild(): Promise<void> {
+    const old = this.current;
+    this.detach?.();
+    this.detach = undefined;
+    await old.close();
+    await this.recorder.flush();
+    this.install(
+      {
+        writer: this.writer,
+        rootId: this.rootId,
+        history: old.history,
+        restored: old.history.length,
+        grants: [],
+      },
+      this.policy,
+    );
+  }
+
+  private notify(notice: RuntimeNotice): void {
+    if (this.listeners.size === 0) {
+      this.early.push(notice);
+      return;
+    }
+    this.deliver(notice);
+  }
+
+  private deliver(event: SessionEvent | RuntimeNotice): void {
+    for (const listener of this.listeners) safeCall(listener, event);
+  }
+}
+
+/** Plan mode is read-only in the session too: only read-only tools are offered, with plan instructions. */
+function applyReadOnlyMode(session: Session, mode: PermissionMode): void {
+  session.updateConfig({ readOnlyMode: mode === "plan" ? "plan" : undefined });
+}
+
+/** Runs `before` when iteration starts, then yields the stream. */
+async function* flushedThen<T>(before: () => Promise<void>, stream: AsyncIterable<T>): AsyncGenerator<T> {
+  await before();
+  yield* stream;
+}
+
+function safeCall(listener: Listener, event: SessionEvent | RuntimeNotice): void {
+  try {
+    listener(event);
+  } catch {
+    // A front end's faulty listener must not break the run.
+  }
+}
+
+/** Names from settings' env.allow, with `*` wildcards expanded against the environment. */
+function expandNames(patterns: readonly string[], env: Env): string[] {
+  const names = new Set<string>();
+  for (const pattern of patterns) {
+    if (!pattern.includes("*")) {
+      names.add(pattern);
+      continue;
+    }
+    const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "i");
+    for (const name of Object.keys(env)) if (re.test(name)) names.add(name);
+  }
+  return [...names];
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}

@@ -1,0 +1,367 @@
+import { basename } from "node:path";
+import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import {
+  type ReactNode,
+  useCallback,
+  useEffect,
+  useMemo,
+  useReducer,
+  useRef,
+  useState,
+  useSyncExternalStore,
+} from "react";
+import {
+  type Choice,
+  type CommandHost,
+  completeCommand,
+  matchingCommands,
+  nextMode,
+  parseInput,
+  runCommand,
+} from "../commands/index.js";
+import type { Runtime } from "../runtime/types.js";
+import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
+import { AskUserPrompt } from "./components/ask-user-prompt.js";
+import { InputBox } from "./components/input-box.js";
+import { PermissionPrompt } from "./components/permission-prompt.js";
+import { SelectList, type SelectOption } from "./components/select-list.js";
+import { Elapsed, Spinner } from "./components/spinner.js";
+import { StatusLine } from "./components/status-line.js";
+import { StreamingMessage } from "./components/streaming-message.js";
+import { TodoPanel } from "./components/todo-panel.js";
+import { ToolCallBlock } from "./components/tool-call-block.js";
+import { TranscriptItemView } from "./components/transcript-item.js";
+import type { InputHistory } from "./input/history.js";
+import type { NewItem } from "./transcript/items.js";
+import { initialTranscript, reduceTranscript } from "./transcript/model.js";
+import { replayHistory } from "./transcript/replay.js";
+
+/** A second Ctrl+C within this window exits. */
+const EXIT_WINDOW_MS = 2000;
+const EXIT_HINT = "Press Ctrl+C again to exit";
+/** A second Esc within this window (idle, empty prompt) opens /rewind. */
+const DOUBLE_ESC_MS = 800;
+/** Erases the screen and the scrollback, then homes the cursor. */
+const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
+
+/** A picker or yes/no question a slash command is waiting on. */
+interface Dialog {
+  readonly title: string;
+  readonly options: readonly SelectOption[];
+  readonly pick: (index: number | undefined) => void;
+}
+
+/** What the App renders against: the runtime, its UI bridge, and the way out. */
+export interface AppProps {
+  readonly runtime: Runtime;
+  readonly ui: InteractiveUi;
+  readonly initialMessage?: string;
+  readonly history?: InputHistory;
+  /** Called once when the user leaves (/exit, Ctrl+C twice); the runtime is already closed. */
+  readonly onExit: (code: number) => void;
+}
+
+/**
+ * The interactive UI: finished transcript items through <Static> (printed once), the live part
+ * (streaming answer, running tools, prompts) below, then the input and the status line.
+ */
+export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
+  const { exit } = useApp();
+  const { write } = useStdout();
+  const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
+  const [epoch, setEpoch] = useState(0);
+  const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
+  const [hint, setHint] = useState<string | undefined>(undefined);
+  const [inputText, setInputText] = useState("");
+  const [commandRunning, setCommandRunning] = useState<string | undefined>(undefined);
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const prompt = useSyncExternalStore(ui.subscribe, ui.current);
+  const lastCtrlC = useRef(0);
+  const lastEsc = useRef(0);
+  const hintTimer = useRef<NodeJS.Timeout | undefined>(undefined);
+  useEffect(() => () => clearTimeout(hintTimer.current), []);
+  const exiting = useRef(false);
+  const busyRef = useRef(false);
+  // Submissions whose promise has not settled: the last one settling means the agent is idle.
+  const inflight = useRef(0);
+  busyRef.current = state.busy;
+
+  useEffect(() => runtime.subscribe((event) => dispatch({ type: "event", event })), [runtime]);
+  // When the agent became busy, for the elapsed time shown beside the spinner.
+  const busySince = useRef(0);
+  const wasBusy = useRef(false);
+  if (state.busy && !wasBusy.current) busySince.current = Date.now();
+  wasBusy.current = state.busy;
+
+  const leave = useCallback(
+    async (code: number) => {
+      if (exiting.current) return;
+      exiting.current = true;
+      ui.cancelAll();
+      try {
+        await runtime.close();
+      } catch {
+        // Closing flushes the transcript; a failure there must not keep the terminal hostage.
+      }
+      onExit(code);
+      exit();
+    },
+    [runtime, ui, onExit, exit],
+  );
+
+  const host = useMemo<CommandHost>(
+    () => ({
+      show: (block) => dispatch({ type: "output", block }),
+      choose: <T,>(title: string, choices: readonly Choice<T>[]) =>
+        new Promise<T | undefined>((resolve) => {
+          setDialog({
+            title,
+            options: choices.map((c) => ({
+              label: c.label,
+              ...(c.detail !== undefined && { detail: c.detail }),
+            })),
+            pick: (i) => {
+              setDialog(undefined);
+              resolve(i === undefined ? undefined : choices[i]?.value);
+            },
+          });
+        }),
+      confirm: (question) =>
+        new Promise<boolean>((resolve) => {
+          setDialog({
+            title: question,
+            options: [
+              { label: "Yes", hotkey: "y", color: "green" },
+              { label: "No", hotkey: "n" },
+            ],
+            pick: (i) => {
+              setDialog(undefined);
+              resolve(i === 0);
+            },
+          });
+        }),
+      resetScreen: (replay) => {
+        write(CLEAR_SCREEN);
+        dispatch({ type: "reset" });
+        setEpoch((e) => e + 1);
+        for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
+      },
+      exit: () => void leave(0),
+    }),
+    [runtime, write, leave],
+  );
+
+  const runSlash = useCallback(
+    async (name: string, args: string) => {
+      setCommandRunning(name);
+      try {
+        await runCommand(name, args, { runtime, host, busy: busyRef.current });
+      } finally {
+        setCommandRunning(undefined);
+      }
+    },
+    [runtime, host],
+  );
+
+  const submit = useCallback(
+    (text: string) => {
+      setHint(undefined);
+      const parsed = parseInput(text);
+      if (parsed.kind === "command") {
+        void runSlash(parsed.name, parsed.args);
+        return;
+      }
+      dispatch({ type: "submitted", text: parsed.text, whileBusy: busyRef.current });
+      busyRef.current = true;
+      inflight.current++;
+      runtime.submit(parsed.text).then(
+        () => {
+          if (--inflight.current === 0) dispatch({ type: "settled" });
+        },
+        (error: unknown) => {
+          inflight.current--;
+          dispatch({
+            type: "failed",
+            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        },
+      );
+    },
+    [runtime, runSlash],
+  );
+
+  // The initial message is sent once, on mount.
+  const sentInitial = useRef(false);
+  useEffect(() => {
+    if (sentInitial.current) return;
+    sentInitial.current = true;
+    if (initialMessage?.trim()) submit(initialMessage);
+  }, [initialMessage, submit]);
+
+  const interrupt = useCallback(() => {
+    ui.cancelAll();
+    void runtime.interrupt().catch(() => undefined);
+  }, [runtime, ui]);
+
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") {
+      const now = Date.now();
+      if (now - lastCtrlC.current < EXIT_WINDOW_MS) {
+        void leave(0);
+        return;
+      }
+      lastCtrlC.current = now;
+      if (dialog) dialog.pick(undefined);
+      else if (prompt || state.busy) interrupt();
+      setHint(EXIT_HINT);
+      clearTimeout(hintTimer.current);
+      hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
+      return;
+    }
+    if (key.tab && key.shift) {
+      runtime.setMode(nextMode(runtime.mode));
+      rerender();
+      return;
+    }
+    // Prompts and dialogs handle Esc themselves.
+    if (!key.escape || prompt || dialog) return;
+    if (state.busy) {
+      interrupt();
+      return;
+    }
+    const now = Date.now();
+    if (inputText === "" && now - lastEsc.current < DOUBLE_ESC_MS && !commandRunning) {
+      lastEsc.current = 0;
+      void runSlash("rewind", "");
+      return;
+    }
+    lastEsc.current = now;
+  });
+
+  const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
+  const inputActive = !prompt && !dialog;
+  // The list is shown while the agent works on it; the todo tool's blocks keep its history.
+  const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
+
+  return (
+    <Box flexDirection="column">
+      <Static key={epoch} items={state.items as (typeof state.items)[number][]}>
+        {(item) => <TranscriptItemView key={item.id} item={item} />}
+      </Static>
+      {state.running.map((call) => (
+        <Box key={call.callId} marginTop={1}>
+          <ToolCallBlock call={call} />
+        </Box>
+      ))}
+      {state.streaming ? (
+        <StreamingMessage
+          reasoning={state.streaming.reasoning}
+          text={state.streaming.text}
+          first={!state.streaming.committedAny}
+        />
+      ) : null}
+      {state.busy || (commandRunning && !dialog) ? (
+        <Box marginTop={1}>
+          <Spinner color="magenta" />
+          <Text> {state.activity ?? (commandRunning ? `Running /${commandRunning}` : "Working")}… </Text>
+          {state.busy ? (
+            <Text dimColor>
+              (<Elapsed since={busySince.current} /> · esc to interrupt)
+            </Text>
+          ) : null}
+        </Box>
+      ) : null}
+      {state.queued.map((text, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
+        <Text key={i} dimColor>
+          {"  "}queued: {text}
+        </Text>
+      ))}
+      {showTodos ? <TodoPanel todos={state.todos} /> : null}
+      <Box marginTop={1} flexDirection="column">
+        {prompt?.kind === "permission" ? (
+          <PermissionPrompt
+            key={prompt.id}
+            request={prompt.request}
+            projectDir={runtime.projectDir}
+            queued={ui.pendingCount() - 1}
+            onAnswer={(answer) => {
+              ui.answerPermission(prompt.id, answer);
+              if (answer === "abort") interrupt();
+            }}
+          />
+        ) : prompt?.kind === "question" ? (
+          <AskUserPrompt
+            key={prompt.id}
+            question={prompt.question}
+            onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
+            onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
+          />
+        ) : dialog ? (
+          <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+            <Text bold>{dialog.title}</Text>
+            <SelectList
+              options={dialog.options}
+              onSelect={(i) => dialog.pick(i)}
+              onCancel={() => dialog.pick(undefined)}
+            />
+            <Text dimColor>enter select · esc cancel</Text>
+          </Box>
+        ) : null}
+        <Box
+          display={inputActive ? "flex" : "none"}
+          flexDirection="column"
+          borderStyle="round"
+          borderColor="gray"
+          paddingX={1}
+        >
+          <InputBox
+            onSubmit={submit}
+            onChange={setInputText}
+            isActive={inputActive}
+            complete={(text) => completeCommand(text)}
+            placeholder={state.busy ? "Type to queue a message" : "Ask anything, or / for commands"}
+            {...(history !== undefined && { history })}
+          />
+        </Box>
+        {inputActive && suggestions.length > 0 ? (
+          <Box flexDirection="column" paddingLeft={2}>
+            {suggestions.map((c) => (
+              <Text key={c.name}>
+                <Text color="cyan">/{c.name}</Text>
+                {c.args ? <Text dimColor> {c.args}</Text> : null}
+                <Text dimColor> · {c.summary}</Text>
+              </Text>
+            ))}
+          </Box>
+        ) : null}
+        <StatusLine
+          info={{
+            model: runtime.model,
+            mode: runtime.mode,
+            cost: runtime.cost(),
+            contextPercent: runtime.contextPercent(),
+            ...(hint !== undefined && { hint }),
+          }}
+        />
+      </Box>
+    </Box>
+  );
+}
+
+function startState(runtime: Runtime) {
+  return startItems(runtime, true).reduce(
+    (s, item) => reduceTranscript(s, { type: "append", item }),
+    initialTranscript(runtime.todos),
+  );
+}
+
+/** The banner, then (when resuming) the stored conversation. */
+function startItems(runtime: Runtime, replay: boolean): NewItem[] {
+  const banner: NewItem = {
+    kind: "banner",
+    title: "attractor",
+    detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
+  };
+  return [banner, ...(replay ? replayHistory(runtime.session.history) : [])];
+}

@@ -1,0 +1,82 @@
+import { Box, Text, useInput } from "ink";
+import { type ReactNode, useRef, useState } from "react";
+
+/** One option of a SelectList. */
+export interface SelectOption {
+  readonly label: string;
+  readonly detail?: string;
+  /** A key that picks this option at once (y, a, n…). */
+  readonly hotkey?: string;
+  readonly color?: string;
+}
+
+/** Options visible at once; longer lists scroll with the highlight. */
+const WINDOW = 10;
+
+/**
+ * A vertical picker: ↑/↓ (or Tab) move, Enter picks, 1–9 and hotkeys pick directly, Esc cancels.
+ */
+export function SelectList({
+  options,
+  onSelect,
+  onCancel,
+  isActive = true,
+  initialIndex = 0,
+}: {
+  readonly options: readonly SelectOption[];
+  readonly onSelect: (index: number) => void;
+  readonly onCancel?: () => void;
+  readonly isActive?: boolean;
+  readonly initialIndex?: number;
+}): ReactNode {
+  const [index, setIndexState] = useState(initialIndex);
+  // Keys can arrive faster than renders; the ref always holds the latest highlight.
+  const current = useRef(initialIndex);
+  const setIndex = (next: number) => {
+    current.current = next;
+    setIndexState(next);
+  };
+  useInput(
+    (input, key) => {
+      if (key.escape) {
+        onCancel?.();
+        return;
+      }
+      const i = current.current;
+      if (key.upArrow || (key.tab && key.shift)) setIndex((i - 1 + options.length) % options.length);
+      else if (key.downArrow || key.tab) setIndex((i + 1) % options.length);
+      else if (key.return) onSelect(i);
+      else if (/^[1-9]$/.test(input) && Number(input) <= options.length) onSelect(Number(input) - 1);
+      else {
+        const hit = options.findIndex((o) => o.hotkey !== undefined && o.hotkey === input.toLowerCase());
+        if (hit >= 0) onSelect(hit);
+      }
+    },
+    { isActive },
+  );
+  const start = Math.max(0, Math.min(index - Math.floor(WINDOW / 2), options.length - WINDOW));
+  const visible = options.slice(start, start + WINDOW);
+  return (
+    <Box flexDirection="column">
+      {start > 0 ? <Text dimColor> ↑ {start} more</Text> : null}
+      {visible.map((option, i) => {
+        const at = start + i;
+        const selected = at === index;
+        return (
+          <Box key={`${at}:${option.label}`}>
+            <Text color={selected ? "cyan" : undefined}>{selected ? "❯ " : "  "}</Text>
+            <Text color={selected ? "cyan" : option.color} bold={selected}>
+              {at < 9 ? `${at + 1}. ` : "   "}
+              {option.label}
+            </Text>
+            {option.hotkey ? <Text dimColor> ({option.hotkey})</Text> : null}
+            {option.detail ? <Text dimColor> {option.detail}</Text> : null}
+          </Box>
+        );
+      })}
+      {start + WINDOW < options.length ? (
+        <Text dimColor> ↓ {options.length - start - WINDOW} more</Text>
+      ) : null}
+    </Box>
+  );
+}

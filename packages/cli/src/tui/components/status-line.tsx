@@ -1,0 +1,55 @@
+import { Box, Text } from "ink";
+import type { ReactNode } from "react";
+import type { PermissionMode } from "../../permissions/index.js";
+import type { CostSummary } from "../../runtime/types.js";
+import { tokens } from "../transcript/model.js";
+
+const MODE_COLORS: Readonly<Record<PermissionMode, string>> = {
+  plan: "blue",
+  normal: "gray",
+  "auto-edit": "yellow",
+  yolo: "red",
+};
+
+/** What the status line shows. */
+export interface StatusInfo {
+  readonly model: string;
+  readonly mode: PermissionMode;
+  readonly cost: CostSummary;
+  readonly contextPercent: number | undefined;
+  /** A transient hint (e.g. "Press Ctrl+C again to exit") shown instead of the key help. */
+  readonly hint?: string;
+}
+
+/** One line under the prompt: model, mode, tokens, cost, context use, and a key hint. */
+export function StatusLine({ info }: { readonly info: StatusInfo }): ReactNode {
+  const { cost, contextPercent } = info;
+  const ctx = contextPercent === undefined ? undefined : Math.round(contextPercent);
+  return (
+    <Box>
+      <Text wrap="truncate-end">
+        <Text color="magentaBright">{info.model}</Text>
+        <Text dimColor> · </Text>
+        <Text color={MODE_COLORS[info.mode]} bold={info.mode !== "normal"}>
+          {info.mode}
+        </Text>
+        <Text dimColor> · {tokens(cost.totalTokens)} tokens</Text>
+        {cost.costUsd !== undefined ? (
+          <Text dimColor> · ${cost.costUsd.toFixed(cost.costUsd < 1 ? 3 : 2)}</Text>
+        ) : null}
+        {ctx !== undefined ? (
+          <Text color={ctx >= 90 ? "red" : ctx >= 75 ? "yellow" : undefined} dimColor={ctx < 75}>
+            {" "}
+            · ctx {ctx}%
+          </Text>
+        ) : null}
+        <Text dimColor> · </Text>
+        {info.hint ? (
+          <Text color="yellow">{info.hint}</Text>
+        ) : (
+          <Text dimColor>shift+tab mode · esc interrupt · /help</Text>
+        )}
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,99 @@
+/**
+ * The interactive terminal UI of attractor (Ink + React).
+ *
+ * Wiring, in the order a host does it:
+ *
+ * ```ts
+ * const { createInteractiveUi, runInteractive } = await import("./tui/index.js");
+ * const ui = createInteractiveUi();                 // a RuntimeUi whose prompts wait for the screen
+ * const runtime = await createRuntime({ ..., ui }); // the runtime asks permissions through it
+ * const code = await runInteractive(runtime, { ui, initialMessage });
+ * process.exitCode = code;
+ * ```
+ *
+ * `ui.askPermission` / `ui.askUser` queue a pending prompt and return a promise that the prompt
+ * components settle when the user answers; Esc, Ctrl+C and exit settle every pending prompt
+ * ("abort" for permissions). `runInteractive` closes the runtime before it resolves.
+ */
+import { join } from "node:path";
+import { render } from "ink";
+import { createElement } from "react";
+import { attractorHome } from "../config/home.js";
+import type { Runtime } from "../runtime/types.js";
+import { App } from "./app.js";
+import { createInteractiveUi as createBridge, type InteractiveUi } from "./bridge.js";
+import { InputHistory } from "./input/history.js";
+
+export { DISMISSED_ANSWER, type InteractiveUi, type PendingPrompt } from "./bridge.js";
+export { InputHistory } from "./input/history.js";
+
+let lastCreated: InteractiveUi | undefined;
+
+const BRACKETED_PASTE_ON = "\x1b[?2004h";
+const BRACKETED_PASTE_OFF = "\x1b[?2004l";
+
+/** Creates the RuntimeUi bridge to pass to createRuntime and then to runInteractive. */
+export function createInteractiveUi(): InteractiveUi {
+  lastCreated = createBridge();
+  return lastCreated;
+}
+
+/** How runInteractive starts; everything is optional but the bridge, which defaults as described. */
+export interface InteractiveOptions {
+  /** Sent as the first message once the UI is up. */
+  readonly initialMessage?: string;
+  /** The bridge given to createRuntime; defaults to the last one createInteractiveUi made. */
+  readonly ui?: InteractiveUi;
+  /** Where ↑/↓ history persists; `<ATTRACTOR_HOME>/input-history.jsonl` by default, false for none. */
+  readonly historyFile?: string | false;
+  readonly stdin?: NodeJS.ReadStream;
+  readonly stdout?: NodeJS.WriteStream;
+  readonly stderr?: NodeJS.WriteStream;
+}
+
+/**
+ * Runs the interactive UI until the user leaves; resolves with the process exit code (0 after
+ * /exit or Ctrl+C twice, 2 when stdin is not a terminal). The runtime is closed on the way out.
+ */
+export async function runInteractive(runtime: Runtime, options: InteractiveOptions = {}): Promise<number> {
+  const stdin = options.stdin ?? process.stdin;
+  const stdout = options.stdout ?? process.stdout;
+  const stderr = options.stderr ?? process.stderr;
+  if (!stdin.isTTY) {
+    stderr.write("attractor: the interactive mode needs a terminal; use -p for a one-shot run.\n");
+    await runtime.close().catch(() => undefined);
+    return 2;
+  }
+  const ui = options.ui ?? lastCreated;
+  if (!ui)
+    throw new Error("runInteractive needs the InteractiveUi given to createRuntime (createInteractiveUi())");
+  const historyFile =
+    options.historyFile === false
+      ? undefined
+      : (options.historyFile ?? join(attractorHome(), "input-history.jsonl"));
+  const history = new InputHistory(historyFile);
+  let code = 0;
+  // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
+  if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
+  const instance = render(
+    createElement(App, {
+      runtime,
+      ui,
+      history,
+      ...(options.initialMessage !== undefined && { initialMessage: options.initialMessage }),
+      onExit: (c: number) => {
+        code = c;
+      },
+    }),
+    { stdin, stdout, stderr, exitOnCtrlC: false },
+  );
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
+  }
+  stdout.write(
+    `\nConversation ${runtime.session.id} is stored; resume it with: attractor --resume ${runtime.session.id}\n`,
+  );
+  return code;
+}

@@ -1,0 +1,86 @@
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Entries kept in memory and read back from the file. */
+const MAX_ENTRIES = 500;
+
+/**
+ * The input history, browsed with ↑/↓ like a shell's. Browsing starts from the text being typed
+ * (the draft), which ↓ past the newest entry gives back. With a file, entries persist across runs
+ * as JSON lines; a file that cannot be read or written only loses persistence, never input.
+ */
+export class InputHistory {
+  private entries: string[];
+  /** Position while browsing: entries.length means "at the draft". */
+  private position: number;
+  private draft = "";
+
+  constructor(
+    private readonly file?: string,
+    initial: readonly string[] = [],
+  ) {
+    this.entries = [...(file ? readEntries(file) : []), ...initial].slice(-MAX_ENTRIES);
+    this.position = this.entries.length;
+  }
+
+  /** All entries, oldest first. */
+  all(): readonly string[] {
+    return this.entries;
+  }
+
+  /** The entry before the one shown (older); undefined at the oldest. */
+  previous(current: string): string | undefined {
+    if (this.position === 0) return undefined;
+    if (this.position === this.entries.length) this.draft = current;
+    this.position--;
+    return this.entries[this.position];
+  }
+
+  /** The entry after the one shown (newer), then the draft; undefined when already at the draft. */
+  next(): string | undefined {
+    if (this.position >= this.entries.length) return undefined;
+    this.position++;
+    return this.position === this.entries.length ? this.draft : this.entries[this.position];
+  }
+
+  /** Records a submitted input (not twice in a row) and stops browsing. */
+  push(text: string): void {
+    const entry = text.trim();
+    if (entry !== "" && this.entries.at(-1) !== entry) {
+      this.entries.push(entry);
+      if (this.entries.length > MAX_ENTRIES) this.entries = this.entries.slice(-MAX_ENTRIES);
+      if (this.file) appendEntry(this.file, entry);
+    }
+    this.position = this.entries.length;
+    this.draft = "";
+  }
+}
+
+function readEntries(file: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const line of text.split("\n")) {
+    if (!line) continue;
+    try {
+      const value = JSON.parse(line);
+      if (typeof value === "string") out.push(value);
+    } catch {
+      // A torn last line (killed mid-write) is skipped.
+    }
+  }
+  return out.slice(-MAX_ENTRIES);
+}
+
+function appendEntry(file: string, entry: string): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+  } catch {
+    // History is a convenience: a read-only home must not break the prompt.
+  }
+}

@@ -1,0 +1,68 @@
+import { readFileSync, statSync } from "node:fs";
+import { resolve } from "node:path";
+import { unifiedDiff } from "@attractor/agent";
+import type { PermissionRequest } from "../permissions/index.js";
+
+/** What a permission prompt shows of the call: the command, the change as a diff, or the arguments. */
+export type PermissionPreview =
+  | { readonly kind: "command"; readonly command: string }
+  | { readonly kind: "diff"; readonly diff: string }
+  | { readonly kind: "arguments"; readonly text: string }
+  | { readonly kind: "none" };
+
+/** Files larger than this are not read for a preview; the edit's own strings are diffed instead. */
+const MAX_PREVIEW_FILE_BYTES = 2 * 1024 * 1024;
+
+/** Reads a file for a preview; undefined when it does not exist or is too large. */
+export type PreviewReader = (absolutePath: string) => string | undefined;
+
+/** Builds the preview of a permission request; file contents come from `read` (the disk by default). */
+export function permissionPreview(
+  request: PermissionRequest,
+  projectDir: string,
+  read: PreviewReader = readForPreview,
+): PermissionPreview {
+  const args = request.call.arguments;
+  const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+  if (request.kind === "shell" || request.command !== undefined)
+    return { kind: "command", command: request.command ?? str(args.command) ?? "" };
+  const path = str(args.file_path) ?? str(args.path);
+  switch (request.call.toolName) {
+    case "edit_file": {
+      const oldText = str(args.old_string) ?? "";
+      const newText = str(args.new_string) ?? "";
+      if (!path) return { kind: "diff", diff: unifiedDiff("file", oldText, newText) };
+      const before = read(resolve(projectDir, path));
+      if (before !== undefined && oldText !== "" && before.includes(oldText)) {
+        const after =
+          args.replace_all === true
+            ? before.split(oldText).join(newText)
+            : before.replace(oldText, () => newText);
+        return { kind: "diff", diff: unifiedDiff(path, before, after) };
+      }
+      return { kind: "diff", diff: unifiedDiff(path, oldText, newText) };
+    }
+    case "write_file": {
+      const content = str(args.content) ?? "";
+      const before = path ? read(resolve(projectDir, path)) : undefined;
+      return { kind: "diff", diff: unifiedDiff(path ?? "file", before, content) };
+    }
+    case "apply_patch": {
+      const patch = str(args.patch) ?? str(args.input);
+      return patch ? { kind: "diff", diff: patch } : { kind: "none" };
+    }
+    default: {
+      const text = JSON.stringify(args, null, 2);
+      return text === "{}" ? { kind: "none" } : { kind: "arguments", text };
+    }
+  }
+}
+
+function readForPreview(absolutePath: string): string | undefined {
+  try {
+    if (statSync(absolutePath).size > MAX_PREVIEW_FILE_BYTES) return undefined;
+    return readFileSync(absolutePath, "utf8");
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,319 @@
+import type { SessionEvent } from "@attractor/agent";
+import type { OutputBlock, Tone } from "../../commands/types.js";
+import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
+import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
+
+/** The assistant message being streamed. */
+export interface StreamingMessage {
+  /** Text not yet committed (the tail after the last block boundary). */
+  readonly text: string;
+  readonly reasoning: string;
+  /** Whether part of this message was already committed (later parts get no bullet). */
+  readonly committedAny: boolean;
+}
+
+/** Everything the interactive UI shows, derived from events; finished items never change. */
+export interface TranscriptState {
+  readonly items: readonly TranscriptItem[];
+  readonly nextId: number;
+  readonly streaming: StreamingMessage | undefined;
+  /** Tool calls started and not yet ended, in start order. */
+  readonly running: readonly ToolCallView[];
+  readonly busy: boolean;
+  /** A long step the runtime is doing besides the model (compaction). */
+  readonly activity: string | undefined;
+  /** Messages submitted while busy that the session has not taken up yet. */
+  readonly queued: readonly string[];
+  readonly todos: readonly TodoItem[];
+}
+
+/** Something that changes the transcript: a session event, a runtime notice or a UI action. */
+export type TranscriptAction =
+  | { readonly type: "event"; readonly event: SessionEvent | RuntimeNotice | LooseEvent }
+  | { readonly type: "append"; readonly item: NewItem }
+  | { readonly type: "output"; readonly block: OutputBlock }
+  | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
+  /** The user sent a message; while busy it waits as a follow-up until its user_input event. */
+  | { readonly type: "submitted"; readonly text: string; readonly whileBusy: boolean }
+  /** Submitting failed before the session took it up (closed session). */
+  | { readonly type: "failed"; readonly message: string }
+  /** Every submitted message's cycle has ended (a backstop when no processing_end arrived). */
+  | { readonly type: "settled" }
+  | { readonly type: "reset" };
+
+/** Events of kinds this build's types may not list yet (compaction). */
+export interface LooseEvent {
+  readonly kind: string;
+  readonly data?: unknown;
+}
+
+/** Running output kept per tool call: enough for a live tail, bounded for long commands. */
+const RUNNING_TAIL_CHARS = 4096;
+/** Output preview kept for a finished call (lines), so memory stays flat over long sessions. */
+const PREVIEW_LINES = 40;
+const PREVIEW_CHARS = 8192;
+/** Diff text kept for a finished call. */
+const DIFF_CHARS = 32_768;
+
+/** The initial state, with the given todos. */
+export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptState {
+  return {
+    items: [],
+    nextId: 1,
+    streaming: undefined,
+    running: [],
+    busy: false,
+    activity: undefined,
+    queued: [],
+    todos,
+  };
+}
+
+/** Applies one action; pure, so tests replay event sequences through it. */
+export function reduceTranscript(state: TranscriptState, action: TranscriptAction): TranscriptState {
+  switch (action.type) {
+    case "append":
+      return commit(state, [action.item]);
+    case "output":
+      return commit(state, [{ kind: "output", block: action.block }]);
+    case "notice":
+      return commit(state, [{ kind: "notice", tone: action.tone, text: action.text }]);
+    case "submitted":
+      return action.whileBusy
+        ? { ...state, queued: [...state.queued, action.text] }
+        : { ...state, busy: true };
+    case "failed":
+      return commit({ ...state, busy: false, queued: [] }, [
+        { kind: "notice", tone: "error", text: action.message },
+      ]);
+    case "settled":
+      return state.busy ? { ...flushLive(state), busy: false, activity: undefined, queued: [] } : state;
+    case "reset":
+      return { ...initialTranscript(state.todos), nextId: state.nextId };
+    case "event":
+      return onEvent(state, action.event);
+  }
+}
+
+function commit(state: TranscriptState, items: readonly NewItem[]): TranscriptState {
+  if (items.length === 0) return state;
+  let nextId = state.nextId;
+  const added = items.map((item) => ({ ...item, id: nextId++ }) as TranscriptItem);
+  return { ...state, items: [...state.items, ...added], nextId };
+}
+
+function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | LooseEvent): TranscriptState {
+  const e = event as SessionEvent;
+  switch (e.kind) {
+    case "session_start":
+    case "session_end":
+      return e.kind === "session_end" && e.data.reason === "error"
+        ? commit(state, [{ kind: "notice", tone: "error", text: "The session ended after an error." }])
+        : state;
+    case "user_input": {
+      const queued = [...state.queued];
+      const at = queued.indexOf(e.data.content);
+      if (at >= 0) queued.splice(at, 1);
+      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: e.data.content }]);
+    }
+    case "assistant_text_start":
+      return { ...state, busy: true, streaming: { text: "", reasoning: "", committedAny: false } };
+    case "assistant_text_delta": {
+      const current = state.streaming ?? { text: "", reasoning: "", committedAny: false };
+      if (e.data.channel === "reasoning")
+        return { ...state, streaming: { ...current, reasoning: current.reasoning + e.data.delta } };
+      const text = current.text + e.data.delta;
+      const cut = blockBoundary(text);
+      if (cut === 0) return { ...state, streaming: { ...current, text } };
+      const done = text.slice(0, cut).trimEnd();
+      const next = { ...state, streaming: { ...current, text: text.slice(cut), committedAny: true } };
+      return done.length > 0
+        ? commit(next, [{ kind: "assistant", text: done, first: !current.committedAny }])
+        : next;
+    }
+    case "assistant_text_end": {
+      const current = state.streaming;
+      const items: NewItem[] = [];
+      const reasoning = current?.reasoning || e.data.reasoning || "";
+      if (reasoning.trim()) items.push({ kind: "reasoning", text: reasoning.trim() });
+      // Without text deltas (a non-streaming provider) the end event carries the whole text.
+      const streamedText = current !== undefined && (current.committedAny || current.text !== "");
+      const rest = streamedText ? current.text : e.data.text;
+      if (rest.trim()) items.push({ kind: "assistant", text: rest.trim(), first: !current?.committedAny });
+      return commit({ ...state, streaming: undefined }, items);
+    }
+    case "tool_call_start":
+      return {
+        ...state,
+        busy: true,
+        running: [
+          ...state.running,
+          { callId: e.data.callId, toolName: e.data.toolName, arguments: e.data.arguments, output: "" },
+        ],
+      };
+    case "tool_call_output_delta":
+      return {
+        ...state,
+        running: state.running.map((call) =>
+          call.callId === e.data.callId ? { ...call, output: tail(call.output + e.data.delta) } : call,
+        ),
+      };
+    case "tool_call_end": {
+      const started = state.running.find((c) => c.callId === e.data.callId);
+      const details = e.data.details?.diff
+        ? { ...e.data.details, diff: e.data.details.diff.slice(0, DIFF_CHARS) }
+        : e.data.details;
+      const call: ToolCallView = {
+        callId: e.data.callId,
+        toolName: e.data.toolName,
+        arguments: started?.arguments ?? {},
+        output: preview(e.data.output),
+        result: {
+          isError: e.data.isError,
+          ...(details !== undefined && { details }),
+          durationMs: e.data.durationMs,
+          outputLines: countLines(e.data.output),
+        },
+      };
+      return commit({ ...state, running: state.running.filter((c) => c !== started) }, [
+        { kind: "tool", call },
+      ]);
+    }
+    case "steering_injected":
+      return commit(state, [
+        {
+          kind: "notice",
+          tone: e.data.source === "loop_detection" ? "warning" : "info",
+          text: `Steering: ${e.data.content}`,
+        },
+      ]);
+    case "turn_limit":
+      return commit(state, [
+        {
+          kind: "notice",
+          tone: "warning",
+          text: `Stopped at the ${e.data.limit === "max_turns" ? "turn" : "tool round"} limit (${e.data.value}). Send a message to continue.`,
+        },
+      ]);
+    case "loop_detection":
+      return commit(state, [{ kind: "notice", tone: "warning", text: `Loop detected: ${e.data.message}` }]);
+    case "warning":
+      // A RuntimeNotice of the same kind carries `message` instead of `data`.
+      return "data" in e
+        ? commit(state, [{ kind: "notice", tone: "warning", text: e.data.message }])
+        : onOther(state, event);
+    case "error":
+      return commit(state, [
+        { kind: "notice", tone: "error", text: `${e.data.errorName}: ${e.data.message}` },
+      ]);
+    case "processing_end": {
+      const flushed = flushLive(state);
+      const items: NewItem[] =
+        e.data.reason === "aborted" ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
+      return commit({ ...flushed, busy: false, activity: undefined }, items);
+    }
+    default:
+      return onOther(state, event);
+  }
+}
+
+function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): TranscriptState {
+  const n = event as RuntimeNotice;
+  switch (n.kind) {
+    case "todos_changed":
+      return { ...state, todos: n.todos };
+    case "warning":
+      return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+    case "mode_changed":
+    case "model_changed":
+    case "session_changed":
+    case "checkpoint_restored":
+      // The status line shows mode and model (a line per Shift+Tab would be noise); the commands
+      // that replace the session or restore files print their own line.
+      return state;
+  }
+  const loose = event as LooseEvent;
+  const data = (loose.data ?? {}) as Record<string, unknown>;
+  if (loose.kind === "compaction_start") return { ...state, activity: "Compacting the conversation" };
+  if (loose.kind === "compaction_end") {
+    const before = Number(data.tokensBefore);
+    const after = Number(data.tokensAfter);
+    const parts = [`Compacted the conversation: ${tokens(before)} → ${tokens(after)} tokens`];
+    const pruned = Number(data.prunedToolOutputs);
+    if (pruned > 0) parts.push(`${pruned} old tool output${pruned === 1 ? "" : "s"} pruned`);
+    if (data.summarized === true) parts.push("earlier turns summarised");
+    return commit({ ...state, activity: undefined }, [
+      { kind: "notice", tone: "info", text: parts.join(", ") },
+    ]);
+  }
+  return state;
+}
+
+/** Commits what is still live when a cycle ends: a partial message and calls that never ended. */
+function flushLive(state: TranscriptState): TranscriptState {
+  const items: NewItem[] = [];
+  const s = state.streaming;
+  if (s?.text.trim()) items.push({ kind: "assistant", text: s.text.trim(), first: !s.committedAny });
+  for (const call of state.running)
+    items.push({
+      kind: "tool",
+      call: {
+        ...call,
+        output: preview(call.output),
+        result: {
+          isError: true,
+          durationMs: 0,
+          outputLines: countLines(call.output),
+          details: { interrupted: true },
+        },
+      },
+    });
+  return commit({ ...state, streaming: undefined, running: [] }, items);
+}
+
+/**
+ * Where streamed Markdown can be cut so the part before is final: after the last blank line
+ * outside a code fence. 0 when there is no such place yet.
+ */
+export function blockBoundary(text: string): number {
+  let fence: string | undefined;
+  let cut = 0;
+  let offset = 0;
+  let previousBlank = false;
+  for (const line of text.split("\n")) {
+    const end = offset + line.length + 1;
+    // The last piece has no newline yet: it may still grow, so it is never a boundary.
+    if (end > text.length) break;
+    const marker = /^\s{0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker) fence = marker;
+    else if (fence !== undefined && marker && marker[0] === fence[0] && marker.length >= fence.length)
+      fence = undefined;
+    const blank = line.trim() === "";
+    if (fence === undefined && blank && !previousBlank && offset > 0) cut = end;
+    previousBlank = blank;
+    offset = end;
+  }
+  return cut;
+}
+
+function tail(text: string): string {
+  return text.length > RUNNING_TAIL_CHARS ? text.slice(text.length - RUNNING_TAIL_CHARS) : text;
+}
+
+function preview(output: string): string {
+  const head = output.length > PREVIEW_CHARS ? output.slice(0, PREVIEW_CHARS) : output;
+  return head.split("\n").slice(0, PREVIEW_LINES).join("\n");
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** 12345 → "12.3k". */
+export function tokens(n: number): string {
+  if (!Number.isFinite(n)) return "?";
+  if (n < 1000) return String(Math.round(n));
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 100_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}

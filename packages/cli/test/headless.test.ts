@@ -1,0 +1,434 @@
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { defaultModel, estimateCost } from "@attractor/llm";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { HeadlessResult } from "../src/headless/index.js";
+import {
+  BUGGY_LINE,
+  buggyProject,
+  cleanEnv,
+  FIXED_LINE,
+  FIXED_MATH,
+  requireBuiltCli,
+  runCliProcess,
+  startCli,
+} from "./support/cli-process.js";
+import {
+  ALL_PROVIDERS,
+  editCall,
+  MODEL,
+  type Provider,
+  type ScriptedModel,
+  type Step,
+  startScriptedModel,
+} from "./support/scripted-provider.js";
+
+beforeAll(() => {
+  requireBuiltCli();
+});
+
+let root: string;
+let project: string;
+let remove: () => Promise<void>;
+let model: ScriptedModel | undefined;
+
+beforeEach(async () => {
+  ({ root, project, remove } = await buggyProject());
+});
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+  await remove();
+});
+
+const FINAL = "Fixed add() in src/math.js: it subtracted instead of adding. node test.js passes now.";
+
+/** The bug fix: read the file, edit it, run the test, answer; each step checks the last result. */
+function fixScript(provider: Provider): Step[] {
+  return [
+    { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+    {
+      expect: (r) => (r.at(-1)?.includes("return a - b") ? undefined : `read_file gave ${r.at(-1)}`),
+      calls: [editCall(provider, "src/math.js", BUGGY_LINE, FIXED_LINE)],
+    },
+    {
+      expect: (r) => (/error|denied/i.test(r.at(-1) ?? "") ? `edit failed: ${r.at(-1)}` : undefined),
+      calls: [{ name: "shell", args: { command: "node test.js" } }],
+    },
+    {
+      expect: (r) => (r.at(-1)?.includes("PASS: add(2, 3) = 5") ? undefined : `test run gave ${r.at(-1)}`),
+      text: FINAL,
+    },
+  ];
+}
+
+const run = (args: string[], extraEnv: Record<string, string> = {}, input?: string) =>
+  runCliProcess(args, {
+    cwd: project,
+    env: cleanEnv(root, { ...model?.env(), ...extraEnv }),
+    ...(input !== undefined && { input }),
+  });
+
+const parseResult = (stdout: string): HeadlessResult => JSON.parse(stdout.trim()) as HeadlessResult;
+
+describe("headless runs against each provider's wire protocol", () => {
+  for (const provider of ALL_PROVIDERS) {
+    it(`${provider}: fixes the bug (read, edit, shell) and prints the json result`, async () => {
+      model = await startScriptedModel(provider, fixScript(provider));
+      // Shell commands need approval in normal and auto-edit modes; a project rule allows the test.
+      await mkdir(join(project, ".attractor"), { recursive: true });
+      await writeFile(
+        join(project, ".attractor", "settings.json"),
+        JSON.stringify({ permissions: { allow: ["shell(node test.js)"] } }),
+      );
+      const result = await run([
+        "-p",
+        "Fix the failing test in this project.",
+        "--output-format",
+        "json",
+        "--mode",
+        "auto-edit",
+        ...model.flags(),
+      ]);
+      expect(result.stderr).not.toContain("UNEXPECTED");
+      expect(result.code, result.stderr).toBe(0);
+      expect(await readFile(join(project, "src", "math.js"), "utf8")).toBe(FIXED_MATH);
+
+      const json = parseResult(result.stdout);
+      expect(json).toMatchObject({
+        kind: "result",
+        subtype: "success",
+        is_error: false,
+        exit_reason: "completed",
+        result: FINAL,
+        provider,
+        model: MODEL[provider],
+        turns: 4,
+        tool_calls: 3,
+        permission_denials: [],
+      });
+      expect(json.usage.input_tokens).toBe(4 * 120);
+      expect(json.usage.output_tokens).toBe(4 * 30);
+      expect(json.duration_ms).toBeGreaterThan(0);
+      if (provider === "openai-compatible") expect(json.cost_usd).toBeNull();
+      else {
+        const expected = estimateCost(MODEL[provider], {
+          inputTokens: 480,
+          outputTokens: 120,
+          totalTokens: 600,
+        });
+        expect(json.cost_usd).toBeCloseTo(expected as number, 10);
+        expect(defaultModel(provider)?.id).toBe(MODEL[provider]);
+      }
+
+      // Every request went to the chosen model; the transcript is stored under the session id.
+      const seen = model.seen();
+      expect(seen).toHaveLength(4);
+      expect(seen.every((r) => r.model === MODEL[provider])).toBe(true);
+      expect(seen[0]?.userTexts).toContain("Fix the failing test in this project.");
+      expect(seen[0]?.tools).toEqual(expect.arrayContaining(["read_file", "shell", "todo", "ask_user"]));
+      const sessionsDir = join(root, "attractor", "sessions");
+      const [projectDir] = await readdir(sessionsDir);
+      const transcript = await readFile(
+        join(sessionsDir, projectDir as string, `${json.session_id}.jsonl`),
+        "utf8",
+      );
+      const entries = transcript
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
+      expect(entries.map((e) => e.turn?.kind ?? e.type)).toEqual([
+        "session",
+        "user",
+        "assistant",
+        "tool_results",
+        "assistant",
+        "tool_results",
+        "assistant",
+        "tool_results",
+        "assistant",
+      ]);
+      expect(transcript).not.toContain("sk-ant-test");
+      expect(transcript).not.toContain("gemini-test");
+    });
+  }
+});
+
+describe("headless exit codes and outputs", () => {
+  it("prints the final answer alone on stdout in text mode, progress on stderr", async () => {
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+      { text: "add() subtracts: it returns a - b." },
+    ]);
+    const result = await run(["-p", "What is wrong with add()?"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("add() subtracts: it returns a - b.\n");
+    expect(result.stderr).toContain("· read_file src/math.js");
+  });
+
+  it("reads the task from stdin when it is not a terminal and no prompt is given", async () => {
+    model = await startScriptedModel("openai", [{ text: "Got it." }]);
+    const result = await run(["--output-format", "json"], {}, "Summarise this diff:\n+ a line\n");
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseResult(result.stdout).result).toBe("Got it.");
+    expect(model.seen()[0]?.userTexts).toContain("Summarise this diff:\n+ a line");
+  });
+
+  it("--reasoning-effort reaches the provider request", async () => {
+    model = await startScriptedModel("openai", [{ text: "Thought hard." }]);
+    const result = await run(["-p", "Think", "--reasoning-effort", "high"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(model.seen()[0]?.body.reasoning?.effort).toBe("high");
+  });
+
+  it("--tool-mode prompted describes the tools in the prompt and reads <tool_call> blocks from text", async () => {
+    model = await startScriptedModel("openai-compatible", [
+      { text: '<tool_call>{"name": "read_file", "arguments": {"file_path": "src/math.js"}}</tool_call>' },
+      { text: "It subtracts." },
+    ]);
+    const result = await run([
+      "-p",
+      "Look at add()",
+      "--tool-mode",
+      "prompted",
+      "--output-format",
+      "json",
+      ...model.flags(),
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseResult(result.stdout)).toMatchObject({ result: "It subtracts.", tool_calls: 1 });
+    const [first, second] = model.seen();
+    expect(first?.body.tools).toBeUndefined();
+    expect(JSON.stringify(first?.body.messages[0])).toContain("<tool_call>");
+    expect(second?.userTexts.join("\n")).toContain("return a - b");
+  });
+
+  it("stream-json: one parseable event per line, bracketed by session_start and session_end, then the result", async () => {
+    model = await startScriptedModel("gemini", [
+      { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+      { text: "It subtracts." },
+    ]);
+    const result = await run(["-p", "Look at add()", "--output-format", "stream-json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const kinds = lines.map((l) => l.kind);
+    expect(kinds[0]).toBe("session_start");
+    expect(kinds.at(-2)).toBe("session_end");
+    expect(kinds.at(-1)).toBe("result");
+    for (const k of ["user_input", "assistant_text_start", "assistant_text_delta", "assistant_text_end"])
+      expect(kinds).toContain(k);
+    const start = lines.find((l) => l.kind === "tool_call_start");
+    expect(start.data).toMatchObject({ toolName: "read_file", arguments: { file_path: "src/math.js" } });
+    const end = lines.find((l) => l.kind === "tool_call_end");
+    expect(end.data.output).toContain("return a - b");
+    expect(lines.every((l) => l.kind === "result" || typeof l.sessionId === "string")).toBe(true);
+    expect(lines.at(-1)).toMatchObject({
+      kind: "result",
+      subtype: "success",
+      result: "It subtracts.",
+      turns: 2,
+    });
+    expect(lines.at(-1).session_id).toBe(lines[0].sessionId);
+  });
+
+  it("normal mode denies a shell call headless with a message the model can act on", async () => {
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "node test.js" } }] },
+      {
+        expect: (r) => (r.at(-1)?.includes("no user is present") ? undefined : `no denial: ${r.at(-1)}`),
+        text: "I could not run the tests: running commands needs approval.",
+      },
+    ]);
+    const result = await run(["-p", "Run the tests", "--output-format", "json"]);
+    expect(result.code, result.stderr).toBe(0);
+    const json = parseResult(result.stdout);
+    expect(json.result).toBe("I could not run the tests: running commands needs approval.");
+    expect(json.permission_denials).toHaveLength(1);
+    expect(json.permission_denials[0]).toMatchObject({ tool: "shell" });
+    const denial = model.seen()[1]?.toolResults[0] ?? "";
+    expect(denial).toMatch(/^Permission denied: shell needs approval/);
+    expect(denial).toContain("--mode");
+    expect(denial).toContain("shell(node:*)");
+  });
+
+  it("ask_user tells the model that no user is present", async () => {
+    model = await startScriptedModel("openai", [
+      { calls: [{ name: "ask_user", args: { question: "Which file?", options: ["a", "b"] } }] },
+      { text: "Assumed a." },
+    ]);
+    const result = await run(["-p", "Do it", "--output-format", "json"]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(model.seen()[1]?.toolResults[0]).toContain("No user is present");
+  });
+
+  it("exits 1 with an error result when the provider keeps failing with 500", async () => {
+    const failure: Step = {
+      raw: {
+        kind: "json",
+        status: 500,
+        headers: { "retry-after": "0" },
+        body: { type: "error", error: { type: "api_error", message: "Internal server error" } },
+      },
+    };
+    model = await startScriptedModel("anthropic", [failure, failure, failure]);
+    const result = await run(["-p", "Fix it", "--output-format", "json"]);
+    expect(result.code).toBe(1);
+    const json = parseResult(result.stdout);
+    expect(json).toMatchObject({ is_error: true, exit_reason: "error", subtype: "error_during_execution" });
+    expect(json.error).toMatchObject({ status_code: 500 });
+    expect(model.seen()).toHaveLength(3); // the first attempt and two retries
+    expect(result.stderr).toContain("error:");
+  });
+
+  it("exits 1 when the turn limit stops the task", async () => {
+    model = await startScriptedModel("openai-compatible", fixScript("openai-compatible"));
+    const result = await run([
+      "-p",
+      "Fix it",
+      "--max-turns",
+      "2",
+      "--mode",
+      "yolo",
+      "--output-format",
+      "json",
+      ...model.flags(),
+    ]);
+    expect(result.code).toBe(1);
+    expect(parseResult(result.stdout)).toMatchObject({
+      subtype: "error_max_turns",
+      exit_reason: "turn_limit",
+      turns: 2,
+    });
+    expect(model.seen()).toHaveLength(2);
+  });
+});
+
+describe("where and how long a headless run works", () => {
+  it("works in --cwd, or under npm start in the directory npm was started from", async () => {
+    model = await startScriptedModel("anthropic", [{ text: "a" }, { text: "b" }]);
+    const workingDir = async (args: string[], env: Record<string, string>) => {
+      const result = await runCliProcess([...args, "-p", "where?", "--output-format", "stream-json"], {
+        cwd: root,
+        env: cleanEnv(root, { ...model?.env(), ...env }),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout.split("\n")[0] as string).data.workingDirectory;
+    };
+    expect(await workingDir(["--cwd", "project"], {})).toBe(project);
+    expect(await workingDir([], { npm_lifecycle_event: "start", INIT_CWD: project })).toBe(project);
+    const missing = await run(["-p", "x", "--cwd", join(root, "nowhere")], { ANTHROPIC_API_KEY: "k" });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("does not exist");
+  });
+
+  it("SIGINT stops the task, stores it, prints the result and exits 130", async () => {
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+      { raw: { kind: "hang" } },
+    ]);
+    const started = startCli(["-p", "Take your time", "--output-format", "json"], {
+      cwd: project,
+      env: cleanEnv(root, model.env()),
+    });
+    while (model.server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    started.child.kill("SIGINT");
+    const result = await started.done;
+    expect(result.code).toBe(130);
+    const json = parseResult(result.stdout);
+    expect(json).toMatchObject({
+      subtype: "error_interrupted",
+      is_error: true,
+      exit_reason: "aborted",
+      turns: 1,
+    });
+    const sessionsDir = join(root, "attractor", "sessions");
+    const [dir] = await readdir(sessionsDir);
+    const stored = await readFile(join(sessionsDir, dir as string, `${json.session_id}.jsonl`), "utf8");
+    expect(stored).toContain('"kind":"tool_results"');
+  });
+});
+
+describe("bad usage and configuration exit 2 before anything runs", () => {
+  const bad = async (args: string[], env: Record<string, string> = {}) => {
+    const result = await run(args, env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    return result.stderr;
+  };
+
+  it("names every key variable and the local-server option when no provider is configured", async () => {
+    const stderr = await bad(["-p", "hello"]);
+    for (const name of [
+      "ANTHROPIC_API_KEY",
+      "OPENAI_API_KEY",
+      "GEMINI_API_KEY",
+      "GOOGLE_API_KEY",
+      "OPENAI_COMPATIBLE_BASE_URL",
+    ])
+      expect(stderr).toContain(name);
+    expect(stderr).toContain("--provider openai-compatible");
+    await expect(readdir(join(root, "attractor"))).rejects.toThrow();
+  });
+
+  it("rejects unknown flags, bad choices and bad numbers with the reason", async () => {
+    expect(await bad(["--frobnicate"])).toContain("unknown option '--frobnicate'");
+    expect(await bad(["-p", "x", "--mode", "reckless"])).toContain(
+      "Allowed choices are plan, normal, auto-edit, yolo",
+    );
+    expect(await bad(["-p", "x", "--max-turns", "0"])).toContain("expected a whole number of at least 1");
+    expect(await bad(["-p", "x", "--output-format", "xml"])).toContain(
+      "Allowed choices are text, json, stream-json",
+    );
+    expect(await bad(["-p", "x", "--continue", "--resume", "abc"])).toContain("cannot be used with");
+  });
+
+  it("needs a task in headless mode", async () => {
+    expect(await bad(["-p"])).toContain("headless mode (-p) needs a task");
+  });
+
+  it("names the missing key of an explicitly chosen provider", async () => {
+    expect(await bad(["-p", "x", "--provider", "openai"], { ANTHROPIC_API_KEY: "k" })).toContain(
+      "set OPENAI_API_KEY",
+    );
+    expect(await bad(["-p", "x", "--provider", "openai-compatible"])).toContain("--base-url");
+  });
+
+  it("reports an invalid settings file with its path and position", async () => {
+    await mkdir(join(project, ".attractor"), { recursive: true });
+    await writeFile(join(project, ".attractor", "settings.json"), '{\n  "mode": "fast"\n}\n');
+    const stderr = await bad(["-p", "x"], { ANTHROPIC_API_KEY: "k" });
+    expect(stderr).toContain(join(project, ".attractor", "settings.json"));
+    expect(stderr).toContain("/mode");
+  });
+
+  it("--continue without a stored session says so", async () => {
+    expect(await bad(["-p", "x", "--continue"], { ANTHROPIC_API_KEY: "k" })).toContain(
+      "No stored session to continue",
+    );
+  });
+
+  it("prints the version and the help with exit 0", async () => {
+    const version = await run(["--version"]);
+    expect(version.code).toBe(0);
+    const pkg = JSON.parse(await readFile(join(__dirname, "..", "package.json"), "utf8"));
+    expect(version.stdout.trim()).toBe(pkg.version);
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const flag of [
+      "--provider",
+      "--model",
+      "--mode",
+      "--output-format",
+      "--max-turns",
+      "--reasoning-effort",
+      "--continue",
+      "--resume",
+      "--cwd",
+      "--base-url",
+    ])
+      expect(help.stdout).toContain(flag);
+  });
+});

@@ -1,0 +1,75 @@
+import { readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import { type Provider, type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+
+const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "support", "record-imports.mjs");
+
+beforeAll(() => {
+  requireBuiltCli();
+});
+
+let root: string;
+let project: string;
+let remove: () => Promise<void>;
+let model: ScriptedModel | undefined;
+
+beforeEach(async () => {
+  ({ root, project, remove } = await buggyProject());
+});
+afterEach(async () => {
+  await model?.close();
+  model = undefined;
+  await remove();
+});
+
+/** Runs the CLI with a resolve hook logging every module it loads; returns the package names. */
+async function loadedPackages(args: string[], env: Record<string, string>): Promise<Set<string>> {
+  const log = join(root, "imports.log");
+  const result = await runCliProcess(args, {
+    cwd: project,
+    env: cleanEnv(root, { ...env, ATTRACTOR_IMPORT_LOG: log }),
+    nodeArgs: ["--import", RECORDER],
+  });
+  expect(result.code, result.stderr).toBe(0);
+  const urls = (await readFile(log, "utf8")).trim().split("\n");
+  const names = new Set<string>();
+  for (const url of urls) {
+    const m =
+      /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url) ?? /packages\/(llm|agent|cli)\/dist\//.exec(url);
+    if (m) names.add(m[1] as string);
+  }
+  return names;
+}
+
+const SDKS: Readonly<Record<Exclude<Provider, "openai-compatible">, string>> = {
+  anthropic: "@anthropic-ai/sdk",
+  openai: "openai",
+  gemini: "@google/genai",
+};
+
+describe("start-up loads only what the run needs", () => {
+  for (const provider of ["anthropic", "openai", "gemini", "openai-compatible"] as const) {
+    it(`a headless ${provider} run loads neither Ink nor React nor another provider's SDK`, async () => {
+      model = await startScriptedModel(provider, [{ text: "hi" }]);
+      const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+      expect(loaded.has("agent") && loaded.has("llm")).toBe(true);
+      for (const ui of ["ink", "react", "marked"]) expect(loaded.has(ui), ui).toBe(false);
+      // OpenAI-compatible servers are spoken to through the openai SDK.
+      const used = provider === "openai-compatible" ? "openai" : SDKS[provider];
+      expect(loaded.has(used), used).toBe(true);
+      for (const sdk of Object.values(SDKS)) if (sdk !== used) expect(loaded.has(sdk), sdk).toBe(false);
+    });
+  }
+
+  it("--version and --help load neither the agent nor the model client", async () => {
+    for (const flag of ["--version", "--help"]) {
+      const loaded = await loadedPackages([flag], {});
+      expect(loaded.has("agent"), flag).toBe(false);
+      expect(loaded.has("llm"), flag).toBe(false);
+      expect(loaded.has("ajv"), flag).toBe(false);
+    }
+  });
+});

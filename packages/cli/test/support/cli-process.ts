@@ -1,0 +1,131 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The built command, as `npm start` and the `attractor` bin run it. */
+export const CLI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
+
+const PACKAGES = resolve(dirname(CLI_PATH), "..", "..");
+
+/** The newest modification time of the compiled sources under a directory (tests excluded). */
+function newestSource(dir: string): { file: string; mtimeMs: number } {
+  let newest = { file: "", mtimeMs: 0 };
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      const inner = newestSource(path);
+      if (inner.mtimeMs > newest.mtimeMs) newest = inner;
+    } else if (/\.tsx?$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) {
+      const { mtimeMs } = statSync(path);
+      if (mtimeMs > newest.mtimeMs) newest = { file: path, mtimeMs };
+    }
+  }
+  return newest;
+}
+
+/**
+ * Fails loudly when the CLI was not built, or was built before its sources last changed: these
+ * tests run the real command, and a stale build would test old code.
+ */
+export function requireBuiltCli(): void {
+  if (!existsSync(CLI_PATH)) {
+    throw new Error(`${CLI_PATH} is missing: run \`npm run build\` before these tests (CI builds first).`);
+  }
+  for (const pkg of ["llm", "agent", "cli"]) {
+    const built = statSync(join(PACKAGES, pkg, "dist", ".tsbuildinfo"), { throwIfNoEntry: false });
+    const source = newestSource(join(PACKAGES, pkg, "src"));
+    if (!built || source.mtimeMs > built.mtimeMs) {
+      throw new Error(
+        `packages/${pkg}/dist is older than ${source.file}: run \`npm run build\` before these tests.`,
+      );
+    }
+  }
+}
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CliRun {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliResult>;
+}
+
+/** A clean environment: no API keys from the machine, a private HOME and ATTRACTOR_HOME. */
+export function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(home, "user"),
+    ATTRACTOR_HOME: join(home, "attractor"),
+    LANG: "C.UTF-8",
+    ...extra,
+  };
+}
+
+/** Starts the CLI; stdin gets `input` (then EOF) or nothing (EOF at once, not a terminal). */
+export function startCli(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; nodeArgs?: readonly string[] },
+): CliRun {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  if (options.input !== undefined) child.stdin?.end(options.input);
+  const done = new Promise<CliResult>((resolvePromise, reject) => {
+    child.on("error", reject);
+    child.on("close", (code, signal) => resolvePromise({ code, signal, stdout, stderr }));
+  });
+  return { child, done };
+}
+
+/** Runs the CLI to its end. */
+export function runCliProcess(
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; input?: string; nodeArgs?: readonly string[] },
+): Promise<CliResult> {
+  return startCli(args, options).done;
+}
+
+/** A temp directory with a small project whose add() subtracts, and a test that catches it. */
+export async function buggyProject(): Promise<{
+  root: string;
+  project: string;
+  remove: () => Promise<void>;
+}> {
+  const root = await mkdtemp(join(tmpdir(), "attractor-cli-"));
+  const project = join(root, "project");
+  await mkdir(join(project, "src"), { recursive: true });
+  await mkdir(join(root, "user"), { recursive: true });
+  await writeFile(join(project, "src", "math.js"), BUGGY_MATH);
+  await writeFile(join(project, "test.js"), TEST_JS);
+  return { root, project, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+export const BUGGY_LINE = "  return a - b;";
+export const FIXED_LINE = "  return a + b;";
+export const BUGGY_MATH = `function add(a, b) {\n${BUGGY_LINE}\n}\n\nmodule.exports = { add };\n`;
+export const FIXED_MATH = BUGGY_MATH.replace(BUGGY_LINE, FIXED_LINE);
+export const TEST_JS = `const { add } = require("./src/math.js");
+const got = add(2, 3);
+if (got !== 5) {
+  console.error("FAIL: add(2, 3) returned " + got);
+  process.exit(1);
+}
+console.log("PASS: add(2, 3) = 5");
+`;

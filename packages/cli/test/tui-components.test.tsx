@@ -1,0 +1,148 @@
+import { vi } from "vitest";
+
+// Colours are part of what is asserted: force them before Ink's colour library loads.
+vi.hoisted(() => {
+  process.env.FORCE_COLOR = "1";
+});
+
+import { render } from "ink-testing-library";
+import { describe, expect, it } from "vitest";
+import { DiffView } from "../src/tui/components/diff-view.js";
+import { ToolCallBlock } from "../src/tui/components/tool-call-block.js";
+import { Markdown } from "../src/tui/markdown/markdown.js";
+import type { ToolCallView } from "../src/tui/transcript/items.js";
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what is stripped
+const plain = (frame: string | undefined) => (frame ?? "").replace(/\x1b\[[0-9;]*m/g, "");
+const RED = "\x1b[31m";
+const GREEN = "\x1b[32m";
+const CYAN = "\x1b[36m";
+
+describe("ToolCallBlock", () => {
+  it("shows a spinner and live output while running, then the summary and first lines", () => {
+    const running: ToolCallView = {
+      callId: "c1",
+      toolName: "shell",
+      arguments: { command: "npm test" },
+      output: "> vitest run\n✓ a.test.ts\n",
+    };
+    const { lastFrame, rerender, unmount } = render(<ToolCallBlock call={running} />);
+    const live = plain(lastFrame());
+    expect(live).toMatch(/^[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] Shell npm test/);
+    expect(live).toContain("✓ a.test.ts");
+    expect(live).not.toContain("exit");
+
+    const lines = Array.from({ length: 9 }, (_, i) => `out ${i + 1}`).join("\n");
+    rerender(
+      <ToolCallBlock
+        call={{
+          ...running,
+          output: `${lines}\nExit code: 1\nDuration: 2300 ms`,
+          result: { isError: true, details: { exitCode: 1 }, durationMs: 2300, outputLines: 11 },
+        }}
+      />,
+    );
+    const done = lastFrame() ?? "";
+    expect(plain(done)).toContain("● Shell npm test");
+    expect(plain(done)).toMatch(/⎿ +exit 1 · 2.3 s/);
+    expect(plain(done)).toContain("out 5");
+    expect(plain(done)).not.toContain("out 6");
+    expect(plain(done)).toContain("… +4 lines");
+    expect(done).toContain(`${RED}●`);
+    unmount();
+  });
+
+  it("summarises a read by its line count without repeating the file", () => {
+    const { lastFrame, unmount } = render(
+      <ToolCallBlock
+        call={{
+          callId: "c2",
+          toolName: "read_file",
+          arguments: { file_path: "src/app.ts" },
+          output: "1\tconst secretSauce = 1;",
+          result: { isError: false, details: { linesRead: 158 }, durationMs: 3, outputLines: 158 },
+        }}
+      />,
+    );
+    const frame = plain(lastFrame());
+    expect(frame).toContain("● Read src/app.ts");
+    expect(frame).toContain("Read 158 lines");
+    expect(frame).not.toContain("secretSauce");
+    unmount();
+  });
+});
+
+describe("DiffView", () => {
+  it("colours removals red, additions green, hunks cyan, with line numbers", () => {
+    const diff =
+      "--- a/src/x.ts\n+++ b/src/x.ts\n@@ -4,3 +4,3 @@\n const a = 1;\n-const b = 2;\n+const b = 3;\n const c = 4;\n";
+    const { lastFrame, unmount } = render(<DiffView diff={diff} />);
+    const frame = lastFrame() ?? "";
+    const lines = frame.split("\n");
+    const removed = lines.find((l) => plain(l).includes("- const b = 2;"));
+    const added = lines.find((l) => plain(l).includes("+ const b = 3;"));
+    expect(removed?.startsWith(RED)).toBe(true);
+    expect(added?.startsWith(GREEN)).toBe(true);
+    expect(lines.find((l) => plain(l).startsWith("@@"))?.startsWith(CYAN)).toBe(true);
+    expect(plain(removed)).toMatch(/^5 - const b = 2;/);
+    expect(plain(added)).toMatch(/^5 \+ const b = 3;/);
+    expect(plain(frame)).toContain("src/x.ts");
+    const context = lines.find((l) => plain(l).includes("const a = 1;"));
+    expect(context).not.toContain(RED);
+    expect(context).not.toContain(GREEN);
+    unmount();
+  });
+
+  it("collapses a long diff", () => {
+    const body = Array.from({ length: 50 }, (_, i) => `+line ${i}`).join("\n");
+    const { lastFrame, unmount } = render(<DiffView diff={`@@ -0,0 +1,50 @@\n${body}\n`} maxLines={10} />);
+    const frame = plain(lastFrame());
+    expect(frame).toContain("line 8");
+    expect(frame).not.toContain("line 9\n");
+    expect(frame).toContain("… 41 more diff lines");
+    unmount();
+  });
+});
+
+describe("Markdown", () => {
+  it("renders headings, emphasis, inline code, lists and fenced code compactly", () => {
+    const text = [
+      "# Plan",
+      "",
+      "Use **bold** and `code` here.",
+      "",
+      "- first",
+      "- second",
+      "  - nested",
+      "",
+      "3. three",
+      "4. four",
+      "",
+      "```ts",
+      "const x = 1;",
+      "```",
+    ].join("\n");
+    const { lastFrame, unmount } = render(<Markdown text={text} />);
+    const raw = lastFrame() ?? "";
+    const frame = plain(raw);
+    expect(frame).toContain("Plan");
+    expect(frame).not.toContain("#");
+    expect(frame).toContain("Use bold and code here.");
+    expect(frame).not.toContain("**");
+    expect(frame).not.toContain("`");
+    expect(frame).toMatch(/• first\n• second\n {2}◦ nested/);
+    expect(frame).toMatch(/3\. three\n4\. four/);
+    expect(frame).toContain("  ts\n  const x = 1;");
+    expect(raw).toContain("\x1b[1mbold");
+    expect(raw).toContain(`${CYAN}code`);
+    unmount();
+  });
+
+  it("lays out tables in aligned columns", () => {
+    const { lastFrame, unmount } = render(
+      <Markdown text={"| name | n |\n|---|--:|\n| alpha | 1 |\n| b | 22 |"} />,
+    );
+    expect(plain(lastFrame())).toContain("name  │  n\n──────┼───\nalpha │  1\nb     │ 22");
+    unmount();
+  });
+});

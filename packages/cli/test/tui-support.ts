@@ -1,0 +1,252 @@
+/**
+ * A test double of the Runtime interface for the interactive UI and slash-command tests: events
+ * are emitted by the test, calls are recorded, and checkpoints go through a real checkpoint
+ * manager on a temp project (real git), so /undo and /rewind change real files.
+ */
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  createAnthropicProfile,
+  type EventDataMap,
+  type EventKind,
+  LocalExecutionEnvironment,
+  Session,
+  type SessionEvent,
+  type Turn,
+} from "@attractor/agent";
+import { type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
+import type { CommandHost, OutputBlock } from "../src/commands/index.js";
+import type { PermissionMode } from "../src/permissions/index.js";
+import type { CostSummary, Runtime, RuntimeNotice, TodoItem } from "../src/runtime/types.js";
+import { createSessionStore, type SessionSummary } from "../src/store/index.js";
+
+/** A Runtime whose behaviour a test scripts and whose calls it reads back. */
+export interface FakeRuntime extends Runtime {
+  emit(event: SessionEvent | RuntimeNotice): void;
+  readonly calls: {
+    submitted: string[];
+    interrupts: number;
+    closed: number;
+    cleared: number;
+    resumed: string[];
+    compacted: (string | undefined)[];
+    models: string[];
+    modes: PermissionMode[];
+  };
+  /** Sessions listSessions() returns. */
+  sessions: SessionSummary[];
+  costValue: CostSummary;
+  context: number | undefined;
+  todoList: TodoItem[];
+  messageTexts: Map<string, string>;
+  /** Set to make the next submit() reject. */
+  submitError: Error | undefined;
+}
+
+export interface FakeRuntimeFixture {
+  readonly runtime: FakeRuntime;
+  readonly project: string;
+  readonly home: string;
+  readonly checkpoints: CheckpointManager;
+  cleanup(): Promise<void>;
+}
+
+const ZERO_COST: CostSummary = {
+  inputTokens: 0,
+  outputTokens: 0,
+  reasoningTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  totalTokens: 0,
+  costUsd: undefined,
+};
+
+/** Builds the fake on a fresh temp project and home; `history` seeds the session (resume). */
+export async function createFakeRuntime(
+  options: { history?: readonly Turn[] } = {},
+): Promise<FakeRuntimeFixture> {
+  const root = await mkdtemp(join(tmpdir(), "attractor-tui-"));
+  const project = join(root, "project");
+  const home = join(root, "home");
+  await mkdir(project, { recursive: true });
+  const checkpoints = await createCheckpointManager({ projectRoot: project, home });
+  const store = createSessionStore({ home, durable: false });
+  const makeSession = (history: readonly Turn[] = []) =>
+    Session.fromHistory({
+      profile: createAnthropicProfile("claude-sonnet-4-5"),
+      environment: new LocalExecutionEnvironment({ workingDirectory: project }),
+      client: {
+        stream() {
+          throw new Error("the fake runtime never calls the model");
+        },
+      },
+      history,
+    });
+  let session = makeSession(options.history);
+  let mode: PermissionMode = "normal";
+  let model = "claude-sonnet-4-5";
+  const listeners = new Set<(event: SessionEvent | RuntimeNotice) => void>();
+  const calls: FakeRuntime["calls"] = {
+    submitted: [],
+    interrupts: 0,
+    closed: 0,
+    cleared: 0,
+    resumed: [],
+    compacted: [],
+    models: [],
+    modes: [],
+  };
+
+  const runtime: FakeRuntime = {
+    get session() {
+      return session;
+    },
+    provider: "anthropic",
+    get model() {
+      return model;
+    },
+    get mode() {
+      return mode;
+    },
+    projectDir: project,
+    checkpoints,
+    store,
+    get todos() {
+      return runtime.todoList;
+    },
+    calls,
+    sessions: [],
+    costValue: ZERO_COST,
+    context: undefined,
+    todoList: [],
+    messageTexts: new Map(),
+    submitError: undefined,
+    emit(event) {
+      for (const l of [...listeners]) l(event);
+    },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async submit(text) {
+      calls.submitted.push(text);
+      if (runtime.submitError) throw runtime.submitError;
+    },
+    async interrupt() {
+      calls.interrupts++;
+    },
+    setMode(m) {
+      mode = m;
+      calls.modes.push(m);
+      runtime.emit({ kind: "mode_changed", mode: m });
+    },
+    setModel(m) {
+      if (m === "no-such-model") throw new Error(`unknown model ${m}`);
+      model = m;
+      calls.models.push(m);
+    },
+    cost: () => runtime.costValue,
+    contextPercent: () => runtime.context,
+    async undo() {
+      const result = await checkpoints.undo();
+      return result ? { files: result.files.map((f) => f.path) } : undefined;
+    },
+    rewindPoints: () => checkpoints.list(),
+    userMessageText: (id) => runtime.messageTexts.get(id),
+    previewRestore: (id) => checkpoints.diff(id),
+    async restore(id) {
+      const result = await checkpoints.restore(id);
+      return { files: result.files.map((f) => f.path) };
+    },
+    async compact(focus) {
+      calls.compacted.push(focus);
+    },
+    async clear() {
+      calls.cleared++;
+      session = makeSession();
+    },
+    listSessions: async () => runtime.sessions,
+    async resume(id) {
+      calls.resumed.push(id);
+      session = makeSession([
+        { kind: "user", content: `the question of ${id}`, timestamp: new Date().toISOString() },
+      ]);
+    },
+    async close() {
+      calls.closed++;
+    },
+  };
+  return {
+    runtime,
+    project,
+    home,
+    checkpoints,
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** A session event of `kind` with `data`, stamped now. */
+export function sessionEvent<K extends EventKind>(
+  kind: K,
+  data: EventDataMap[K],
+  sessionId = "s1",
+): SessionEvent {
+  return { kind, data, timestamp: new Date().toISOString(), sessionId } as SessionEvent;
+}
+
+/** A CommandHost that records what commands print and answers pickers from a script. */
+export interface RecordingHost extends CommandHost {
+  readonly shown: OutputBlock[];
+  readonly asked: { title: string; labels: string[] }[];
+  resets: boolean[];
+  exited: number;
+  /** Answers for choose(), in order: an index, or undefined to cancel. */
+  picks: (number | undefined)[];
+  /** Answers for confirm(), in order. */
+  confirms: boolean[];
+  /** All text shown, one block per line, for loose assertions. */
+  text(): string;
+}
+
+/** Creates a RecordingHost. */
+export function recordingHost(): RecordingHost {
+  const host: RecordingHost = {
+    shown: [],
+    asked: [],
+    resets: [],
+    exited: 0,
+    picks: [],
+    confirms: [],
+    show(block) {
+      host.shown.push(block);
+    },
+    async choose(title, choices) {
+      host.asked.push({ title, labels: choices.map((c) => c.label) });
+      const pick = host.picks.shift();
+      return pick === undefined ? undefined : choices[pick]?.value;
+    },
+    async confirm(question) {
+      host.asked.push({ title: question, labels: ["Yes", "No"] });
+      return host.confirms.shift() ?? false;
+    },
+    resetScreen(replay) {
+      host.resets.push(replay);
+    },
+    exit() {
+      host.exited++;
+    },
+    text() {
+      return host.shown
+        .map((b) =>
+          b.kind === "text"
+            ? `${b.tone}: ${b.text}`
+            : b.kind === "list"
+              ? [b.title, ...b.rows.map((r) => `${r.label} ${r.detail ?? ""}`)].join("\n")
+              : [b.title, ...b.files.map((f) => `${f.change} ${f.path}`), b.patch].join("\n"),
+        )
+        .join("\n");
+    },
+  };
+  return host;
+}

@@ -1,0 +1,190 @@
+/**
+ * The interactive UI in a real terminal: the built CLI runs inside tmux against a local server
+ * speaking the Anthropic Messages protocol. A person's session is replayed: type a task, watch
+ * the answer stream in, approve the edit in the permission prompt, see the file change, /undo,
+ * see the file restored, /exit.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
+import { CLI_PATH, requireBuiltCli } from "./support/cli-process.js";
+
+const SOCKET = `attractor-tui-${process.pid}`;
+const SESSION = "tui";
+const tmux = (...args: string[]) =>
+  execFileSync("tmux", ["-L", SOCKET, "-f", "/dev/null", ...args], { encoding: "utf8" });
+const screen = () => tmux("capture-pane", "-p", "-J", "-t", SESSION);
+
+/** Polls the screen until `predicate` holds; fails with the last screen after `limitMs`. */
+async function waitForScreen(
+  predicate: (text: string) => boolean,
+  what: string,
+  limitMs = 20_000,
+): Promise<string> {
+  const deadline = Date.now() + limitMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = screen();
+    if (predicate(last)) return last;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`timed out waiting for ${what}; the screen was:\n${last}`);
+}
+const waitFor = (text: string) => waitForScreen((s) => s.includes(text), JSON.stringify(text));
+
+async function waitForFile(path: string, content: string, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let last = "";
+  while (Date.now() < deadline) {
+    last = await readFile(path, "utf8");
+    if (last === content) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${path} holds ${JSON.stringify(last)}, not ${JSON.stringify(content)}`);
+}
+
+/** A Messages API server: the first answer streams half its text, waits for `release`, then asks to edit. */
+function startModel(release: Promise<void>) {
+  const bodies: unknown[] = [];
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    bodies.push(body);
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const hasResult = JSON.stringify(body.messages).includes("tool_result");
+    const events = hasResult
+      ? streamEventsFor([{ type: "text", text: "Done: greeting.txt now says hello, world." }], "end_turn", {
+          input: 300,
+          output: 20,
+        })
+      : streamEventsFor(
+          [
+            { type: "text", text: "I will update the greeting file now." },
+            {
+              type: "tool_use",
+              id: "toolu_edit_1",
+              name: "edit_file",
+              input: { file_path: "greeting.txt", old_string: "hello", new_string: "hello, world" },
+            },
+          ],
+          "tool_use",
+          { input: 250, output: 40 },
+        );
+    const all = frames(events);
+    // message_start, block start, ping, first text piece: then the stream pauses mid-sentence.
+    const pauseAfter = hasResult ? all.length : 4;
+    for (const [i, frame] of all.entries()) {
+      if (i === pauseAfter) await release;
+      res.write(frame);
+    }
+    res.end();
+  });
+  return { server, bodies };
+}
+
+let root: string;
+let project: string;
+let server: Server;
+let bodies: unknown[];
+let releaseStream: () => void;
+
+beforeAll(async () => {
+  requireBuiltCli();
+  root = await mkdtemp(join(tmpdir(), "attractor-tmux-"));
+  project = join(root, "project");
+  await mkdir(project, { recursive: true });
+  await mkdir(join(root, "user"), { recursive: true });
+  await writeFile(join(project, "greeting.txt"), "hello\n");
+  const git = (...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-q", "-m", "init");
+  const release = new Promise<void>((r) => {
+    releaseStream = r;
+  });
+  ({ server, bodies } = startModel(release));
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+});
+
+afterAll(async () => {
+  releaseStream?.();
+  try {
+    tmux("kill-server");
+  } catch {
+    // Already gone after /exit.
+  }
+  server?.closeAllConnections();
+  await new Promise((r) => server?.close(r));
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe("the interactive UI in tmux", () => {
+  it("streams an answer, asks before an edit, applies it, and /undo restores the file", async () => {
+    const { port } = server.address() as AddressInfo;
+    const env = {
+      PATH: process.env.PATH ?? "/usr/bin:/bin",
+      HOME: join(root, "user"),
+      ATTRACTOR_HOME: join(root, "attractor"),
+      ANTHROPIC_API_KEY: "test-key-not-real",
+      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+      TERM: "xterm-256color",
+      LANG: "C.UTF-8",
+    };
+    const command = [
+      "env",
+      "-i",
+      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+      process.execPath,
+      CLI_PATH,
+      "--provider",
+      "anthropic",
+    ]
+      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+      .join(" ");
+    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "45", "-c", project, command);
+    // Keep the pane after the program ends, so its last words can be read.
+    tmux("set-option", "-t", SESSION, "remain-on-exit", "on");
+
+    await waitFor("Ask anything");
+    tmux("send-keys", "-t", SESSION, "-l", "Make the greeting say hello, world");
+    await waitFor("Make the greeting say hello, world");
+    tmux("send-keys", "-t", SESSION, "Enter");
+
+    // The first words are on screen while the model is still streaming the sentence.
+    const partial = await waitFor("I will");
+    expect(partial).not.toContain("greeting file now.");
+    releaseStream();
+    await waitFor("greeting file now.");
+
+    // The permission prompt for the edit shows the change as a diff.
+    const prompt = await waitFor("Change files?");
+    expect(prompt).toContain("edit_file greeting.txt");
+    expect(prompt).toMatch(/1 - hello/);
+    expect(prompt).toMatch(/1 \+ hello, world/);
+    expect(await readFile(join(project, "greeting.txt"), "utf8")).toBe("hello\n");
+    tmux("send-keys", "-t", SESSION, "y");
+
+    await waitFor("Done: greeting.txt now says hello, world.");
+    await waitForFile(join(project, "greeting.txt"), "hello, world\n");
+    const afterEdit = screen();
+    expect(afterEdit).toMatch(/Edit greeting\.txt/);
+    expect(afterEdit).toContain("+1 −1");
+
+    tmux("send-keys", "-t", SESSION, "-l", "/undo");
+    tmux("send-keys", "-t", SESSION, "Enter");
+    await waitFor("Undid the last change: greeting.txt");
+    await waitForFile(join(project, "greeting.txt"), "hello\n");
+
+    tmux("send-keys", "-t", SESSION, "-l", "/exit");
+    tmux("send-keys", "-t", SESSION, "Enter");
+    await waitFor("is stored; resume it with: attractor --resume");
+    expect(bodies).toHaveLength(2);
+  });
+});
