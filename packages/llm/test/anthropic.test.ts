@@ -97,6 +97,22 @@ describe("complete()", () => {
     expect(res.raw).toEqual(textMessage);
   });
 
+  it("keeps the SDK's deprecation notices off the console and reports them as warnings", async () => {
+    const printed: unknown[][] = [];
+    const original = console.warn;
+    console.warn = (...args: unknown[]) => void printed.push(args);
+    try {
+      reply({ kind: "json", body: textMessage }, { kind: "sse", frames: frames(textStreamEvents) });
+      const res = await adapter.complete(req(hi, { model: "claude-sonnet-4-5" }));
+      expect(res.warnings.map((w) => w.message).join("\n")).toMatch(/claude-sonnet-4-5.*deprecated/);
+      await collect(adapter.stream(req(hi, { model: "claude-sonnet-4-5" })));
+    } finally {
+      console.warn = original;
+    }
+    expect(printed).toEqual([]);
+    expect(console.warn).toBe(original);
+  });
+
   it("uses request.maxTokens, else 4096 for a model outside the table", async () => {
     reply({ kind: "json", body: textMessage }, { kind: "json", body: textMessage });
     await adapter.complete(req(hi, { maxTokens: 321 }));

@@ -1,6 +1,6 @@
 import { AbortError, AuthenticationError, StreamError } from "../../errors.js";
 import { withIdleTimeout } from "../../stream/index.js";
-import type { Request, Response, StreamEvent, TimeoutConfig } from "../../types/index.js";
+import type { Request, Response, StreamEvent, TimeoutConfig, Warning } from "../../types/index.js";
 import { DEFAULT_TIMEOUTS } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
 import { type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
@@ -8,6 +8,7 @@ import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { mapAnthropicError } from "./errors.js";
 import { buildMessagesRequest } from "./request.js";
 import { responseFromMessage } from "./response.js";
+import { captureSdkWarnings } from "./sdk-warnings.js";
 import { StreamTranslator, type WireEvent } from "./stream.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
@@ -53,16 +54,27 @@ export class AnthropicAdapter implements ProviderAdapter {
     const timeouts = this.timeouts(request);
     const connect = pool.call(timeouts.connectMs);
     try {
-      const { data, response } = await pool.runCall(connect, () =>
-        client.messages
-          .create(body as never, {
-            headers: authHeaders(apiKey, headers),
-            timeout: timeouts.requestMs,
-            ...(request.signal !== undefined && { signal: request.signal }),
-          })
-          .withResponse(),
+      let sdkWarnings: readonly Warning[] = [];
+      const { data, response } = await pool.runCall(connect, () => {
+        const started = captureSdkWarnings(() =>
+          client.messages
+            .create(body as never, {
+              headers: authHeaders(apiKey, headers),
+              timeout: timeouts.requestMs,
+              ...(request.signal !== undefined && { signal: request.signal }),
+            })
+            .withResponse(),
+        );
+        sdkWarnings = started.warnings;
+        return started.result;
+      });
+      const result = responseFromMessage(
+        data as unknown as WireEvent,
+        rateLimitFromHeaders(response.headers),
       );
-      return responseFromMessage(data as unknown as WireEvent, rateLimitFromHeaders(response.headers));
+      return sdkWarnings.length === 0
+        ? result
+        : { ...result, warnings: [...result.warnings, ...sdkWarnings] };
     } catch (err) {
       throw mapAnthropicError(err, sdk, "request", request.signal, connect);
     }
@@ -164,9 +176,10 @@ function openStream(
   body: unknown,
   options: { headers: Record<string, string | null>; timeout: number; signal?: AbortSignal },
 ) {
-  return client.messages
-    .create({ ...(body as object), stream: true } as never, options)
-    .withResponse() as unknown as Promise<{
+  // Deprecation notices are dropped here: a stream has no warnings channel, and complete() reports them.
+  return captureSdkWarnings(() =>
+    client.messages.create({ ...(body as object), stream: true } as never, options).withResponse(),
+  ).result as unknown as Promise<{
     data: AsyncIterable<unknown> & { controller: AbortController };
     response: globalThis.Response;
   }>;
