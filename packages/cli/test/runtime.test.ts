@@ -216,7 +216,7 @@ describe("runtime", () => {
       estimateCost(runtime.model, { inputTokens: 360, outputTokens: 90, totalTokens: 450 }) as number,
       12,
     );
-    expect(runtime.contextPercent()).toBeCloseTo((150 / 200_000) * 100, 1);
+    expect(runtime.contextPercent()).toBeCloseTo((150 / runtime.session.profile.contextWindowSize) * 100, 1);
 
     // A resumed session gets its todo list back from the stored history.
     const id = runtime.session.id;

@@ -70,8 +70,8 @@ let counter = 0;
 
 /** The default model of a provider as the catalog names it (openai-compatible has none). */
 export const MODEL: Readonly<Record<Provider, string>> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-5.2-codex",
+  anthropic: "claude-sonnet-5-5",
+  openai: "gpt-6.2-sol",
   gemini: "gemini-3.1-pro-preview",
   "openai-compatible": "qwen3:8b",
 };

@@ -9,6 +9,10 @@ export const DEFAULT_MAX_TOKENS = 4096;
  * Matched by prefix, longest first, so dated ids (claude-sonnet-4-5-20250929) and aliases both hit.
  */
 const MAX_OUTPUT_BY_PREFIX: readonly (readonly [string, number])[] = [
+  ["claude-fable-5", 128_000],
+  ["claude-opus-5", 128_000],
+  ["claude-sonnet-5", 128_000],
+  ["claude-haiku-5", 128_000],
   ["claude-opus-4-6", 128_000],
   ["claude-opus-4-5", 64_000],
   ["claude-opus-4-1", 32_000],
