@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnthropicProfile, LocalExecutionEnvironment, Session } from "../packages/agent/dist/index.js";
 import { AnthropicAdapter, Client } from "../packages/llm/dist/index.js";
+import { anthropicReply } from "./support/anthropic-sse.mjs";
 
 const N = Number(process.env.SESSIONS ?? 100);
 const MODEL = "claude-opus-4-6";
@@ -18,51 +19,15 @@ if (!globalThis.gc) console.log("(run with --expose-gc for stable heap figures)"
 
 // The model: a tool call when the request carries no tool result yet, else a short answer.
 let served = 0;
-const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-function reply(n, call) {
-  const blocks = call
-    ? [
-        {
-          type: "content_block_start",
-          index: 0,
-          content_block: { type: "tool_use", id: `toolu_${n}`, name: "echo", input: {} },
-        },
-        {
-          type: "content_block_delta",
-          index: 0,
-          delta: { type: "input_json_delta", partial_json: '{"text":"hello"}' },
-        },
-        { type: "content_block_stop", index: 0 },
-      ]
-    : [
-        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "All done here." } },
-        { type: "content_block_stop", index: 0 },
-      ];
-  return [
-    {
-      type: "message_start",
-      message: {
-        id: `msg_${n}`,
-        type: "message",
-        role: "assistant",
-        model: MODEL,
-        content: [],
-        stop_reason: null,
-        usage: { input_tokens: 3000, output_tokens: 1 },
-      },
-    },
-    ...blocks,
-    {
-      type: "message_delta",
-      delta: { stop_reason: call ? "tool_use" : "end_turn" },
-      usage: { output_tokens: 20 },
-    },
-    { type: "message_stop" },
-  ]
-    .map(frame)
-    .join("");
-}
+const reply = (n, call) =>
+  anthropicReply({
+    n,
+    model: MODEL,
+    args: call && { text: "hello" },
+    text: "All done here.",
+    inputTokens: 3000,
+    outputTokens: 20,
+  });
 const server = createServer(async (req, res) => {
   let body = "";
   for await (const chunk of req) body += chunk;

@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createAnthropicProfile, LocalExecutionEnvironment, Session } from "../packages/agent/dist/index.js";
 import { AnthropicAdapter, Client, userMessage } from "../packages/llm/dist/index.js";
+import { anthropicReply } from "./support/anthropic-sse.mjs";
 
 const ROUNDS = Number(process.env.ROUNDS ?? 200);
 const MODEL = "claude-opus-4-6";
@@ -21,46 +22,8 @@ const dir = mkdtempSync(join(tmpdir(), "attractor-bench-"));
 // The model: answers the first `budget` requests of a run with a tool call and the next with text.
 let budget = 0;
 let served = 0;
-const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
-function reply(n, call) {
-  const start = {
-    type: "message_start",
-    message: {
-      id: `msg_${n}`,
-      type: "message",
-      role: "assistant",
-      model: MODEL,
-      content: [],
-      stop_reason: null,
-      usage: { input_tokens: 100, output_tokens: 1 },
-    },
-  };
-  const blocks = call
-    ? [
-        {
-          type: "content_block_start",
-          index: 0,
-          content_block: { type: "tool_use", id: `toolu_${n}`, name: "echo", input: {} },
-        },
-        {
-          type: "content_block_delta",
-          index: 0,
-          delta: { type: "input_json_delta", partial_json: `{"text":"n${n}"}` },
-        },
-        { type: "content_block_stop", index: 0 },
-      ]
-    : [
-        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "done" } },
-        { type: "content_block_stop", index: 0 },
-      ];
-  const end = {
-    type: "message_delta",
-    delta: { stop_reason: call ? "tool_use" : "end_turn" },
-    usage: { output_tokens: 10 },
-  };
-  return [start, ...blocks, end, { type: "message_stop" }].map(frame).join("");
-}
+const reply = (n, call) =>
+  anthropicReply({ n, model: MODEL, args: call && { text: `n${n}` }, inputTokens: 100, outputTokens: 10 });
 const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {

@@ -1,0 +1,50 @@
+// One Anthropic Messages streaming reply as SSE text, for the benchmarks' zero-latency model
+// servers: a tool_use block calling `echo` with `args`, or a text block.
+
+const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+
+/** The SSE body of message `n`: a call of `echo` with `args` when given, else `text`. */
+export function anthropicReply({ n, model, args, text = "done", inputTokens, outputTokens }) {
+  const blocks = args
+    ? [
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "tool_use", id: `toolu_${n}`, name: "echo", input: {} },
+        },
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "input_json_delta", partial_json: JSON.stringify(args) },
+        },
+        { type: "content_block_stop", index: 0 },
+      ]
+    : [
+        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text } },
+        { type: "content_block_stop", index: 0 },
+      ];
+  return [
+    {
+      type: "message_start",
+      message: {
+        id: `msg_${n}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        usage: { input_tokens: inputTokens, output_tokens: 1 },
+      },
+    },
+    ...blocks,
+    {
+      type: "message_delta",
+      delta: { stop_reason: args ? "tool_use" : "end_turn" },
+      usage: { output_tokens: outputTokens },
+    },
+    { type: "message_stop" },
+  ]
+    .map(frame)
+    .join("");
+}
