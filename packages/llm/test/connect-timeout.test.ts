@@ -145,3 +145,21 @@ describe.each(PROTOCOLS)("$name connection pool", (p) => {
     await adapter.close?.();
   });
 });
+
+// The default connect timeout is the platform fetch's own 10 s: the one slow test that shows a
+// call with no timeout configured still ends as ConnectTimeoutError, not at the request timeout.
+describe("default connect timeout", () => {
+  let listener: UnacceptingListener;
+  beforeAll(async () => {
+    listener = await startUnacceptingListener();
+  });
+  afterAll(() => listener.close());
+
+  it("fails after about 10 s with ConnectTimeoutError through the platform fetch", { timeout: 25_000 }, async () => {
+    const adapter = new OpenAICompatibleAdapter({ baseUrl: `${listener.url}/v1`, env: {} });
+    const err = await failure(() => adapter.complete(hi("llama3.2")));
+    expect(err).toBeInstanceOf(ConnectTimeoutError);
+    expect(err).toMatchObject({ provider: "openai-compatible", connectMs: 10_000, retryable: true });
+    await adapter.close?.();
+  });
+});

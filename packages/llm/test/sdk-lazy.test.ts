@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { startWireServer, type WireServer } from "./support/wire-server.js";
 
-// Counts the first import of each vendor SDK and of undici, the adapters' transport (vitest runs a
-// mock factory on first import only).
+// Counts the first import of each vendor SDK and of undici, the transport of calls with a connect
+// timeout other than the platform fetch's (vitest runs a mock factory on first import only).
 const loads = vi.hoisted(() => ({ openai: 0, anthropic: 0, gemini: 0, undici: 0 }));
 vi.mock("openai", async (importOriginal) => {
   loads.openai++;
@@ -21,23 +21,23 @@ vi.mock("undici", async (importOriginal) => {
   return await importOriginal();
 });
 
+const onlyMe = {
+  kind: "json",
+  body: {
+    id: "msg_1",
+    type: "message",
+    role: "assistant",
+    model: "claude-haiku-4-5",
+    content: [{ type: "text", text: "only me" }],
+    stop_reason: "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 3, output_tokens: 2 },
+  },
+} as const;
+
 let server: WireServer;
 beforeAll(async () => {
-  server = await startWireServer([
-    {
-      kind: "json",
-      body: {
-        id: "msg_1",
-        type: "message",
-        role: "assistant",
-        model: "claude-haiku-4-5",
-        content: [{ type: "text", text: "only me" }],
-        stop_reason: "end_turn",
-        stop_sequence: null,
-        usage: { input_tokens: 3, output_tokens: 2 },
-      },
-    },
-  ]);
+  server = await startWireServer([onlyMe, onlyMe]);
 });
 afterAll(() => server.close());
 
@@ -58,6 +58,15 @@ describe("SDK loading through the package entry point", () => {
 
     const res = await client.complete({ model: "claude-haiku-4-5", messages: [llm.userMessage("hi")] });
     expect(llm.responseText(res)).toBe("only me");
+    // The default 10 s connect timeout is the platform fetch's own: no undici.
+    expect(loads).toEqual({ openai: 0, anthropic: 1, gemini: 0, undici: 0 });
+
+    const bounded = await client.complete({
+      model: "claude-haiku-4-5",
+      messages: [llm.userMessage("hi")],
+      timeout: { connectMs: 2_000 },
+    });
+    expect(llm.responseText(bounded)).toBe("only me");
     expect(loads).toEqual({ openai: 0, anthropic: 1, gemini: 0, undici: 1 });
     await client.close();
   });

@@ -1,3 +1,4 @@
+import { builtinSchema } from "../tools/schema.js";
 import type { RegisteredTool, ToolContext } from "../types/tool.js";
 import type { SubagentManager } from "./manager.js";
 
@@ -34,7 +35,7 @@ export const spawnAgentTool = (): RegisteredTool =>
       name: "spawn_agent",
       description:
         "Start a subagent: an independent agent with its own conversation that works on a scoped task in the same files, concurrently with you. Returns its agent_id immediately; call wait to get its result.\nGive it a complete, self-contained task description: it does not see your conversation.",
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           task: {
@@ -54,7 +55,7 @@ export const spawnAgentTool = (): RegisteredTool =>
         },
         required: ["task"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: async (args) => {
       const handle = manager().spawn({
@@ -74,7 +75,7 @@ export const sendInputTool = (): RegisteredTool =>
       name: "send_input",
       description:
         "Send a message to a subagent. If it had finished, it starts working again on the message.",
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           agent_id: { type: "string", description: "The id spawn_agent returned." },
@@ -82,7 +83,7 @@ export const sendInputTool = (): RegisteredTool =>
         },
         required: ["agent_id", "message"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: async (args) => {
       const status = manager().sendInput(String(args.agent_id), String(args.message ?? ""));
@@ -97,12 +98,12 @@ export const waitTool = (): RegisteredTool =>
       name: "wait",
       description:
         "Wait for a subagent to finish its work and return its final answer, whether it succeeded, and the turns it used.",
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: { agent_id: { type: "string", description: "The id spawn_agent returned." } },
         required: ["agent_id"],
         additionalProperties: false,
-      },
+      }),
     },
     readOnly: true,
     executor: async (args, _env, context: ToolContext) => {
@@ -126,12 +127,12 @@ export const closeAgentTool = (): RegisteredTool =>
     definition: {
       name: "close_agent",
       description: "Stop a subagent, aborting any work in progress, and return its final status.",
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: { agent_id: { type: "string", description: "The id spawn_agent returned." } },
         required: ["agent_id"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: async (args) => {
       const status = await manager().close(String(args.agent_id));

@@ -1,4 +1,5 @@
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 /** A question the model puts to the user. */
 export interface UserQuestion {
@@ -45,7 +46,7 @@ export function createAskUserTool(options: AskUserToolOptions): RegisteredTool {
     definition: {
       name: "ask_user",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           question: { type: "string", minLength: 1, description: "The question, complete and specific." },
@@ -57,7 +58,7 @@ export function createAskUserTool(options: AskUserToolOptions): RegisteredTool {
         },
         required: ["question"],
         additionalProperties: false,
-      },
+      }),
     },
     readOnly: true,
     executor: async (args, _env, context): Promise<ToolOutput> => {

@@ -5,6 +5,7 @@ import { applyEdit } from "./edit/apply-edit.js";
 import { TOLERANCE_NAMES } from "./edit/normalize.js";
 import { readTextFile } from "./edit/text-file.js";
 import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { builtinSchema } from "./schema.js";
 
 const DESCRIPTION = `Replaces text in a file. old_string must match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. If no exact match exists, a single match ignoring trailing whitespace, then indentation, then typographic punctuation is used and reported. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
 
@@ -61,7 +62,7 @@ export function editFileTool(): RegisteredTool {
     definition: {
       name: "edit_file",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           file_path: {
@@ -78,7 +79,7 @@ export function editFileTool(): RegisteredTool {
         },
         required: ["file_path", "old_string", "new_string"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: (args, env) => editFileExecutor(args, env),
     targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),

@@ -1,4 +1,5 @@
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 /** The `glob` tool: files matching a glob pattern, newest first, .gitignore honoured. */
 export function globTool(): RegisteredTool {
@@ -7,7 +8,7 @@ export function globTool(): RegisteredTool {
       name: "glob",
       description:
         'Find files by name with a glob pattern such as "**/*.ts" or "src/**/test_*.py". Returns paths sorted by modification time, newest first. Honours .gitignore and skips hidden files.',
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           pattern: { type: "string", minLength: 1, description: 'Glob pattern, e.g. "**/*.ts".' },
@@ -15,7 +16,7 @@ export function globTool(): RegisteredTool {
         },
         required: ["pattern"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: async (args, env, ctx): Promise<ToolOutput> => {
       const result = await env.glob(

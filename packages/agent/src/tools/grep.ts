@@ -1,5 +1,6 @@
 import type { GrepMatch, GrepOutputMode, GrepResult } from "../types/environment.js";
 import type { RegisteredTool, ToolExecutor, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 export interface GrepToolOptions {
   /** Offer output_mode (content / files_with_matches / count), as the Anthropic profile does. */
@@ -92,7 +93,12 @@ export function grepTool(options: GrepToolOptions = {}): RegisteredTool {
       name: "grep",
       description:
         "Search file contents with a regular expression. Returns matching lines as path:line:text, sorted by path. Honours .gitignore and skips hidden and binary files.",
-      parameters: { type: "object", properties, required: ["pattern"], additionalProperties: false },
+      parameters: builtinSchema({
+        type: "object",
+        properties,
+        required: ["pattern"],
+        additionalProperties: false,
+      }),
     },
     executor: executor(),
     readOnly: true,

@@ -1,5 +1,6 @@
 import type { DirEntry } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 const MAX_DEPTH = 10;
 
@@ -38,7 +39,7 @@ export function listDirTool(): RegisteredTool {
       name: "list_dir",
       description:
         "List a directory as a tree: directories end with /, files show their size. Honours .gitignore and skips hidden entries such as .git.",
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           path: { type: "string", description: "Directory to list (default: the working directory)." },
@@ -50,7 +51,7 @@ export function listDirTool(): RegisteredTool {
           },
         },
         additionalProperties: false,
-      },
+      }),
     },
     executor: async (args, env): Promise<ToolOutput> => {
       const path = typeof args.path === "string" ? args.path : ".";

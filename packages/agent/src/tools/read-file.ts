@@ -6,6 +6,7 @@ import { imageMediaType } from "./edit/image.js";
 import { similarNames } from "./edit/similar-names.js";
 import { looksBinary } from "./edit/text-file.js";
 import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { builtinSchema } from "./schema.js";
 
 /** Lines returned when the call gives no limit. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -135,7 +136,7 @@ export function readFileTool(): RegisteredTool {
     definition: {
       name: "read_file",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           file_path: {
@@ -151,7 +152,7 @@ export function readFileTool(): RegisteredTool {
         },
         required: ["file_path"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: (args, env) => readFileExecutor(args, env),
     readOnly: true,

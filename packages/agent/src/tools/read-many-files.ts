@@ -4,6 +4,7 @@ import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { imageMediaType } from "./edit/image.js";
 import { looksBinary } from "./edit/text-file.js";
 import { errorOutput, expectedFailure } from "./edit/tool-errors.js";
+import { builtinSchema } from "./schema.js";
 
 /** Total bytes of file content one call returns; the rest is listed as left out. */
 export const READ_MANY_MAX_BYTES = 256 * 1024;
@@ -107,7 +108,7 @@ export function readManyFilesTool(): RegisteredTool {
     definition: {
       name: "read_many_files",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           paths: {
@@ -124,7 +125,7 @@ export function readManyFilesTool(): RegisteredTool {
         },
         required: ["paths"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: (args, env) => readManyFilesExecutor(args, env),
     readOnly: true,

@@ -1,7 +1,20 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Schemas are checked against the JSON Schema meta-schema explicitly, and only those not known
+// to be valid: compiling the meta-schema costs more than all built-in tool schemas together, and
+// would be paid by every process on its first tool call.
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
 const cache = new WeakMap<object, ValidateFunction>();
+const knownValid = new WeakSet<object>();
+
+/**
+ * Marks a built-in tool's parameter schema as valid JSON Schema (a test checks every one against
+ * the meta-schema), so validating arguments never needs the meta-schema; returns the schema.
+ */
+export function builtinSchema<T extends Record<string, unknown>>(schema: T): T {
+  knownValid.add(schema);
+  return schema;
+}
 
 function describe(e: ErrorObject): string {
   const where = e.instancePath === "" ? "arguments" : e.instancePath.slice(1).replace(/\//g, ".");
@@ -28,6 +41,9 @@ export function validateArguments(
   let validate = cache.get(schema);
   if (!validate) {
     try {
+      if (!knownValid.has(schema) && !ajv.validateSchema(schema as object)) {
+        return `the tool's parameter schema is invalid: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`;
+      }
       validate = ajv.compile(schema as object);
     } catch (err) {
       return `the tool's parameter schema is invalid: ${(err as Error).message}`;

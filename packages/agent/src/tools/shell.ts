@@ -1,6 +1,7 @@
 import { EnvironmentError } from "../environment/errors.js";
 import type { ExecResult } from "../types/environment.js";
 import type { RegisteredTool, ToolContext, ToolExecutor, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 /** The spec's hard ceiling for any command timeout. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -72,7 +73,7 @@ export function shellTool(options: ShellToolOptions = {}): RegisteredTool {
     definition: {
       name: "shell",
       description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail. Default timeout ${def} ms.`,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           command: { type: "string", minLength: 1, description: "The command line, run with /bin/bash -c." },
@@ -85,7 +86,7 @@ export function shellTool(options: ShellToolOptions = {}): RegisteredTool {
         },
         required: ["command"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: executor(options),
     targets: () => ["*"],

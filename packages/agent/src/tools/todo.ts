@@ -1,4 +1,5 @@
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { builtinSchema } from "./schema.js";
 
 /** The states a todo entry moves through. */
 export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
@@ -92,7 +93,7 @@ export function createTodoTool(options: TodoToolOptions = {}): TodoTool {
     definition: {
       name: "todo",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           todos: {
@@ -112,7 +113,7 @@ export function createTodoTool(options: TodoToolOptions = {}): TodoTool {
         },
         required: ["todos"],
         additionalProperties: false,
-      },
+      }),
     },
     readOnly: true,
     executor: async (args): Promise<ToolOutput> => {

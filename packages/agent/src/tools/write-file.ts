@@ -3,6 +3,7 @@ import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { unifiedDiff } from "./diff.js";
 import { decodeUtf8 } from "./edit/text-file.js";
 import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { builtinSchema } from "./schema.js";
 
 const DESCRIPTION =
   "Writes a file, replacing it if it exists and creating missing parent directories. The write is atomic and keeps an existing file's permissions. Prefer editing for changes to existing files.";
@@ -54,7 +55,7 @@ export function writeFileTool(): RegisteredTool {
     definition: {
       name: "write_file",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           file_path: {
@@ -65,7 +66,7 @@ export function writeFileTool(): RegisteredTool {
         },
         required: ["file_path", "content"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: (args, env) => writeFileExecutor(args, env),
     targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),

@@ -2,6 +2,7 @@ import type { ExecutionEnvironment } from "../../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../../types/tool.js";
 import { unifiedDiff } from "../diff.js";
 import { expectedFailure, stringArg } from "../edit/tool-errors.js";
+import { builtinSchema } from "../schema.js";
 import { applyPatch, formatPatchSummary } from "./apply.js";
 import { parsePatch, patchPaths } from "./parser.js";
 
@@ -49,7 +50,7 @@ export function applyPatchTool(): RegisteredTool {
     definition: {
       name: "apply_patch",
       description: DESCRIPTION,
-      parameters: {
+      parameters: builtinSchema({
         type: "object",
         properties: {
           patch: {
@@ -59,7 +60,7 @@ export function applyPatchTool(): RegisteredTool {
         },
         required: ["patch"],
         additionalProperties: false,
-      },
+      }),
     },
     executor: (args, env) => applyPatchExecutor(args, env),
     targets: (args) => {

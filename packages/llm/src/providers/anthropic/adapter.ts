@@ -134,7 +134,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 
   /**
-   * Loads the SDK and undici, and builds the client once, its requests sent through the
+   * Loads the SDK and builds the client once, its requests sent through the
    * adapter's connection pool; a missing key fails here, at request time.
    */
   private load(): Promise<Loaded> {

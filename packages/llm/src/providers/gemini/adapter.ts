@@ -36,7 +36,7 @@ function transport(userSignal: AbortSignal | undefined): Transport {
 }
 
 /**
- * The request's fetch (the SDK takes one per request): undici through the adapter's pool with the
+ * The request's fetch (the SDK takes one per request): through the adapter's pool with the
  * request's connect timeout, recording the response, and its connect failure, on the exchange.
  */
 function recordingFetch(
@@ -189,7 +189,7 @@ export class GeminiAdapter implements ProviderAdapter {
     return key;
   }
 
-  /** Loads undici and opens the adapter's connection pool once; a failed load is retried next time. */
+  /** Opens the adapter's connection pool once. */
   private connectionPool(): Promise<ConnectionPool> {
     if (this.pool === undefined) {
       const pool = openConnectionPool(PROVIDER);

@@ -41,7 +41,7 @@ export interface SdkClient {
 /**
  * An SDK client with its retries off (the caller's retry policy decides), every value passed
  * explicitly, so the SDK never reads process.env behind the adapter's `env` option, and its
- * requests sent by undici through the adapter's connection pool, which bounds the connect time.
+ * requests sent through the adapter's connection pool, which bounds the connect time.
  */
 export async function createSdkClient(config: SdkClientConfig, bodies: ErrorBodies): Promise<SdkClient> {
   const [sdk, pool] = await Promise.all([loadOpenAISdk(), openConnectionPool(config.provider)]);

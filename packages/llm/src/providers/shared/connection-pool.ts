@@ -7,20 +7,33 @@ export type UndiciModule = typeof import("undici");
 
 let loading: Promise<UndiciModule> | undefined;
 
-/** Loads undici on first use, next to the SDK, so importing this package never loads it. */
+/**
+ * Loads undici on first use, so importing this package never loads it. A bundler may hand the
+ * CommonJS package over as a default export only, so both shapes are accepted.
+ */
 export function loadUndici(): Promise<UndiciModule> {
-  loading ??= import("undici").catch((err: unknown) => {
-    loading = undefined;
-    throw err;
-  });
+  loading ??= import("undici").then(
+    (mod) => ("Agent" in mod ? mod : (mod as { default: UndiciModule }).default) as UndiciModule,
+    (err: unknown) => {
+      loading = undefined;
+      throw err;
+    },
+  );
   return loading;
 }
+
+/**
+ * The connect timeout of the platform's fetch: Node's fetch is undici's, whose connector gives up
+ * after 10 s by default. Calls with this timeout use the platform fetch (built into Node, so it
+ * costs no module loading, and it honours a dispatcher set with undici's setGlobalDispatcher);
+ * only other timeouts need an Agent of their own, and load undici for it.
+ */
+export const PLATFORM_CONNECT_MS = 10_000;
 
 /** One call's connection settings, and the connect timeout it ran into, if any. */
 export interface ConnectCall {
   readonly provider: string;
   readonly connectMs: number;
-  readonly dispatcher: Agent;
   /** Set by the fetch when this call's connection attempt timed out. */
   failure?: ConnectTimeoutError;
 }
@@ -53,27 +66,29 @@ const currentCall = new AsyncLocalStorage<ConnectCall>();
 const MAX_POOLS = 8;
 
 /**
- * One adapter's connections: an undici Agent per connect timeout in use (normally just one), so
- * calls reuse kept-alive connections, and a new connection that is not up within the call's
- * `connectMs` fails as ConnectTimeoutError. Request and stream-read deadlines stay the adapters'.
+ * One adapter's connections. Calls with the platform's connect timeout go through the platform
+ * fetch and its shared connection pool; any other timeout gets an undici Agent of this pool's
+ * (one per value in use), so calls reuse kept-alive connections. Either way a new connection that
+ * is not up within the call's `connectMs` fails as ConnectTimeoutError. Request and stream-read
+ * deadlines stay the adapters'.
  */
 export class ConnectionPool {
   private readonly agents = new Map<number, Agent>();
 
-  constructor(
-    private readonly undici: UndiciModule,
-    private readonly provider: string,
-  ) {}
+  constructor(private readonly provider: string) {}
 
-  /** A fresh record for one call, bound to the Agent for its connect timeout. */
+  /** A fresh record for one call with this connect timeout. */
   call(connectMs: number): ConnectCall {
-    return { provider: this.provider, connectMs, dispatcher: this.agent(connectMs) };
+    return { provider: this.provider, connectMs };
   }
 
-  /** undici's fetch through the call's Agent; a connect timeout is thrown as, and recorded as, ConnectTimeoutError. */
+  /** Fetches through the call's connections; a connect timeout is thrown as, and recorded as, ConnectTimeoutError. */
   async fetch(call: ConnectCall, input: string | URL | Request, init?: RequestInit): Promise<Response> {
     try {
-      const res = await this.undici.fetch(input as never, { ...init, dispatcher: call.dispatcher } as never);
+      if (call.connectMs === PLATFORM_CONNECT_MS) return await globalThis.fetch(input, init);
+      const undici = await loadUndici();
+      const dispatcher = this.agent(undici, call.connectMs);
+      const res = await undici.fetch(input as never, { ...init, dispatcher } as never);
       return res as unknown as Response;
     } catch (err) {
       if (!isConnectTimeout(err)) throw err;
@@ -98,14 +113,17 @@ export class ConnectionPool {
     return currentCall.run(call, fn);
   }
 
-  /** Closes every connection; calls still in flight fail, and a later call opens new ones. */
+  /**
+   * Closes this pool's own connections; calls still in flight on them fail, and a later call opens
+   * new ones. Idle connections of the platform fetch are shared and keep no process alive.
+   */
   async close(): Promise<void> {
     const agents = [...this.agents.values()];
     this.agents.clear();
     await Promise.all(agents.map((a) => a.destroy()));
   }
 
-  private agent(connectMs: number): Agent {
+  private agent(undici: UndiciModule, connectMs: number): Agent {
     let agent = this.agents.get(connectMs);
     if (agent !== undefined) {
       // Re-inserted so the map's order is least recently used first.
@@ -119,12 +137,12 @@ export class ConnectionPool {
       // Graceful: calls already using it finish; it takes no new ones.
       void oldest.close().catch(() => {});
     }
-    agent = new this.undici.Agent({ connect: { timeout: connectMs } });
+    agent = new undici.Agent({ connect: { timeout: connectMs } });
     this.agents.set(connectMs, agent);
     return agent;
   }
 }
 
-/** Loads undici and opens an adapter's pool; a failed load is retried by the next call. */
+/** Opens an adapter's pool (undici is loaded only once a call needs a connect timeout of its own). */
 export const openConnectionPool = async (provider: string): Promise<ConnectionPool> =>
-  new ConnectionPool(await loadUndici(), provider);
+  new ConnectionPool(provider);
