@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,6 +12,10 @@ import {
   type ToolDefinition,
   validateArguments,
 } from "../src/index.js";
+import { builtinToolDefinitions } from "../src/tools/builtin-schemas.js";
+import { BUILTIN_VALIDATORS } from "../src/tools/builtin-validators.generated.js";
+import { schemaKey } from "../src/tools/schema.js";
+import { generateValidatorModule } from "../src/tools/validator-codegen.js";
 
 // Built-in tool schemas skip the meta-schema check when arguments are validated (compiling the
 // meta-schema is the slowest part of a first tool call), so this suite is what keeps them honest.
@@ -35,6 +40,34 @@ describe("tool parameter schemas", () => {
   it.each(builtins().map((d) => [d.name, d] as const))("%s is valid, strict JSON Schema", (_, definition) => {
     expect(meta.validateSchema(definition.parameters), meta.errorsText(meta.errors)).toBe(true);
     expect(() => meta.compile(definition.parameters)).not.toThrow();
+  });
+
+  it("has a precompiled validator for every built-in schema, generated from the current schemas", async () => {
+    const generated = await readFile(
+      new URL("../src/tools/builtin-validators.generated.ts", import.meta.url),
+      "utf8",
+    );
+    expect(generated, "run: node packages/agent/scripts/generate-validators.mjs").toBe(
+      generateValidatorModule(),
+    );
+    for (const d of builtinToolDefinitions()) {
+      expect(Object.keys(BUILTIN_VALIDATORS), d.name).toContain(schemaKey(d.parameters));
+    }
+  });
+
+  it("reports problems through the precompiled validators as it does through compiled ones", () => {
+    const readFileSchema = createAnthropicProfile("claude-sonnet-4-5").toolRegistry.get("read_file")
+      ?.definition.parameters as Record<string, unknown>;
+    expect(Object.keys(BUILTIN_VALIDATORS)).toContain(schemaKey(readFileSchema));
+    const bad = { offset: 0, limit: "ten", colour: "red" };
+    const expected =
+      'missing required property "file_path"; unknown property "colour"; offset must be >= 1; limit must be integer';
+    expect(validateArguments(readFileSchema, bad)).toBe(expected);
+    // A copy with one more (unused) keyword has another key: compiled at run time, same answer.
+    const copy = { ...readFileSchema, $comment: "compiled at run time" };
+    expect(Object.keys(BUILTIN_VALIDATORS)).not.toContain(schemaKey(copy));
+    expect(validateArguments(copy, bad)).toBe(expected);
+    expect(validateArguments(readFileSchema, { file_path: "a.ts", offset: 2 })).toBeUndefined();
   });
 
   it("reports a custom tool's invalid schema as a problem, without throwing", () => {

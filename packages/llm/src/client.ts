@@ -61,44 +61,46 @@ export function lazyAdapter(name: string, load: () => Promise<ProviderAdapter>):
 
 type AdapterConstructor = new (options: AdapterOptions) => ProviderAdapter;
 
-/** Provider name, whether the environment enables it, and where its adapter lives. */
+/** Provider name, whether the environment enables it, and how to load its adapter. */
 const ENV_PROVIDERS: readonly {
   readonly name: string;
   readonly enabled: (env: Env) => boolean;
-  readonly module: string;
+  /** A literal import each, so bundlers see every adapter module and keep it loaded on demand. */
+  readonly load: () => Promise<Record<string, unknown>>;
   readonly exportName: string;
 }[] = [
   {
     name: "anthropic",
     enabled: (env) => Boolean(env.ANTHROPIC_API_KEY),
-    module: "./providers/anthropic/index.js",
+    load: () => import("./providers/anthropic/index.js"),
     exportName: "AnthropicAdapter",
   },
   {
     name: "openai",
     enabled: (env) => Boolean(env.OPENAI_API_KEY),
-    module: "./providers/openai/index.js",
+    load: () => import("./providers/openai/index.js"),
     exportName: "OpenAIAdapter",
   },
   {
     name: "gemini",
     enabled: (env) => Boolean(env.GEMINI_API_KEY || env.GOOGLE_API_KEY),
-    module: "./providers/gemini/index.js",
+    load: () => import("./providers/gemini/index.js"),
     exportName: "GeminiAdapter",
   },
   {
     name: "openai-compatible",
     enabled: (env) => Boolean(env.OPENAI_COMPATIBLE_BASE_URL),
-    module: "./providers/openai-compatible/index.js",
+    load: () => import("./providers/openai-compatible/index.js"),
     exportName: "OpenAICompatibleAdapter",
   },
 ];
 
-async function loadAdapter(module: string, exportName: string, env: Env): Promise<ProviderAdapter> {
-  const mod = (await import(module)) as Record<string, unknown>;
-  const ctor = mod[exportName];
+async function loadAdapter(provider: (typeof ENV_PROVIDERS)[number], env: Env): Promise<ProviderAdapter> {
+  const ctor = (await provider.load())[provider.exportName];
   if (typeof ctor !== "function") {
-    throw new ConfigurationError(`adapter module ${module} does not export ${exportName}`);
+    throw new ConfigurationError(
+      `the ${provider.name} adapter module does not export ${provider.exportName}`,
+    );
   }
   return new (ctor as AdapterConstructor)({ env });
 }
@@ -138,8 +140,7 @@ export class Client {
   static fromEnv(env: Env = process.env, options: Omit<ClientOptions, "providers"> = {}): Client {
     const providers: Record<string, ProviderAdapter> = {};
     for (const p of ENV_PROVIDERS) {
-      if (p.enabled(env))
-        providers[p.name] = lazyAdapter(p.name, () => loadAdapter(p.module, p.exportName, env));
+      if (p.enabled(env)) providers[p.name] = lazyAdapter(p.name, () => loadAdapter(p, env));
     }
     return new Client({ ...options, providers });
   }

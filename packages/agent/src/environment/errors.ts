@@ -101,6 +101,14 @@ export class InvalidPatternError extends EnvironmentError {
   }
 }
 
+/** A search could not start `rg` because it is not installed. */
+export class RipgrepMissingError extends CommandError {
+  constructor(cause: Error) {
+    super("rg", "ripgrep (rg) is not installed", { cause });
+    this.name = "RipgrepMissingError";
+  }
+}
+
 /** Maps a Node fs error to the matching EnvironmentError; other errors come back unchanged. */
 export function fromNodeError(err: unknown, path: string): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

@@ -1,18 +1,26 @@
 import { spawn, spawnSync } from "node:child_process";
 import { basename, dirname, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
-import { CommandError, InvalidPatternError } from "./errors.js";
+import { CommandError, InvalidPatternError, RipgrepMissingError } from "./errors.js";
 import { type FileHits, HitsBuilder } from "./grep-collector.js";
 
 let available: boolean | undefined;
 
-/** Whether `rg` can be run (checked once per process). */
+/** Whether `rg` can be run (checked once per process, or known from a search that ran it). */
 export function ripgrepAvailable(): boolean {
   if (available === undefined) {
     const r = spawnSync("rg", ["--version"], { stdio: "ignore" });
     available = r.status === 0;
   }
   return available;
+}
+
+/**
+ * Whether searches should try ripgrep: true until one found it missing. Searches do not check
+ * first, which would cost a process per run; a search that cannot start it says so instead.
+ */
+export function ripgrepWorthTrying(): boolean {
+  return available !== false;
 }
 
 export interface RipgrepOptions {
@@ -99,7 +107,13 @@ export function grepRipgrep(
     });
     child.on("error", (err) => {
       if ((err as Error).name === "AbortError") resolve();
+      // ENOENT also stands for a missing working directory: only the check tells them apart.
+      else if ((err as NodeJS.ErrnoException).code === "ENOENT" && !ripgrepAvailable())
+        reject(new RipgrepMissingError(err));
       else reject(new CommandError("rg", `Could not run ripgrep: ${err.message}`, { cause: err }));
+    });
+    child.on("spawn", () => {
+      available = true;
     });
     child.on("close", (code) => {
       if (code === 2 && /regex|parse error|syntax/i.test(stderr)) {

@@ -1,7 +1,8 @@
 import type { GrepOptions, GrepResult } from "../types/environment.js";
+import { RipgrepMissingError } from "./errors.js";
 import { GrepCollector } from "./grep-collector.js";
 import { grepJavaScript } from "./grep-javascript.js";
-import { grepRipgrep, ripgrepAvailable } from "./grep-ripgrep.js";
+import { grepRipgrep, ripgrepWorthTrying } from "./grep-ripgrep.js";
 
 /** Which grep engine to use: ripgrep when installed ("auto"), or one forced. */
 export type GrepEngineChoice = "auto" | "ripgrep" | "javascript";
@@ -22,7 +23,7 @@ export async function grepFiles(
   root: string,
   options: GrepFilesOptions,
 ): Promise<GrepResult> {
-  const engine = options.engine === "auto" ? (ripgrepAvailable() ? "ripgrep" : "javascript") : options.engine;
+  let engine = options.engine === "auto" ? (ripgrepWorthTrying() ? "ripgrep" : "javascript") : options.engine;
   const mode = options.outputMode ?? "content";
   const contextLines = mode === "content" ? Math.max(0, Math.floor(options.contextLines ?? 0)) : 0;
   const collector = new GrepCollector({
@@ -39,7 +40,15 @@ export async function grepFiles(
   };
   const onFile = collector.add.bind(collector);
   const scope = { isFile: options.isFile, perFileCap: collector.perFileCap };
-  if (engine === "ripgrep") await grepRipgrep(pattern, root, { ...common, ...scope }, onFile);
-  else await grepJavaScript(pattern, root, { ...common, ...scope }, onFile);
+  if (engine === "ripgrep") {
+    try {
+      await grepRipgrep(pattern, root, { ...common, ...scope }, onFile);
+    } catch (err) {
+      // Not installed: "auto" falls back (nothing was collected, rg never started).
+      if (!(err instanceof RipgrepMissingError) || options.engine !== "auto") throw err;
+      engine = "javascript";
+    }
+  }
+  if (engine === "javascript") await grepJavaScript(pattern, root, { ...common, ...scope }, onFile);
   return collector.result(engine);
 }

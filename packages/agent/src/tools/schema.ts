@@ -1,11 +1,26 @@
+import { createHash } from "node:crypto";
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { BUILTIN_VALIDATORS } from "./builtin-validators.generated.js";
 
-// Schemas are checked against the JSON Schema meta-schema explicitly, and only those not known
-// to be valid: compiling the meta-schema costs more than all built-in tool schemas together, and
-// would be paid by every process on its first tool call.
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: false });
+/** How argument validators are compiled, at run time and ahead of time alike. */
+export const AJV_OPTIONS = { allErrors: true, strict: false } as const;
+
+// Built-in tool schemas have validators compiled ahead of time; other schemas are compiled on
+// first use. Those not known to be valid are checked against the JSON Schema meta-schema first,
+// explicitly: compiling the meta-schema costs more than all built-in tool schemas together.
+let ajv: Ajv | undefined;
+const compiler = (): Ajv => {
+  ajv ??= new Ajv({ ...AJV_OPTIONS, validateSchema: false });
+  return ajv;
+};
+const precompiled = BUILTIN_VALIDATORS as unknown as Readonly<Record<string, ValidateFunction>>;
 const cache = new WeakMap<object, ValidateFunction>();
 const knownValid = new WeakSet<object>();
+
+/** A schema's identity for precompiled validators: a hash of its JSON text. */
+export function schemaKey(schema: Readonly<Record<string, unknown>>): string {
+  return createHash("sha256").update(JSON.stringify(schema)).digest("hex").slice(0, 16);
+}
 
 /**
  * Marks a built-in tool's parameter schema as valid JSON Schema (a test checks every one against
@@ -40,16 +55,24 @@ export function validateArguments(
 ): string | undefined {
   let validate = cache.get(schema);
   if (!validate) {
-    try {
-      if (!knownValid.has(schema) && !ajv.validateSchema(schema as object)) {
-        return `the tool's parameter schema is invalid: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`;
-      }
-      validate = ajv.compile(schema as object);
-    } catch (err) {
-      return `the tool's parameter schema is invalid: ${(err as Error).message}`;
-    }
+    const compiled = precompiled[schemaKey(schema)] ?? compile(schema);
+    if (typeof compiled === "string") return compiled;
+    validate = compiled;
     cache.set(schema, validate);
   }
   if (validate(args)) return undefined;
   return (validate.errors ?? []).map(describe).join("; ");
+}
+
+/** Compiles a schema at run time; a schema that is not valid JSON Schema comes back as a problem. */
+function compile(schema: Readonly<Record<string, unknown>>): ValidateFunction | string {
+  try {
+    const ajv = compiler();
+    if (!knownValid.has(schema) && !ajv.validateSchema(schema as object)) {
+      return `the tool's parameter schema is invalid: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`;
+    }
+    return ajv.compile(schema as object);
+  } catch (err) {
+    return `the tool's parameter schema is invalid: ${(err as Error).message}`;
+  }
 }

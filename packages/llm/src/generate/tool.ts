@@ -22,14 +22,20 @@ export interface Tool<Args = Record<string, unknown>> extends ToolDefinition {
 
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]*$/;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+// Made on first use: constructing ajv compiles its meta-schema, which importing this package
+// (and every program that only streams text) should not pay for.
+let instance: Ajv | undefined;
+const ajv = (): Ajv => {
+  instance ??= new Ajv({ allErrors: true, strict: false });
+  return instance;
+};
 const validators = new WeakMap<object, ValidateFunction>();
 
 /** The (cached) ajv validator for a schema; throws when the schema itself is invalid. */
 export function schemaValidator(schema: JsonSchema): ValidateFunction {
   let validate = validators.get(schema);
   if (validate === undefined) {
-    validate = ajv.compile(schema as Record<string, unknown>);
+    validate = ajv().compile(schema as Record<string, unknown>);
     validators.set(schema, validate);
   }
   return validate;
@@ -37,7 +43,7 @@ export function schemaValidator(schema: JsonSchema): ValidateFunction {
 
 /** A readable summary of a validator's last errors. */
 export const validationErrors = (validate: ValidateFunction): string =>
-  ajv.errorsText(validate.errors, { dataVar: "arguments" });
+  ajv().errorsText(validate.errors, { dataVar: "arguments" });
 
 /**
  * Checks a tool definition: name matches [a-zA-Z][a-zA-Z0-9_-]* and has at most 64 characters,

@@ -1,0 +1,33 @@
+import { createAnthropicProfile } from "../profiles/anthropic/index.js";
+import { createGeminiProfile } from "../profiles/gemini/index.js";
+import { createOpenAIProfile } from "../profiles/openai/index.js";
+import { createOpenAICompatibleProfile } from "../profiles/openai-compatible/index.js";
+import { subagentTools } from "../subagent/tools.js";
+import type { ToolDefinition } from "../types/tool.js";
+import { createAskUserTool } from "./ask-user.js";
+import { createTodoTool } from "./todo.js";
+
+/**
+ * Every tool definition this package ships, from every profile and optional tool, one per
+ * distinct parameter schema: what the precompiled validators are generated from.
+ */
+export function builtinToolDefinitions(): ToolDefinition[] {
+  const definitions = [
+    ...[
+      createAnthropicProfile("claude-sonnet-4-5"),
+      createOpenAIProfile("gpt-5.2"),
+      createGeminiProfile("gemini-2.5-pro"),
+      createOpenAICompatibleProfile("llama3.2"),
+    ].flatMap((p) => p.toolRegistry.definitions()),
+    ...[...subagentTools(), createTodoTool(), createAskUserTool({ ask: async () => "" })].map(
+      (t) => t.definition,
+    ),
+  ];
+  const seen = new Set<string>();
+  return definitions.filter((d) => {
+    const key = JSON.stringify(d.parameters);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
