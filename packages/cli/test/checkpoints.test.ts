@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
+import { type Checkpoint, type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
@@ -155,6 +155,29 @@ describe("checkpoints", () => {
     await writeFile(join(project, "keep.txt"), "three\n");
     expect((await manager.undo())?.restored.label).toBe("a2");
     expect(await read("keep.txt")).toBe("two\n");
+  });
+
+  it("loses no checkpoint when two processes snapshot at the same moment", async () => {
+    // Separate managers queue separately, like two attractor processes in one project: their
+    // snapshots interleave in git, and the ref's compare-and-swap must keep every one reachable.
+    const other = await createCheckpointManager({ projectRoot: project, home });
+    const taken: Checkpoint[] = [];
+    for (let i = 0; i < 6; i++) {
+      await writeFile(join(project, "race.txt"), `${i}\n`);
+      taken.push(
+        ...(await Promise.all([
+          manager.snapshot({ label: `a${i}` }),
+          other.snapshot({ label: `b${i}` }),
+          manager.snapshot({ label: `c${i}` }),
+        ])),
+      );
+    }
+    const history = await other.checkpoints();
+    const ids = new Set(history.map((c) => c.id));
+    for (const c of taken) expect(ids.has(c.id), c.label).toBe(true);
+    // One checkpoint per distinct state: the six contents of race.txt.
+    expect(new Set(history.map((c) => c.tree)).size).toBe(history.length);
+    expect(history).toHaveLength(6);
   });
 
   it("rejects an unknown checkpoint id with a clear error", async () => {

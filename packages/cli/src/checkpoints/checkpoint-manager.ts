@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdir, readFile, realpath, writeFile } from "node:fs/promises";
-import { join } from "node:path";
-import { CheckpointGitError, runGit } from "./git-runner.js";
+import { mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
+import { parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
 export interface Checkpoint {
@@ -60,6 +61,8 @@ export interface CheckpointManagerOptions {
 export interface CheckpointManager {
   /** The shadow git directory. */
   readonly gitDir: string;
+  /** Creates the shadow repository now rather than at the first snapshot (nothing when it exists). */
+  prepare(): Promise<void>;
   /**
    * Snapshots the project before a change. When nothing changed since the last checkpoint, that
    * checkpoint is returned and no commit is made.
@@ -95,10 +98,12 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     createHash("sha256").update(root).digest("hex").slice(0, 24),
   );
   const git = (args: readonly string[], input?: string, maxOutput?: number) =>
-    runGitRetrying(gitDir, root, args, {
-      ...(input !== undefined ? { input } : {}),
-      ...(maxOutput !== undefined ? { maxOutput } : {}),
-    });
+    retryingWhileLocked(() =>
+      runGit(gitDir, root, args, {
+        ...(input !== undefined ? { input } : {}),
+        ...(maxOutput !== undefined ? { maxOutput } : {}),
+      }),
+    );
   let ready: Promise<void> | undefined;
   // Operations run one at a time: they share the shadow index.
   let queue: Promise<unknown> = Promise.resolve();
@@ -109,24 +114,36 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   };
   /** Below this checkpoint index the next undo looks; reset by every new snapshot. */
   let undoCursor: number | undefined;
-  /**
-   * The newest checkpoint as this process last saw it (null: none; undefined: not read yet). It
-   * spares snapshots a `git log`; another process sharing the repository is caught by the
-   * compare-and-swap update of the ref, which makes the snapshot read the history again.
-   */
-  let head: Checkpoint | null | undefined;
+  /** The newest checkpoint as this process last saw it, so an unchanged snapshot need not read it again. */
+  let head: Checkpoint | undefined;
 
   const ensureRepo = () => {
     ready ??= (async () => {
-      await mkdir(gitDir, { recursive: true });
       try {
         await readFile(join(gitDir, "HEAD"));
-      } catch {
-        await runGit(undefined, root, ["init", "--quiet", "--bare", gitDir]);
-        await runGit(gitDir, root, ["config", "core.bare", "false"]);
-        await writeFile(join(gitDir, "project"), `${root}\n`);
+        return;
+      } catch {}
+      // Built aside and renamed into place: two processes starting in a new project at once
+      // must not initialise the same directory (one rename wins, the other uses its result).
+      await mkdir(dirname(gitDir), { recursive: true });
+      const staging = await mkdtemp(`${gitDir}.new-`);
+      try {
+        await runGit(undefined, root, ["init", "--quiet", "--bare", "--template=", staging]);
+        await runGit(staging, root, ["config", "core.bare", "false"]);
+        await writeFile(join(staging, "project"), `${root}\n`);
+        await rename(staging, gitDir);
+      } catch (error) {
+        await rm(staging, { recursive: true, force: true });
+        const created = await readFile(join(gitDir, "HEAD")).then(
+          () => true,
+          () => false,
+        );
+        if (!created) throw error;
       }
     })();
+    ready.catch(() => {
+      ready = undefined;
+    });
     return ready;
   };
 
@@ -156,7 +173,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     try {
       await git(["rev-parse", "--verify", "--quiet", REF]);
     } catch {
-      head = null;
+      head = undefined;
       return [];
     }
     const { stdout } = await git(["log", "--reverse", `--format=%H${FIELD}%T${FIELD}%B${RECORD}`, REF]);
@@ -166,26 +183,18 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       if (!id || !tree) continue;
       out.push(parseMessage(id, tree, body ?? ""));
     }
-    head = out.at(-1) ?? null;
+    head = out.at(-1);
     return out;
   };
 
-  const commit = async (
-    tree: string,
-    parent: string | undefined,
-    meta: SnapshotOptions,
-    ref: string,
-    /** Update the ref only if it still points at `parent` (none: only if it does not exist). */
-    compareAndSwap = false,
-  ): Promise<Checkpoint> => {
-    const createdAt = new Date().toISOString();
-    const message = `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt })}\n`;
+  const commit = async (tree: string, parent: string | undefined, meta: SnapshotOptions, ref: string) => {
+    const message = checkpointMessage(meta);
     const { stdout } = await git(
       ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-F", "-"],
       message,
     );
     const id = stdout.trim();
-    await git(["update-ref", ref, id, ...(compareAndSwap ? [parent ?? ""] : [])]);
+    await git(["update-ref", ref, id]);
     return parseMessage(id, tree, message);
   };
 
@@ -230,22 +239,37 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
 
   return {
     gitDir,
+    prepare: () => serial(ensureRepo),
     snapshot: (meta) =>
       serial(async () => {
         await ensureRepo();
-        const tree = await currentTree();
+        await syncExcludes();
         undoCursor = undefined;
+        const message = checkpointMessage(meta);
         for (let attempt = 0; ; attempt++) {
-          if (head === undefined) await readCheckpoints();
-          const last = head ?? undefined;
-          if (last && last.tree === tree) return last;
-          try {
-            head = await commit(tree, last?.id, meta, REF, true);
+          const { stdout } = await retryingWhileLocked(() =>
+            runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
+              input: message,
+              env: { REF, KNOWN_HEAD: head?.id ?? "" },
+            }),
+          );
+          const outcome = parseSnapshotOutput(stdout);
+          if (outcome.kind === "new") {
+            head = parseMessage(outcome.id, outcome.tree, message);
             return head;
-          } catch (error) {
-            // Another process moved the ref since we read it: read the history again and retry.
-            if (!(error instanceof CheckpointGitError) || attempt >= 3) throw error;
-            head = undefined;
+          }
+          if (outcome.kind === "same") {
+            if (outcome.body === undefined && head?.id === outcome.id) return head;
+            head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
+            return head;
+          }
+          // Another process moved the ref between our read and our update: take the snapshot again.
+          if (attempt >= 3) {
+            throw new CheckpointGitError(
+              ["update-ref", REF],
+              1,
+              "another process kept moving the checkpoints",
+            );
           }
         }
       }),
@@ -322,16 +346,17 @@ function parseMessage(id: string, tree: string, body: string): Checkpoint {
   };
 }
 
+/** The commit message of a checkpoint: its label, then its metadata as JSON. */
+function checkpointMessage(meta: SnapshotOptions): string {
+  const createdAt = new Date().toISOString();
+  return `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt })}\n`;
+}
+
 /** Another process holding the shadow index lock is waited for briefly. */
-async function runGitRetrying(
-  gitDir: string,
-  root: string,
-  args: readonly string[],
-  options: { input?: string; maxOutput?: number },
-) {
+async function retryingWhileLocked(run: () => Promise<GitRunResult>): Promise<GitRunResult> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await runGit(gitDir, root, args, options);
+      return await run();
     } catch (error) {
       if (
         attempt < 20 &&

@@ -14,7 +14,10 @@ export class CheckpointGitError extends Error {
   }
 }
 
-/** Git settings that keep the shadow repository independent of user and system configuration. */
+/**
+ * Git settings that keep the shadow repository independent of user and system configuration.
+ * No value may contain a space: scripts pass them on word-split.
+ */
 const ISOLATION = [
   "-c",
   "core.hooksPath=/dev/null",
@@ -49,6 +52,15 @@ export interface GitRunResult {
   readonly truncated: boolean;
 }
 
+/** The environment git runs in: the caller's, with its GIT_* overrides removed. */
+function gitEnvironment(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  env.GIT_CONFIG_NOSYSTEM = "1";
+  env.GIT_TERMINAL_PROMPT = "0";
+  return Object.assign(env, extra);
+}
+
 /**
  * Runs git against a shadow git dir and a work tree (no dir flags when gitDir is undefined), with
  * the environment's GIT_* overrides removed.
@@ -59,14 +71,42 @@ export function runGit(
   args: readonly string[],
   options: GitRunOptions = {},
 ): Promise<GitRunResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
-  env.GIT_CONFIG_NOSYSTEM = "1";
-  env.GIT_TERMINAL_PROMPT = "0";
   const full = [...ISOLATION, ...(gitDir ? [`--git-dir=${gitDir}`, `--work-tree=${workTree}`] : []), ...args];
+  return collect("git", full, workTree, gitEnvironment(), args, options);
+}
+
+/**
+ * Runs a POSIX shell script of git commands in one process (each process started from Node costs
+ * the event loop a fork of the whole runtime; git commands started by `sh` are cheap). The script
+ * reaches the shadow repository through GIT_DIR and GIT_WORK_TREE, and must pass `$GIT_ISOLATION`
+ * (the isolation settings, unquoted) to every git command; `env` adds variables of its own.
+ */
+export function runGitScript(
+  gitDir: string,
+  workTree: string,
+  script: string,
+  options: GitRunOptions & { readonly env?: Readonly<Record<string, string>> } = {},
+): Promise<GitRunResult> {
+  const env = gitEnvironment({
+    ...options.env,
+    GIT_DIR: gitDir,
+    GIT_WORK_TREE: workTree,
+    GIT_ISOLATION: ISOLATION.join(" "),
+  });
+  return collect("sh", ["-c", script], workTree, env, ["(script)"], options);
+}
+
+function collect(
+  command: string,
+  argv: readonly string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  reported: readonly string[],
+  options: GitRunOptions,
+): Promise<GitRunResult> {
   const limit = options.maxOutput ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
-    const child = spawn("git", full, { cwd: workTree, env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(command, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     const out: string[] = [];
     let size = 0;
     let truncated = false;
@@ -90,7 +130,7 @@ export function runGit(
     child.on("error", reject);
     child.on("close", (code) => {
       if (code === 0) resolve({ stdout: out.join(""), truncated });
-      else reject(new CheckpointGitError(args, code, stderr));
+      else reject(new CheckpointGitError(reported, code, stderr));
     });
     child.stdin.on("error", () => {});
     child.stdin.end(options.input ?? "");
