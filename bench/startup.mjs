@@ -14,10 +14,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const RUNS = Number(process.env.RUNS ?? 15);
-// ATTRACTOR_CLI measures another build of the command (a bundled one, say).
-const CLI =
-  process.env.ATTRACTOR_CLI ??
-  join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "cli", "dist", "main.js");
+// The command as it ships (bundled); ATTRACTOR_CLI measures another build of it. The unbundled
+// compiled output is measured too, for the six-turn task, to show what bundling saves.
+const CLI_DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "cli", "dist");
+const CLI = process.env.ATTRACTOR_CLI ?? join(CLI_DIST, "bundle", "attractor.js");
+const UNBUNDLED = join(CLI_DIST, "main.js");
 const root = mkdtempSync(join(tmpdir(), "attractor-bench-startup-"));
 const project = join(root, "project");
 mkdirSync(join(project, "src"), { recursive: true });
@@ -244,17 +245,19 @@ for (const provider of Object.keys(PROVIDER_ENV)) {
     ),
   );
 }
-const sixTurn = await measure("six-turn headless task (openai-compatible)", () => {
+const sixTurnWith = (cli) => () => {
   resetProject();
   script = SIX_TURNS;
   served = 0;
   return timed(
     process.execPath,
-    [CLI, "-p", "fix add() and note it", "--model", "bench-model", "--mode", "yolo"],
+    [cli, "-p", "fix add() and note it", "--model", "bench-model", "--mode", "yolo"],
     { ...baseEnv, ...PROVIDER_ENV["openai-compatible"] },
   );
-});
+};
+const sixTurn = await measure("six-turn headless task (openai-compatible)", sixTurnWith(CLI));
 results.push(sixTurn);
+results.push(await measure("  the same, unbundled (dist/main.js)", sixTurnWith(UNBUNDLED)));
 
 for (const r of results) {
   console.log(

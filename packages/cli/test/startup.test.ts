@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import { buggyProject, CLI_PATH, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import { type Provider, type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
 
 const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "support", "record-imports.mjs");
@@ -25,7 +25,29 @@ afterEach(async () => {
   await remove();
 });
 
-/** Runs the CLI with a resolve hook logging every module it loads; returns the package names. */
+/** The packages bundled into each file of the command, from the bundler's metafile. */
+async function packagesPerBundleFile(): Promise<Map<string, Set<string>>> {
+  const meta = JSON.parse(await readFile(join(dirname(CLI_PATH), "meta.json"), "utf8")) as {
+    outputs: Record<string, { inputs: Record<string, unknown> }>;
+  };
+  const packageDir = resolve(dirname(CLI_PATH), "..", "..");
+  const files = new Map<string, Set<string>>();
+  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
+    const names = new Set<string>();
+    for (const input of Object.keys(inputs)) {
+      const m =
+        /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input) ?? /^\.\.\/(llm|agent)\/dist\//.exec(input);
+      names.add(m ? (m[1] as string) : input.startsWith("dist/") ? "cli" : input);
+    }
+    files.set(pathToFileURL(resolve(packageDir, output)).href, names);
+  }
+  return files;
+}
+
+/**
+ * Runs the CLI with a resolve hook logging every module it loads; returns the packages whose
+ * code those files hold (the command is bundled: a file holds parts of several packages).
+ */
 async function loadedPackages(args: string[], env: Record<string, string>): Promise<Set<string>> {
   const log = join(root, "imports.log");
   const result = await runCliProcess(args, {
@@ -34,12 +56,15 @@ async function loadedPackages(args: string[], env: Record<string, string>): Prom
     nodeArgs: ["--import", RECORDER],
   });
   expect(result.code, result.stderr).toBe(0);
+  const perFile = await packagesPerBundleFile();
   const urls = (await readFile(log, "utf8")).trim().split("\n");
   const names = new Set<string>();
   for (const url of urls) {
-    const m =
-      /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url) ?? /packages\/(llm|agent|cli)\/dist\//.exec(url);
-    if (m) names.add(m[1] as string);
+    if (url.startsWith("node:")) continue;
+    const inFile = perFile.get(url);
+    // Every file the command loads is one of its bundle's: nothing is resolved from node_modules.
+    expect(inFile, `${url} is not a file of the bundled command`).toBeDefined();
+    for (const name of inFile ?? []) names.add(name);
   }
   return names;
 }

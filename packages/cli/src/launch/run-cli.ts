@@ -15,16 +15,23 @@ export interface CliIo {
   readonly onStoppable?: (stop: () => void) => void;
 }
 
-/** The version in the package's package.json. */
+/**
+ * The version in the package's package.json, found by walking up from this module: the same code
+ * runs from the compiled files and from the bundled command, which sit at different depths.
+ */
 export function cliVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-      version?: string;
-    };
-    return pkg.version ?? "unknown";
-  } catch {
-    return "unknown";
+  for (let dir = new URL(".", import.meta.url), depth = 0; depth < 4; dir = new URL("..", dir), depth++) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL("package.json", dir), "utf8")) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === "@attractor/cli") return pkg.version ?? "unknown";
+    } catch {
+      // No package.json at this level: look one up.
+    }
   }
+  return "unknown";
 }
 
 /**

@@ -5,10 +5,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The built command, as `npm start` and the `attractor` bin run it. */
-export const CLI_PATH = resolve(dirname(fileURLToPath(import.meta.url)), "../../dist/main.js");
+const CLI_PACKAGE = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const PACKAGES = resolve(CLI_PACKAGE, "..");
 
-const PACKAGES = resolve(dirname(CLI_PATH), "..", "..");
+/** The bundled command, as `npm start` and the `attractor` bin run it. */
+export const CLI_PATH = join(CLI_PACKAGE, "dist", "bundle", "attractor.js");
 
 /** The newest modification time of the compiled sources under a directory (tests excluded). */
 function newestSource(dir: string): { file: string; mtimeMs: number } {
@@ -34,12 +35,14 @@ export function requireBuiltCli(): void {
   if (!existsSync(CLI_PATH)) {
     throw new Error(`${CLI_PATH} is missing: run \`npm run build\` before these tests (CI builds first).`);
   }
+  // The bundle is made from every package's compiled output, after it.
+  const bundled = statSync(CLI_PATH).mtimeMs;
   for (const pkg of ["llm", "agent", "cli"]) {
     const built = statSync(join(PACKAGES, pkg, "dist", ".tsbuildinfo"), { throwIfNoEntry: false });
     const source = newestSource(join(PACKAGES, pkg, "src"));
-    if (!built || source.mtimeMs > built.mtimeMs) {
+    if (!built || source.mtimeMs > built.mtimeMs || built.mtimeMs > bundled) {
       throw new Error(
-        `packages/${pkg}/dist is older than ${source.file}: run \`npm run build\` before these tests.`,
+        `packages/${pkg}/dist or the bundled command is older than ${source.file}: run \`npm run build\` before these tests.`,
       );
     }
   }

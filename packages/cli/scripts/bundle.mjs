@@ -1,0 +1,35 @@
+// Bundles the `attractor` command into dist/bundle after the TypeScript build: the entry file holds
+// what every run needs (argument parsing), and chunks hold what only some runs load (the agent and
+// model client, the terminal UI, each provider's SDK, undici), each still imported on demand. A run
+// then reads a handful of files instead of resolving and reading hundreds of modules, which is most
+// of a Node program's start-up.
+import { writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+
+const result = await build({
+  absWorkingDir: packageDir,
+  entryPoints: { attractor: "dist/main.js" },
+  outdir: "dist/bundle",
+  chunkNames: "chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  // Bundled names get suffixes where they collide; libraries may read a function's or class's name.
+  keepNames: true,
+  sourcemap: "linked",
+  metafile: true,
+  logLevel: "warning",
+  // Ink imports React's devtools only when DEV=true; they are not a dependency.
+  external: ["react-devtools-core"],
+  // CommonJS dependencies call require() for Node's built-in modules, which ESM output lacks.
+  banner: {
+    js: 'import { createRequire as __attractorCreateRequire } from "node:module";\nconst require = __attractorCreateRequire(import.meta.url);',
+  },
+});
+// Which inputs went into which output file: tests read it to check what a run loads.
+await writeFile(new URL("../dist/bundle/meta.json", import.meta.url), JSON.stringify(result.metafile));
