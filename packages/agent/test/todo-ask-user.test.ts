@@ -102,13 +102,13 @@ describe("todo tool", () => {
     expect(todo.todos()).toEqual([]);
   });
 
-  it("has a schema that accepts the documented shape and refuses unknown statuses", () => {
+  it("has a schema that accepts the documented shape and refuses unknown statuses", async () => {
     const schema = createTodoTool().definition.parameters;
-    expect(validateArguments(schema, { todos: [{ content: "x", status: "pending" }] })).toBeUndefined();
-    expect(validateArguments(schema, { todos: [{ content: "x", status: "blocked" }] })).toContain(
+    expect(await validateArguments(schema, { todos: [{ content: "x", status: "pending" }] })).toBeUndefined();
+    expect(await validateArguments(schema, { todos: [{ content: "x", status: "blocked" }] })).toContain(
       "must be one of",
     );
-    expect(validateArguments(schema, {})).toContain('missing required property "todos"');
+    expect(await validateArguments(schema, {})).toContain('missing required property "todos"');
   });
 });
 

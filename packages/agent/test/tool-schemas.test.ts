@@ -55,38 +55,38 @@ describe("tool parameter schemas", () => {
     }
   });
 
-  it("reports problems through the precompiled validators as it does through compiled ones", () => {
+  it("reports problems through the precompiled validators as it does through compiled ones", async () => {
     const readFileSchema = createAnthropicProfile("claude-sonnet-4-5").toolRegistry.get("read_file")
       ?.definition.parameters as Record<string, unknown>;
     expect(Object.keys(BUILTIN_VALIDATORS)).toContain(schemaKey(readFileSchema));
     const bad = { offset: 0, limit: "ten", colour: "red" };
     const expected =
       'missing required property "file_path"; unknown property "colour"; offset must be >= 1; limit must be integer';
-    expect(validateArguments(readFileSchema, bad)).toBe(expected);
+    expect(await validateArguments(readFileSchema, bad)).toBe(expected);
     // A copy with one more (unused) keyword has another key: compiled at run time, same answer.
     const copy = { ...readFileSchema, $comment: "compiled at run time" };
     expect(Object.keys(BUILTIN_VALIDATORS)).not.toContain(schemaKey(copy));
-    expect(validateArguments(copy, bad)).toBe(expected);
-    expect(validateArguments(readFileSchema, { file_path: "a.ts", offset: 2 })).toBeUndefined();
+    expect(await validateArguments(copy, bad)).toBe(expected);
+    expect(await validateArguments(readFileSchema, { file_path: "a.ts", offset: 2 })).toBeUndefined();
   });
 
-  it("reports a custom tool's invalid schema as a problem, without throwing", () => {
+  it("reports a custom tool's invalid schema as a problem, without throwing", async () => {
     const broken = { type: "object", properties: { path: { type: "strng" } }, required: "path" };
-    const problem = validateArguments(broken, { path: "a" });
+    const problem = await validateArguments(broken, { path: "a" });
     expect(problem).toMatch(/^the tool's parameter schema is invalid: /);
     expect(problem).toContain("schema/properties/path/type");
     expect(problem).toContain("schema/required must be array");
   });
 
-  it("validates a custom tool's valid schema like a built-in one", () => {
+  it("validates a custom tool's valid schema like a built-in one", async () => {
     const schema = {
       type: "object",
       properties: { n: { type: "integer", minimum: 1 } },
       required: ["n"],
       additionalProperties: false,
     };
-    expect(validateArguments(schema, { n: 2 })).toBeUndefined();
-    expect(validateArguments(schema, { n: 0 })).toBe("n must be >= 1");
-    expect(validateArguments(schema, {})).toBe('missing required property "n"');
+    expect(await validateArguments(schema, { n: 2 })).toBeUndefined();
+    expect(await validateArguments(schema, { n: 0 })).toBe("n must be >= 1");
+    expect(await validateArguments(schema, {})).toBe('missing required property "n"');
   });
 });

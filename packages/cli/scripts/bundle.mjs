@@ -3,11 +3,13 @@
 // model client, the terminal UI, each provider's SDK, undici), each still imported on demand. A run
 // then reads a handful of files instead of resolving and reading hundreds of modules, which is most
 // of a Node program's start-up.
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
+// Chunk names carry content hashes: clear the last build's, or they pile up.
+await rm(new URL("../dist/bundle", import.meta.url), { recursive: true, force: true });
 
 const result = await build({
   absWorkingDir: packageDir,
@@ -22,6 +24,8 @@ const result = await build({
   // Bundled names get suffixes where they collide; libraries may read a function's or class's name.
   keepNames: true,
   sourcemap: "linked",
+  // Maps point into the compiled files and node_modules rather than carrying their text.
+  sourcesContent: false,
   metafile: true,
   logLevel: "warning",
   // Ink imports React's devtools only when DEV=true; they are not a dependency.

@@ -4,7 +4,11 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type Checkpoint, type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
+import {
+  type Checkpoint,
+  type CheckpointManager,
+  createCheckpointManager,
+} from "../src/checkpoints/index.js";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {

@@ -155,7 +155,9 @@ describe("default connect timeout", () => {
   });
   afterAll(() => listener.close());
 
-  it("fails after about 10 s with ConnectTimeoutError through the platform fetch", { timeout: 25_000 }, async () => {
+  it("fails after about 10 s with ConnectTimeoutError through the platform fetch", {
+    timeout: 25_000,
+  }, async () => {
     const adapter = new OpenAICompatibleAdapter({ baseUrl: `${listener.url}/v1`, env: {} });
     const err = await failure(() => adapter.complete(hi("llama3.2")));
     expect(err).toBeInstanceOf(ConnectTimeoutError);

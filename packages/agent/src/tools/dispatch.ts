@@ -172,7 +172,7 @@ async function runCall(
 
   if (!tool) return error(`Unknown tool: ${call.name}`);
   if (!parsed.ok) return error(`Invalid arguments for tool: ${call.name}: ${parsed.reason}`);
-  const problems = validateArguments(tool.definition.parameters, args);
+  const problems = await validateArguments(tool.definition.parameters, args);
   if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`);
 
   let info: ToolCallInfo = { callId: call.id, toolName: call.name, arguments: args };
@@ -186,7 +186,7 @@ async function runCall(
     if (decision?.action === "deny") return error(decision.message);
     if (decision?.action === "rewrite") {
       args = decision.arguments;
-      const again = validateArguments(tool.definition.parameters, args);
+      const again = await validateArguments(tool.definition.parameters, args);
       if (again) return error(`Invalid arguments for tool: ${call.name}: ${again}`);
       info = { ...info, arguments: args };
     }

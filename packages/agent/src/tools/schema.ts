@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { BUILTIN_VALIDATORS } from "./builtin-validators.generated.js";
 
 /** How argument validators are compiled, at run time and ahead of time alike. */
@@ -8,9 +8,14 @@ export const AJV_OPTIONS = { allErrors: true, strict: false } as const;
 // Built-in tool schemas have validators compiled ahead of time; other schemas are compiled on
 // first use. Those not known to be valid are checked against the JSON Schema meta-schema first,
 // explicitly: compiling the meta-schema costs more than all built-in tool schemas together.
-let ajv: Ajv | undefined;
-const compiler = (): Ajv => {
-  ajv ??= new Ajv({ ...AJV_OPTIONS, validateSchema: false });
+// ajv itself is loaded then too: a process that only calls built-in tools never parses it.
+let ajv: Promise<Ajv> | undefined;
+const compiler = (): Promise<Ajv> => {
+  ajv ??= import("ajv").then((mod) => {
+    // A bundler may hand the CommonJS package over as a default export only.
+    const { Ajv } = "Ajv" in mod ? mod : (mod as { default: typeof import("ajv") }).default;
+    return new Ajv({ ...AJV_OPTIONS, validateSchema: false });
+  });
   return ajv;
 };
 const precompiled = BUILTIN_VALIDATORS as unknown as Readonly<Record<string, ValidateFunction>>;
@@ -49,13 +54,13 @@ function describe(e: ErrorObject): string {
  * when valid, else a "; "-separated list of readable problems. A schema that does not compile is
  * reported as a problem rather than thrown.
  */
-export function validateArguments(
+export async function validateArguments(
   schema: Readonly<Record<string, unknown>>,
   args: unknown,
-): string | undefined {
+): Promise<string | undefined> {
   let validate = cache.get(schema);
   if (!validate) {
-    const compiled = precompiled[schemaKey(schema)] ?? compile(schema);
+    const compiled = precompiled[schemaKey(schema)] ?? (await compile(schema));
     if (typeof compiled === "string") return compiled;
     validate = compiled;
     cache.set(schema, validate);
@@ -65,9 +70,9 @@ export function validateArguments(
 }
 
 /** Compiles a schema at run time; a schema that is not valid JSON Schema comes back as a problem. */
-function compile(schema: Readonly<Record<string, unknown>>): ValidateFunction | string {
+async function compile(schema: Readonly<Record<string, unknown>>): Promise<ValidateFunction | string> {
   try {
-    const ajv = compiler();
+    const ajv = await compiler();
     if (!knownValid.has(schema) && !ajv.validateSchema(schema as object)) {
       return `the tool's parameter schema is invalid: ${ajv.errorsText(ajv.errors, { dataVar: "schema" })}`;
     }

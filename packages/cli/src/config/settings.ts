@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
@@ -38,15 +38,19 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env"> 
   readonly sources: readonly string[];
 }
 
-// Compiled on first use: most runs have no settings file, and compiling costs start-up time.
-let validator: ValidateFunction<Settings> | undefined;
-const validate = (data: unknown): data is Settings => {
-  validator ??= new Ajv({ allErrors: true, strict: true }).compile<Settings>(SETTINGS_SCHEMA);
-  return validator(data);
+// Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
+let validator: Promise<ValidateFunction<Settings>> | undefined;
+const settingsValidator = (): Promise<ValidateFunction<Settings>> => {
+  validator ??= import("ajv").then((mod) => {
+    // A bundler may hand the CommonJS package over as a default export only.
+    const { Ajv } = "Ajv" in mod ? mod : (mod as { default: typeof import("ajv") }).default;
+    return new Ajv({ allErrors: true, strict: true }).compile<Settings>(SETTINGS_SCHEMA);
+  });
+  return validator;
 };
 
 /** Parses and validates one settings text; throws SettingsError naming `file` on any problem. */
-export function parseSettings(text: string, file: string): Settings {
+export async function parseSettings(text: string, file: string): Promise<Settings> {
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -57,8 +61,9 @@ export function parseSettings(text: string, file: string): Settings {
       { file, jsonPath: "", problem, line: where?.line ?? 1, column: where?.column ?? 1 },
     ]);
   }
+  const validate = await settingsValidator();
   if (!validate(data)) {
-    throw new SettingsError((validator?.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
+    throw new SettingsError((validate.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
   }
   const issues: SettingsIssue[] = [];
   for (const list of ["allow", "ask", "deny"] as const) {
