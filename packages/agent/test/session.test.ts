@@ -170,6 +170,26 @@ describe("Session loop", () => {
     expect(msgs.map((m) => (m.content[0] as { text: string }).text)).toEqual(["hi", "be brief"]);
   });
 
+  it("takeSteering returns steering that came too late for a tool round, and it is not injected", async () => {
+    let session!: Session;
+    const made = makeSession((_request, i) => {
+      // Steering arrives while the final answer is being produced: no tool round follows.
+      if (i === 0) session.steer("also update the docs");
+      return { text: i === 0 ? "done" : "ok" };
+    });
+    session = made.session;
+    await session.submit("go");
+    expect(session.history.some((t) => t.kind === "steering")).toBe(false);
+    expect(session.takeSteering()).toEqual(["also update the docs"]);
+    expect(session.takeSteering()).toEqual([]);
+    await session.submit("next");
+    expect(session.history.some((t) => t.kind === "steering")).toBe(false);
+    const texts = made.client.requests[1]!.messages.slice(1).map(
+      (m) => (m.content[0] as { text: string }).text,
+    );
+    expect(texts).not.toContain("also update the docs");
+  });
+
   it("runs follow-ups after natural completion, in one processing cycle", async () => {
     const { session, client, all } = makeSession(() => ({ text: "ok" }));
     session.followUp("second");

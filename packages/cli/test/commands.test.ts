@@ -93,57 +93,114 @@ describe("slash commands on a runtime", () => {
     expect(host.shown.at(-1)).toMatchObject({ tone: "info", text: "Nothing to undo." });
   });
 
-  it("/rewind lists message groups newest first, shows the diff, and restores after a yes", async () => {
+  /** Restarts the fixture on a conversation of these user messages (ids m1, m2…), each answered. */
+  const conversation = async (...texts: string[]) => {
+    await fx.cleanup();
+    const ts = new Date().toISOString();
+    const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
+    fx = await createFakeRuntime({
+      history: texts.flatMap((content) => [
+        { kind: "user" as const, content, timestamp: ts },
+        { kind: "assistant" as const, content: "ok", toolCalls: [], parts: [], usage, timestamp: ts },
+      ]),
+    });
+    fx.runtime.entryIds = texts.flatMap((_, i) => [`m${i + 1}`, `a${i + 1}`]);
+  };
+
+  it("/rewind lists every message newest first; code and conversation restores both after a yes", async () => {
+    await conversation("make a.txt say v2", "add b.txt", "just a question");
     await writeFile(file("a.txt"), "v1\n");
     await fx.checkpoints.snapshot({ label: "before edit_file a.txt", userMessageId: "m1" });
     await writeFile(file("a.txt"), "v2\n");
     await fx.checkpoints.snapshot({ label: "before write_file b.txt", userMessageId: "m2" });
     await writeFile(file("b.txt"), "new\n");
     await writeFile(file("a.txt"), "v3\n");
-    fx.runtime.messageTexts.set("m1", "make a.txt say v2");
 
-    host.picks = [1]; // the older message, listed second
+    host.picks = [2, 0]; // the oldest message, listed last; then "Code and conversation"
     host.confirms = [true];
     await run("/rewind");
 
     expect(host.asked[0]?.title).toBe("Rewind to before which message?");
-    expect(host.asked[0]?.labels).toEqual(["Message 2: before write_file b.txt", "“make a.txt say v2”"]);
+    expect(host.asked[0]?.labels).toEqual(["“just a question”", "“add b.txt”", "“make a.txt say v2”"]);
+    expect(host.asked[1]).toEqual({
+      title: "Restore what?",
+      labels: ["Code and conversation", "Conversation only", "Code only", "Cancel"],
+    });
     const diff = host.shown.find((b) => b.kind === "diff");
-    expect(diff).toMatchObject({ kind: "diff" });
     if (diff?.kind !== "diff") throw new Error("no diff shown");
     expect(Object.fromEntries(diff.files.map((f) => [f.path, f.change]))).toEqual({
       "a.txt": "modified",
       "b.txt": "deleted",
     });
     expect(diff.patch).toContain("+v1");
-    expect(host.asked[1]?.title).toBe("Restore 2 files?");
+    expect(host.asked[2]?.title).toBe("Restore 2 files and rewind the conversation?");
     expect(await readFile(file("a.txt"), "utf8")).toBe("v1\n");
     await expect(readFile(file("b.txt"), "utf8")).rejects.toThrow();
+    expect(fx.runtime.calls.rewound).toEqual([{ turnIndex: 0, restoreCheckpoint: expect.any(String) }]);
+    expect(fx.runtime.session.history).toEqual([]);
+    expect(host.resets).toEqual([true]);
     expect(host.shown.at(-1)).toMatchObject({ tone: "success" });
+    expect(host.text()).toContain("the message is back in the input");
   });
 
-  it("a second /rewind can return to the state the first one replaced", async () => {
-    await writeFile(file("a.txt"), "v1\n");
-    await fx.checkpoints.snapshot({ label: "before edit", userMessageId: "m1" });
+  it("/rewind shows how many file changes followed each message", async () => {
+    await conversation("make a.txt say v2", "add b.txt", "just a question");
+    await fx.checkpoints.snapshot({ label: "first", userMessageId: "m1" });
     await writeFile(file("a.txt"), "v2\n");
-    host.picks = [0];
-    host.confirms = [true];
+    await fx.checkpoints.snapshot({ label: "second", userMessageId: "m2" });
+    await writeFile(file("b.txt"), "new\n");
+    host.picks = [undefined];
     await run("/rewind");
-    expect(await readFile(file("a.txt"), "utf8")).toBe("v1\n");
+    const targets = await fx.runtime.rewindTargets();
+    expect(targets.map((t) => [t.text, t.changes])).toEqual([
+      ["make a.txt say v2", 2],
+      ["add b.txt", 1],
+      ["just a question", 0],
+    ]);
+    expect(fx.runtime.calls.rewound).toEqual([]);
+  });
 
-    host.picks = [0];
-    host.confirms = [true];
+  it("/rewind of a message with no file change since offers the conversation only", async () => {
+    await conversation("first", "second");
+    await writeFile(file("a.txt"), "v1\n");
+    await fx.checkpoints.snapshot({ label: "edit", userMessageId: "m1" });
+    await writeFile(file("a.txt"), "v2\n");
+
+    host.picks = [0, 0]; // "second", then "Conversation only"
     await run("/rewind");
-    expect(host.asked.at(-2)?.labels[0]).toBe('Message 2: before rewinding to "before edit"');
+    expect(host.asked[1]?.labels).toEqual(["Conversation only", "Cancel"]);
+    expect(fx.runtime.calls.rewound).toEqual([{ turnIndex: 2, restoreCheckpoint: undefined }]);
+    expect(fx.runtime.session.history.map((t) => t.kind)).toEqual(["user", "assistant"]);
     expect(await readFile(file("a.txt"), "utf8")).toBe("v2\n");
   });
 
-  it("/rewind changes nothing when the confirmation is declined or the picker cancelled", async () => {
+  it("/rewind code only restores the files and keeps the conversation; a second /rewind returns", async () => {
+    await conversation("make a.txt say v2");
+    await writeFile(file("a.txt"), "v1\n");
+    await fx.checkpoints.snapshot({ label: "before edit", userMessageId: "m1" });
+    await writeFile(file("a.txt"), "v2\n");
+    host.picks = [0, 2];
+    host.confirms = [true];
+    await run("/rewind");
+    expect(await readFile(file("a.txt"), "utf8")).toBe("v1\n");
+    expect(fx.runtime.calls.rewound).toEqual([]);
+    expect(fx.runtime.session.history).toHaveLength(2);
+    expect(host.text()).toContain("Other checkpoints returns the files to the state before");
+
+    host.picks = [1, 0];
+    host.confirms = [true];
+    await run("/rewind");
+    expect(host.asked.at(-2)?.labels).toEqual(['before rewinding to "before edit"']);
+    expect(await readFile(file("a.txt"), "utf8")).toBe("v2\n");
+  });
+
+  it("/rewind changes nothing when the confirmation is declined, the picker cancelled, or Cancel chosen", async () => {
+    await conversation("make a.txt say v2");
     await writeFile(file("a.txt"), "v1\n");
     await fx.checkpoints.snapshot({ label: "before edit", userMessageId: "m1" });
     await writeFile(file("a.txt"), "v2\n");
 
-    host.picks = [0];
+    host.picks = [0, 0];
     host.confirms = [false];
     await run("/rewind");
     expect(await readFile(file("a.txt"), "utf8")).toBe("v2\n");
@@ -152,28 +209,49 @@ describe("slash commands on a runtime", () => {
     host.picks = [undefined];
     const before = host.shown.length;
     await run("/rewind");
+    host.picks = [0, 3];
+    await run("/rewind");
     expect(host.shown.length).toBe(before);
     expect(await readFile(file("a.txt"), "utf8")).toBe("v2\n");
+    expect(fx.runtime.calls.rewound).toEqual([]);
+    expect(fx.runtime.session.history).toHaveLength(2);
   });
 
-  it("/rewind offers the points inside a message that made several changes", async () => {
+  it("/rewind code only offers the points inside a message that made several changes", async () => {
+    await conversation("edit twice");
     await writeFile(file("a.txt"), "v1\n");
     await fx.checkpoints.snapshot({ label: "first edit", userMessageId: "m1" });
     await writeFile(file("a.txt"), "v2\n");
     await fx.checkpoints.snapshot({ label: "second edit", userMessageId: "m1" });
     await writeFile(file("a.txt"), "v3\n");
 
-    host.picks = [0, 1];
+    host.picks = [0, 2, 1];
     host.confirms = [true];
     await run("/rewind");
-    expect(host.asked[1]?.labels).toEqual(["Before the whole message (first edit)", "second edit"]);
+    expect(host.asked[2]?.labels).toEqual(["Before the whole message (first edit)", "second edit"]);
     expect(await readFile(file("a.txt"), "utf8")).toBe("v2\n");
   });
 
-  it("/rewind says so when there is no checkpoint", async () => {
+  it("/rewind reaches checkpoints of other conversations under Other checkpoints", async () => {
+    await conversation("a question");
+    await writeFile(file("a.txt"), "v1\n");
+    await fx.checkpoints.snapshot({ label: "before edit", userMessageId: "elsewhere" });
+    await writeFile(file("a.txt"), "v2\n");
+    fx.runtime.messageTexts.set("elsewhere", "an older task");
+
+    host.picks = [1, 0];
+    host.confirms = [true];
+    await run("/rewind");
+    expect(host.asked[0]?.labels).toEqual(["“a question”", "Other checkpoints…"]);
+    expect(host.asked[1]?.labels).toEqual(["“an older task”"]);
+    expect(await readFile(file("a.txt"), "utf8")).toBe("v1\n");
+    expect(fx.runtime.calls.rewound).toEqual([]);
+  });
+
+  it("/rewind says so when no message was sent", async () => {
     await run("/rewind");
     expect(host.shown).toEqual([
-      { kind: "text", tone: "info", text: "No checkpoints yet: no file has been changed." },
+      { kind: "text", tone: "info", text: "Nothing to rewind yet: no message was sent." },
     ]);
     expect(host.asked).toEqual([]);
   });

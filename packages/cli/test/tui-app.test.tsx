@@ -30,9 +30,11 @@ async function press(...chunks: string[]) {
 /** Types text then Enter as separate chunks, as a person would. */
 const typeLine = (text: string) => press(text, KEYS.enter);
 const frame = () => plain(app.lastFrame());
+// Commands that run git (checkpoints) take their time on a busy machine.
 const see = (text: string | RegExp) =>
-  vi.waitFor(() =>
-    typeof text === "string" ? expect(frame()).toContain(text) : expect(frame()).toMatch(text),
+  vi.waitFor(
+    () => (typeof text === "string" ? expect(frame()).toContain(text) : expect(frame()).toMatch(text)),
+    { timeout: 5000 },
   );
 
 beforeEach(async () => {
@@ -198,19 +200,115 @@ describe("the interactive app", () => {
     expect(await readFile(join(fx.project, "a.txt"), "utf8")).toBe("before\n");
   });
 
-  it("/rewind picks a message in a dialog, previews the change, and restores on yes", async () => {
+  it("/rewind picks a message, offers code and conversation, restores both and gives the text back", async () => {
+    app.unmount();
+    await fx.cleanup();
+    const ts = new Date().toISOString();
+    fx = await createFakeRuntime({
+      history: [
+        { kind: "user", content: "make a.txt say v2", timestamp: ts },
+        { kind: "assistant", content: "Done.", toolCalls: [], parts: [], usage, timestamp: ts },
+      ],
+    });
+    fx.runtime.entryIds = ["m1", "a1"];
+    app = render(<App runtime={fx.runtime} ui={ui} onExit={() => undefined} history={new InputHistory()} />);
+    await see("Ask anything");
     await writeFile(join(fx.project, "a.txt"), "v1\n");
-    await fx.checkpoints.snapshot({ label: "before edit_file a.txt", userMessageId: "u1" });
+    await fx.checkpoints.snapshot({ label: "before edit_file a.txt", userMessageId: "m1" });
     await writeFile(join(fx.project, "a.txt"), "v2\n");
+
     await typeLine("/rewind");
     await see("Rewind to before which message?");
+    expect(frame()).toContain("“make a.txt say v2”");
+    expect(frame()).toContain("1 file change since");
     await press(KEYS.enter);
-    await see("Restore 1 file?");
+    await see("Restore what?");
+    expect(frame()).toContain("Code and conversation");
+    expect(frame()).toContain("Conversation only");
+    expect(frame()).toContain("Code only");
+    await press(KEYS.enter);
+    await see("Restore 1 file and rewind the conversation?");
     expect(frame()).toContain("revert  a.txt");
     expect(frame()).toMatch(/\+ v1/);
     await press("y");
-    await see("Restored a.txt");
+    await see("Rewound the conversation");
     expect(await readFile(join(fx.project, "a.txt"), "utf8")).toBe("v1\n");
+    expect(fx.runtime.session.history).toEqual([]);
+    // The message is back in the input, to edit and send again.
+    await see("› make a.txt say v2");
+    await press(" please", KEYS.enter);
+    expect(fx.runtime.calls.submitted).toEqual(["make a.txt say v2 please"]);
+  });
+
+  it("/rewind of the conversation only leaves the files and puts the text back", async () => {
+    app.unmount();
+    await fx.cleanup();
+    const ts = new Date().toISOString();
+    fx = await createFakeRuntime({
+      history: [
+        { kind: "user", content: "first question", timestamp: ts },
+        { kind: "assistant", content: "One.", toolCalls: [], parts: [], usage, timestamp: ts },
+        { kind: "user", content: "second question", timestamp: ts },
+        { kind: "assistant", content: "Two.", toolCalls: [], parts: [], usage, timestamp: ts },
+      ],
+    });
+    app = render(<App runtime={fx.runtime} ui={ui} onExit={() => undefined} history={new InputHistory()} />);
+    await see("Ask anything");
+    await typeLine("/rewind");
+    await see("Rewind to before which message?");
+    await press(KEYS.enter); // the newest message
+    await see("Restore what?");
+    expect(frame()).not.toContain("Code only");
+    await press(KEYS.enter); // "Conversation only"
+    await see("Rewound the conversation");
+    expect(fx.runtime.calls.rewound).toEqual([{ turnIndex: 2, restoreCheckpoint: undefined }]);
+    // The replayed transcript ends before the message; the message waits in the input.
+    await see(/One\.\s*\n[\s\S]*Rewound the conversation[\s\S]*› second question/);
+    expect(fx.runtime.session.history.map((t) => t.kind)).toEqual(["user", "assistant"]);
+  });
+
+  it("Enter while the agent works steers it; Tab queues a message for after the turn", async () => {
+    fx.runtime.holdSubmits = true;
+    await typeLine("long task");
+    fx.runtime.emit(sessionEvent("user_input", { content: "long task", followUp: false }));
+    await see("Enter steers the agent now");
+    await typeLine("use yarn, not npm");
+    expect(fx.runtime.calls.steered).toEqual(["use yarn, not npm"]);
+    expect(fx.runtime.calls.submitted).toEqual(["long task"]);
+    await see("steering: use yarn, not npm");
+
+    await press("then run the tests", "\t");
+    expect(fx.runtime.calls.submitted).toEqual(["long task", "then run the tests"]);
+    expect(fx.runtime.calls.steered).toEqual(["use yarn, not npm"]);
+    await see("queued: then run the tests");
+
+    // The runtime injects the steering at the next tool-round boundary.
+    fx.runtime.emit({ kind: "steering_pending", messages: [] });
+    fx.runtime.emit(sessionEvent("steering_injected", { content: "use yarn, not npm", source: "host" }));
+    await see("Steering: use yarn, not npm");
+    expect(frame()).not.toContain("steering: use yarn");
+    fx.runtime.emit(sessionEvent("user_input", { content: "then run the tests", followUp: true }));
+    await vi.waitFor(() => expect(frame()).not.toContain("queued: then run the tests"));
+
+    // Slash commands typed while busy keep their behaviour.
+    await typeLine("/undo");
+    await see("/undo cannot run while the agent is working");
+    expect(fx.runtime.calls.steered).toHaveLength(1);
+  });
+
+  it("an interrupt gives steering and queued messages back to the input", async () => {
+    fx.runtime.holdSubmits = true;
+    await typeLine("long task");
+    fx.runtime.emit(sessionEvent("user_input", { content: "long task", followUp: false }));
+    await see("Enter steers the agent now");
+    await press("queued one", "\t");
+    await see("queued: queued one");
+    fx.runtime.emit(
+      sessionEvent("processing_end", { state: "idle" as never, reason: "aborted", toolRounds: 0, usage }),
+    );
+    fx.runtime.emit({ kind: "steering_dropped", messages: ["steer one"] });
+    await see("Interrupted.");
+    await see(/› queued one[^\n]*\n[^\n]*steer one/);
   });
 
   it("Shift+Tab cycles the mode; Esc interrupts a running turn; Ctrl+C twice exits", async () => {
@@ -270,7 +368,7 @@ describe("the interactive app", () => {
   it("Esc twice on an empty prompt opens /rewind", async () => {
     await press(KEYS.esc);
     await press(KEYS.esc);
-    await see("No checkpoints yet: no file has been changed.");
+    await see("Nothing to rewind yet: no message was sent.");
   });
 });
 

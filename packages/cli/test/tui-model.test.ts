@@ -203,6 +203,41 @@ describe("transcript reducer", () => {
     expect(s.items.at(-1)).toMatchObject({ tone: "error", text: "Could not send: closed" });
   });
 
+  it("tracks pending steering, and gives text back to the input across a screen reset", () => {
+    let s = replay([
+      { type: "submitted", text: "task", whileBusy: false },
+      { type: "event", event: { kind: "steering_pending", messages: ["use yarn"] } },
+      { type: "submitted", text: "then test", whileBusy: true },
+    ]);
+    expect(s.steering).toEqual(["use yarn"]);
+    expect(s.queued).toEqual(["then test"]);
+    s = replay(
+      [
+        ev(
+          sessionEvent("processing_end", { state: "idle" as never, reason: "aborted", toolRounds: 0, usage }),
+        ),
+        { type: "event", event: { kind: "steering_pending", messages: [] } },
+        { type: "event", event: { kind: "steering_dropped", messages: ["use yarn"] } },
+      ],
+      s,
+    );
+    expect(s.queued).toEqual([]);
+    expect(s.steering).toEqual([]);
+    expect(s.inputFills.map((f) => f.text)).toEqual(["then test", "use yarn"]);
+
+    s = replay(
+      [
+        { type: "event", event: { kind: "conversation_rewound", text: "task", keptTurns: 0 } },
+        { type: "reset" },
+      ],
+      s,
+    );
+    expect(s.items).toEqual([]);
+    expect(s.inputFills.at(-1)?.text).toBe("task");
+    const ids = s.inputFills.map((f) => f.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
   it("takes todos and runtime warnings from notices; mode changes stay in the status line", () => {
     const todos = [{ id: "1", content: "write tests", status: "in_progress" as const }];
     const s = replay([

@@ -18,6 +18,7 @@ import {
 import { type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
 import type { CommandHost, OutputBlock } from "../src/commands/index.js";
 import type { PermissionMode } from "../src/permissions/index.js";
+import { planRewindTargets } from "../src/runtime/rewind-targets.js";
 import type { CostSummary, Runtime, RuntimeNotice, TodoItem } from "../src/runtime/types.js";
 import { createSessionStore, type SessionSummary } from "../src/store/index.js";
 
@@ -33,7 +34,12 @@ export interface FakeRuntime extends Runtime {
     compacted: (string | undefined)[];
     models: string[];
     modes: PermissionMode[];
+    steered: string[];
+    /** History positions rewindConversation was called with, and the checkpoint restored. */
+    rewound: { turnIndex: number; restoreCheckpoint: string | undefined }[];
   };
+  /** Transcript entry ids of the session's history turns, by index (for rewindTargets). */
+  entryIds: (string | undefined)[];
   /** Sessions listSessions() returns. */
   sessions: SessionSummary[];
   costValue: CostSummary;
@@ -42,6 +48,8 @@ export interface FakeRuntime extends Runtime {
   messageTexts: Map<string, string>;
   /** Set to make the next submit() reject. */
   submitError: Error | undefined;
+  /** When set, submit() settles only once a processing_end is emitted (as a running turn does). */
+  holdSubmits: boolean;
 }
 
 export interface FakeRuntimeFixture {
@@ -96,7 +104,11 @@ export async function createFakeRuntime(
     compacted: [],
     models: [],
     modes: [],
+    steered: [],
+    rewound: [],
   };
+  let steering: string[] = [];
+  const held: (() => void)[] = [];
 
   const runtime: FakeRuntime = {
     get session() {
@@ -116,14 +128,17 @@ export async function createFakeRuntime(
       return runtime.todoList;
     },
     calls,
+    entryIds: [],
     sessions: [],
     costValue: ZERO_COST,
     context: undefined,
     todoList: [],
     messageTexts: new Map(),
     submitError: undefined,
+    holdSubmits: false,
     emit(event) {
       for (const l of [...listeners]) l(event);
+      if (event.kind === "processing_end") for (const release of held.splice(0)) release();
     },
     subscribe(listener) {
       listeners.add(listener);
@@ -132,6 +147,15 @@ export async function createFakeRuntime(
     async submit(text) {
       calls.submitted.push(text);
       if (runtime.submitError) throw runtime.submitError;
+      if (runtime.holdSubmits) await new Promise<void>((resolve) => held.push(resolve));
+    },
+    steer(text) {
+      calls.steered.push(text);
+      steering = [...steering, text];
+      runtime.emit({ kind: "steering_pending", messages: steering });
+    },
+    get pendingSteering() {
+      return steering;
     },
     async interrupt() {
       calls.interrupts++;
@@ -158,6 +182,26 @@ export async function createFakeRuntime(
     async restore(id) {
       const result = await checkpoints.restore(id);
       return { files: result.files.map((f) => f.path) };
+    },
+    async rewindTargets() {
+      const entries = runtime.entryIds.map((id) =>
+        id === undefined ? undefined : { id, parentId: null, aliases: [] },
+      );
+      return planRewindTargets(session.history, entries, await checkpoints.list());
+    },
+    async rewindConversation(turnIndex, options = {}) {
+      const target = session.history[turnIndex];
+      if (target?.kind !== "user") throw new Error(`turn ${turnIndex} is not a user message`);
+      calls.rewound.push({ turnIndex, restoreCheckpoint: options.restoreCheckpoint });
+      let files: string[] = [];
+      if (options.restoreCheckpoint !== undefined) {
+        await checkpoints.snapshot({ label: "before rewinding" });
+        files = (await checkpoints.restore(options.restoreCheckpoint)).files.map((f) => f.path);
+      }
+      session = makeSession(session.history.slice(0, turnIndex));
+      runtime.entryIds = runtime.entryIds.slice(0, turnIndex);
+      runtime.emit({ kind: "conversation_rewound", text: target.content, keptTurns: turnIndex });
+      return { text: target.content, files };
     },
     async compact(focus) {
       calls.compacted.push(focus);

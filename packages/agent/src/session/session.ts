@@ -230,6 +230,14 @@ export class Session {
     if (this.stateValue !== SessionState.CLOSED) this.steering.push(message);
   }
 
+  /**
+   * Removes and returns the steering messages not injected yet, oldest first: a host whose cycle
+   * ended before the next tool round can send them as input instead of holding them.
+   */
+  takeSteering(): string[] {
+    return this.steering.drain();
+  }
+
   /** Queues an input processed after the current one completes. */
   followUp(message: string): void {
     if (this.stateValue === SessionState.CLOSED) return;

@@ -29,3 +29,15 @@ export class NoProviderError extends ConfigurationError {
 export class SessionSelectionError extends ConfigurationError {
   override readonly name = "SessionSelectionError";
 }
+
+/** A conversation rewind that cannot be done: a turn is running, or the target is no user message. */
+export class RewindError extends Error {
+  override readonly name = "RewindError";
+  constructor(
+    message: string,
+    /** The history position asked for. */
+    readonly turnIndex: number,
+  ) {
+    super(message);
+  }
+}

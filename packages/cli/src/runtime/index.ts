@@ -1,7 +1,7 @@
 export { summarizeCall } from "./call-summary.js";
 export { type CostTracker, contextShare, createCostTracker } from "./cost.js";
-export { ConfigurationError, NoProviderError, SessionSelectionError } from "./errors.js";
-export { createHistoryRecorder, type HistoryRecorder } from "./history-recorder.js";
+export { ConfigurationError, NoProviderError, RewindError, SessionSelectionError } from "./errors.js";
+export { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
 export { createModelClient } from "./model-client.js";
 export { createProfile, type ToolMode } from "./profile.js";
 export {
@@ -14,6 +14,7 @@ export {
   type ProviderName,
   resolveModelChoice,
 } from "./provider-choice.js";
+export { planRewindTargets } from "./rewind-targets.js";
 export { createRuntime, type RuntimeOptions } from "./runtime.js";
 export { restoreHistory, todosFromHistory } from "./stored-history.js";
 export {
@@ -26,7 +27,9 @@ export {
 export { createToolGuard, mayChangeFiles } from "./tool-guard.js";
 export type {
   AskUserQuestion,
+  ConversationRewind,
   CostSummary,
+  RewindTarget,
   Runtime,
   RuntimeNotice,
   RuntimeUi,

@@ -12,7 +12,7 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import { type Checkpoint, type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -29,15 +29,24 @@ import {
   type Transcript,
 } from "../store/index.js";
 import { contextShare, createCostTracker } from "./cost.js";
-import { ConfigurationError } from "./errors.js";
-import { createHistoryRecorder, type HistoryRecorder } from "./history-recorder.js";
+import { ConfigurationError, RewindError } from "./errors.js";
+import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
 import { createModelClient, modelRetryPolicy } from "./model-client.js";
 import { createProfile, type ToolMode } from "./profile.js";
 import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
+import { planRewindTargets } from "./rewind-targets.js";
 import { todosFromHistory } from "./stored-history.js";
 import { loadSession, readStoredSession, type StoredGrant, selectStoredSession } from "./stored-session.js";
 import { createToolGuard } from "./tool-guard.js";
-import type { CostSummary, Runtime, RuntimeNotice, RuntimeUi, TodoItem } from "./types.js";
+import type {
+  ConversationRewind,
+  CostSummary,
+  RewindTarget,
+  Runtime,
+  RuntimeNotice,
+  RuntimeUi,
+  TodoItem,
+} from "./types.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -78,6 +87,8 @@ interface SessionParts {
   readonly rootId: string | null;
   readonly history: readonly Turn[];
   readonly restored: number;
+  /** Where the restored turns are in the transcript, by history index. */
+  readonly entries?: readonly (EntryRef | undefined)[];
   /** "Always allow" rules the session had granted. */
   readonly grants: readonly StoredGrant[];
 }
@@ -110,9 +121,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const stored = await selectStoredSession(store, projectDir, options);
   const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
-  // Open the shadow repository now, in git processes running beside the first model request,
-  // rather than on the first edit's critical path. Failures surface at that first snapshot.
-  checkpoints.checkpoints().catch(() => {});
+  // A new project's shadow repository is created beside the first model request rather than on
+  // the first edit's critical path. Failures surface at that first snapshot.
+  checkpoints.prepare().catch(() => {});
   const runtime = new AgentRuntime({
     env,
     projectDir,
@@ -163,6 +174,14 @@ class AgentRuntime implements Runtime {
   private readonly early: RuntimeNotice[] = [];
   private readonly spending = createCostTracker();
   private readonly userMessages = new Map<string, string>();
+  /** Checkpoints the snapshots of each user message returned (by its transcript entry id). */
+  private readonly snapshots = new Map<string, Checkpoint[]>();
+  /** Steering sent to the current session and not injected yet, oldest first. */
+  private steering: string[] = [];
+  /** submit() calls not settled yet: a turn is running while above zero. */
+  private running = 0;
+  /** How the current session's last cycle ended. */
+  private lastEnd: string | undefined;
   private current!: Session;
   private writer!: SessionWriter;
   private rootId: string | null = null;
@@ -231,14 +250,47 @@ class AgentRuntime implements Runtime {
 
   async submit(text: string): Promise<void> {
     if (this.closed) throw new Error("the runtime is closed");
-    // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
-    // history, so the user can fix the cause and go on in the same transcript.
-    if (this.current.state === "closed") await this.rebuild();
-    const session = this.current;
-    const { maxTurns } = this.parts;
-    session.updateConfig({ maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0 });
-    await session.submit(text);
-    await this.recorder.flush();
+    this.running++;
+    try {
+      let next: string | undefined = text;
+      while (next !== undefined) {
+        // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
+        // history, so the user can fix the cause and go on in the same transcript.
+        if (this.current.state === "closed") await this.rebuild();
+        const session = this.current;
+        const { maxTurns } = this.parts;
+        session.updateConfig({ maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0 });
+        await session.submit(next);
+        await this.recorder.flush();
+        next = this.lateSteering(session);
+      }
+    } finally {
+      this.running--;
+    }
+  }
+
+  steer(text: string): void {
+    if (this.closed) throw new Error("the runtime is closed");
+    if (this.running === 0) {
+      this.submit(text).catch((error: unknown) =>
+        this.notify({
+          kind: "warning",
+          message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+        }),
+      );
+      return;
+    }
+    if (this.current.state === "closed") {
+      // The turn failed for good; the message goes back to the user rather than nowhere.
+      this.notify({ kind: "steering_dropped", messages: [text] });
+      return;
+    }
+    this.current.steer(text);
+    this.setSteering([...this.steering, text]);
+  }
+
+  get pendingSteering(): readonly string[] {
+    return this.steering;
   }
 
   async interrupt(): Promise<void> {
@@ -293,6 +345,58 @@ class AgentRuntime implements Runtime {
     const files = result.files.map((f) => f.path);
     this.notify({ kind: "checkpoint_restored", files });
     return { files };
+  }
+
+  async rewindTargets(): Promise<readonly RewindTarget[]> {
+    await this.recorder.flush();
+    const groups = await this.checkpoints.list();
+    return planRewindTargets(this.current.history, this.recorder.entries(), groups, this.snapshots);
+  }
+
+  async rewindConversation(
+    turnIndex: number,
+    options: { readonly restoreCheckpoint?: string } = {},
+  ): Promise<ConversationRewind> {
+    if (this.closed) throw new Error("the runtime is closed");
+    if (this.running > 0 || this.current.state === "processing")
+      throw new RewindError("The conversation cannot be rewound while a turn is running.", turnIndex);
+    const target = this.current.history[turnIndex];
+    if (target?.kind !== "user")
+      throw new RewindError(`Turn ${turnIndex} of the conversation is not a user message.`, turnIndex);
+    let files: readonly string[] = [];
+    if (options.restoreCheckpoint !== undefined) {
+      // Files first: when the restore fails, the conversation is left as it was.
+      const checkpoint = (await this.checkpoints.checkpoints()).find(
+        (c) => c.id === options.restoreCheckpoint,
+      );
+      await this.checkpoints.snapshot({
+        label: `before rewinding to "${checkpoint?.label ?? options.restoreCheckpoint}"`,
+      });
+      ({ files } = await this.restore(options.restoreCheckpoint));
+    }
+    await this.recorder.flush();
+    const kept = this.current.history.slice(0, turnIndex);
+    const entries = this.recorder.entries().slice(0, turnIndex);
+    const at = this.recorder.entries()[turnIndex];
+    // The transcript branches where the message hung: a marker entry there makes the kept turns
+    // the current branch (readers follow the branch of the last entry), and what follows hangs
+    // from the marker. Without the message's place, the kept turns are written again after a
+    // marker on the root.
+    await this.writer.append(
+      "rewind",
+      { keptTurns: turnIndex, ...(at && { toEntry: at.id }) },
+      { parentId: at ? at.parentId : this.rootId },
+    );
+    this.continueFrom(kept, at ? entries : []);
+    await this.recorder.flush();
+    this.todoTool.set(todosFromHistory(kept));
+    const lastAnswer = kept.findLast((t) => t.kind === "assistant");
+    this.lastContext =
+      lastAnswer?.kind === "assistant"
+        ? contextShare(lastAnswer.usage, this.current.profile.contextWindowSize)
+        : undefined;
+    this.notify({ kind: "conversation_rewound", text: target.content, keptTurns: turnIndex });
+    return { text: target.content, files };
   }
 
   /** The text of a user message by its transcript entry id (checkpoint groups carry that id). */
@@ -364,6 +468,7 @@ class AgentRuntime implements Runtime {
       rootId: stored.rootId,
       history: stored.turns,
       restored: stored.written,
+      entries: stored.entries,
       grants: stored.grants,
     };
   }
@@ -399,6 +504,12 @@ class AgentRuntime implements Runtime {
         checkpoints: this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
+        onSnapshot: (checkpoint, userMessageId) => {
+          if (userMessageId === undefined) return;
+          const seen = this.snapshots.get(userMessageId) ?? [];
+          if (!seen.some((c) => c.id === checkpoint.id))
+            this.snapshots.set(userMessageId, [...seen, checkpoint]);
+        },
         onSnapshotError: (error) => {
           if (this.snapshotWarned) return;
           this.snapshotWarned = true;
@@ -440,6 +551,7 @@ class AgentRuntime implements Runtime {
       source: session,
       rootId: parts.rootId,
       alreadyWritten: parts.restored,
+      ...(parts.entries !== undefined && { written: parts.entries }),
       onUserMessage: (id, text) => this.userMessages.set(id, text),
       onError: (error) =>
         this.notify({
@@ -448,13 +560,24 @@ class AgentRuntime implements Runtime {
         }),
     });
     const recorder = this.recorder;
+    this.steering = [];
+    this.lastEnd = undefined;
     this.detach = session.subscribe((event) => {
       recorder.onEvent(event);
       if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
       }
+      if (event.kind === "processing_end" && event.sessionId === session.id) this.lastEnd = event.data.reason;
       this.deliver(event);
+      if (
+        event.kind === "steering_injected" &&
+        event.sessionId === session.id &&
+        event.data.source === "host"
+      ) {
+        const at = this.steering.indexOf(event.data.content);
+        if (at >= 0) this.setSteering(this.steering.filter((_, i) => i !== at));
+      }
     });
     if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
       this.notify({ kind: "session_changed", sessionId: session.id, restoredTurns: parts.history.length });
@@ -477,16 +600,50 @@ class AgentRuntime implements Runtime {
     this.detach = undefined;
     await old.close();
     await this.recorder.flush();
+    this.continueFrom(old.history, this.recorder.entries());
+  }
+
+  /**
+   * Installs a session continuing from `history` in the current transcript, with the same
+   * permission policy; the old session is closed in the background, quietly.
+   */
+  private continueFrom(history: readonly Turn[], entries: readonly (EntryRef | undefined)[]): void {
+    const old = this.current;
+    this.detach?.();
+    this.detach = undefined;
+    void old.close().catch(() => {});
     this.install(
       {
         writer: this.writer,
         rootId: this.rootId,
-        history: old.history,
-        restored: old.history.length,
+        history,
+        restored: entries.length,
+        entries,
         grants: [],
       },
       this.policy,
     );
+  }
+
+  /**
+   * Steering the finished cycle left undelivered: returned as the next message to send when the
+   * cycle completed, given back to the user (steering_dropped) when it was interrupted or failed.
+   */
+  private lateSteering(session: Session): string | undefined {
+    if (session !== this.current) return undefined;
+    const late = session.takeSteering();
+    if (late.length === 0) return undefined;
+    this.setSteering([]);
+    if (this.closed || session.state === "closed" || this.lastEnd === "aborted" || this.lastEnd === "error") {
+      this.notify({ kind: "steering_dropped", messages: late });
+      return undefined;
+    }
+    return late.join("\n\n");
+  }
+
+  private setSteering(messages: string[]): void {
+    this.steering = messages;
+    this.notify({ kind: "steering_pending", messages });
   }
 
   private notify(notice: RuntimeNotice): void {

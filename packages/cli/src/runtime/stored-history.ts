@@ -6,6 +6,8 @@ export interface RestoredHistory {
   readonly turns: readonly Turn[];
   /** Problems found and repaired, for the user. */
   readonly warnings: readonly string[];
+  /** For each of `turns`, the index in the input it came from; undefined for a repair added. */
+  readonly origins: readonly (number | undefined)[];
 }
 
 const INTERRUPTED =
@@ -19,17 +21,24 @@ const INTERRUPTED =
 export function restoreHistory(stored: readonly unknown[]): RestoredHistory {
   const warnings: string[] = [];
   const turns: Turn[] = [];
+  const from: number[] = [];
   let dropped = 0;
-  for (const raw of stored) {
-    if (isTurn(raw)) turns.push(raw);
-    else dropped++;
-  }
+  stored.forEach((raw, index) => {
+    if (!isTurn(raw)) {
+      dropped++;
+      return;
+    }
+    turns.push(raw);
+    from.push(index);
+  });
   if (dropped > 0)
     warnings.push(`${dropped} malformed turn${dropped === 1 ? "" : "s"} in the transcript skipped`);
   const repaired: Turn[] = [];
+  const origins: (number | undefined)[] = [];
   for (let i = 0; i < turns.length; i++) {
     const turn = turns[i] as Turn;
     repaired.push(turn);
+    origins.push(from[i]);
     if (turn.kind !== "assistant" || turn.toolCalls.length === 0) continue;
     const next = turns[i + 1];
     const answered = new Set(next?.kind === "tool_results" ? next.results.map((r) => r.toolCallId) : []);
@@ -44,15 +53,17 @@ export function restoreHistory(stored: readonly unknown[]): RestoredHistory {
     if (next?.kind === "tool_results") {
       const merged: ToolResultsTurn = { ...next, results: [...next.results, ...results] };
       repaired.push(merged);
+      origins.push(from[i + 1]);
       i++;
     } else {
       repaired.push({ kind: "tool_results", results, timestamp: turn.timestamp });
+      origins.push(undefined);
     }
     warnings.push(
       `${missing.length} tool call${missing.length === 1 ? " was" : "s were"} interrupted by the end of the previous run`,
     );
   }
-  return { turns: repaired, warnings };
+  return { turns: repaired, warnings, origins };
 }
 
 /** The todo list as the last successful `todo` call in the history left it. */

@@ -1,13 +1,15 @@
 import type { Turn } from "@attractor/agent";
 import type { SafetyTier } from "../permissions/index.js";
 import {
+  activeBranch,
   firstUserText,
   SessionNotFoundError,
   type SessionStore,
   type Transcript,
-  turnsOf,
+  type TranscriptEntry,
 } from "../store/index.js";
 import { SessionSelectionError } from "./errors.js";
+import type { EntryRef } from "./history-recorder.js";
 import { restoreHistory } from "./stored-history.js";
 
 /** An "always allow" answer stored in a transcript. */
@@ -23,6 +25,8 @@ export interface StoredSession {
   readonly turns: readonly Turn[];
   /** How many of `turns` the transcript already holds (repairs at the end are not written yet). */
   readonly written: number;
+  /** Where each of `turns` is in the transcript; undefined for a repair not written yet. */
+  readonly entries: readonly (EntryRef | undefined)[];
   /** The header entry's id, the root a rewritten (compacted) history branches from. */
   readonly rootId: string | null;
   readonly grants: readonly StoredGrant[];
@@ -36,8 +40,13 @@ export interface StoredSession {
 export function readStoredSession(transcript: Transcript): StoredSession {
   const sessionId =
     transcript.header?.sessionId ?? (transcript.path.split("/").at(-1) ?? "").replace(/\.jsonl$/, "");
-  const stored = turnsOf(transcript);
-  const { turns, warnings } = restoreHistory(stored);
+  const branch = activeBranch(transcript.entries).filter((e) => e.type === "turn" && e.turn !== undefined);
+  const { turns, warnings, origins } = restoreHistory(branch.map((e) => e.turn));
+  const byId = new Map(transcript.entries.map((e) => [e.id, e]));
+  const entries = origins.map((origin) => {
+    const entry = origin === undefined ? undefined : branch[origin];
+    return entry && { id: entry.id, parentId: entry.parentId, aliases: replacedIds(entry, byId) };
+  });
   const grants: StoredGrant[] = [];
   const userMessages = new Map<string, string>();
   for (const entry of transcript.entries) {
@@ -51,12 +60,24 @@ export function readStoredSession(transcript: Transcript): StoredSession {
   return {
     sessionId,
     turns,
-    written: Math.min(stored.length, turns.length),
+    written: Math.min(branch.length, turns.length),
+    entries,
     rootId: transcript.header?.id ?? null,
     grants,
     userMessages,
     warnings: [...transcript.warnings.map((w) => w.message), ...warnings].map((w) => `${sessionId}: ${w}`),
   };
+}
+
+/** The ids of the entries `entry` replaced, newest first (a compaction rewrites a branch). */
+function replacedIds(entry: TranscriptEntry, byId: ReadonlyMap<string, TranscriptEntry>): string[] {
+  const ids: string[] = [];
+  let next = entry.replaces;
+  while (typeof next === "string" && !ids.includes(next)) {
+    ids.push(next);
+    next = byId.get(next)?.replaces;
+  }
+  return ids;
 }
 
 /** Loads a project's stored session by id; SessionSelectionError when there is none. */

@@ -1,5 +1,5 @@
 import type { Session, SessionEvent } from "@attractor/agent";
-import type { CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
+import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
@@ -46,7 +46,36 @@ export type RuntimeNotice =
   | { readonly kind: "model_changed"; readonly model: string }
   | { readonly kind: "todos_changed"; readonly todos: readonly TodoItem[] }
   | { readonly kind: "checkpoint_restored"; readonly files: readonly string[] }
+  /** Steering messages sent and not injected yet (after every change, [] once none is left). */
+  | { readonly kind: "steering_pending"; readonly messages: readonly string[] }
+  /** Steering the turn ended without taking (interrupted, failed): the user may send it again. */
+  | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
+  /** The conversation was cut back to before a user message, whose text is given back. */
+  | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
   | { readonly kind: "warning"; readonly message: string };
+
+/** A user message of the current conversation that /rewind can go back to. */
+export interface RewindTarget {
+  /** The message's position in `session.history`; what `rewindConversation` takes. */
+  readonly turnIndex: number;
+  readonly text: string;
+  /** Its transcript entry id (checkpoints taken while answering it carry this id). */
+  readonly userMessageId: string | undefined;
+  /** Checkpoints from this message on: the changes restoring the code would undo. */
+  readonly changes: number;
+  /** The checkpoint holding the files as they were before this message; absent when none exists. */
+  readonly checkpoint?: Checkpoint;
+  /** The checkpoints taken while answering this message, oldest first. */
+  readonly own: readonly Checkpoint[];
+}
+
+/** What a conversation rewind did. */
+export interface ConversationRewind {
+  /** The text of the message rewound to (to edit and send again). */
+  readonly text: string;
+  /** Files restored when a checkpoint was restored with it. */
+  readonly files: readonly string[];
+}
 
 /**
  * One running agent as the terminal front ends use it: a Session wired to permissions,
@@ -65,8 +94,19 @@ export interface Runtime {
   readonly todos: readonly TodoItem[];
   /** Every event of the current session and its successors, plus runtime notices. */
   subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
-  /** Runs one user message to the end of its cycle. */
+  /**
+   * Runs one user message to the end of its cycle; while a turn runs, it is queued as a
+   * follow-up and the promise settles with that turn.
+   */
   submit(text: string): Promise<void>;
+  /**
+   * Steers the running turn: the message is injected after the current tool round. When the turn
+   * ends without another round, it is sent as the next message; when the turn is interrupted or
+   * fails, a `steering_dropped` notice gives it back. With no turn running it is submitted.
+   */
+  steer(text: string): void;
+  /** Steering messages sent and not injected yet, oldest first. */
+  readonly pendingSteering: readonly string[];
   /** Stops the running turn (model stream and tool processes); the session stays usable. */
   interrupt(): Promise<void>;
   setMode(mode: PermissionMode): void;
@@ -83,6 +123,19 @@ export interface Runtime {
   /** What restoring a checkpoint would change. */
   previewRestore(checkpointId: string): Promise<CheckpointDiff>;
   restore(checkpointId: string): Promise<{ readonly files: readonly string[] }>;
+  /** The user messages of the current conversation, oldest first, for /rewind. */
+  rewindTargets(): Promise<readonly RewindTarget[]>;
+  /**
+   * Cuts the conversation back to just before the user message at `turnIndex` (a RewindTarget's):
+   * the session continues from the history before it, and the transcript branches there, so
+   * --continue and --resume rebuild the rewound conversation. With `restoreCheckpoint`, the files
+   * are restored to it first (the state replaced is snapshotted before). Rejects with RewindError
+   * while a turn runs or when `turnIndex` is not a user message.
+   */
+  rewindConversation(
+    turnIndex: number,
+    options?: { readonly restoreCheckpoint?: string },
+  ): Promise<ConversationRewind>;
   /** Shrinks the context now (prune old tool output, then summarise), optionally focused. */
   compact(focus?: string): Promise<void>;
   /** Starts a fresh session (new transcript) with the same settings. */

@@ -46,6 +46,8 @@ const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
 
 /** A picker or yes/no question a slash command is waiting on. */
 interface Dialog {
+  /** Tells consecutive dialogs apart (each starts with its first option highlighted). */
+  readonly id: number;
   readonly title: string;
   readonly options: readonly SelectOption[];
   readonly pick: (index: number | undefined) => void;
@@ -109,36 +111,48 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     [runtime, ui, onExit, exit],
   );
 
-  const host = useMemo<CommandHost>(
-    () => ({
+  const dialogs = useRef(0);
+  const host = useMemo<CommandHost>(() => {
+    /** Shows a dialog whose first answer settles it; later answers to it are ignored. */
+    const ask = (
+      title: string,
+      options: readonly SelectOption[],
+      settle: (i: number | undefined) => void,
+    ) => {
+      const id = ++dialogs.current;
+      let answered = false;
+      setDialog({
+        id,
+        title,
+        options,
+        pick: (i) => {
+          if (answered) return;
+          answered = true;
+          setDialog((shown) => (shown?.id === id ? undefined : shown));
+          settle(i);
+        },
+      });
+    };
+    return {
       show: (block) => dispatch({ type: "output", block }),
       choose: <T,>(title: string, choices: readonly Choice<T>[]) =>
         new Promise<T | undefined>((resolve) => {
-          setDialog({
+          ask(
             title,
-            options: choices.map((c) => ({
-              label: c.label,
-              ...(c.detail !== undefined && { detail: c.detail }),
-            })),
-            pick: (i) => {
-              setDialog(undefined);
-              resolve(i === undefined ? undefined : choices[i]?.value);
-            },
-          });
+            choices.map((c) => ({ label: c.label, ...(c.detail !== undefined && { detail: c.detail }) })),
+            (i) => resolve(i === undefined ? undefined : choices[i]?.value),
+          );
         }),
       confirm: (question) =>
         new Promise<boolean>((resolve) => {
-          setDialog({
-            title: question,
-            options: [
+          ask(
+            question,
+            [
               { label: "Yes", hotkey: "y", color: "green" },
               { label: "No", hotkey: "n" },
             ],
-            pick: (i) => {
-              setDialog(undefined);
-              resolve(i === 0);
-            },
-          });
+            (i) => resolve(i === 0),
+          );
         }),
       resetScreen: (replay) => {
         write(CLEAR_SCREEN);
@@ -147,9 +161,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
-    }),
-    [runtime, write, leave],
-  );
+    };
+  }, [runtime, write, leave]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
@@ -163,7 +176,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     [runtime, host],
   );
 
-  const submit = useCallback(
+  /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
+  const send = useCallback(
     (text: string) => {
       setHint(undefined);
       const parsed = parseInput(text);
@@ -190,13 +204,34 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     [runtime, runSlash],
   );
 
+  /** Enter: while the agent works, a message steers it; otherwise it is sent. */
+  const submit = useCallback(
+    (text: string) => {
+      const parsed = parseInput(text);
+      if (parsed.kind === "command" || !busyRef.current) {
+        send(text);
+        return;
+      }
+      setHint(undefined);
+      try {
+        runtime.steer(parsed.text);
+      } catch (error) {
+        dispatch({
+          type: "failed",
+          message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      }
+    },
+    [runtime, send],
+  );
+
   // The initial message is sent once, on mount.
   const sentInitial = useRef(false);
   useEffect(() => {
     if (sentInitial.current) return;
     sentInitial.current = true;
-    if (initialMessage?.trim()) submit(initialMessage);
-  }, [initialMessage, submit]);
+    if (initialMessage?.trim()) send(initialMessage);
+  }, [initialMessage, send]);
 
   const interrupt = useCallback(() => {
     ui.cancelAll();
@@ -271,9 +306,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
           ) : null}
         </Box>
       ) : null}
+      {state.steering.map((text, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows at the end and shrinks at the front
+        <Text key={`s${i}`} dimColor>
+          {"  "}steering: {text}
+        </Text>
+      ))}
       {state.queued.map((text, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
-        <Text key={i} dimColor>
+        <Text key={`q${i}`} dimColor>
           {"  "}queued: {text}
         </Text>
       ))}
@@ -301,6 +342,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
           <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
             <Text bold>{dialog.title}</Text>
             <SelectList
+              question={dialog.id}
               options={dialog.options}
               onSelect={(i) => dialog.pick(i)}
               onCancel={() => dialog.pick(undefined)}
@@ -317,10 +359,16 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         >
           <InputBox
             onSubmit={submit}
+            {...(state.busy && { onQueue: send })}
             onChange={setInputText}
             isActive={inputActive}
             complete={(text) => completeCommand(text)}
-            placeholder={state.busy ? "Type to queue a message" : "Ask anything, or / for commands"}
+            fills={state.inputFills}
+            placeholder={
+              state.busy
+                ? "Enter steers the agent now · Tab queues a message for after this turn"
+                : "Ask anything, or / for commands"
+            }
             {...(history !== undefined && { history })}
           />
         </Box>

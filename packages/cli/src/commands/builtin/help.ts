@@ -2,13 +2,16 @@ import type { SlashCommand } from "../types.js";
 
 /** Keys of the interactive UI, for /help. */
 export const KEY_HELP: readonly { readonly label: string; readonly detail: string }[] = [
-  { label: "enter", detail: "send the message" },
+  { label: "enter", detail: "send the message; while the agent works: steer it (after its current step)" },
+  {
+    label: "tab",
+    detail: "complete a slash command; while the agent works: queue the message for after the turn",
+  },
   { label: "\\ enter / alt+enter", detail: "new line" },
   { label: "↑ / ↓", detail: "previous / next input" },
-  { label: "tab", detail: "complete a slash command" },
   { label: "shift+tab", detail: "cycle the mode: normal → auto-edit → plan (/mode yolo for yolo)" },
   { label: "esc", detail: "interrupt the running turn" },
-  { label: "esc esc", detail: "rewind (when the prompt is empty)" },
+  { label: "esc esc", detail: "rewind the conversation and/or the files (when the prompt is empty)" },
   { label: "ctrl+c", detail: "interrupt or clear the input; twice to exit" },
   { label: "//text", detail: "send a message that starts with /" },
 ];

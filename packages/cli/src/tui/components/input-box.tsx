@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from "ink";
-import { type ReactNode, useRef, useState } from "react";
+import { type ReactNode, useEffect, useRef, useState } from "react";
 import {
   backspace,
   deleteForward,
@@ -15,25 +15,34 @@ import {
   moveVertical,
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
+import type { InputFill } from "../transcript/model.js";
 
 const PASTE_START = "[200~";
 const PASTE_END = "[201~";
 
 /**
  * The prompt: a multi-line editor. Enter sends; a trailing backslash or Alt+Enter (or Ctrl+J)
- * adds a line; ↑/↓ move between lines, then through the history; Tab completes via `complete`;
- * Ctrl+A/E, Ctrl+U/K/W edit like a shell; bracketed pastes are inserted verbatim.
+ * adds a line; ↑/↓ move between lines, then through the history; Tab completes via `complete`,
+ * or, with nothing to complete, hands the text to `onQueue` when given; Ctrl+A/E, Ctrl+U/K/W
+ * edit like a shell; bracketed pastes are inserted verbatim. Each of `fills` is put into the
+ * editor once (after what is typed, on a line of its own).
  */
 export function InputBox({
   onSubmit,
+  onQueue,
   onChange,
   history,
   complete,
+  fills,
   isActive = true,
   placeholder,
   prefix = "›",
 }: {
   readonly onSubmit: (text: string) => void;
+  /** Tab with text that is no command being completed: the text is sent this way instead. */
+  readonly onQueue?: (text: string) => void;
+  /** Text given back to the user to edit (a rewound message); each id is applied once. */
+  readonly fills?: readonly InputFill[];
   /** Called with the new text after every edit. */
   readonly onChange?: (text: string) => void;
   readonly history?: InputHistory;
@@ -54,6 +63,16 @@ export function InputBox({
     setStateRaw(next);
     if (changed) onChange?.(next.text);
   };
+  // Fills that exist when the box mounts are old news; only later ones are applied.
+  const lastFill = useRef(fills?.at(-1)?.id ?? 0);
+  useEffect(() => {
+    const fresh = (fills ?? []).filter((f) => f.id > lastFill.current);
+    if (fresh.length === 0) return;
+    lastFill.current = fresh.at(-1)?.id ?? lastFill.current;
+    const typed = ref.current.text;
+    const given = fresh.map((f) => f.text).join("\n");
+    setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
+  });
 
   useInput(
     (input, key) => {
@@ -94,6 +113,7 @@ export function InputBox({
       if (key.tab) {
         const completed = complete?.(s.text);
         if (completed !== undefined) setState(editorWith(completed));
+        else if (onQueue && s.text.trim() !== "") submit(s.text, onQueue);
         return;
       }
       if (key.upArrow || key.downArrow) {
@@ -131,11 +151,11 @@ export function InputBox({
     { isActive },
   );
 
-  const submit = (text: string) => {
+  const submit = (text: string, send: (text: string) => void = onSubmit) => {
     if (text.trim() === "") return;
     history?.push(text);
     setState(EMPTY_EDITOR);
-    onSubmit(text);
+    send(text);
   };
 
   return (

@@ -15,6 +15,7 @@ const WINDOW = 10;
 
 /**
  * A vertical picker: ↑/↓ (or Tab) move, Enter picks, 1–9 and hotkeys pick directly, Esc cancels.
+ * A new `question` (any value naming what is asked) puts the highlight back at `initialIndex`.
  */
 export function SelectList({
   options,
@@ -22,12 +23,14 @@ export function SelectList({
   onCancel,
   isActive = true,
   initialIndex = 0,
+  question,
 }: {
   readonly options: readonly SelectOption[];
   readonly onSelect: (index: number) => void;
   readonly onCancel?: () => void;
   readonly isActive?: boolean;
   readonly initialIndex?: number;
+  readonly question?: unknown;
 }): ReactNode {
   const [index, setIndexState] = useState(initialIndex);
   // Keys can arrive faster than renders; the ref always holds the latest highlight.
@@ -36,8 +39,18 @@ export function SelectList({
     current.current = next;
     setIndexState(next);
   };
+  const [askedFor, setAskedFor] = useState(question);
+  if (askedFor !== question) {
+    setAskedFor(question);
+    setIndex(initialIndex);
+  }
+  // A key can arrive after a render and before the input subscription is renewed: the handler
+  // reads the props of the latest render, so it never answers a question no longer shown.
+  const latest = useRef({ options, onSelect, onCancel });
+  latest.current = { options, onSelect, onCancel };
   useInput(
     (input, key) => {
+      const { options, onSelect, onCancel } = latest.current;
       if (key.escape) {
         onCancel?.();
         return;

@@ -22,10 +22,23 @@ export interface TranscriptState {
   readonly busy: boolean;
   /** A long step the runtime is doing besides the model (compaction). */
   readonly activity: string | undefined;
-  /** Messages submitted while busy that the session has not taken up yet. */
+  /** Messages queued while busy (follow-ups) that the session has not taken up yet. */
   readonly queued: readonly string[];
+  /** Steering messages sent while busy and not injected yet. */
+  readonly steering: readonly string[];
+  /** Text to put into the input (a rewound message, messages an interrupt gave back), newest last. */
+  readonly inputFills: readonly InputFill[];
   readonly todos: readonly TodoItem[];
 }
+
+/** Text for the input box; the box applies each id once. */
+export interface InputFill {
+  readonly id: number;
+  readonly text: string;
+}
+
+/** Fills kept for the input box to pick up (it applies them on its next render). */
+const FILLS_KEPT = 8;
 
 /** Something that changes the transcript: a session event, a runtime notice or a UI action. */
 export type TranscriptAction =
@@ -33,7 +46,7 @@ export type TranscriptAction =
   | { readonly type: "append"; readonly item: NewItem }
   | { readonly type: "output"; readonly block: OutputBlock }
   | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
-  /** The user sent a message; while busy it waits as a follow-up until its user_input event. */
+  /** The user queued a message; while busy it waits as a follow-up until its user_input event. */
   | { readonly type: "submitted"; readonly text: string; readonly whileBusy: boolean }
   /** Submitting failed before the session took it up (closed session). */
   | { readonly type: "failed"; readonly message: string }
@@ -65,6 +78,8 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
     busy: false,
     activity: undefined,
     queued: [],
+    steering: [],
+    inputFills: [],
     todos,
   };
 }
@@ -87,9 +102,12 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
         { kind: "notice", tone: "error", text: action.message },
       ]);
     case "settled":
-      return state.busy ? { ...flushLive(state), busy: false, activity: undefined, queued: [] } : state;
+      return state.busy
+        ? { ...flushLive(state), busy: false, activity: undefined, queued: [], steering: [] }
+        : state;
     case "reset":
-      return { ...initialTranscript(state.todos), nextId: state.nextId };
+      // A rewind resets the screen right after giving its message back: the fill must survive.
+      return { ...initialTranscript(state.todos), nextId: state.nextId, inputFills: state.inputFills };
     case "event":
       return onEvent(state, action.event);
   }
@@ -208,9 +226,11 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       ]);
     case "processing_end": {
       const flushed = flushLive(state);
-      const items: NewItem[] =
-        e.data.reason === "aborted" ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
-      return commit({ ...flushed, busy: false, activity: undefined }, items);
+      const aborted = e.data.reason === "aborted";
+      const items: NewItem[] = aborted ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
+      // An interrupted turn drops the messages queued behind it: they go back into the input.
+      const next = aborted && state.queued.length > 0 ? fillInput(flushed, state.queued) : flushed;
+      return commit({ ...next, busy: false, activity: undefined, queued: aborted ? [] : next.queued }, items);
     }
     default:
       return onOther(state, event);
@@ -222,6 +242,12 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
   switch (n.kind) {
     case "todos_changed":
       return { ...state, todos: n.todos };
+    case "steering_pending":
+      return { ...state, steering: n.messages };
+    case "steering_dropped":
+      return fillInput(state, n.messages);
+    case "conversation_rewound":
+      return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
       return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
     case "mode_changed":
@@ -247,6 +273,12 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     ]);
   }
   return state;
+}
+
+/** Adds `texts` (one per line) as the next fill of the input box. */
+function fillInput(state: TranscriptState, texts: readonly string[]): TranscriptState {
+  const fill = { id: state.nextId, text: texts.join("\n") };
+  return { ...state, nextId: state.nextId + 1, inputFills: [...state.inputFills, fill].slice(-FILLS_KEPT) };
 }
 
 /** Commits what is still live when a cycle ends: a partial message and calls that never ended. */
