@@ -19,11 +19,7 @@ beforeEach(async () => {
   model = await startScriptedModel("anthropic");
 });
 afterEach(async () => {
-  for (const r of open.splice(0)) {
-    await r.close().catch(() => {});
-    // Lets the shadow repository's background start-up finish before the directory goes.
-    await r.checkpoints.checkpoints().catch(() => {});
-  }
+  for (const r of open.splice(0)) await r.close().catch(() => {});
   await model.close();
   await remove();
 });

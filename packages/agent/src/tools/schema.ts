@@ -50,9 +50,9 @@ function describe(e: ErrorObject): string {
 }
 
 /**
- * Validates arguments against a JSON Schema (compiled once per schema object). Returns undefined
- * when valid, else a "; "-separated list of readable problems. A schema that does not compile is
- * reported as a problem rather than thrown.
+ * Validates arguments against a JSON Schema (precompiled for built-in tools, else compiled once per
+ * schema object). Resolves to undefined when valid, else a "; "-separated list of readable
+ * problems; a schema that is not valid JSON Schema is reported as a problem rather than thrown.
  */
 export async function validateArguments(
   schema: Readonly<Record<string, unknown>>,

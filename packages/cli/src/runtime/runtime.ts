@@ -432,7 +432,8 @@ class AgentRuntime implements Runtime {
     await this.recorder.flush();
     this.detach?.();
     await this.writer.close();
-    await Promise.allSettled([this.client.close(), this.environment.cleanup()]);
+    // The shadow repository may still be being created in the background: no git left running.
+    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
   }
 
   // ---- wiring ----
