@@ -90,6 +90,20 @@ describe("checkpoints", () => {
     expect(await manager.checkpoints()).toHaveLength(1);
   });
 
+  it("gives each user message a checkpoint of its own, even when nothing changed in between", async () => {
+    const first = await manager.snapshot({ label: "a", userMessageId: "u1" });
+    const second = await manager.snapshot({ label: "b", userMessageId: "u2" });
+    const again = await manager.snapshot({ label: "c", userMessageId: "u2" });
+    expect(second.id).not.toBe(first.id);
+    expect(second.tree).toBe(first.tree);
+    expect(again.id).toBe(second.id);
+    // A new process knows nothing of the last snapshot but what the history says.
+    const fresh = await createCheckpointManager({ projectRoot: project, home });
+    const third = await fresh.snapshot({ label: "d", userMessageId: "u3" });
+    expect(third.id).not.toBe(second.id);
+    expect((await fresh.list()).map((g) => g.userMessageId)).toEqual(["u1", "u2", "u3"]);
+  });
+
   it("neither captures nor touches ignored files", async () => {
     await mkdir(join(project, "build"));
     await writeFile(join(project, "build", "out.js"), "old build\n");

@@ -221,7 +221,7 @@ describe("rewinding the conversation", () => {
     expect(lastUserTexts()).toEqual(["What does add() do?", "Fix add() with a test first"]);
   });
 
-  it("a message whose first snapshot found nothing changed still restores to before its own change", async () => {
+  it("a message whose first snapshot found nothing changed restores to before its own change, after a restart too", async () => {
     model.script([
       { calls: [{ name: "shell", args: { command: "node test.js" } }] },
       { text: "The test fails." },
@@ -231,13 +231,20 @@ describe("rewinding the conversation", () => {
     const { runtime } = await start({ mode: "yolo" });
     await runtime.submit("Run the test");
     await runtime.submit("Fix it");
-    const fix = (await runtime.rewindTargets())[1];
-    // The edit's snapshot matched the one taken before the test run, so no new commit was made.
-    expect(fix?.checkpoint).toBeDefined();
-    await runtime.rewindConversation(fix?.turnIndex as number, {
+    await runtime.close();
+    // The edit's snapshot found the files as the test run's had: it is still a checkpoint of the
+    // second message's own, so a new process finds it in the shadow history alone.
+    const { runtime: continued } = await start({ mode: "yolo", continueLatest: true });
+    const [run, fix] = await continued.rewindTargets();
+    expect(run?.own).toHaveLength(1);
+    expect(fix?.own).toHaveLength(1);
+    expect(fix?.checkpoint?.tree).toBe(run?.checkpoint?.tree);
+    expect(fix?.checkpoint?.id).not.toBe(run?.checkpoint?.id);
+    await continued.rewindConversation(fix?.turnIndex as number, {
       restoreCheckpoint: fix?.checkpoint?.id as string,
     });
     expect(await read("src/math.js")).toBe(BUGGY_MATH);
+    expect(userTurns(continued)).toEqual(["Run the test"]);
   });
 
   it("refuses while a turn runs and for a turn that is no user message", async () => {

@@ -65,7 +65,9 @@ export interface CheckpointManager {
   prepare(): Promise<void>;
   /**
    * Snapshots the project before a change. When nothing changed since the last checkpoint, that
-   * checkpoint is returned and no commit is made.
+   * checkpoint is returned and no commit is made, unless the last one was taken for another user
+   * message: each message's first snapshot is a checkpoint of its own, so what came before a
+   * message can be found in the history alone (after a restart too).
    */
   snapshot(options: SnapshotOptions): Promise<Checkpoint>;
   /** Every checkpoint, oldest first. */
@@ -246,11 +248,14 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         await syncExcludes();
         undoCursor = undefined;
         const message = checkpointMessage(meta);
+        const newMessage = (last: Checkpoint | undefined) =>
+          meta.userMessageId !== undefined && last !== undefined && last.userMessageId !== meta.userMessageId;
+        let force = newMessage(head);
         for (let attempt = 0; ; attempt++) {
           const { stdout } = await retryingWhileLocked(() =>
             runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
               input: message,
-              env: { REF, KNOWN_HEAD: head?.id ?? "" },
+              env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "" },
             }),
           );
           const outcome = parseSnapshotOutput(stdout);
@@ -259,9 +264,13 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
             return head;
           }
           if (outcome.kind === "same") {
-            if (outcome.body === undefined && head?.id === outcome.id) return head;
-            head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
-            return head;
+            if (outcome.body !== undefined || head?.id !== outcome.id) {
+              head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
+            }
+            // The newest checkpoint, read only now, belongs to another message: take one of its own.
+            if (!newMessage(head)) return head as Checkpoint;
+            force = true;
+            continue;
           }
           // Another process moved the ref between our read and our update: take the snapshot again.
           if (attempt >= 3) {

@@ -1,6 +1,6 @@
 /**
  * Snapshotting in one process: stage the project, write its tree, and commit it on `$REF` unless
- * the newest checkpoint already has that tree. The ref moves by compare-and-swap, so a snapshot
+ * the newest checkpoint already has that tree (and `$FORCE` is empty). The ref moves by compare-and-swap, so a snapshot
  * racing another process's is reported ("raced") rather than lost. The commit message comes on
  * stdin. Output: `new <commit> <tree>`, `same <commit> <tree>` (then the commit's message when
  * it is not `$KNOWN_HEAD`, the one the caller already has), or `raced`.
@@ -13,7 +13,7 @@ status=$?
 tree=$(git $GIT_ISOLATION write-tree) || exit 1
 last=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null)
 last_commit=\${last%% *}
-if [ -n "$last" ] && [ "\${last#* }" = "$tree" ]; then
+if [ -z "$FORCE" ] && [ -n "$last" ] && [ "\${last#* }" = "$tree" ]; then
   echo "same $last_commit $tree"
   [ "$last_commit" = "$KNOWN_HEAD" ] || git $GIT_ISOLATION log -1 --format=%B "$last_commit" --
   exit 0

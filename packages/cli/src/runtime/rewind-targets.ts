@@ -5,15 +5,13 @@ import type { RewindTarget } from "./types.js";
 
 /**
  * The user messages of a history, oldest first, each with the checkpoints that can put the files
- * back to before it. Checkpoints name the transcript entry of the message they were taken for;
- * `snapshots` adds what this process saw each snapshot return, which catches the snapshot that
- * found nothing changed and handed back an earlier message's checkpoint.
+ * back to before it. Checkpoints name the transcript entry of the message they were taken for,
+ * and every message that changed files has one of its own (taken before its first change).
  */
 export function planRewindTargets(
   history: readonly Turn[],
   entries: readonly (EntryRef | undefined)[],
   groups: readonly CheckpointGroup[],
-  snapshots: ReadonlyMap<string, readonly Checkpoint[]> = new Map(),
 ): RewindTarget[] {
   const byMessage = new Map<string, Checkpoint[]>();
   for (const group of groups) {
@@ -25,7 +23,7 @@ export function planRewindTargets(
     if (turn.kind !== "user") return;
     const ref = entries[turnIndex];
     const ids = ref ? [ref.id, ...ref.aliases] : [];
-    const own = distinct(ids.flatMap((id) => [...(snapshots.get(id) ?? []), ...(byMessage.get(id) ?? [])]));
+    const own = distinct(ids.flatMap((id) => byMessage.get(id) ?? []));
     messages.push({ turnIndex, text: turn.content, id: ref?.id, own });
   });
   const targets: RewindTarget[] = [];

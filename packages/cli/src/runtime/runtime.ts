@@ -12,7 +12,7 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type Checkpoint, type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -174,8 +174,6 @@ class AgentRuntime implements Runtime {
   private readonly early: RuntimeNotice[] = [];
   private readonly spending = createCostTracker();
   private readonly userMessages = new Map<string, string>();
-  /** Checkpoints the snapshots of each user message returned (by its transcript entry id). */
-  private readonly snapshots = new Map<string, Checkpoint[]>();
   /** Steering sent to the current session and not injected yet, oldest first. */
   private steering: string[] = [];
   /** submit() calls not settled yet: a turn is running while above zero. */
@@ -350,7 +348,7 @@ class AgentRuntime implements Runtime {
   async rewindTargets(): Promise<readonly RewindTarget[]> {
     await this.recorder.flush();
     const groups = await this.checkpoints.list();
-    return planRewindTargets(this.current.history, this.recorder.entries(), groups, this.snapshots);
+    return planRewindTargets(this.current.history, this.recorder.entries(), groups);
   }
 
   async rewindConversation(
@@ -505,12 +503,6 @@ class AgentRuntime implements Runtime {
         checkpoints: this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
-        onSnapshot: (checkpoint, userMessageId) => {
-          if (userMessageId === undefined) return;
-          const seen = this.snapshots.get(userMessageId) ?? [];
-          if (!seen.some((c) => c.id === checkpoint.id))
-            this.snapshots.set(userMessageId, [...seen, checkpoint]);
-        },
         onSnapshotError: (error) => {
           if (this.snapshotWarned) return;
           this.snapshotWarned = true;

@@ -1,5 +1,5 @@
 import type { BeforeToolCallHook, ProfileToolRegistry, ToolCallInfo } from "@attractor/agent";
-import type { Checkpoint, CheckpointManager } from "../checkpoints/index.js";
+import type { CheckpointManager } from "../checkpoints/index.js";
 import { assessCommandLine, callKind, type PermissionPolicy } from "../permissions/index.js";
 import { summarizeCall } from "./call-summary.js";
 
@@ -34,8 +34,6 @@ export function createToolGuard(options: {
   readonly registry: () => ProfileToolRegistry;
   readonly userMessageId: () => string | undefined;
   readonly onSnapshotError: (error: unknown) => void;
-  /** Told of every snapshot taken for a call (possibly an earlier one when nothing changed). */
-  readonly onSnapshot?: (checkpoint: Checkpoint, userMessageId: string | undefined) => void;
 }): BeforeToolCallHook {
   return async (call) => {
     const decision = await options.policy.beforeToolCall(call);
@@ -43,12 +41,11 @@ export function createToolGuard(options: {
     if (mayChangeFiles(call, options.registry())) {
       try {
         const userMessageId = options.userMessageId();
-        const checkpoint = await options.checkpoints.snapshot({
+        await options.checkpoints.snapshot({
           label: summarizeCall(call.toolName, call.arguments),
           toolName: call.toolName,
           ...(userMessageId !== undefined && { userMessageId }),
         });
-        options.onSnapshot?.(checkpoint, userMessageId);
       } catch (error) {
         options.onSnapshotError(error);
       }
