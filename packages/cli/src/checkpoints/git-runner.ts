@@ -93,7 +93,8 @@ export function runGitScript(
     GIT_WORK_TREE: workTree,
     GIT_ISOLATION: ISOLATION.join(" "),
   });
-  return collect("sh", ["-c", script], workTree, env, ["(script)"], options);
+  // /bin/sh itself, not whatever `sh` comes first on the PATH.
+  return collect("/bin/sh", ["-c", script], workTree, env, ["(script)"], options);
 }
 
 function collect(
