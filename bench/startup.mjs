@@ -4,6 +4,7 @@
 //   - `attractor --version`
 //   - launch to first model request, per provider wire protocol (each loads its own SDK)
 //   - a six-turn headless task: read_file, grep, edit_file, shell, write_file, answer
+//   - launch to the first frame of the interactive UI, in a pseudo-terminal from script(1)
 // Target: the six-turn task in under 0.3 s on a 2-core machine.
 // Run after `npm run build`: node bench/startup.mjs   (RUNS=15 by default)
 import { spawn } from "node:child_process";
@@ -258,6 +259,40 @@ const sixTurnWith = (cli) => () => {
 const sixTurn = await measure("six-turn headless task (openai-compatible)", sixTurnWith(CLI));
 results.push(sixTurn);
 results.push(await measure("  the same, unbundled (dist/main.js)", sixTurnWith(UNBUNDLED)));
+
+/** Spawns the interactive UI in a pseudo-terminal; resolves with ms to its first frame. */
+function firstFrame(cli) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn("script", ["-qfec", `"${process.execPath}" "${cli}" --model bench-model`, "/dev/null"], {
+      cwd: project,
+      env: { ...baseEnv, ...PROVIDER_ENV["openai-compatible"], TERM: "xterm-256color" },
+      stdio: ["pipe", "pipe", "ignore"],
+    });
+    let out = "";
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no first frame within 10 s: ${out.slice(-300)}`));
+    }, 10_000);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      // The banner's last words: the first frame is on the terminal.
+      if (!out.includes("for commands")) return;
+      clearTimeout(timer);
+      child.kill("SIGKILL");
+      resolve({ total: performance.now() - t0 });
+    });
+  });
+}
+const hasScript = await new Promise((resolve) => {
+  const probe = spawn("script", ["--version"], { stdio: "ignore" });
+  probe.on("error", () => resolve(false));
+  probe.on("close", (code) => resolve(code === 0));
+});
+if (hasScript) {
+  results.push(await measure("interactive UI, launch to first frame", () => firstFrame(CLI)));
+  results.push(await measure("  the same, unbundled (dist/main.js)", () => firstFrame(UNBUNDLED)));
+}
 
 for (const r of results) {
   console.log(

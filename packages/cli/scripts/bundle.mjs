@@ -23,6 +23,9 @@ const result = await build({
   target: "node20",
   // Bundled names get suffixes where they collide; libraries may read a function's or class's name.
   keepNames: true,
+  // React (the terminal UI) in its production build: no development checks, and its development
+  // builds are left out of the bundle.
+  define: { "process.env.NODE_ENV": JSON.stringify("production") },
   sourcemap: "linked",
   // Maps point into the compiled files and node_modules rather than carrying their text.
   sourcesContent: false,
