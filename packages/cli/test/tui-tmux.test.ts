@@ -12,41 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
-import { CLI_PATH, requireBuiltCli } from "./support/cli-process.js";
-
-const SOCKET = `attractor-tui-${process.pid}`;
-const SESSION = "tui";
-const tmux = (...args: string[]) =>
-  execFileSync("tmux", ["-L", SOCKET, "-f", "/dev/null", ...args], { encoding: "utf8" });
-const screen = () => tmux("capture-pane", "-p", "-J", "-t", SESSION);
-
-/** Polls the screen until `predicate` holds; fails with the last screen after `limitMs`. */
-async function waitForScreen(
-  predicate: (text: string) => boolean,
-  what: string,
-  limitMs = 20_000,
-): Promise<string> {
-  const deadline = Date.now() + limitMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = screen();
-    if (predicate(last)) return last;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; the screen was:\n${last}`);
-}
-const waitFor = (text: string) => waitForScreen((s) => s.includes(text), JSON.stringify(text));
-
-async function waitForFile(path: string, content: string, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    last = await readFile(path, "utf8");
-    if (last === content) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${path} holds ${JSON.stringify(last)}, not ${JSON.stringify(content)}`);
-}
+import { requireBuiltCli } from "./support/cli-process.js";
+import { startCliInTmux, type TmuxTerminal, waitForFile } from "./support/tmux.js";
 
 /** A Messages API server: the first answer streams half its text, waits for `release`, then asks to edit. */
 function startModel(release: Promise<void>) {
@@ -93,6 +60,7 @@ let project: string;
 let server: Server;
 let bodies: unknown[];
 let releaseStream: () => void;
+let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
@@ -115,11 +83,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   releaseStream?.();
-  try {
-    tmux("kill-server");
-  } catch {
-    // Already gone after /exit.
-  }
+  terminal?.kill();
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
   if (root) await rm(root, { recursive: true, force: true });
@@ -137,25 +101,15 @@ describe("the interactive UI in tmux", () => {
       TERM: "xterm-256color",
       LANG: "C.UTF-8",
     };
-    const command = [
-      "env",
-      "-i",
-      ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
-      process.execPath,
-      CLI_PATH,
-      "--provider",
-      "anthropic",
-    ]
-      .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
-      .join(" ");
-    tmux("new-session", "-d", "-s", SESSION, "-x", "120", "-y", "45", "-c", project, command);
-    // Keep the pane after the program ends, so its last words can be read.
-    tmux("set-option", "-t", SESSION, "remain-on-exit", "on");
+    terminal = startCliInTmux("tui", project, env, ["--provider", "anthropic"]);
+    const { waitFor, screen } = terminal;
+    const type = (text: string) => terminal?.type(text);
+    const press = (...keys: string[]) => terminal?.press(...keys);
 
     await waitFor("Ask anything");
-    tmux("send-keys", "-t", SESSION, "-l", "Make the greeting say hello, world");
+    type("Make the greeting say hello, world");
     await waitFor("Make the greeting say hello, world");
-    tmux("send-keys", "-t", SESSION, "Enter");
+    press("Enter");
 
     // The first words are on screen while the model is still streaming the sentence.
     const partial = await waitFor("I will");
@@ -169,7 +123,7 @@ describe("the interactive UI in tmux", () => {
     expect(prompt).toMatch(/1 - hello/);
     expect(prompt).toMatch(/1 \+ hello, world/);
     expect(await readFile(join(project, "greeting.txt"), "utf8")).toBe("hello\n");
-    tmux("send-keys", "-t", SESSION, "y");
+    press("y");
 
     await waitFor("Done: greeting.txt now says hello, world.");
     await waitForFile(join(project, "greeting.txt"), "hello, world\n");
@@ -177,13 +131,13 @@ describe("the interactive UI in tmux", () => {
     expect(afterEdit).toMatch(/Edit greeting\.txt/);
     expect(afterEdit).toContain("+1 −1");
 
-    tmux("send-keys", "-t", SESSION, "-l", "/undo");
-    tmux("send-keys", "-t", SESSION, "Enter");
+    type("/undo");
+    press("Enter");
     await waitFor("Undid the last change: greeting.txt");
     await waitForFile(join(project, "greeting.txt"), "hello\n");
 
-    tmux("send-keys", "-t", SESSION, "-l", "/exit");
-    tmux("send-keys", "-t", SESSION, "Enter");
+    type("/exit");
+    press("Enter");
     await waitFor("is stored; resume it with: attractor --resume");
     expect(bodies).toHaveLength(2);
   });

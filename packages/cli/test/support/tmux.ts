@@ -1,0 +1,82 @@
+import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { CLI_PATH } from "./cli-process.js";
+
+/** A tmux server of the test's own (its socket is private) with one session running a command. */
+export interface TmuxTerminal {
+  /** The visible screen, wrapped lines joined. */
+  screen(): string;
+  /** Types text literally. */
+  type(text: string): void;
+  /** Presses keys by tmux name (Enter, Escape, Down, C-u…). */
+  press(...keys: string[]): void;
+  /** Polls the screen until `predicate` holds; fails with the last screen after `limitMs`. */
+  waitForScreen(predicate: (text: string) => boolean, what: string, limitMs?: number): Promise<string>;
+  /** Waits until the screen shows `text`. */
+  waitFor(text: string): Promise<string>;
+  kill(): void;
+}
+
+/**
+ * Starts the built command in a 120x45 tmux pane with only `env` for its environment (the pane
+ * stays after the program exits, so its last words can be read).
+ */
+export function startCliInTmux(
+  name: string,
+  cwd: string,
+  env: Readonly<Record<string, string>>,
+  args: readonly string[],
+): TmuxTerminal {
+  const socket = `attractor-${name}-${process.pid}`;
+  const tmux = (...a: string[]) =>
+    execFileSync("tmux", ["-L", socket, "-f", "/dev/null", ...a], { encoding: "utf8" });
+  const command = [
+    "env",
+    "-i",
+    ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
+    process.execPath,
+    CLI_PATH,
+    ...args,
+  ]
+    .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
+    .join(" ");
+  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "45", "-c", cwd, command);
+  tmux("set-option", "-t", name, "remain-on-exit", "on");
+  const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
+  const waitForScreen = async (predicate: (text: string) => boolean, what: string, limitMs = 20_000) => {
+    const deadline = Date.now() + limitMs;
+    let last = "";
+    while (Date.now() < deadline) {
+      last = screen();
+      if (predicate(last)) return last;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`timed out waiting for ${what}; the screen was:\n${last}`);
+  };
+  return {
+    screen,
+    type: (text) => void tmux("send-keys", "-t", name, "-l", text),
+    press: (...keys) => void tmux("send-keys", "-t", name, ...keys),
+    waitForScreen,
+    waitFor: (text) => waitForScreen((s) => s.includes(text), JSON.stringify(text)),
+    kill: () => {
+      try {
+        tmux("kill-server");
+      } catch {
+        // Already gone.
+      }
+    },
+  };
+}
+
+/** Polls a file until it holds `content` (or, with `null`, until it is gone). */
+export async function waitForFile(path: string, content: string | null, limitMs = 10_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let last: string | null = "";
+  while (Date.now() < deadline) {
+    last = await readFile(path, "utf8").catch(() => null);
+    if (last === content) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${path} holds ${JSON.stringify(last)}, not ${JSON.stringify(content)}`);
+}
