@@ -264,11 +264,15 @@ results.push(await measure("  the same, unbundled (dist/main.js)", sixTurnWith(U
 function firstFrame(cli) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn("script", ["-qfec", `"${process.execPath}" "${cli}" --model bench-model`, "/dev/null"], {
-      cwd: project,
-      env: { ...baseEnv, ...PROVIDER_ENV["openai-compatible"], TERM: "xterm-256color" },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
+    const child = spawn(
+      "script",
+      ["-qfec", `"${process.execPath}" "${cli}" --model bench-model`, "/dev/null"],
+      {
+        cwd: project,
+        env: { ...baseEnv, ...PROVIDER_ENV["openai-compatible"], TERM: "xterm-256color" },
+        stdio: ["pipe", "pipe", "ignore"],
+      },
+    );
     let out = "";
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
