@@ -3,7 +3,7 @@ import { withIdleTimeout } from "../../stream/index.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, Warning } from "../../types/index.js";
 import { DEFAULT_TIMEOUTS } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
-import { type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
+import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { mapAnthropicError } from "./errors.js";
 import { buildMessagesRequest } from "./request.js";
@@ -148,22 +148,21 @@ export class AnthropicAdapter implements ProviderAdapter {
         ),
       );
     }
-    this.loaded ??= Promise.all([import("@anthropic-ai/sdk"), openConnectionPool(PROVIDER)]).then(
-      ([sdk, pool]) => {
-        const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
-        const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
-        const client = new sdk.default({
-          apiKey,
-          baseURL,
-          maxRetries: 0,
-          fetch: pool.sdkFetch(defaultConnectMs),
-          ...(this.options.defaultHeaders !== undefined && {
-            defaultHeaders: { ...this.options.defaultHeaders },
-          }),
-        });
-        return { sdk, client, apiKey, pool };
-      },
-    );
+    this.loaded ??= import("@anthropic-ai/sdk").then((sdk) => {
+      const pool = new ConnectionPool(PROVIDER);
+      const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
+      const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
+      const client = new sdk.default({
+        apiKey,
+        baseURL,
+        maxRetries: 0,
+        fetch: pool.sdkFetch(defaultConnectMs),
+        ...(this.options.defaultHeaders !== undefined && {
+          defaultHeaders: { ...this.options.defaultHeaders },
+        }),
+      });
+      return { sdk, client, apiKey, pool };
+    });
     this.loaded.catch(() => {
       this.loaded = undefined;
     });

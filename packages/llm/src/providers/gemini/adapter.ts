@@ -4,7 +4,7 @@ import { withIdleTimeout } from "../../stream/idle-timeout.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
 import { DEFAULT_TIMEOUTS } from "../../types/index.js";
 import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
-import { type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
+import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
 import { PROVIDER, toGeminiCall } from "./request.js";
@@ -70,7 +70,7 @@ function recordingFetch(
 export class GeminiAdapter implements ProviderAdapter {
   readonly name = PROVIDER;
   private client?: { key: string; sdk: Promise<GoogleGenAI> };
-  private pool?: Promise<ConnectionPool>;
+  private readonly pool = new ConnectionPool(PROVIDER);
 
   constructor(private readonly options: GeminiAdapterOptions = {}) {}
 
@@ -88,8 +88,8 @@ export class GeminiAdapter implements ProviderAdapter {
       t.controller.abort();
     }, timeouts.requestMs);
     try {
-      const [client, pool] = await Promise.all([this.sdk(), this.connectionPool()]);
-      const params = await this.params(request, t, recordingFetch(t.exchange, pool, timeouts.connectMs));
+      const client = await this.sdk();
+      const params = await this.params(request, t, recordingFetch(t.exchange, this.pool, timeouts.connectMs));
       const result = await client.models.generateContent(params);
       const translator = new GeminiEventTranslator(request.model);
       for (const _ of translator.chunk(result));
@@ -113,8 +113,8 @@ export class GeminiAdapter implements ProviderAdapter {
       t.controller.abort();
     }, timeouts.streamReadMs);
     try {
-      const [client, pool] = await Promise.all([this.sdk(), this.connectionPool()]);
-      const params = await this.params(request, t, recordingFetch(t.exchange, pool, timeouts.connectMs));
+      const client = await this.sdk();
+      const params = await this.params(request, t, recordingFetch(t.exchange, this.pool, timeouts.connectMs));
       const chunks = await client.models.generateContentStream(params);
       clearTimeout(headerTimer);
       phase = "stream";
@@ -147,10 +147,7 @@ export class GeminiAdapter implements ProviderAdapter {
   /** Drops the SDK client and closes the adapter's connections; a later request opens new ones. */
   async close(): Promise<void> {
     this.client = undefined;
-    const pool = this.pool;
-    this.pool = undefined;
-    const ready = await pool?.catch(() => undefined);
-    await ready?.close();
+    await this.pool.close();
   }
 
   private timeouts(request: Request): Required<TimeoutConfig> {
@@ -187,18 +184,6 @@ export class GeminiAdapter implements ProviderAdapter {
       );
     }
     return key;
-  }
-
-  /** Opens the adapter's connection pool once. */
-  private connectionPool(): Promise<ConnectionPool> {
-    if (this.pool === undefined) {
-      const pool = openConnectionPool(PROVIDER);
-      pool.catch(() => {
-        if (this.pool === pool) this.pool = undefined;
-      });
-      this.pool = pool;
-    }
-    return this.pool;
   }
 
   private sdk(): Promise<GoogleGenAI> {

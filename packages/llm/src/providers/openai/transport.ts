@@ -2,7 +2,7 @@ import type { OpenAI } from "openai";
 import { AbortError } from "../../errors.js";
 import { withIdleTimeout } from "../../stream/idle-timeout.js";
 import { DEFAULT_TIMEOUTS, type TimeoutConfig } from "../../types/index.js";
-import { type ConnectCall, type ConnectionPool, openConnectionPool } from "../shared/connection-pool.js";
+import { type ConnectCall, ConnectionPool } from "../shared/connection-pool.js";
 import {
   bodyCapturingFetch,
   type ErrorBodies,
@@ -44,7 +44,8 @@ export interface SdkClient {
  * requests sent through the adapter's connection pool, which bounds the connect time.
  */
 export async function createSdkClient(config: SdkClientConfig, bodies: ErrorBodies): Promise<SdkClient> {
-  const [sdk, pool] = await Promise.all([loadOpenAISdk(), openConnectionPool(config.provider)]);
+  const sdk = await loadOpenAISdk();
+  const pool = new ConnectionPool(config.provider);
   const client = new sdk.OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL,

@@ -142,7 +142,3 @@ export class ConnectionPool {
     return agent;
   }
 }
-
-/** Opens an adapter's pool (undici is loaded only once a call needs a connect timeout of its own). */
-export const openConnectionPool = async (provider: string): Promise<ConnectionPool> =>
-  new ConnectionPool(provider);
