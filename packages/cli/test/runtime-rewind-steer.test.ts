@@ -1,73 +1,30 @@
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { SessionEvent } from "@attractor/agent";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { AskAnswer } from "../src/permissions/index.js";
-import { createRuntime, RewindError, type Runtime, type RuntimeNotice } from "../src/runtime/index.js";
-import { createSessionStore, turnsOf } from "../src/store/index.js";
-import { BUGGY_MATH, buggyProject } from "./support/cli-process.js";
-import { editCall, type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import { describe, expect, it } from "vitest";
+import { RewindError, type Runtime } from "../src/runtime/index.js";
+import { BUGGY_MATH } from "./support/cli-process.js";
+import { runtimeFixture } from "./support/runtime-fixture.js";
+import { editCall } from "./support/scripted-provider.js";
 
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel;
-const open: Runtime[] = [];
-
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-  model = await startScriptedModel("anthropic");
-});
-afterEach(async () => {
-  for (const r of open.splice(0)) await r.close().catch(() => {});
-  await model.close();
-  await remove();
-});
-
-const ui = {
-  askPermission: async (): Promise<AskAnswer> => "deny",
-  askUser: async () => "no idea",
-};
-
-async function start(options: Partial<Parameters<typeof createRuntime>[0]> = {}) {
-  const runtime = await createRuntime({
-    projectDir: project,
-    ui,
-    home: join(root, "attractor"),
-    env: { PATH: process.env.PATH ?? "", HOME: join(root, "user"), ...model.env() },
-    durable: false,
-    ...options,
-  });
-  open.push(runtime);
-  const events: (SessionEvent | RuntimeNotice)[] = [];
-  runtime.subscribe((e) => events.push(e));
-  return { runtime, events };
-}
+const fx = runtimeFixture();
 
 /** The user message texts the latest request carried (steering included). */
-const lastUserTexts = () => model.seen().at(-1)?.userTexts ?? [];
-const read = (p: string) => readFile(join(project, p), "utf8");
+const lastUserTexts = () => fx.model.seen().at(-1)?.userTexts ?? [];
 const userTurns = (runtime: Runtime) =>
   runtime.session.history.flatMap((t) => (t.kind === "user" || t.kind === "steering" ? [t.content] : []));
 
-async function storedKinds(sessionId: string): Promise<string[]> {
-  const store = createSessionStore({ home: join(root, "attractor") });
-  return turnsOf<{ kind: string }>(await store.load(sessionId, project)).map((t) => t.kind);
-}
-
 describe("steering", () => {
   it("a message steered during a tool call reaches the next request and the transcript", async () => {
-    model.script([
+    fx.model.script([
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { text: "Using tabs." },
     ]);
-    const { runtime, events } = await start();
+    const { runtime, events } = await fx.start();
     runtime.subscribe((e) => {
       if (e.kind === "tool_call_start") runtime.steer("use tabs, not spaces");
     });
     await runtime.submit("Look at math.js");
-    expect(model.seen()).toHaveLength(2);
-    expect(model.seen()[0]?.userTexts).toEqual(["Look at math.js"]);
+    expect(fx.model.seen()).toHaveLength(2);
+    expect(fx.model.seen()[0]?.userTexts).toEqual(["Look at math.js"]);
     expect(lastUserTexts()).toEqual(["Look at math.js", "use tabs, not spaces"]);
     expect(events).toContainEqual(expect.objectContaining({ kind: "steering_injected" }));
     expect(events.filter((e) => e.kind === "steering_pending")).toEqual([
@@ -79,24 +36,24 @@ describe("steering", () => {
     // Stored, and back on --continue.
     const id = runtime.session.id;
     await runtime.close();
-    expect(await storedKinds(id)).toEqual(["user", "assistant", "tool_results", "steering", "assistant"]);
-    model.script([{ text: "Still using tabs." }]);
-    const { runtime: continued } = await start({ continueLatest: true });
+    expect(await fx.storedKinds(id)).toEqual(["user", "assistant", "tool_results", "steering", "assistant"]);
+    fx.model.script([{ text: "Still using tabs." }]);
+    const { runtime: continued } = await fx.start({ continueLatest: true });
     expect(userTurns(continued)).toEqual(["Look at math.js", "use tabs, not spaces"]);
     await continued.submit("And now?");
     expect(lastUserTexts()).toEqual(["Look at math.js", "use tabs, not spaces", "And now?"]);
   });
 
   it("steering that no tool round took is sent as the next message, not lost", async () => {
-    model.script([{ text: "Done." }, { text: "Docs updated too." }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ text: "Done." }, { text: "Docs updated too." }]);
+    const { runtime, events } = await fx.start();
     runtime.subscribe((e) => {
       // The model is writing its final answer: no tool round is left to carry the message.
-      if (e.kind === "assistant_text_start" && model.seen().length === 1)
+      if (e.kind === "assistant_text_start" && fx.model.seen().length === 1)
         runtime.steer("also update the docs");
     });
     await runtime.submit("Rename the module");
-    expect(model.seen()).toHaveLength(2);
+    expect(fx.model.seen()).toHaveLength(2);
     expect(lastUserTexts()).toEqual(["Rename the module", "also update the docs"]);
     expect(userTurns(runtime)).toEqual(["Rename the module", "also update the docs"]);
     expect(events.filter((e) => e.kind === "user_input").map((e) => (e as SessionEvent).data)).toEqual([
@@ -107,10 +64,10 @@ describe("steering", () => {
   });
 
   it("an interrupt gives undelivered steering back instead of sending it", async () => {
-    model.script([{ raw: { kind: "hang" } }, { text: "Fresh start." }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ raw: { kind: "hang" } }, { text: "Fresh start." }]);
+    const { runtime, events } = await fx.start();
     const running = runtime.submit("Take your time");
-    while (model.server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    while (fx.model.server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     runtime.steer("actually, stop and use yarn");
     expect(runtime.pendingSteering).toEqual(["actually, stop and use yarn"]);
     await runtime.interrupt();
@@ -122,8 +79,8 @@ describe("steering", () => {
   });
 
   it("with no turn running, a steered message is simply sent", async () => {
-    model.script([{ text: "Hi." }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ text: "Hi." }]);
+    const { runtime, events } = await fx.start();
     runtime.steer("hello");
     while (!events.some((e) => e.kind === "processing_end")) await new Promise((r) => setTimeout(r, 5));
     expect(lastUserTexts()).toEqual(["hello"]);
@@ -132,8 +89,8 @@ describe("steering", () => {
 
 describe("rewinding the conversation", () => {
   it("drops the later turns from the next request, and --continue rebuilds the rewound branch", async () => {
-    model.script([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "a4" }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "a4" }]);
+    const { runtime, events } = await fx.start();
     await runtime.submit("one");
     await runtime.submit("two");
     await runtime.submit("three");
@@ -151,10 +108,10 @@ describe("rewinding the conversation", () => {
     expect(lastUserTexts()).toEqual(["one", "two, said better"]);
     const id = runtime.session.id;
     await runtime.close();
-    expect(await storedKinds(id)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(await fx.storedKinds(id)).toEqual(["user", "assistant", "user", "assistant"]);
 
-    model.script([{ text: "b1" }]);
-    const { runtime: continued } = await start({ continueLatest: true });
+    fx.model.script([{ text: "b1" }]);
+    const { runtime: continued } = await fx.start({ continueLatest: true });
     expect(continued.session.id).toBe(id);
     expect(userTurns(continued)).toEqual(["one", "two, said better"]);
     await continued.submit("four");
@@ -162,8 +119,8 @@ describe("rewinding the conversation", () => {
   });
 
   it("a rewind with nothing sent after it is what --resume finds", async () => {
-    model.script([{ text: "a1" }, { text: "a2" }]);
-    const { runtime } = await start();
+    fx.model.script([{ text: "a1" }, { text: "a2" }]);
+    const { runtime } = await fx.start();
     await runtime.submit("one");
     await runtime.submit("two");
     await runtime.rewindConversation(0);
@@ -171,8 +128,8 @@ describe("rewinding the conversation", () => {
     const id = runtime.session.id;
     await runtime.close();
 
-    model.script([{ text: "fresh" }]);
-    const { runtime: resumed } = await start({ resume: id });
+    fx.model.script([{ text: "fresh" }]);
+    const { runtime: resumed } = await fx.start({ resume: id });
     expect(resumed.session.history).toEqual([]);
     await resumed.submit("start over");
     expect(lastUserTexts()).toEqual(["start over"]);
@@ -183,17 +140,17 @@ describe("rewinding the conversation", () => {
       name: "todo",
       args: { todos: [{ content: "Fix add()", status: "in_progress" }] },
     };
-    model.script([
+    fx.model.script([
       { text: "Reading." },
       { calls: [todo] },
       { calls: [editCall("anthropic", "src/math.js", "  return a - b;", "  return a + b;")] },
       { text: "Fixed." },
       { text: "Doing it differently." },
     ]);
-    const { runtime, events } = await start({ mode: "yolo" });
+    const { runtime, events } = await fx.start({ mode: "yolo" });
     await runtime.submit("What does add() do?");
     await runtime.submit("Fix add()");
-    expect(await read("src/math.js")).toBe(BUGGY_MATH.replace("a - b", "a + b"));
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH.replace("a - b", "a + b"));
     expect(runtime.todos).toHaveLength(1);
 
     const targets = await runtime.rewindTargets();
@@ -209,7 +166,7 @@ describe("rewinding the conversation", () => {
       restoreCheckpoint: target.checkpoint.id,
     });
     expect(result).toEqual({ text: "Fix add()", files: ["src/math.js"] });
-    expect(await read("src/math.js")).toBe(BUGGY_MATH);
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH);
     expect(userTurns(runtime)).toEqual(["What does add() do?"]);
     expect(runtime.todos).toEqual([]);
     expect(events).toContainEqual({ kind: "todos_changed", todos: [] });
@@ -222,19 +179,19 @@ describe("rewinding the conversation", () => {
   });
 
   it("a message whose first snapshot found nothing changed restores to before its own change, after a restart too", async () => {
-    model.script([
+    fx.model.script([
       { calls: [{ name: "shell", args: { command: "node test.js" } }] },
       { text: "The test fails." },
       { calls: [editCall("anthropic", "src/math.js", "  return a - b;", "  return a + b;")] },
       { text: "Fixed." },
     ]);
-    const { runtime } = await start({ mode: "yolo" });
+    const { runtime } = await fx.start({ mode: "yolo" });
     await runtime.submit("Run the test");
     await runtime.submit("Fix it");
     await runtime.close();
     // The edit's snapshot found the files as the test run's had: it is still a checkpoint of the
     // second message's own, so a new process finds it in the shadow history alone.
-    const { runtime: continued } = await start({ mode: "yolo", continueLatest: true });
+    const { runtime: continued } = await fx.start({ mode: "yolo", continueLatest: true });
     const [run, fix] = await continued.rewindTargets();
     expect(run?.own).toHaveLength(1);
     expect(fix?.own).toHaveLength(1);
@@ -243,17 +200,17 @@ describe("rewinding the conversation", () => {
     await continued.rewindConversation(fix?.turnIndex as number, {
       restoreCheckpoint: fix?.checkpoint?.id as string,
     });
-    expect(await read("src/math.js")).toBe(BUGGY_MATH);
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH);
     expect(userTurns(continued)).toEqual(["Run the test"]);
   });
 
   it("refuses while a turn runs and for a turn that is no user message", async () => {
-    model.script([{ text: "a1" }, { raw: { kind: "hang" } }]);
-    const { runtime } = await start();
+    fx.model.script([{ text: "a1" }, { raw: { kind: "hang" } }]);
+    const { runtime } = await fx.start();
     await runtime.submit("one");
     await expect(runtime.rewindConversation(1)).rejects.toThrow(RewindError);
     const running = runtime.submit("two");
-    while (model.server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    while (fx.model.server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
     await expect(runtime.rewindConversation(0)).rejects.toThrow(/while a turn is running/);
     await runtime.interrupt();
     await running;
@@ -261,7 +218,7 @@ describe("rewinding the conversation", () => {
   });
 
   it("rewinds after a compaction to a message the compacted history kept", async () => {
-    model.script([
+    fx.model.script([
       { text: "a1" },
       { text: "a2" },
       { text: "a3" },
@@ -269,7 +226,7 @@ describe("rewinding the conversation", () => {
       { text: "SUMMARY: one and two." },
       { text: "a4 again" },
     ]);
-    const { runtime } = await start();
+    const { runtime } = await fx.start();
     for (const text of [`one ${"x".repeat(4000)}`, `two ${"x".repeat(4000)}`, "three", "four"])
       await runtime.submit(text);
     await runtime.compact();
@@ -283,8 +240,8 @@ describe("rewinding the conversation", () => {
     const kept = runtime.session.history.map((t) => t.kind);
     const id = runtime.session.id;
     await runtime.close();
-    expect(await storedKinds(id)).toEqual(kept);
-    const { runtime: resumed } = await start({ resume: id });
+    expect(await fx.storedKinds(id)).toEqual(kept);
+    const { runtime: resumed } = await fx.start({ resume: id });
     expect(userTurns(resumed)).toEqual(["three", "four, again"]);
   });
 });

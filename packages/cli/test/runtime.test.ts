@@ -1,31 +1,16 @@
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { SessionEvent } from "@attractor/agent";
 import { estimateCost } from "@attractor/llm";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { AskAnswer, PermissionRequest } from "../src/permissions/index.js";
-import { ConfigurationError, createRuntime, type Runtime, type RuntimeNotice } from "../src/runtime/index.js";
+import { ConfigurationError } from "../src/runtime/index.js";
 import type { AskUserQuestion } from "../src/runtime/types.js";
-import { createSessionStore, turnsOf } from "../src/store/index.js";
-import { BUGGY_MATH, buggyProject, TEST_JS } from "./support/cli-process.js";
-import { editCall, type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import { BUGGY_MATH, TEST_JS } from "./support/cli-process.js";
+import { runtimeFixture } from "./support/runtime-fixture.js";
+import { editCall } from "./support/scripted-provider.js";
 
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel;
-const open: Runtime[] = [];
-
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-  model = await startScriptedModel("anthropic");
-});
-afterEach(async () => {
-  for (const r of open.splice(0)) await r.close().catch(() => {});
-  await model.close();
-  await remove();
-});
+const fx = runtimeFixture();
 
 /** A UI that answers permission prompts from a list and records what it was asked. */
 function scriptedUi(answers: AskAnswer[] = [], userAnswers: string[] = []) {
@@ -45,26 +30,9 @@ function scriptedUi(answers: AskAnswer[] = [], userAnswers: string[] = []) {
   };
 }
 
-async function start(options: Partial<Parameters<typeof createRuntime>[0]> = {}) {
-  const runtime = await createRuntime({
-    projectDir: project,
-    ui: options.ui ?? scriptedUi(),
-    home: join(root, "attractor"),
-    env: { PATH: process.env.PATH ?? "", HOME: join(root, "user"), ...model.env() },
-    durable: false,
-    ...options,
-  });
-  open.push(runtime);
-  const events: (SessionEvent | RuntimeNotice)[] = [];
-  runtime.subscribe((e) => events.push(e));
-  return { runtime, events };
-}
-
-const read = (p: string) => readFile(join(project, p), "utf8");
-
 describe("runtime", () => {
   it("undo and rewind restore edited, created, deleted and shell-modified files", async () => {
-    model.script([
+    fx.model.script([
       { calls: [editCall("anthropic", "src/math.js", "  return a - b;", "  return a + b;")] },
       { calls: [{ name: "write_file", args: { file_path: "src/new.js", content: "new\n" } }] },
       { calls: [{ name: "shell", args: { command: "rm test.js" } }] },
@@ -78,11 +46,11 @@ describe("runtime", () => {
       },
       { text: "Done." },
     ]);
-    const { runtime, events } = await start({ mode: "yolo" });
+    const { runtime, events } = await fx.start({ mode: "yolo" });
     await runtime.submit("Change things");
-    expect(await read("src/math.js")).toBe(`${BUGGY_MATH.replace("a - b", "a + b")}// touched\n`);
-    expect(existsSync(join(project, "test.js"))).toBe(false);
-    expect(await read("gen/out.txt")).toBe("out\n");
+    expect(await fx.read("src/math.js")).toBe(`${BUGGY_MATH.replace("a - b", "a + b")}// touched\n`);
+    expect(existsSync(join(fx.project, "test.js"))).toBe(false);
+    expect(await fx.read("gen/out.txt")).toBe("out\n");
 
     const groups = await runtime.rewindPoints();
     expect(groups).toHaveLength(1);
@@ -93,8 +61,8 @@ describe("runtime", () => {
     // Undo: back to before the last change (the second shell command).
     const undone = await runtime.undo();
     expect([...(undone?.files ?? [])].sort()).toEqual(["gen/out.txt", "src/math.js"]);
-    expect(await read("src/math.js")).toBe(BUGGY_MATH.replace("a - b", "a + b"));
-    expect(existsSync(join(project, "gen", "out.txt"))).toBe(false);
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH.replace("a - b", "a + b"));
+    expect(existsSync(join(fx.project, "gen", "out.txt"))).toBe(false);
     expect(events).toContainEqual({ kind: "checkpoint_restored", files: undone?.files });
 
     // Rewind to before the first change of the message: everything as it was.
@@ -106,16 +74,16 @@ describe("runtime", () => {
       "test.js": "created",
     });
     await runtime.restore(first);
-    expect(await read("src/math.js")).toBe(BUGGY_MATH);
-    expect(await read("test.js")).toBe(TEST_JS);
-    expect(existsSync(join(project, "src", "new.js"))).toBe(false);
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH);
+    expect(await fx.read("test.js")).toBe(TEST_JS);
+    expect(existsSync(join(fx.project, "src", "new.js"))).toBe(false);
   });
 
   it("asks in normal mode; 'always allow' lasts the session and sticks across --resume", async () => {
     const shell = { name: "shell", args: { command: "node test.js" } };
-    model.script([{ calls: [shell] }, { calls: [shell] }, { text: "Ran it twice." }]);
+    fx.model.script([{ calls: [shell] }, { calls: [shell] }, { text: "Ran it twice." }]);
     const ui = scriptedUi(["allow_always"]);
-    const { runtime } = await start({ ui });
+    const { runtime } = await fx.start({ ui });
     await runtime.submit("Run the test twice");
     expect(ui.asked).toHaveLength(1);
     expect(ui.asked[0]).toMatchObject({
@@ -123,25 +91,25 @@ describe("runtime", () => {
       command: "node test.js",
       alwaysRules: ["shell(node:*)"],
     });
-    const results = model.seen().at(-1)?.toolResults ?? [];
+    const results = fx.model.seen().at(-1)?.toolResults ?? [];
     expect(results.map((r) => r.includes("FAIL: add(2, 3)"))).toEqual([true, true]);
     const id = runtime.session.id;
     await runtime.close();
 
-    model.script([{ calls: [shell] }, { text: "Again without asking." }]);
+    fx.model.script([{ calls: [shell] }, { text: "Again without asking." }]);
     const ui2 = scriptedUi([]);
-    const { runtime: resumed, events } = await start({ ui: ui2, resume: id });
+    const { runtime: resumed, events } = await fx.start({ ui: ui2, resume: id });
     expect(events).toContainEqual({ kind: "session_changed", sessionId: id, restoredTurns: 6 });
     await resumed.submit("Once more");
     expect(ui2.asked).toHaveLength(0);
-    expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("FAIL: add(2, 3)");
+    expect(fx.model.seen().at(-1)?.toolResults.at(-1)).toContain("FAIL: add(2, 3)");
   });
 
   it("/clear starts a session without the previous session's 'always allow' rules", async () => {
     const shell = { name: "shell", args: { command: "node test.js" } };
-    model.script([{ calls: [shell] }, { text: "ran" }, { calls: [shell] }, { text: "ran again" }]);
+    fx.model.script([{ calls: [shell] }, { text: "ran" }, { calls: [shell] }, { text: "ran again" }]);
     const ui = scriptedUi(["allow_always", "allow_once"]);
-    const { runtime } = await start({ ui });
+    const { runtime } = await fx.start({ ui });
     await runtime.submit("Run the test");
     await runtime.clear();
     await runtime.submit("Run it again");
@@ -149,24 +117,24 @@ describe("runtime", () => {
   });
 
   it("a denied prompt gives the model the user's refusal, and nothing runs", async () => {
-    model.script([
+    fx.model.script([
       { calls: [editCall("anthropic", "src/math.js", "  return a - b;", "  return a + b;")] },
       { text: "Understood." },
     ]);
     const ui = scriptedUi(["deny"]);
-    const { runtime } = await start({ ui });
+    const { runtime } = await fx.start({ ui });
     await runtime.submit("Fix it");
     expect(ui.asked[0]?.kind).toBe("edit");
-    expect(model.seen().at(-1)?.toolResults[0]).toContain("the user declined this edit_file call");
-    expect(await read("src/math.js")).toBe(BUGGY_MATH);
+    expect(fx.model.seen().at(-1)?.toolResults[0]).toContain("the user declined this edit_file call");
+    expect(await fx.read("src/math.js")).toBe(BUGGY_MATH);
     expect(await runtime.rewindPoints()).toEqual([]);
   });
 
   it("plan mode offers read-only tools only; a mode or model switch takes effect on the next call", async () => {
-    model.script([{ text: "Plan: change - to +." }, { text: "ok" }]);
-    const { runtime, events } = await start({ mode: "plan" });
+    fx.model.script([{ text: "Plan: change - to +." }, { text: "ok" }]);
+    const { runtime, events } = await fx.start({ mode: "plan" });
     await runtime.submit("Plan the fix");
-    const offered = model.seen()[0]?.tools ?? [];
+    const offered = fx.model.seen()[0]?.tools ?? [];
     expect(offered).toContain("read_file");
     expect(offered).not.toContain("edit_file");
     expect(offered).not.toContain("write_file");
@@ -177,12 +145,12 @@ describe("runtime", () => {
     expect(runtime.mode).toBe("auto-edit");
     expect(events).toContainEqual({ kind: "mode_changed", mode: "auto-edit" });
     await runtime.submit("Now do it");
-    expect(model.seen()[1]?.tools).toContain("edit_file");
-    expect(model.seen()[1]?.model).toBe("claude-haiku-4-5");
+    expect(fx.model.seen()[1]?.tools).toContain("edit_file");
+    expect(fx.model.seen()[1]?.model).toBe("claude-haiku-4-5");
   });
 
   it("keeps the todo list, answers ask_user through the UI, and sums tokens and cost", async () => {
-    model.script([
+    fx.model.script([
       {
         calls: [
           {
@@ -200,7 +168,7 @@ describe("runtime", () => {
       { text: "Fixing it, as you chose." },
     ]);
     const ui = scriptedUi([], ["fix"]);
-    const { runtime, events } = await start({ ui });
+    const { runtime, events } = await fx.start({ ui });
     await runtime.submit("Sort out add()");
     expect(runtime.todos).toEqual([
       { id: "1", content: "Find the bug", status: "completed" },
@@ -208,7 +176,7 @@ describe("runtime", () => {
     ]);
     expect(events.some((e) => e.kind === "todos_changed")).toBe(true);
     expect(ui.questions).toEqual([{ question: "Fix or rewrite?", options: ["fix", "rewrite"] }]);
-    expect(model.seen().at(-1)?.toolResults.at(-1)).toBe("The user answered: fix");
+    expect(fx.model.seen().at(-1)?.toolResults.at(-1)).toBe("The user answered: fix");
 
     const cost = runtime.cost();
     expect(cost).toMatchObject({ inputTokens: 360, outputTokens: 90, totalTokens: 450 });
@@ -221,31 +189,31 @@ describe("runtime", () => {
     // A resumed session gets its todo list back from the stored history.
     const id = runtime.session.id;
     await runtime.close();
-    const { runtime: resumed } = await start({ resume: id });
+    const { runtime: resumed } = await fx.start({ resume: id });
     expect(resumed.todos.map((t) => t.status)).toEqual(["completed", "in_progress"]);
   });
 
   it("clear starts a new transcript; resume switches back to a stored one", async () => {
-    model.script([{ text: "first" }, { text: "second" }, { text: "third" }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ text: "first" }, { text: "second" }, { text: "third" }]);
+    const { runtime, events } = await fx.start();
     await runtime.submit("one");
     const firstId = runtime.session.id;
     await runtime.clear();
     expect(runtime.session.id).not.toBe(firstId);
     await runtime.submit("two");
-    expect(model.seen()[1]?.userTexts).toEqual(["two"]);
+    expect(fx.model.seen()[1]?.userTexts).toEqual(["two"]);
     const listed = await runtime.listSessions();
     expect(listed.map((s) => s.sessionId).sort()).toEqual([firstId, runtime.session.id].sort());
     await runtime.resume(firstId);
     expect(runtime.session.id).toBe(firstId);
     await runtime.submit("three");
-    expect(model.seen()[2]?.userTexts).toEqual(["one", "three"]);
+    expect(fx.model.seen()[2]?.userTexts).toEqual(["one", "three"]);
     expect(events.filter((e) => e.kind === "session_changed")).toHaveLength(2);
   });
 
   it("a compacted history is stored as the transcript's new branch and resumed as such", async () => {
-    model.script([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "SUMMARY: add() subtracts." }]);
-    const { runtime } = await start();
+    fx.model.script([{ text: "a1" }, { text: "a2" }, { text: "a3" }, { text: "SUMMARY: add() subtracts." }]);
+    const { runtime } = await fx.start();
     for (const text of ["one", "two", "three"]) await runtime.submit(`${text} ${"x".repeat(2000)}`);
     await runtime.compact("the math bug");
     const compacted = runtime.session.history.map((t) => t.kind);
@@ -254,19 +222,17 @@ describe("runtime", () => {
     const id = runtime.session.id;
     await runtime.close();
 
-    const store = createSessionStore({ home: join(root, "attractor") });
-    const stored = turnsOf<{ kind: string }>(await store.load(id, project)).map((t) => t.kind);
-    expect(stored).toEqual(compacted);
-    model.script([{ text: "next" }]);
-    const { runtime: resumed } = await start({ resume: id });
+    expect(await fx.storedKinds(id)).toEqual(compacted);
+    fx.model.script([{ text: "next" }]);
+    const { runtime: resumed } = await fx.start({ resume: id });
     expect(resumed.session.history.map((t) => t.kind)).toEqual(compacted);
   });
 
   it("interrupt stops a running model call and the session stays usable", async () => {
-    model.script([{ raw: { kind: "hang" } }, { text: "Back." }]);
-    const { runtime, events } = await start();
+    fx.model.script([{ raw: { kind: "hang" } }, { text: "Back." }]);
+    const { runtime, events } = await fx.start();
     const running = runtime.submit("Take your time");
-    while (model.server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    while (fx.model.server.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
     await runtime.interrupt();
     await running;
     expect(events.find((e) => e.kind === "processing_end")).toMatchObject({ data: { reason: "aborted" } });
@@ -277,10 +243,10 @@ describe("runtime", () => {
   });
 
   it("rejects a configuration it cannot run with", async () => {
-    await expect(start({ env: { PATH: "" } })).rejects.toThrow(ConfigurationError);
-    await expect(start({ provider: "mistral" })).rejects.toThrow(/Unknown provider "mistral"/);
-    await expect(start({ model: "gpt-5.2" })).rejects.toThrow(/set OPENAI_API_KEY/);
-    await writeFile(join(project, "not-a-dir"), "");
-    await expect(start({ projectDir: join(project, "not-a-dir") })).rejects.toThrow(/does not exist/);
+    await expect(fx.start({ env: { PATH: "" } })).rejects.toThrow(ConfigurationError);
+    await expect(fx.start({ provider: "mistral" })).rejects.toThrow(/Unknown provider "mistral"/);
+    await expect(fx.start({ model: "gpt-5.2" })).rejects.toThrow(/set OPENAI_API_KEY/);
+    await writeFile(join(fx.project, "not-a-dir"), "");
+    await expect(fx.start({ projectDir: join(fx.project, "not-a-dir") })).rejects.toThrow(/does not exist/);
   });
 });

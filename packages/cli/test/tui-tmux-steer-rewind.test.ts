@@ -5,15 +5,20 @@
  * the conversation back to before the first message and gives its text back in the input.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
 import { requireBuiltCli } from "./support/cli-process.js";
-import { startCliInTmux, type TmuxTerminal, waitForFile } from "./support/tmux.js";
+import {
+  anthropicTerminalEnv,
+  startCliInTmux,
+  type TmuxTerminal,
+  terminalWorkspace,
+  waitForFile,
+} from "./support/tmux.js";
 
 const SLOW_COMMAND = "sleep 3 && echo note > note.txt";
 
@@ -60,10 +65,7 @@ let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
-  root = await mkdtemp(join(tmpdir(), "attractor-tmux-steer-"));
-  project = join(root, "project");
-  await mkdir(project, { recursive: true });
-  await mkdir(join(root, "user"), { recursive: true });
+  ({ root, project } = await terminalWorkspace("attractor-tmux-steer-"));
   ({ server, bodies } = startModel());
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 });
@@ -80,20 +82,13 @@ describe("steering and /rewind in tmux", () => {
     timeout: 90_000,
   }, async () => {
     const { port } = server.address() as AddressInfo;
-    terminal = startCliInTmux(
-      "steer",
-      project,
-      {
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        HOME: join(root, "user"),
-        ATTRACTOR_HOME: join(root, "attractor"),
-        ANTHROPIC_API_KEY: "test-key-not-real",
-        ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-        TERM: "xterm-256color",
-        LANG: "C.UTF-8",
-      },
-      ["--provider", "anthropic", "--mode", "yolo"],
-    );
+    terminal = startCliInTmux("steer", project, anthropicTerminalEnv(root, port), [
+      "--provider",
+      "anthropic",
+      "--mode",
+      "yolo",
+    ]);
+
     const { waitFor, type, press } = terminal;
 
     await waitFor("Ask anything");

@@ -5,15 +5,20 @@
  * see the file restored, /exit.
  */
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
 import { requireBuiltCli } from "./support/cli-process.js";
-import { startCliInTmux, type TmuxTerminal, waitForFile } from "./support/tmux.js";
+import {
+  anthropicTerminalEnv,
+  startCliInTmux,
+  type TmuxTerminal,
+  terminalWorkspace,
+  waitForFile,
+} from "./support/tmux.js";
 
 /** A Messages API server: the first answer streams half its text, waits for `release`, then asks to edit. */
 function startModel(release: Promise<void>) {
@@ -64,10 +69,7 @@ let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
-  root = await mkdtemp(join(tmpdir(), "attractor-tmux-"));
-  project = join(root, "project");
-  await mkdir(project, { recursive: true });
-  await mkdir(join(root, "user"), { recursive: true });
+  ({ root, project } = await terminalWorkspace("attractor-tmux-"));
   await writeFile(join(project, "greeting.txt"), "hello\n");
   const git = (...args: string[]) =>
     execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: project });
@@ -92,16 +94,7 @@ afterAll(async () => {
 describe("the interactive UI in tmux", () => {
   it("streams an answer, asks before an edit, applies it, and /undo restores the file", async () => {
     const { port } = server.address() as AddressInfo;
-    const env = {
-      PATH: process.env.PATH ?? "/usr/bin:/bin",
-      HOME: join(root, "user"),
-      ATTRACTOR_HOME: join(root, "attractor"),
-      ANTHROPIC_API_KEY: "test-key-not-real",
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
-      TERM: "xterm-256color",
-      LANG: "C.UTF-8",
-    };
-    terminal = startCliInTmux("tui", project, env, ["--provider", "anthropic"]);
+    terminal = startCliInTmux("tui", project, anthropicTerminalEnv(root, port), ["--provider", "anthropic"]);
     const { waitFor, screen } = terminal;
     const type = (text: string) => terminal?.type(text);
     const press = (...keys: string[]) => terminal?.press(...keys);

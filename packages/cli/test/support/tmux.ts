@@ -1,5 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { CLI_PATH } from "./cli-process.js";
 
 /** A tmux server of the test's own (its socket is private) with one session running a command. */
@@ -79,4 +81,26 @@ export async function waitForFile(path: string, content: string | null, limitMs 
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${path} holds ${JSON.stringify(last)}, not ${JSON.stringify(content)}`);
+}
+
+/** A temporary root holding an empty `project` directory and a `user` home for a terminal test. */
+export async function terminalWorkspace(prefix: string): Promise<{ root: string; project: string }> {
+  const root = await mkdtemp(join(tmpdir(), prefix));
+  const project = join(root, "project");
+  await mkdir(project, { recursive: true });
+  await mkdir(join(root, "user"), { recursive: true });
+  return { root, project };
+}
+
+/** The whole environment of the command under test: the workspace's homes and a local Anthropic server. */
+export function anthropicTerminalEnv(root: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: join(root, "user"),
+    ATTRACTOR_HOME: join(root, "attractor"),
+    ANTHROPIC_API_KEY: "test-key-not-real",
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    TERM: "xterm-256color",
+    LANG: "C.UTF-8",
+  };
 }
