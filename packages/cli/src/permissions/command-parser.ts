@@ -1,428 +1,987 @@
-/** A redirection attached to a simple command (`> out.txt`, `2>&1`, `< in`). */
+import { homedir } from "node:os";
+import { parseBash, type SyntaxNode } from "./bash-parser.js";
+import { type VariableValues, type Word, WordExpander } from "./shell-words.js";
+
+export type { Word } from "./shell-words.js";
+
+/** A redirection attached to a command (`> out.txt`, `2>&1`, `< in`, `<<EOF`). */
 export interface Redirect {
   readonly op: string;
-  readonly target: string;
+  /** The file, statically expanded; undefined for here-docs, here-strings and fd duplications. */
+  readonly target?: string;
+  /** The target could not be expanded statically. */
+  readonly dynamic: boolean;
 }
 
-/** One simple command of a shell line, with wrapper programs and assignments stripped. */
+/** A `NAME=value` given to a command, to `env`, or on its own. */
+export interface Assignment {
+  readonly name: string;
+  /** Undefined when the value is not statically known. */
+  readonly value?: string;
+}
+
+/** One simple command found anywhere in a shell line, wrappers (sudo, env, timeout…) seen through. */
 export interface SimpleCommand {
-  /** Program and arguments as the shell would pass them; argv[0] reduced to its basename. */
+  readonly id: number;
+  /** Program and arguments after static expansion (a dynamic word keeps its source text). */
   readonly argv: readonly string[];
-  /** Wrappers seen through, outermost first (`sudo`, `env`, `nohup`, `xargs`, `bash -c`…). */
-  readonly wrappers: readonly string[];
-  /** Leading `NAME=value` assignments (including those given to `env`). */
-  readonly assignments: readonly string[];
+  readonly words: readonly Word[];
+  readonly assignments: readonly Assignment[];
   readonly redirects: readonly Redirect[];
-  /** Which pipeline of the line this command belongs to, and its place in that pipeline. */
+  /** Wrappers seen through, outermost first: `sudo`, `timeout`, `xargs`, `bash -c`, `find -exec`… */
+  readonly wrappers: readonly string[];
+  /** Runs as another user (sudo, doas, su). */
+  readonly elevated: boolean;
+  /** More arguments arrive at run time (`xargs`). */
+  readonly moreArgs: boolean;
+  /** Which pipeline this command is a stage of, and which stage. */
   readonly pipeline: number;
   readonly position: number;
-  /** Nesting depth: 0 at top level, 1 inside `$(…)`, backticks or `bash -c`. */
+  /** The command whose arguments or redirections contain this one (`$(…)`, `<(…)`), if any. */
+  readonly within?: number;
+  /** 0 at top level; one more inside each `bash -c`, `eval`, alias or `find -exec`. */
   readonly depth: number;
   /** argv joined by single spaces: the form permission rules are matched against. */
   readonly text: string;
 }
 
-type Token =
-  | { readonly kind: "word"; readonly value: string }
-  | { readonly kind: "op"; readonly value: string }
-  | { readonly kind: "redirect"; readonly value: string };
-
-interface Lexed {
-  readonly tokens: Token[];
-  /** Command substitutions and process substitutions found inside words. */
-  readonly nested: string[];
+/** Something in a line that cannot be judged statically; the line then needs approval. */
+export interface ShellProblem {
+  readonly reason: string;
+  readonly text: string;
 }
 
-const MAX_DEPTH = 8;
+/** A function the line defines, and whether its body calls itself (a fork bomb's shape). */
+export interface FunctionDefinition {
+  readonly name: string;
+  readonly recursive: boolean;
+  readonly spawns: boolean;
+}
+
+/** Everything found in a shell line. */
+export interface ParsedLine {
+  readonly commands: readonly SimpleCommand[];
+  readonly problems: readonly ShellProblem[];
+  readonly functions: readonly FunctionDefinition[];
+}
+
+/** Where a line runs: relative paths, `$PWD` and `~` expand against these. */
+export interface ShellContext {
+  readonly cwd: string;
+  readonly home?: string;
+}
 
 /**
- * Splits a shell command line into simple commands: through `&&`, `||`, `;`, `|`, `&`, newlines,
- * subshells, `$(…)`, backticks and `bash -c '…'`, with quotes respected and prefixes such as
- * `VAR=x`, `env`, `sudo`, `nohup`, `time`, `nice`, `timeout`, `xargs` stripped. Never throws:
- * unbalanced quotes are read to the end of the line, the way a cautious reader would.
+ * Variables whose value changes what another program runs or loads: setting one makes the line
+ * impossible to judge (`GIT_EXTERNAL_DIFF=… git diff`, `LESSOPEN=… less`, `PATH=. ls`).
  */
-export function parseCommandLine(line: string): SimpleCommand[] {
-  const out: SimpleCommand[] = [];
-  parseInto(line, 0, out, { next: 0 });
-  return out;
-}
+const DANGEROUS_VARIABLE =
+  /^(PATH|CDPATH|IFS|ENV|BASH_ENV|BASH_XTRACEFD|SHELLOPTS|BASHOPTS|GLOBIGNORE|PROMPT_COMMAND|PS[0-4]|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|TMPDIR|EDITOR|VISUAL|PAGER|MANPAGER|MANOPT|BROWSER|LESS|LESSOPEN|LESSCLOSE|LESSKEY|LESSSECURE|SSH_ASKPASS|SUDO_ASKPASS|RIPGREP_CONFIG_PATH|GREP_OPTIONS|NODE_OPTIONS|NODE_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|PYTHONBREAKPOINT|LUA_INIT|LUA_PATH|TERMINFO|TERMCAP|INPUTRC|HISTFILE|MAIL|MAILPATH|FCEDIT|TAR_OPTIONS|ZIPOPT|UNZIP|CARGO_HOME|RUSTC_WRAPPER|GOFLAGS|CC|CXX|LD|MAKEFLAGS|MFLAGS)$|^(LD_|DYLD_|GIT_|BASH_FUNC_|NPM_CONFIG_|npm_config_|YARN_|PNPM_|LESS_|PIP_|PERL|PYTHON)/;
 
-function parseInto(line: string, depth: number, out: SimpleCommand[], counter: { next: number }): void {
-  if (depth > MAX_DEPTH) return;
-  const { tokens, nested } = lex(line);
-  let pipeline = counter.next++;
-  let position = 0;
-  let words: string[] = [];
-  let redirects: Redirect[] = [];
-  const flush = () => {
-    if (words.length > 0 || redirects.length > 0) {
-      for (const command of unwrap(words, redirects, pipeline, position, depth, counter)) {
-        if (command.argv.length === 0 && command.wrappers.length > 0) continue;
-        out.push(command);
-      }
-    }
-    words = [];
-    redirects = [];
-  };
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i] as Token;
-    if (token.kind === "word") {
-      // Grouping braces are syntax, not programs.
-      if (words.length === 0 && (token.value === "{" || token.value === "}")) continue;
-      words.push(token.value);
-    } else if (token.kind === "redirect") {
-      const next = tokens[i + 1];
-      const target = next?.kind === "word" ? next.value : "";
-      if (next?.kind === "word") i++;
-      redirects.push({ op: token.value, target });
-    } else if (token.value === "|" || token.value === "|&") {
-      flush();
-      position++;
-    } else {
-      flush();
-      pipeline = counter.next++;
-      position = 0;
-    }
-  }
-  flush();
-  for (const inner of nested) parseInto(inner, depth + 1, out, counter);
-}
-
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "fish"]);
-
-/** Strips assignments and wrapper programs; expands `bash -c` / `eval` into their own commands. */
-function unwrap(
-  words: readonly string[],
-  redirects: readonly Redirect[],
-  pipeline: number,
-  position: number,
-  depth: number,
-  counter: { next: number },
-): SimpleCommand[] {
-  const wrappers: string[] = [];
-  const assignments: string[] = [];
-  let argv = [...words];
-  const takeAssignments = () => {
-    while (argv.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(argv[0] as string)) {
-      assignments.push(argv.shift() as string);
-    }
-  };
-  takeAssignments();
-  for (let guard = 0; guard < 16 && argv.length > 0; guard++) {
-    const program = basename(argv[0] as string);
-    const stripped = stripWrapper(program, argv.slice(1));
-    if (stripped === undefined) break;
-    wrappers.push(program);
-    argv = stripped;
-    if (program === "env") takeAssignments();
-  }
-  const program = argv.length > 0 ? basename(argv[0] as string) : "";
-  if (argv.length > 0) argv[0] = program;
-  const make = (): SimpleCommand => ({
-    argv,
-    wrappers,
-    assignments,
-    redirects,
-    pipeline,
-    position,
-    depth,
-    text: argv.join(" "),
-  });
-  // `bash -c 'script'` and `eval 'script'` run another command line: look inside it too.
-  const script = SHELLS.has(program)
-    ? shellScriptArgument(argv)
-    : program === "eval"
-      ? argv.slice(1).join(" ")
-      : undefined;
-  if (script !== undefined && depth < MAX_DEPTH) {
-    const inner: SimpleCommand[] = [];
-    parseInto(script, depth + 1, inner, counter);
-    const outer = make();
-    return [
-      outer,
-      ...inner.map((c) => ({
-        ...c,
-        wrappers: [...wrappers, `${program} -c`, ...c.wrappers],
-        assignments: [...assignments, ...c.assignments],
-      })),
-    ];
-  }
-  return [make()];
-}
-
-function shellScriptArgument(argv: readonly string[]): string | undefined {
-  for (let i = 1; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (!arg.startsWith("-")) return undefined;
-    if (/^-[a-z]*c[a-z]*$/.test(arg)) return argv[i + 1];
-  }
-  return undefined;
-}
-
-/** Options that take a separate value, per wrapper. */
-const WRAPPER_VALUE_OPTIONS: Readonly<Record<string, ReadonlySet<string>>> = {
-  env: new Set(["-u", "--unset", "-C", "--chdir", "-S", "--split-string"]),
-  sudo: new Set([
-    "-u",
-    "--user",
-    "-g",
-    "--group",
-    "-h",
-    "--host",
-    "-p",
-    "--prompt",
-    "-C",
-    "-D",
-    "--chdir",
-    "-r",
-    "-t",
-    "-U",
-    "-T",
-  ]),
-  doas: new Set(["-u", "-C"]),
-  nice: new Set(["-n", "--adjustment"]),
-  ionice: new Set(["-c", "-n", "-p"]),
-  timeout: new Set(["-s", "--signal", "-k", "--kill-after"]),
-  stdbuf: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]),
-  xargs: new Set([
-    "-I",
-    "-L",
-    "-n",
-    "-P",
-    "-d",
-    "-E",
-    "-s",
-    "-a",
-    "--max-args",
-    "--max-procs",
-    "--delimiter",
-    "--arg-file",
-  ]),
-  exec: new Set(["-a"]),
-  time: new Set(["-f", "--format", "-o", "--output"]),
-  nohup: new Set(),
-  command: new Set(),
-  builtin: new Set(),
+/** Programs run in front of another program with the options they take values for. */
+const WRAPPERS: Readonly<
+  Record<
+    string,
+    { readonly values: readonly string[]; readonly operands?: number; readonly elevates?: boolean }
+  >
+> = {
+  nohup: { values: [] },
+  time: { values: ["-f", "--format", "-o", "--output"] },
+  nice: { values: ["-n", "--adjustment"] },
+  ionice: { values: ["-c", "--class", "-n", "--classdata"] },
+  timeout: { values: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
+  stdbuf: { values: ["-i", "-o", "-e", "--input", "--output", "--error"] },
+  setsid: { values: [] },
+  builtin: { values: [] },
+  exec: { values: ["-a"] },
+  coproc: { values: [] },
+  busybox: { values: [] },
+  unbuffer: { values: [] },
+  chronic: { values: [] },
+  caffeinate: { values: ["-t", "-w"] },
+  flock: { values: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1 },
+  taskset: { values: [], operands: 1 },
+  sudo: {
+    values: [
+      "-u",
+      "--user",
+      "-g",
+      "--group",
+      "-h",
+      "--host",
+      "-p",
+      "--prompt",
+      "-C",
+      "--close-from",
+      "-D",
+      "--chdir",
+      "-r",
+      "--role",
+      "-t",
+      "--type",
+      "-T",
+      "--command-timeout",
+      "-U",
+      "--other-user",
+    ],
+    elevates: true,
+  },
+  doas: { values: ["-u", "-C"], elevates: true },
 };
 
-/** The argv after a wrapper program, or undefined when `program` is not a wrapper. */
-function stripWrapper(program: string, rest: readonly string[]): string[] | undefined {
-  const valueOptions = WRAPPER_VALUE_OPTIONS[program];
-  if (!valueOptions) return undefined;
-  // `command -v x` asks where x is; it runs nothing.
-  if (program === "command" && (rest[0] === "-v" || rest[0] === "-V")) return undefined;
-  let i = 0;
-  const out: string[] = [];
-  while (i < rest.length) {
-    const arg = rest[i] as string;
-    if (arg === "--") {
-      i++;
-      break;
+const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "rbash"]);
+const FIND_ACTIONS_WITH_COMMAND = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
+const FIND_TESTS = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-xtype",
+  "-newer",
+  "-anewer",
+  "-cnewer",
+  "-mtime",
+  "-mmin",
+  "-atime",
+  "-amin",
+  "-ctime",
+  "-cmin",
+  "-size",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-nouser",
+  "-nogroup",
+  "-empty",
+  "-perm",
+  "-lname",
+  "-ilname",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-used",
+  "-readable",
+  "-writable",
+  "-executable",
+  "-prune",
+  "-mindepth",
+  "-newerXY",
+  "-fstype",
+  "-context",
+]);
+const MAX_DEPTH = 6;
+const MAX_COMMANDS = 2000;
+
+interface WalkContext {
+  readonly pipeline: number;
+  readonly position: number;
+  readonly within?: number;
+  readonly depth: number;
+  readonly wrappers: readonly string[];
+  readonly elevated: boolean;
+  /** Arguments are appended at run time (the command runs under xargs). */
+  readonly moreArgs?: boolean;
+}
+
+interface Scope {
+  readonly assigned: Map<string, Set<string> | "dynamic">;
+  /** Byte offsets of unconditional top-level assignments, by variable. */
+  readonly definite: Map<string, number>;
+  readonly aliases: Map<string, string>;
+}
+
+/**
+ * Finds every simple command of a bash line with tree-sitter's bash grammar — in pipelines,
+ * lists, subshells, substitutions (also inside double quotes and here-docs), loops, conditionals,
+ * functions, `eval`/`bash -c` strings, `xargs`, `find -exec` and wrappers — and what in it cannot
+ * be judged statically. Requires loadBashParser() to have finished.
+ */
+export function parseCommandLine(line: string, context: ShellContext): ParsedLine {
+  const state = new ParseState(context);
+  state.parseSource(line, {
+    pipeline: state.nextPipeline(),
+    position: 0,
+    depth: 0,
+    wrappers: [],
+    elevated: false,
+  });
+  return { commands: state.commands, problems: state.problems, functions: state.functions };
+}
+
+class ParseState {
+  readonly commands: SimpleCommand[] = [];
+  readonly problems: ShellProblem[] = [];
+  readonly functions: FunctionDefinition[] = [];
+  private pipelines = 0;
+  private ids = 1;
+  private readonly home: string;
+
+  constructor(private readonly context: ShellContext) {
+    this.home = context.home ?? homedir();
+  }
+
+  nextPipeline(): number {
+    return this.pipelines++;
+  }
+
+  newId(): number {
+    return this.ids++;
+  }
+
+  problem(reason: string, text: string): void {
+    if (!this.problems.some((p) => p.reason === reason && p.text === text))
+      this.problems.push({ reason, text });
+  }
+
+  parseSource(source: string, ctx: WalkContext, inherited?: Scope): void {
+    if (ctx.depth > MAX_DEPTH) {
+      this.problem("commands nested too deeply to follow", source);
+      return;
     }
-    if (!arg.startsWith("-") || arg === "-") {
-      if (program === "env" && arg === "-") {
+    const tree = parseBash(source);
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) this.problem("the shell syntax could not be parsed", source);
+      const scope: Scope = {
+        assigned: new Map(inherited?.assigned),
+        definite: new Map(),
+        aliases: new Map(inherited?.aliases),
+      };
+      const expander = this.expander(scope);
+      this.collectAssignments(root, scope, expander);
+      this.walk(root, ctx, scope, expander);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private expander(scope: Scope): WordExpander {
+    const inherited = (name: string): VariableValues =>
+      name === "HOME" ? [this.home] : name === "PWD" ? [this.context.cwd] : "dynamic";
+    const lookup = (name: string, at: number): VariableValues => {
+      const assigned = scope.assigned.get(name);
+      if (assigned === undefined) return inherited(name);
+      if (assigned === "dynamic") return "dynamic";
+      const definite = scope.definite.get(name);
+      if (definite !== undefined && definite < at) return [...assigned];
+      const base = inherited(name);
+      return base === "dynamic" ? "dynamic" : [...new Set([...base, ...assigned])];
+    };
+    return new WordExpander(
+      lookup,
+      (reason, node) => this.problem(reason, node.text),
+      this.home,
+      this.context.cwd,
+    );
+  }
+
+  /** First pass: what each variable and alias may hold anywhere in the line. */
+  private collectAssignments(node: SyntaxNode, scope: Scope, expander: WordExpander): void {
+    const assign = (name: string, values: readonly string[] | "dynamic") => {
+      const prev = scope.assigned.get(name);
+      if (prev === "dynamic" || values === "dynamic") scope.assigned.set(name, "dynamic");
+      else scope.assigned.set(name, new Set([...(prev ?? []), ...values]));
+    };
+    const visit = (n: SyntaxNode) => {
+      switch (n.type) {
+        case "variable_assignment": {
+          const parent = n.parent;
+          // NAME=value before a command applies to that command only.
+          if (parent?.type === "command") break;
+          const nameNode = n.childForFieldName("name");
+          const valueNode = n.childForFieldName("value");
+          if (nameNode?.type !== "variable_name") {
+            const inner = nameNode?.firstNamedChild?.text;
+            if (inner) assign(inner, "dynamic");
+            break;
+          }
+          const appending = n.children.some((c) => c?.type === "+=");
+          const value = valueNode ? expander.single(valueNode) : "";
+          assign(nameNode.text, value === undefined || appending ? "dynamic" : [value]);
+          const top =
+            parent?.type === "program" ||
+            (parent?.type === "declaration_command" && parent.parent?.type === "program");
+          if (top && value !== undefined && !appending && !scope.definite.has(nameNode.text))
+            scope.definite.set(nameNode.text, n.endIndex);
+          break;
+        }
+        case "for_statement": {
+          const variable = n.childForFieldName("variable");
+          if (variable) {
+            // Inside the body the variable is always set.
+            if (!scope.definite.has(variable.text)) scope.definite.set(variable.text, n.startIndex);
+            const values = n.childrenForFieldName("value").filter((c): c is SyntaxNode => c !== null);
+            const words = values.flatMap((v) => expander.expand(v));
+            assign(
+              variable.text,
+              values.length === 0 || words.some((w) => w.dynamic || w.glob)
+                ? "dynamic"
+                : words.map((w) => w.text),
+            );
+          }
+          break;
+        }
+        case "command": {
+          const name = n.childForFieldName("name")?.text;
+          const args = n.childrenForFieldName("argument").filter((c): c is SyntaxNode => c !== null);
+          if (name === "read" || name === "mapfile" || name === "readarray" || name === "getopts") {
+            for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) assign(a.text, "dynamic");
+          } else if (name === "unset") {
+            for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) assign(a.text, [""]);
+          } else if (name === "alias") {
+            for (const a of args) {
+              const text = expander.single(a);
+              const m = text === undefined ? undefined : /^([^=\s]+)=(.*)$/s.exec(text);
+              if (m) scope.aliases.set(m[1] as string, m[2] as string);
+            }
+          }
+          break;
+        }
+      }
+      for (const child of n.namedChildren) if (child) visit(child);
+    };
+    visit(node);
+  }
+
+  private walk(node: SyntaxNode, ctx: WalkContext, scope: Scope, expander: WordExpander): void {
+    if (this.commands.length > MAX_COMMANDS) {
+      this.problem("too many commands to judge", node.text.slice(0, 80));
+      return;
+    }
+    if (node.isError || node.isMissing) {
+      this.problem("the shell syntax could not be parsed", node.text);
+    }
+    switch (node.type) {
+      case "command":
+        this.command(node, [], ctx, scope, expander);
+        return;
+      case "redirected_statement":
+        this.redirected(node, ctx, scope, expander);
+        return;
+      case "pipeline": {
+        const pipeline = this.nextPipeline();
+        let position = 0;
+        for (const child of node.namedChildren) {
+          if (child) this.walk(child, { ...ctx, pipeline, position: position++ }, scope, expander);
+        }
+        return;
+      }
+      case "variable_assignment":
+        this.assignmentStatement(node, ctx, scope, expander);
+        return;
+      case "declaration_command":
+        this.declaration(node, ctx, scope, expander);
+        return;
+      case "function_definition": {
+        const name = node.childForFieldName("name")?.text ?? "";
+        const body = node.childForFieldName("body");
+        const calls = body ? descendants(body, "command_name").map((c) => c.text) : [];
+        this.functions.push({
+          name,
+          recursive: calls.includes(name),
+          spawns: body ? /[|&]/.test(body.text) : false,
+        });
+        break;
+      }
+      case "test_command":
+        if (descendants(node, "test_operator").some((op) => op.text === "-v" || op.text === "-R"))
+          this.problem("`-v` tests evaluate array subscripts, which can run commands", node.text);
+        break;
+      case "command_substitution":
+      case "process_substitution":
+        for (const child of node.namedChildren) {
+          if (child)
+            this.walk(child, { ...ctx, pipeline: this.nextPipeline(), position: 0 }, scope, expander);
+        }
+        return;
+    }
+    for (const child of node.namedChildren) if (child) this.walk(child, ctx, scope, expander);
+  }
+
+  private assignmentStatement(
+    node: SyntaxNode,
+    ctx: WalkContext,
+    scope: Scope,
+    expander: WordExpander,
+  ): void {
+    const name = node.childForFieldName("name")?.text ?? node.text;
+    if (DANGEROUS_VARIABLE.test(name))
+      this.problem(`setting ${name} changes what later commands run`, node.text);
+    for (const child of node.namedChildren) if (child) this.walk(child, ctx, scope, expander);
+  }
+
+  private declaration(node: SyntaxNode, ctx: WalkContext, scope: Scope, expander: WordExpander): void {
+    const keyword = node.child(0)?.text ?? "declare";
+    const words: Word[] = [{ text: keyword, dynamic: false, glob: false }];
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      if (child.type === "variable_assignment") {
+        this.assignmentStatement(child, ctx, scope, expander);
+        const name = child.childForFieldName("name")?.text ?? "";
+        const value = child.childForFieldName("value");
+        words.push({
+          text: `${name}=${value ? (expander.single(value) ?? value.text) : ""}`,
+          dynamic: false,
+          glob: false,
+        });
+      } else {
+        for (const w of expander.expand(child)) {
+          if (w.dynamic) this.problem(`${keyword} with an argument that is not static`, node.text);
+          if (/^-[a-zA-Z]*n/.test(w.text))
+            this.problem(`${keyword} -n makes a name refer to another variable`, node.text);
+          words.push(w);
+        }
+        this.walk(child, ctx, scope, expander);
+      }
+    }
+    this.emit(words, [], [], ctx);
+  }
+
+  private redirected(node: SyntaxNode, ctx: WalkContext, scope: Scope, expander: WordExpander): void {
+    const body = node.childForFieldName("body");
+    const redirects: Redirect[] = [];
+    const after: SyntaxNode[] = [];
+    for (const child of node.namedChildren) {
+      if (!child || child.id === body?.id) continue;
+      const r = this.redirect(child, ctx, scope, expander, after);
+      if (r) redirects.push(r);
+    }
+    if (body?.type === "command") this.command(body, redirects, ctx, scope, expander);
+    else {
+      if (body) this.walk(body, ctx, scope, expander);
+      if (redirects.length > 0) this.emit([], [], redirects, ctx);
+    }
+    // `cat <<EOF | sh`: the grammar hangs the rest of the pipeline on the here-doc.
+    let position = ctx.position;
+    for (const rest of after) {
+      if (rest.type === "pipeline") {
+        for (const stage of rest.namedChildren)
+          if (stage) this.walk(stage, { ...ctx, position: ++position }, scope, expander);
+      } else this.walk(rest, ctx, scope, expander);
+    }
+  }
+
+  /** A redirect node: its target, and the commands inside it judged on the way. */
+  private redirect(
+    node: SyntaxNode,
+    ctx: WalkContext,
+    scope: Scope,
+    expander: WordExpander,
+    after: SyntaxNode[],
+  ): Redirect | undefined {
+    switch (node.type) {
+      case "file_redirect": {
+        const op = node.children.find((c) => c && !c.isNamed)?.text ?? ">";
+        const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1);
+        if (!destination) return undefined;
+        this.walk(destination, ctx, scope, expander);
+        const target = expander.single(destination);
+        if ((op === ">&" || op === "<&") && (target === undefined || /^(\d+-?|-)$/.test(target)))
+          return target === undefined ? { op, dynamic: true } : { op, dynamic: false };
+        return target === undefined ? { op, dynamic: true } : { op, target, dynamic: false };
+      }
+      case "heredoc_redirect":
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          if (child.type === "heredoc_body") this.walk(child, ctx, scope, expander);
+          else if (
+            child.type !== "heredoc_start" &&
+            child.type !== "heredoc_end" &&
+            child.type !== "heredoc_content"
+          )
+            after.push(child);
+        }
+        return { op: "<<", dynamic: false };
+      case "herestring_redirect":
+        for (const child of node.namedChildren) if (child) this.walk(child, ctx, scope, expander);
+        return { op: "<<<", dynamic: false };
+      default:
+        this.walk(node, ctx, scope, expander);
+        return undefined;
+    }
+  }
+
+  private command(
+    node: SyntaxNode,
+    outerRedirects: readonly Redirect[],
+    ctx: WalkContext,
+    scope: Scope,
+    expander: WordExpander,
+  ): void {
+    const id = this.newId();
+    const inner: WalkContext = { ...ctx, within: id };
+    const assignments: Assignment[] = [];
+    const redirects: Redirect[] = [...outerRedirects];
+    const words: Word[] = [];
+    const after: SyntaxNode[] = [];
+    let nameNode: SyntaxNode | undefined;
+    // Arguments with no space between them are one word to bash, however the grammar split them.
+    let pending: SyntaxNode[] = [];
+    const flush = () => {
+      if (pending.length > 0) words.push(...expander.expandMany(pending));
+      pending = [];
+    };
+    for (const child of node.namedChildren) {
+      if (!child) continue;
+      const last = pending.at(-1);
+      if (
+        last &&
+        (child.startIndex !== last.endIndex ||
+          child.type.endsWith("redirect") ||
+          child.type === "variable_assignment")
+      )
+        flush();
+      if (child.type === "variable_assignment") {
+        const name = child.childForFieldName("name")?.text ?? child.text;
+        const value = child.childForFieldName("value");
+        for (const part of child.namedChildren) if (part) this.walk(part, inner, scope, expander);
+        const v = value ? expander.single(value) : "";
+        assignments.push(v === undefined ? { name } : { name, value: v });
+      } else if (
+        child.type === "file_redirect" ||
+        child.type === "herestring_redirect" ||
+        child.type === "heredoc_redirect"
+      ) {
+        const r = this.redirect(child, inner, scope, expander, after);
+        if (r) redirects.push(r);
+      } else if (child.type === "command_name") {
+        nameNode = child;
+        this.walk(child, inner, scope, expander);
+        pending.push(child.firstNamedChild ?? child);
+      } else {
+        this.walk(child, inner, scope, expander);
+        pending.push(child);
+      }
+    }
+    flush();
+    for (const rest of after) this.walk(rest, ctx, scope, expander);
+    if (!nameNode) {
+      if (redirects.length > 0 || assignments.length > 0) this.emit([], assignments, redirects, ctx, id);
+      return;
+    }
+    this.resolve(words, assignments, redirects, ctx, scope, id, node.text);
+  }
+
+  /** Sees through aliases, wrappers and command-running commands, then records the command. */
+  private resolve(
+    words: readonly Word[],
+    assignments: readonly Assignment[],
+    redirects: readonly Redirect[],
+    ctx: WalkContext,
+    scope: Scope,
+    id: number,
+    source: string,
+  ): void {
+    if (ctx.wrappers.length > 0) {
+      // `time X=1 cmd`: assignments may follow a wrapper keyword.
+      const peeled = [...assignments];
+      let k = 0;
+      for (; k < words.length; k++) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec((words[k] as Word).text);
+        if (!m) break;
+        peeled.push(
+          (words[k] as Word).dynamic
+            ? { name: m[1] as string }
+            : { name: m[1] as string, value: m[2] as string },
+        );
+      }
+      if (k > 0) {
+        this.resolve(
+          words.slice(k),
+          peeled,
+          redirects,
+          { ...ctx, wrappers: ctx.wrappers },
+          scope,
+          id,
+          source,
+        );
+        return;
+      }
+    }
+    for (const a of assignments) {
+      if (DANGEROUS_VARIABLE.test(a.name))
+        this.problem(`setting ${a.name} changes what the command runs`, source);
+    }
+    const first = words[0];
+    if (!first) {
+      this.emit([], assignments, redirects, ctx, id);
+      return;
+    }
+    if (first.dynamic || first.text === "") {
+      this.problem(`the command name ${first.text || "''"} is not known before the line runs`, source);
+      this.emit(words, assignments, redirects, ctx, id);
+      return;
+    }
+    const program = programName(first.text);
+    const alias = scope.aliases.get(first.text);
+    if (alias !== undefined && ctx.depth < MAX_DEPTH) {
+      this.parseSource(
+        [alias, ...words.slice(1).map((w) => shellQuote(w.text))].join(" "),
+        { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, `alias ${first.text}`] },
+        scope,
+      );
+      return;
+    }
+    const nested = (script: string | undefined, how: string, extra?: Partial<WalkContext>) => {
+      if (script === undefined) {
+        this.problem(`${how} runs a script that is not known before the line runs`, source);
+        this.emit(words, assignments, redirects, ctx, id);
+        return;
+      }
+      // The shell or eval itself only passes the script on; its redirections still count.
+      if (redirects.length > 0 || assignments.length > 0) this.emit([], assignments, redirects, ctx, id);
+      this.parseSource(
+        script,
+        { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, how], ...extra },
+        scope,
+      );
+    };
+    const staticText = (list: readonly Word[]) =>
+      list.some((w) => w.dynamic) ? undefined : list.map((w) => w.text).join(" ");
+
+    const wrapper = WRAPPERS[program];
+    if (wrapper) {
+      const rest = skipOptions(words.slice(1), wrapper.values, wrapper.operands ?? 0);
+      if (program === "flock" && rest.some((w) => w.text === "-c")) {
+        const at = rest.findIndex((w) => w.text === "-c");
+        nested(staticText(rest.slice(at + 1, at + 2)), "flock -c");
+        return;
+      }
+      if (rest.length > 0) {
+        this.resolve(
+          rest,
+          assignments,
+          redirects,
+          {
+            ...ctx,
+            wrappers: [...ctx.wrappers, program],
+            elevated: ctx.elevated || wrapper.elevates === true,
+          },
+          scope,
+          id,
+          source,
+        );
+        return;
+      }
+      if (
+        wrapper.elevates &&
+        words
+          .slice(1)
+          .some((w) => /^-[a-zA-Z]*[si]/.test(w.text) || w.text === "--shell" || w.text === "--login")
+      ) {
+        this.emit(
+          [{ text: "sh", dynamic: false, glob: false }],
+          assignments,
+          redirects,
+          { ...ctx, elevated: true },
+          id,
+        );
+        return;
+      }
+    }
+    if (program === "command" && words[1] && !/^-[a-zA-Z]*[vV]/.test(words[1].text)) {
+      const rest = skipOptions(words.slice(1), [], 0);
+      if (rest.length > 0) {
+        this.resolve(
+          rest,
+          assignments,
+          redirects,
+          { ...ctx, wrappers: [...ctx.wrappers, "command"] },
+          scope,
+          id,
+          source,
+        );
+        return;
+      }
+    }
+    if (program === "env") {
+      this.env(words, assignments, redirects, ctx, scope, id, source, nested);
+      return;
+    }
+    if (program === "su") {
+      const at = words.findIndex((w) => w.text === "-c" || w.text === "--command");
+      if (at > 0) {
+        nested(staticText(words.slice(at + 1, at + 2)), "su -c", { elevated: true });
+        return;
+      }
+      this.emit(
+        [{ text: "sh", dynamic: false, glob: false }],
+        assignments,
+        redirects,
+        { ...ctx, elevated: true },
+        id,
+      );
+      return;
+    }
+    if (SHELLS.has(program)) {
+      const shell = shellInvocation(words.slice(1));
+      if (shell.command) {
+        nested(staticText(shell.command), `${program} -c`);
+        return;
+      }
+    }
+    if (program === "eval") {
+      nested(staticText(words.slice(1)), "eval");
+      return;
+    }
+    if (program === "trap" && words[1] && !words[1].text.startsWith("-")) {
+      nested(staticText(words.slice(1, 2)), "trap");
+      return;
+    }
+    if (program === "watch") {
+      const rest = skipOptions(
+        words.slice(1),
+        ["-n", "--interval", "-d", "--differences", "-q", "--equexit", "-g"],
+        0,
+      );
+      if (rest.length > 0) {
+        nested(staticText(rest), "watch");
+        return;
+      }
+    }
+    if (program === "xargs") {
+      this.xargs(words, assignments, redirects, ctx, scope, id, source);
+      return;
+    }
+    if (program === "find") this.findExec(words, ctx, scope, source);
+    this.emit(words, assignments, redirects, ctx, id);
+  }
+
+  private env(
+    words: readonly Word[],
+    assignments: readonly Assignment[],
+    redirects: readonly Redirect[],
+    ctx: WalkContext,
+    scope: Scope,
+    id: number,
+    source: string,
+    nested: (script: string | undefined, how: string) => void,
+  ): void {
+    const all = [...assignments];
+    let i = 1;
+    for (; i < words.length; i++) {
+      const w = words[i] as Word;
+      if (w.text === "--") {
         i++;
+        break;
+      }
+      if (/^(-S|--split-string)/.test(w.text)) {
+        const inline = w.text.replace(/^(-S|--split-string=?)/, "");
+        const script =
+          inline !== ""
+            ? w.dynamic
+              ? undefined
+              : inline
+            : words[i + 1] && !words[i + 1]?.dynamic
+              ? words[i + 1]?.text
+              : undefined;
+        nested(
+          script === undefined
+            ? undefined
+            : [script, ...words.slice(i + (inline ? 1 : 2)).map((x) => shellQuote(x.text))].join(" "),
+          "env -S",
+        );
+        return;
+      }
+      if (["-u", "--unset", "-C", "--chdir", "-P"].includes(w.text)) {
+        i++;
+        continue;
+      }
+      if (w.text.startsWith("-")) continue;
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
+      if (m) {
+        all.push(w.dynamic ? { name: m[1] as string } : { name: m[1] as string, value: m[2] as string });
+        continue;
+      }
+      if (w.dynamic && w.text.includes("=")) {
+        this.problem("env with an assignment that is not static", source);
         continue;
       }
       break;
     }
-    if (program === "env" && (arg === "-S" || arg === "--split-string")) {
-      // env -S 'cmd args' splits its argument into words.
-      const split = lex(rest[i + 1] ?? "")
-        .tokens.filter((t) => t.kind === "word")
-        .map((t) => t.value);
-      out.push(...split);
-      i += 2;
-      continue;
+    const rest = words.slice(i);
+    if (rest.length === 0) {
+      this.emit(words, all, redirects, ctx, id);
+      return;
     }
-    if (/^-\d+$/.test(arg) && program === "nice") {
-      i++;
-      continue;
-    }
-    const name = arg.includes("=") ? arg.slice(0, arg.indexOf("=")) : arg;
-    i += valueOptions.has(name) && !arg.includes("=") ? 2 : 1;
+    this.resolve(rest, all, redirects, { ...ctx, wrappers: [...ctx.wrappers, "env"] }, scope, id, source);
   }
-  // timeout's first operand is the duration.
-  if (program === "timeout" && i < rest.length) i++;
-  out.push(...rest.slice(i));
-  // xargs with no command runs echo.
-  if (program === "xargs" && out.length === 0) out.push("echo");
-  return out;
+
+  private xargs(
+    words: readonly Word[],
+    assignments: readonly Assignment[],
+    redirects: readonly Redirect[],
+    ctx: WalkContext,
+    scope: Scope,
+    id: number,
+    source: string,
+  ): void {
+    const values = [
+      "-a",
+      "--arg-file",
+      "-d",
+      "--delimiter",
+      "-E",
+      "-I",
+      "-L",
+      "-n",
+      "--max-args",
+      "-P",
+      "--max-procs",
+      "-s",
+      "--max-chars",
+      "--process-slot-var",
+    ];
+    let replace: string | undefined;
+    let i = 1;
+    for (; i < words.length; i++) {
+      const t = (words[i] as Word).text;
+      if (t === "--") {
+        i++;
+        break;
+      }
+      if (!t.startsWith("-") || t === "-") break;
+      if (t === "-I") replace = words[i + 1]?.text;
+      else if (/^-i/.test(t) || t.startsWith("--replace"))
+        replace = t.replace(/^(-i|--replace=?)/, "") || "{}";
+      if (values.includes(t)) i++;
+    }
+    const inner = words
+      .slice(i)
+      .map((w) => (replace !== undefined && w.text.includes(replace) ? { ...w, dynamic: true } : w));
+    const command = inner.length > 0 ? inner : [{ text: "echo", dynamic: false, glob: false }];
+    this.emit(words.slice(0, i), assignments, redirects, ctx, id);
+    this.resolve(
+      command,
+      [],
+      [],
+      { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, "xargs"], moreArgs: true },
+      scope,
+      this.newId(),
+      source,
+    );
+  }
+
+  /** `find … -exec CMD {} ;`: CMD is a command of its own, `{}` standing for what find finds. */
+  private findExec(words: readonly Word[], ctx: WalkContext, scope: Scope, source: string): void {
+    const starts: Word[] = [];
+    let i = 1;
+    for (; i < words.length; i++) {
+      const t = (words[i] as Word).text;
+      if (t.startsWith("-") || t === "(" || t === "!") break;
+      starts.push(words[i] as Word);
+    }
+    if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
+    const filtered = words.slice(i).some((w) => FIND_TESTS.has(w.text));
+    for (; i < words.length; i++) {
+      const t = (words[i] as Word).text;
+      if (!FIND_ACTIONS_WITH_COMMAND.has(t)) continue;
+      const inner: Word[] = [];
+      let j = i + 1;
+      for (; j < words.length; j++) {
+        const w = words[j] as Word;
+        if (w.text === ";" || (w.text === "+" && words[j - 1]?.text === "{}")) break;
+        if (w.text.includes("{}")) {
+          for (const s of starts)
+            inner.push({
+              ...s,
+              text: w.text.replaceAll("{}", filtered ? `${s.text.replace(/\/$/, "")}/{found}` : s.text),
+            });
+        } else inner.push(w);
+      }
+      if (inner.length > 0)
+        this.resolve(
+          inner,
+          [],
+          [],
+          { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, `find ${t}`] },
+          scope,
+          this.newId(),
+          source,
+        );
+      i = j;
+    }
+  }
+
+  private emit(
+    words: readonly Word[],
+    assignments: readonly Assignment[],
+    redirects: readonly Redirect[],
+    ctx: WalkContext,
+    id: number = this.newId(),
+  ): void {
+    const argv = words.map((w) => w.text);
+    this.commands.push({
+      id,
+      argv,
+      words,
+      assignments,
+      redirects,
+      wrappers: ctx.wrappers,
+      elevated: ctx.elevated,
+      moreArgs: ctx.moreArgs === true,
+      pipeline: ctx.pipeline,
+      position: ctx.position,
+      ...(ctx.within !== undefined && ctx.within !== id && { within: ctx.within }),
+      depth: ctx.depth,
+      text: argv.join(" "),
+    });
+  }
 }
 
-function basename(word: string): string {
-  const slash = word.lastIndexOf("/");
-  return slash >= 0 && slash < word.length - 1 ? word.slice(slash + 1) : word;
+/** The program a command name runs: the basename of a path. */
+export function programName(name: string): string {
+  const slash = name.lastIndexOf("/");
+  return slash >= 0 ? name.slice(slash + 1) : name;
 }
 
-/** Tokenizes one command line: words with quotes removed, operators, redirections. */
-function lex(line: string): Lexed {
-  const tokens: Token[] = [];
-  const nested: string[] = [];
-  const heredocs: string[] = [];
+/** Skips a wrapper's options (and the option values it names) and `operands` leading operands. */
+function skipOptions(words: readonly Word[], values: readonly string[], operands: number): Word[] {
   let i = 0;
-  let word = "";
-  let inWord = false;
-  const endWord = () => {
-    if (inWord) tokens.push({ kind: "word", value: word });
-    word = "";
-    inWord = false;
-  };
-  const n = line.length;
-  while (i < n) {
-    const c = line[i] as string;
-    if (c === "\n") {
-      endWord();
-      tokens.push({ kind: "op", value: ";" });
+  for (; i < words.length; i++) {
+    const t = (words[i] as Word).text;
+    if (t === "--") {
       i++;
-      // Skip here-document bodies: their lines are data, not commands.
-      while (heredocs.length > 0) {
-        const delimiter = heredocs.shift() as string;
-        for (;;) {
-          if (i >= n) break;
-          const end = line.indexOf("\n", i);
-          const text = line.slice(i, end < 0 ? n : end);
-          i = end < 0 ? n : end + 1;
-          if (text.replace(/^\t+/, "") === delimiter) break;
-        }
-      }
-      continue;
+      break;
     }
-    if (c === " " || c === "\t" || c === "\r") {
-      endWord();
-      i++;
-      continue;
-    }
-    if (c === "#" && !inWord) {
-      while (i < n && line[i] !== "\n") i++;
-      continue;
-    }
-    if (c === "\\") {
-      if (line[i + 1] === "\n") i += 2;
-      else {
-        word += line[i + 1] ?? "";
-        inWord = true;
-        i += 2;
-      }
-      continue;
-    }
-    if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      word += line.slice(i + 1, end < 0 ? n : end);
-      inWord = true;
-      i = end < 0 ? n : end + 1;
-      continue;
-    }
-    if (c === '"') {
-      inWord = true;
-      i++;
-      while (i < n && line[i] !== '"') {
-        const d = line[i] as string;
-        if (d === "\\" && i + 1 < n && '"\\$`\n'.includes(line[i + 1] as string)) {
-          if (line[i + 1] !== "\n") word += line[i + 1];
-          i += 2;
-        } else if (d === "$" && line[i + 1] === "(" && line[i + 2] !== "(") {
-          const end = matchParen(line, i + 1);
-          nested.push(line.slice(i + 2, end));
-          word += line.slice(i, end + 1);
-          i = end + 1;
-        } else if (d === "`") {
-          const end = matchBacktick(line, i);
-          nested.push(line.slice(i + 1, end));
-          word += line.slice(i, end + 1);
-          i = end + 1;
-        } else {
-          word += d;
-          i++;
-        }
-      }
-      i++;
-      continue;
-    }
-    if (c === "$" && line[i + 1] === "(") {
-      const end = matchParen(line, i + 1);
-      // $(( … )) is arithmetic, not a command.
-      if (line[i + 2] !== "(") nested.push(line.slice(i + 2, end));
-      word += line.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if (c === "`") {
-      const end = matchBacktick(line, i);
-      nested.push(line.slice(i + 1, end));
-      word += line.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    if ((c === "<" || c === ">") && line[i + 1] === "(") {
-      const end = matchParen(line, i + 1);
-      nested.push(line.slice(i + 2, end));
-      word += line.slice(i, end + 1);
-      inWord = true;
-      i = end + 1;
-      continue;
-    }
-    // Redirections, with an optional file-descriptor number glued in front (2>, 2>&1).
-    const redirect = /^(\d*)(&>>|&>|>>|>\||>&|>|<<<|<<-|<<|<&|<>|<)/.exec(line.slice(i, i + 8));
-    if (redirect && (redirect[1] === "" || !inWord)) {
-      endWord();
-      const op = redirect[2] as string;
-      i += redirect[0].length;
-      tokens.push({ kind: "redirect", value: op });
-      if (op === "<<" || op === "<<-") {
-        // The delimiter word, quotes removed.
-        while (line[i] === " " || line[i] === "\t") i++;
-        const m = /^(['"]?)([^\s'";|&<>()]+)\1/.exec(line.slice(i));
-        if (m) {
-          heredocs.push(m[2] as string);
-          tokens.push({ kind: "word", value: m[2] as string });
-          i += m[0].length;
-        }
-      }
-      continue;
-    }
-    const op = /^(&&|\|\||;;|\|&|[|;&()])/.exec(line.slice(i, i + 2));
-    if (op) {
-      endWord();
-      tokens.push({ kind: "op", value: op[1] as string });
-      i += (op[1] as string).length;
-      continue;
-    }
-    word += c;
-    inWord = true;
-    i++;
+    if (!t.startsWith("-") || t === "-") break;
+    if (values.includes(t)) i++;
   }
-  endWord();
-  return { tokens, nested };
+  // Leading operands such as timeout's duration or flock's lock file.
+  const start = i + operands;
+  return start >= words.length ? [] : words.slice(start);
 }
 
-/** Index of the `)` closing the `(` at `open`, honouring quotes and nesting; n-1 if unclosed. */
-function matchParen(line: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < line.length; i++) {
-    const c = line[i];
-    if (c === "\\") i++;
-    else if (c === "'") {
-      const end = line.indexOf("'", i + 1);
-      i = end < 0 ? line.length : end;
-    } else if (c === '"') {
+/** Reads `bash [options] -c SCRIPT` and friends: the script words, when there is one. */
+function shellInvocation(args: readonly Word[]): { command?: readonly Word[] } {
+  let command = false;
+  for (let i = 0; i < args.length; i++) {
+    const t = (args[i] as Word).text;
+    if (t === "--") return command ? { command: args.slice(i + 1, i + 2) } : {};
+    if (t === "-o" || t === "+o" || t === "-O" || t === "+O" || t === "--rcfile" || t === "--init-file") {
       i++;
-      while (i < line.length && line[i] !== '"') i += line[i] === "\\" ? 2 : 1;
-    } else if (c === "(") depth++;
-    else if (c === ")") {
-      depth--;
-      if (depth === 0) return i;
+      continue;
     }
+    if (/^[-+][a-zA-Z]+$/.test(t)) {
+      if (t.startsWith("-") && t.includes("c")) command = true;
+      continue;
+    }
+    if (t.startsWith("--")) continue;
+    return command ? { command: args.slice(i, i + 1) } : {};
   }
-  return line.length;
+  return {};
 }
 
-function matchBacktick(line: string, open: number): number {
-  for (let i = open + 1; i < line.length; i++) {
-    if (line[i] === "\\") i++;
-    else if (line[i] === "`") return i;
-  }
-  return line.length;
+function shellQuote(text: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+function descendants(node: SyntaxNode, type: string): SyntaxNode[] {
+  return node.descendantsOfType(type).filter((n): n is SyntaxNode => n !== null);
 }

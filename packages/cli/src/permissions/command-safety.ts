@@ -1,4 +1,15 @@
-import { parseCommandLine, type SimpleCommand } from "./command-parser.js";
+import { homedir } from "node:os";
+import { dirname, resolve } from "node:path";
+import { bashParserReady, loadBashParser } from "./bash-parser.js";
+import {
+  parseCommandLine,
+  programName,
+  type ShellContext,
+  type SimpleCommand,
+  type Word,
+} from "./command-parser.js";
+import { canonicalPath, isInside } from "./paths.js";
+import { readOnlyVerdict } from "./read-only-commands.js";
 
 /** How much harm a command can do: critical always asks, even in yolo mode. */
 export type SafetyTier = "none" | "medium" | "high" | "critical";
@@ -8,6 +19,15 @@ const TIER_ORDER: readonly SafetyTier[] = ["none", "medium", "high", "critical"]
 /** The stricter of two tiers. */
 export function maxTier(a: SafetyTier, b: SafetyTier): SafetyTier {
   return TIER_ORDER.indexOf(a) >= TIER_ORDER.indexOf(b) ? a : b;
+}
+
+/** A path a command reads or writes, after static expansion. */
+export interface PathUse {
+  /** What the line says, expanded as far as possible. */
+  readonly text: string;
+  /** Canonical absolute path (a glob's fixed leading directories); undefined when dynamic. */
+  readonly absolute?: string;
+  readonly access: "read" | "write";
 }
 
 /** The verdict on one simple command. */
@@ -20,6 +40,10 @@ export interface CommandAssessment {
   readonly readOnly: boolean;
   /** On the built-in deny list: never runs, whatever the mode or rules. */
   readonly blocked: boolean;
+  /** False when the verdict rests on something that could not be known statically. */
+  readonly understood: boolean;
+  /** Paths it reads or writes (for read-only commands and redirections). */
+  readonly paths: readonly PathUse[];
 }
 
 /** The verdict on a whole command line: its strictest part decides. */
@@ -28,43 +52,168 @@ export interface LineAssessment {
   readonly reason: string;
   readonly readOnly: boolean;
   readonly blocked: boolean;
+  /** False when any part could not be judged statically: then no "always allow" is offered. */
+  readonly understood: boolean;
   readonly commands: readonly CommandAssessment[];
 }
 
-const FORK_BOMB = /:\s*\(\s*\)\s*\{[^}]*:\s*\|\s*:\s*&/;
-const DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|mapper\/|dm-|md|loop)/;
-const SYSTEM_DIRS =
-  /^\/(bin|boot|dev|etc|home|lib|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library)\/?\*?$/;
-const DOWNLOADERS = new Set(["curl", "wget", "fetch"]);
+/** Where judged lines run. */
+export interface AssessContext extends ShellContext {
+  /** The project root: deleting it, or a directory above it, is critical. */
+  readonly projectRoot: string;
+}
+
+const DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|mapper\/|dm-|md|loop|sr|mem$|kmem$|port$)/;
+const HARMLESS_DEVICE = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|u?random|full)$/;
+const SENSITIVE_PROC =
+  /^\/proc\/[^/]*\/+(environ|mem|maps|smaps|pagemap|cmdline|auxv|stack|syscall|fd|fdinfo|root|cwd|exe|map_files|task|attr|io|status|mountinfo)(\/|$)|^\/dev\/(mem|kmem|port)$/;
+const SENSITIVE_PROC_TEXT =
+  /\/proc\/[^/]*\/+(environ|mem|maps|smaps|pagemap|cmdline|auxv|stack|syscall|fd|root|cwd|exe|map_files|task)\b/;
+const DOWNLOADERS = new Set([
+  "curl",
+  "wget",
+  "fetch",
+  "aria2c",
+  "http",
+  "https",
+  "xh",
+  "lwp-request",
+  "lynx",
+  "links",
+]);
 const INTERPRETERS = new Set([
   "sh",
   "bash",
   "zsh",
   "dash",
   "ksh",
+  "mksh",
+  "ash",
   "fish",
   "python",
+  "python2",
   "python3",
   "perl",
   "ruby",
   "node",
+  "php",
+  "lua",
+  "deno",
+  "bun",
+  "source",
+  ".",
+  "osascript",
+  "pwsh",
+  "tclsh",
+  "Rscript",
 ]);
+const SYSTEM_POWER = new Set(["shutdown", "reboot", "halt", "poweroff", "telinit"]);
+const NETWORK = new Set([
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "nc",
+  "ncat",
+  "netcat",
+  "telnet",
+  "ftp",
+  "socat",
+  "aria2c",
+]);
+const TEST_RUNNERS = new Set([
+  "vitest",
+  "jest",
+  "pytest",
+  "mocha",
+  "tsc",
+  "eslint",
+  "biome",
+  "prettier",
+  "ruff",
+  "mypy",
+]);
+const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
-/** Classifies a command line into a safety tier, looking at every sub-command. */
-export function assessCommandLine(line: string): LineAssessment {
-  const commands = parseCommandLine(line).map((command) => assessCommand(command));
-  const assessments: CommandAssessment[] = [...commands];
-  if (FORK_BOMB.test(line)) {
-    const bomb = commands[0]?.command ?? emptyCommand(line);
+/** Loads the bash parser if needed, then judges the line; see assessCommandLine. */
+export async function assessShellCommand(line: string, context: AssessContext): Promise<LineAssessment> {
+  if (!bashParserReady()) {
+    try {
+      await loadBashParser();
+    } catch (error) {
+      return unjudgeable(line, `the shell parser is unavailable (${(error as Error).message})`);
+    }
+  }
+  return assessCommandLine(line, context);
+}
+
+function unjudgeable(line: string, reason: string): LineAssessment {
+  const command = pseudoCommand(line);
+  const a: CommandAssessment = {
+    command,
+    tier: "critical",
+    reason,
+    readOnly: false,
+    blocked: false,
+    understood: false,
+    paths: [],
+  };
+  return { tier: "critical", reason, readOnly: false, blocked: false, understood: false, commands: [a] };
+}
+
+function pseudoCommand(text: string): SimpleCommand {
+  return {
+    id: 0,
+    argv: [],
+    words: [],
+    assignments: [],
+    redirects: [],
+    wrappers: [],
+    elevated: false,
+    moreArgs: false,
+    pipeline: -1,
+    position: 0,
+    depth: 0,
+    text,
+  };
+}
+
+/**
+ * Classifies a shell line: every command found anywhere in it is judged after static expansion,
+ * and the strictest verdict wins. What cannot be judged statically is critical (asks in every
+ * mode, never remembered). Requires the bash parser to be loaded (see assessShellCommand).
+ */
+export function assessCommandLine(line: string, context: AssessContext): LineAssessment {
+  const parsed = parseCommandLine(line, context);
+  const judge = new Judge(context);
+  const assessments: CommandAssessment[] = parsed.commands.map((c) => judge.command(c));
+  for (const p of parsed.problems) {
     assessments.push({
-      command: bomb,
+      command: pseudoCommand(p.text),
       tier: "critical",
-      reason: "fork bomb",
+      reason: `cannot be judged before it runs: ${p.reason}`,
       readOnly: false,
-      blocked: true,
+      blocked: false,
+      understood: false,
+      paths: [],
     });
   }
-  assessments.push(...assessPipelines(commands.map((c) => c.command)));
+  for (const f of parsed.functions) {
+    if (f.recursive) {
+      assessments.push({
+        command: pseudoCommand(`${f.name}()`),
+        tier: "critical",
+        reason: f.spawns ? "fork bomb" : `the function ${f.name} calls itself`,
+        readOnly: false,
+        blocked: f.spawns,
+        understood: true,
+        paths: [],
+      });
+    }
+  }
+  assessments.push(...downloadsRun(parsed.commands));
   let tier: SafetyTier = "none";
   let reason = assessments[0]?.reason ?? "empty command";
   for (const a of assessments) {
@@ -75,49 +224,55 @@ export function assessCommandLine(line: string): LineAssessment {
   }
   return {
     tier,
-    reason: assessments.length === 0 ? "empty command" : reason,
-    readOnly: assessments.length > 0 && assessments.every((a) => a.readOnly),
+    reason,
+    readOnly: assessments.every((a) => a.readOnly),
     blocked: assessments.some((a) => a.blocked),
+    understood: assessments.every((a) => a.understood),
     commands: assessments,
   };
 }
 
-function emptyCommand(text: string): SimpleCommand {
-  return { argv: [], wrappers: [], assignments: [], redirects: [], pipeline: 0, position: 0, depth: 0, text };
-}
-
-/** `curl … | sh`: a download piped into an interpreter runs unseen code. */
-function assessPipelines(commands: readonly SimpleCommand[]): CommandAssessment[] {
+/** `curl … | sh`, `bash <(curl …)`, `sh <<< "$(wget …)"`: downloaded code is run unseen. */
+function downloadsRun(commands: readonly SimpleCommand[]): CommandAssessment[] {
   const out: CommandAssessment[] = [];
-  const byPipeline = new Map<number, SimpleCommand[]>();
-  for (const c of commands) byPipeline.set(c.pipeline, [...(byPipeline.get(c.pipeline) ?? []), c]);
-  for (const members of byPipeline.values()) {
-    const download = members.find((c) => DOWNLOADERS.has(c.argv[0] ?? ""));
-    if (!download) continue;
-    const runner = members.find(
-      (c) =>
-        c.position > download.position &&
-        INTERPRETERS.has(c.argv[0] ?? "") &&
-        !c.argv.slice(1).some(isScriptFileArg),
+  const byId = new Map(commands.map((c) => [c.id, c]));
+  const isDownload = (c: SimpleCommand) => DOWNLOADERS.has(programName(c.argv[0] ?? ""));
+  const runsInput = (c: SimpleCommand) => {
+    const program = programName(c.argv[0] ?? "");
+    if (!INTERPRETERS.has(program)) return false;
+    const operands = c.argv.slice(1).filter((a) => !a.startsWith("-") || a === "-");
+    return (
+      operands.length === 0 ||
+      operands[0] === "-" ||
+      operands[0]?.startsWith("/dev/fd/") ||
+      c.argv.includes("-s")
     );
-    if (runner) {
+  };
+  for (const runner of commands) {
+    if (!runsInput(runner)) continue;
+    const fed = commands.find((d) => {
+      if (!isDownload(d)) return false;
+      if (d.pipeline === runner.pipeline && d.position < runner.position && runner.pipeline >= 0) return true;
+      // A download inside the runner's own arguments or redirections (`bash <(curl …)`).
+      for (let up = d.within; up !== undefined; up = byId.get(up)?.within) if (up === runner.id) return true;
+      return false;
+    });
+    if (fed) {
       out.push({
         command: runner,
         tier: "critical",
-        reason: `downloaded script piped into ${runner.argv[0]}`,
+        reason: `runs downloaded code (${fed.argv[0]} into ${runner.argv[0]})`,
         readOnly: false,
         blocked: false,
+        understood: true,
+        paths: [],
       });
     }
   }
   return out;
 }
 
-function isScriptFileArg(arg: string): boolean {
-  return !arg.startsWith("-");
-}
-
-/** Short flags of an argv (`-rf` → r, f) plus long flags, for option tests. */
+/** Options a program's argv carries: short letters, long names, operands. */
 function flags(argv: readonly string[]): { short: Set<string>; long: Set<string>; operands: string[] } {
   const short = new Set<string>();
   const long = new Set<string>();
@@ -132,461 +287,575 @@ function flags(argv: readonly string[]): { short: Set<string>; long: Set<string>
   return { short, long, operands };
 }
 
-function verdict(
-  command: SimpleCommand,
-  tier: SafetyTier,
-  reason: string,
-  readOnly = false,
-  blocked = false,
-): CommandAssessment {
-  return { command, tier, reason, readOnly, blocked };
-}
+class Judge {
+  private readonly home: string;
+  private readonly root: string;
+  private readonly cwd: string;
+  private readonly critical: readonly string[];
 
-/** Programs that only inspect, when given no option that writes or runs something. */
-const READ_ONLY_PROGRAMS = new Set([
-  "ls",
-  "cat",
-  "head",
-  "tail",
-  "wc",
-  "echo",
-  "printf",
-  "pwd",
-  "which",
-  "whoami",
-  "date",
-  "true",
-  "false",
-  "rg",
-  "grep",
-  "egrep",
-  "fgrep",
-  "tree",
-  "file",
-  "stat",
-  "du",
-  "df",
-  "printenv",
-  "sort",
-  "uniq",
-  "cut",
-  "tr",
-  "diff",
-  "cmp",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "less",
-  "more",
-  "nl",
-  "column",
-  "jq",
-  "uname",
-  "hostname",
-  "id",
-  "type",
-  "test",
-  "[",
-  "seq",
-  "yes",
-  "sha256sum",
-  "md5sum",
-  "shasum",
-  "cd",
-  "sleep",
-  "comm",
-  "paste",
-  "fold",
-  "rev",
-  "od",
-  "hexdump",
-  "xxd",
-  "strings",
-  "tac",
-]);
+  constructor(context: AssessContext) {
+    this.home = context.home ?? homedir();
+    this.root = resolve(context.projectRoot);
+    this.cwd = resolve(context.cwd);
+    const real = (p: string) => {
+      try {
+        return canonicalPath(p, "/");
+      } catch {
+        return p;
+      }
+    };
+    this.critical = [...new Set([this.root, real(this.root), this.home, real(this.home)])];
+  }
 
-const READ_ONLY_GIT = new Set([
-  "status",
-  "diff",
-  "log",
-  "show",
-  "blame",
-  "rev-parse",
-  "ls-files",
-  "ls-tree",
-  "cat-file",
-  "describe",
-  "shortlog",
-  "grep",
-  "reflog",
-  "whatchanged",
-  "merge-base",
-  "rev-list",
-  "name-rev",
-  "count-objects",
-]);
-
-const TEST_RUNNERS = new Set([
-  "vitest",
-  "jest",
-  "pytest",
-  "mocha",
-  "tsc",
-  "eslint",
-  "biome",
-  "prettier",
-  "ruff",
-  "mypy",
-]);
-const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
-const NETWORK = new Set([
-  "curl",
-  "wget",
-  "ssh",
-  "scp",
-  "sftp",
-  "rsync",
-  "nc",
-  "ncat",
-  "netcat",
-  "telnet",
-  "ftp",
-  "socat",
-]);
-const SYSTEM_POWER = new Set(["shutdown", "reboot", "halt", "poweroff"]);
-
-/** Assesses one simple command. */
-export function assessCommand(command: SimpleCommand): CommandAssessment {
-  const base = assessProgram(command);
-  const elevated = command.wrappers.some((w) => w === "sudo" || w === "doas");
-  let result =
-    elevated && base.tier !== "critical"
-      ? {
-          ...base,
-          tier: maxTier(base.tier, "high"),
-          reason: `runs as root (sudo): ${base.reason}`,
-          readOnly: false,
-        }
-      : base;
-  for (const redirect of command.redirects) {
-    if (!redirect.op.includes(">")) continue;
-    if (DEVICE.test(redirect.target))
-      return verdict(command, "critical", `writes directly to the device ${redirect.target}`, false, true);
-    if (redirect.op !== ">&" && redirect.target !== "/dev/null" && !/^&?\d+$/.test(redirect.target)) {
+  command(command: SimpleCommand): CommandAssessment {
+    const base = this.program(command);
+    let result = base;
+    if (command.elevated && base.tier !== "critical") {
       result = {
-        ...result,
+        ...base,
+        tier: maxTier(base.tier, "high"),
+        reason: `runs as root: ${base.reason}`,
         readOnly: false,
-        tier: maxTier(result.tier, "medium"),
-        reason: result.tier === "none" ? `writes to ${redirect.target}` : result.reason,
       };
     }
-  }
-  return result;
-}
-
-function assessProgram(command: SimpleCommand): CommandAssessment {
-  const argv = command.argv;
-  const program = argv[0] ?? "";
-  const { short, long, operands } = flags(argv);
-  const v = (tier: SafetyTier, reason: string, readOnly = false, blocked = false) =>
-    verdict(command, tier, reason, readOnly, blocked);
-  if (program === "") return v("none", "no command", true);
-
-  if (program === "rm") {
-    const recursive = short.has("r") || short.has("R") || long.has("--recursive");
-    const dangerousTarget = operands.find(
-      (o) =>
-        o === "/" ||
-        o === "/*" ||
-        o === "~" ||
-        o === "~/" ||
-        o === "~/*" ||
-        o === "$HOME" ||
-        o === "$HOME/" ||
-        o === "*" ||
-        o === "." ||
-        o === ".." ||
-        o === "./*" ||
-        SYSTEM_DIRS.test(o),
-    );
-    if (recursive && dangerousTarget !== undefined) {
-      return v(
-        "critical",
-        `recursive delete of ${dangerousTarget}`,
-        false,
-        dangerousTarget === "/" || dangerousTarget === "/*",
-      );
+    const paths = [...result.paths];
+    for (const redirect of command.redirects) {
+      if (redirect.target === undefined && !redirect.dynamic) continue;
+      const writes = redirect.op.includes(">");
+      if (redirect.dynamic) {
+        return {
+          ...result,
+          tier: "critical",
+          understood: false,
+          readOnly: false,
+          reason: `redirects to a file not known before the line runs`,
+        };
+      }
+      const target = redirect.target as string;
+      const absolute = resolve(this.cwd, target);
+      if (writes && DEVICE.test(absolute))
+        return {
+          ...result,
+          tier: "critical",
+          reason: `writes directly to the device ${target}`,
+          readOnly: false,
+          blocked: true,
+        };
+      if (HARMLESS_DEVICE.test(absolute)) continue;
+      paths.push(this.pathUse({ text: target, dynamic: false, glob: false }, writes ? "write" : "read"));
+      if (writes) {
+        result = {
+          ...result,
+          readOnly: false,
+          tier: maxTier(result.tier, "medium"),
+          reason: result.tier === "none" ? `writes to ${target}` : result.reason,
+        };
+      }
     }
-    if (recursive) return v("high", "recursive delete");
-    return v("medium", "deletes files");
+    const sensitive = paths.find((p) => this.isSensitive(p));
+    if (sensitive)
+      return {
+        ...result,
+        paths,
+        tier: "critical",
+        readOnly: false,
+        reason: `touches ${sensitive.text}, which exposes a process's memory or secrets`,
+      };
+    return { ...result, paths };
   }
-  if (
-    /^mkfs(\.|$)/.test(program) ||
-    program === "mke2fs" ||
-    program === "wipefs" ||
-    program === "fdisk" ||
-    program === "parted"
-  ) {
-    return v("critical", "formats or partitions a disk", false, program.startsWith("mkfs"));
+
+  private isSensitive(p: PathUse): boolean {
+    if (p.absolute !== undefined && SENSITIVE_PROC.test(p.absolute)) return true;
+    // Globs and variables: `/proc/*/environ`, `/proc/$PPID/mem`.
+    return SENSITIVE_PROC_TEXT.test(p.text) || (p.absolute === undefined && /^\/proc(\/|$)/.test(p.text));
   }
-  if (program === "dd") {
-    const of = argv.find((a) => a.startsWith("of="))?.slice(3);
-    if (of && DEVICE.test(of)) return v("critical", `dd onto the device ${of}`, false, true);
-    return v("high", "raw copy with dd");
+
+  /** A word as a path: canonical when static (a glob's fixed leading part), unknown when dynamic. */
+  private pathUse(word: Word, access: PathUse["access"]): PathUse {
+    if (word.dynamic) return { text: word.text, access };
+    let text = word.text;
+    if (word.glob) {
+      const parts = text.split("/");
+      const at = parts.findIndex((p) => /[*?[]/.test(p));
+      text = parts.slice(0, at).join("/") || (text.startsWith("/") ? "/" : ".");
+    }
+    let absolute: string;
+    try {
+      absolute = canonicalPath(text, this.cwd);
+    } catch {
+      absolute = resolve(this.cwd, text);
+    }
+    return { text: word.text, absolute, access };
   }
-  if (program === "chmod" || program === "chown" || program === "chgrp") {
-    const recursive = short.has("R") || long.has("--recursive");
-    const rootTarget = operands.find((o) => o === "/" || o === "/*" || o === "~" || SYSTEM_DIRS.test(o));
-    if (recursive && rootTarget)
-      return v(
-        "critical",
-        `recursive ${program} of ${rootTarget}`,
-        false,
-        rootTarget === "/" && operands.includes("777"),
-      );
-    if (program === "chmod" && operands.includes("/") && operands.includes("777"))
-      return v("critical", "chmod 777 /", false, true);
-    if (recursive || operands.some((o) => /^0?777$/.test(o) || o === "a+rwx"))
-      return v("high", `${recursive ? "recursive " : ""}${program}`);
-    return v("medium", `changes file ${program === "chmod" ? "modes" : "owners"}`);
+
+  /** Is deleting (recursively) this word catastrophic: root, home, the project, or above them? */
+  private catastrophicTarget(word: Word): string | undefined {
+    if (word.dynamic) return `${word.text} (not known before the line runs)`;
+    let text = word.text;
+    let contents = false;
+    if (word.glob) {
+      const parts = text.split("/");
+      const at = parts.findIndex((p) => /[*?[]/.test(p));
+      contents = true;
+      text = parts.slice(0, at).join("/") || (text.startsWith("/") ? "/" : ".");
+    }
+    const absolute = resolve(this.cwd, text);
+    const describe = contents ? `everything in ${absolute}` : absolute;
+    if (absolute === "/") return describe;
+    // A top-level directory (/usr, /etc, /home…) or anything the home or project lies in.
+    if (dirname(absolute) === "/") return describe;
+    for (const c of this.critical) {
+      if (isInside(absolute, c)) return describe;
+    }
+    if (absolute === resolve(this.root, ".git")) return `${absolute} (the project's history)`;
+    return undefined;
   }
-  if (SYSTEM_POWER.has(program) || (program === "init" && /^[06]$/.test(operands[0] ?? "")))
-    return v("critical", "shuts down or reboots the machine");
-  if (program === "systemctl" && /^(poweroff|reboot|halt|kexec)$/.test(operands[0] ?? ""))
-    return v("critical", "shuts down or reboots the machine");
-  if (program === "kill" || program === "pkill" || program === "killall") {
-    if (program === "kill" && operands.includes("-1")) return v("critical", "kills every process");
-    return v("high", "kills processes");
+
+  private verdict(
+    command: SimpleCommand,
+    tier: SafetyTier,
+    reason: string,
+    readOnly = false,
+    extra: Partial<CommandAssessment> = {},
+  ): CommandAssessment {
+    return { command, tier, reason, readOnly, blocked: false, understood: true, paths: [], ...extra };
   }
-  if (program === "sudo" || program === "su" || program === "doas") return v("high", "runs as another user");
-  if (program === "git") return assessGit(command);
-  if (PACKAGE_MANAGERS.has(program)) return assessPackageManager(command);
-  if (program === "npx" || program === "pnpx" || program === "bunx") {
-    const tool = operands.find((o) => !o.startsWith("-")) ?? "";
-    if (TEST_RUNNERS.has(tool)) return v("none", `runs ${tool}`);
-    return v("medium", `runs a package binary (${tool || "npx"})`);
-  }
-  if (TEST_RUNNERS.has(program)) return v("none", `runs ${program}`);
-  if (
-    [
-      "pip",
-      "pip3",
-      "gem",
-      "apt",
-      "apt-get",
-      "brew",
-      "dnf",
-      "yum",
-      "pacman",
-      "apk",
-      "cargo",
-      "go",
-      "poetry",
-      "uv",
-    ].includes(program)
-  ) {
-    const sub = operands[0] ?? "";
-    if (["publish", "push", "upload"].includes(sub))
-      return v("high", `publishes a package (${program} ${sub})`);
-    if (["test", "check", "build", "vet", "fmt", "list", "show", "search", "version", "env"].includes(sub))
-      return v("none", `${program} ${sub}`);
-    return v("medium", `${program} ${sub}`.trim());
-  }
-  if (program === "twine" && operands[0] === "upload") return v("high", "publishes a package (twine upload)");
-  if (program === "docker" || program === "podman" || program === "kubectl") {
-    const sub = operands[0] ?? "";
-    if (["ps", "images", "logs", "inspect", "version", "get", "describe"].includes(sub))
-      return v("none", `${program} ${sub}`);
-    if (["rm", "rmi", "prune", "push", "delete", "system", "volume"].includes(sub))
-      return v("high", `${program} ${sub}`);
-    return v("medium", `${program} ${sub}`.trim());
-  }
-  if (program === "terraform" && ["destroy", "apply"].includes(operands[0] ?? ""))
-    return v("high", `terraform ${operands[0]}`);
-  if (program === "shred" || program === "truncate") return v("high", `${program} destroys file contents`);
-  if (NETWORK.has(program)) return v("medium", `network access (${program})`);
-  if (program === "find") {
+
+  private program(command: SimpleCommand): CommandAssessment {
+    const argv = command.argv;
+    const words = command.words;
+    const program = programName(argv[0] ?? "");
+    const v = (tier: SafetyTier, reason: string, readOnly = false, extra: Partial<CommandAssessment> = {}) =>
+      this.verdict(command, tier, reason, readOnly, extra);
+    if (argv.length === 0) return v("none", "redirection only", true);
+    if (words[0]?.dynamic)
+      return v("critical", `the command name ${argv[0]} is not known before the line runs`, false, {
+        understood: false,
+      });
+    const { short, long, operands } = flags(argv);
+    const operandWords = operandsOf(words);
+    const dynamicTail = command.moreArgs;
+
+    if (program === "rm" || program === "rmdir" || program === "unlink" || program === "shred") {
+      const recursive = program === "rm" && (short.has("r") || short.has("R") || long.has("--recursive"));
+      const targets = operandWords;
+      const root = targets.find((w) => !w.dynamic && /^\/+\*?$/.test(w.text.replace(/\/\.?\/*/g, "/")));
+      if (recursive && (root || long.has("--no-preserve-root")))
+        return v("critical", `recursive delete of ${root?.text ?? "/"}`, false, { blocked: true });
+      if (recursive && dynamicTail)
+        return v("critical", "recursive delete of paths only known at run time (xargs)", false, {
+          understood: false,
+        });
+      for (const w of targets) {
+        const hit = this.catastrophicTarget(w);
+        if (hit && (recursive || w.glob || w.dynamic))
+          return v(
+            recursive ? "critical" : "high",
+            `${recursive ? "recursive " : ""}delete of ${hit}`,
+            false,
+            w.dynamic ? { understood: false } : {},
+          );
+      }
+      if (program === "shred") return v("high", "shred destroys file contents");
+      return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
+    }
+    if (program === "mv" || (program === "cp" && long.has("--remove-destination"))) {
+      for (const w of operandWords.slice(0, -1)) {
+        const hit = this.catastrophicTarget(w);
+        if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
+      }
+    }
+    if (program === "find") return this.find(command);
     if (
-      argv.some((a) =>
-        ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprintf", "-fls"].includes(a),
-      )
-    ) {
-      return v(
-        argv.includes("-delete") ? "high" : "medium",
-        argv.includes("-delete") ? "find -delete removes files" : "find runs commands",
-      );
+      /^mkfs(\.|$)/.test(program) ||
+      ["mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "gdisk", "sgdisk"].includes(program)
+    )
+      return v("critical", "formats or partitions a disk", false, { blocked: program.startsWith("mkfs") });
+    if (program === "dd") {
+      const of = argv.find((a) => a.startsWith("of="))?.slice(3);
+      if (of && DEVICE.test(resolve(this.cwd, of)))
+        return v("critical", `dd onto the device ${of}`, false, { blocked: true });
+      return v("high", "raw copy with dd");
     }
-    return v("none", "find", true);
+    if (program === "chmod" || program === "chown" || program === "chgrp") {
+      const recursive = short.has("R") || long.has("--recursive");
+      const hit = recursive
+        ? operandWords
+            .slice(program === "chmod" || program === "chown" ? 1 : 1)
+            .map((w) => this.catastrophicTarget(w))
+            .find(Boolean)
+        : undefined;
+      if (hit)
+        return v("critical", `recursive ${program} of ${hit}`, false, {
+          blocked: operands.includes("/") && operands.includes("777"),
+        });
+      if (recursive || operands.some((o) => /^0?777$/.test(o) || o === "a+rwx"))
+        return v("high", `${recursive ? "recursive " : ""}${program}`);
+      return v("medium", `changes file ${program === "chmod" ? "modes" : "owners"}`);
+    }
+    if (
+      SYSTEM_POWER.has(program) ||
+      (program === "init" && /^[06]$/.test(operands[0] ?? "")) ||
+      (program === "systemctl" && /^(poweroff|reboot|halt|kexec|emergency|rescue)$/.test(operands[0] ?? ""))
+    )
+      return v("critical", "shuts down or reboots the machine");
+    if (program === "kill" || program === "pkill" || program === "killall" || program === "killall5") {
+      if (program === "killall5") return v("critical", "kills every process");
+      if (program === "kill") {
+        const args = argv.slice(1);
+        const pids: string[] = [];
+        for (let i = 0; i < args.length; i++) {
+          const a = args[i] as string;
+          if (a === "-s" || a === "-n" || a === "--signal") i++;
+          else if (a === "--") {
+            pids.push(...args.slice(i + 1));
+            break;
+          } else if (i === 0 && /^-([A-Za-z]+|\d+)$/.test(a) && args.length > 1) continue;
+          else if (a.startsWith("-") && !/^-\d+$/.test(a)) continue;
+          else pids.push(a);
+        }
+        if (pids.includes("-1") || (args.length === 1 && args[0] === "-1"))
+          return v("critical", "kills every process (kill -1)");
+        if (pids.some((p) => /^-?0*1$/.test(p) || p === "0"))
+          return v("critical", "signals init or the whole process group");
+      }
+      return v("high", "kills processes");
+    }
+    if (program === "sudo" || program === "su" || program === "doas" || program === "pkexec")
+      return v("high", "runs as another user");
+    if (program === "crontab" && (short.has("r") || short.has("e"))) return v("high", "changes the crontab");
+    if (program === "git") return this.git(command);
+    if (PACKAGE_MANAGERS.has(program)) return this.packageManager(command);
+    if (program === "npx" || program === "pnpx" || program === "bunx") {
+      const tool = operands[0] ?? "";
+      if (TEST_RUNNERS.has(tool)) return v("none", `runs ${tool}`);
+      return v("medium", `runs a package binary (${tool || program})`);
+    }
+    if (TEST_RUNNERS.has(program)) return v("none", `runs ${program}`);
+    if (
+      [
+        "pip",
+        "pip3",
+        "gem",
+        "apt",
+        "apt-get",
+        "brew",
+        "dnf",
+        "yum",
+        "pacman",
+        "apk",
+        "cargo",
+        "go",
+        "poetry",
+        "uv",
+      ].includes(program)
+    ) {
+      const sub = operands[0] ?? "";
+      if (["publish", "push", "upload"].includes(sub))
+        return v("high", `publishes a package (${program} ${sub})`);
+      if (["test", "check", "build", "vet", "fmt", "list", "show", "search", "version", "env"].includes(sub))
+        return v("none", `${program} ${sub}`);
+      return v("medium", `${program} ${sub}`.trim());
+    }
+    if (program === "twine" && operands[0] === "upload")
+      return v("high", "publishes a package (twine upload)");
+    if (program === "docker" || program === "podman" || program === "kubectl") {
+      const sub = operands[0] ?? "";
+      if (["ps", "images", "logs", "inspect", "version", "get", "describe"].includes(sub))
+        return v("none", `${program} ${sub}`);
+      if (["rm", "rmi", "prune", "push", "delete", "system", "volume"].includes(sub))
+        return v("high", `${program} ${sub}`);
+      return v("medium", `${program} ${sub}`.trim());
+    }
+    if (program === "terraform" && ["destroy", "apply"].includes(operands[0] ?? ""))
+      return v("high", `terraform ${operands[0]}`);
+    if (program === "truncate") return v("high", "truncate destroys file contents");
+    if (NETWORK.has(program)) return v("medium", `network access (${program})`);
+    if (program === "make" && ["test", "check", "lint"].includes(operands[0] ?? ""))
+      return v("none", `make ${operands[0]}`);
+    const ro = readOnlyVerdict(program, argv, words);
+    if (ro) {
+      if (!ro.readOnly)
+        return v(
+          ro.tier ?? "medium",
+          ro.reason,
+          false,
+          ro.understood === false ? { understood: false, tier: "critical" } : {},
+        );
+      if (dynamicTail && ro.paths !== "none")
+        return v("none", `${ro.reason} on input only known at run time`, true, {
+          paths: [{ text: "(xargs input)", access: "read" }],
+        });
+      const paths = ro.paths === "none" ? [] : (ro.paths ?? operandWords).map((w) => this.pathUse(w, "read"));
+      return v("none", ro.reason, true, { paths });
+    }
+    return v("medium", `runs ${program}`);
   }
-  if (program === "sed" && (short.has("i") || [...long].some((l) => l.startsWith("--in-place"))))
-    return v("medium", "edits files in place (sed -i)");
-  if (program === "sort" && (short.has("o") || long.has("--output")))
-    return v("medium", "writes a file (sort -o)");
-  if (
-    program === "tee" ||
-    program === "touch" ||
-    program === "mkdir" ||
-    program === "cp" ||
-    program === "mv" ||
-    program === "ln" ||
-    program === "install" ||
-    program === "rmdir" ||
-    program === "unzip" ||
-    program === "tar"
-  ) {
-    return v("medium", `changes files (${program})`);
+
+  private find(command: SimpleCommand): CommandAssessment {
+    const words = command.words;
+    const v = (tier: SafetyTier, reason: string, readOnly = false, extra: Partial<CommandAssessment> = {}) =>
+      this.verdict(command, tier, reason, readOnly, extra);
+    const starts: Word[] = [];
+    let i = 1;
+    for (; i < words.length; i++) {
+      const t = (words[i] as Word).text;
+      if (t.startsWith("-") || t === "(" || t === "!") break;
+      starts.push(words[i] as Word);
+    }
+    if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
+    const rest = command.argv.slice(i);
+    const paths = starts.map((w) => this.pathUse(w, "read"));
+    if (rest.includes("-delete")) {
+      const filtered = rest.some((a) =>
+        /^-(i?name|i?path|i?wholename|i?regex|type|newer|mtime|mmin|size|user|empty|perm|links|inum|samefile)$/.test(
+          a,
+        ),
+      );
+      const hit = starts.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      if (hit && !filtered)
+        return v("critical", `find -delete of ${hit}`, false, {
+          paths,
+          ...(starts.some((w) => w.dynamic) && { understood: false }),
+        });
+      if (hit && starts.some((w) => w.dynamic))
+        return v("critical", `find -delete under ${hit}`, false, { paths, understood: false });
+      if (starts.some((w) => !w.dynamic && resolve(this.cwd, w.text) === "/"))
+        return v("critical", "find -delete across the whole file system", false, { paths });
+      return v("high", "find -delete removes files", false, { paths });
+    }
+    const writer = rest.find((a) => /^-(fprint0?|fprintf|fls)$/.test(a));
+    if (writer) return v("medium", `find ${writer} writes a file`, false, { paths });
+    if (rest.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a)))
+      return v("none", "find runs a command for each file (judged separately)", false, { paths });
+    return v("none", "find", true, { paths });
   }
-  if (program === "env" || program === "printenv" || program === "set" || program === "export") {
-    return v("none", program, program !== "export");
+
+  private git(command: SimpleCommand): CommandAssessment {
+    const argv = command.argv;
+    const v = (tier: SafetyTier, reason: string, readOnly = false, extra: Partial<CommandAssessment> = {}) =>
+      this.verdict(command, tier, reason, readOnly, extra);
+    let i = 1;
+    let unsafeGlobal: string | undefined;
+    const paths: PathUse[] = [];
+    while (i < argv.length && (argv[i] as string).startsWith("-")) {
+      const a = argv[i] as string;
+      if (a === "-C") {
+        const dir = command.words[i + 1];
+        if (dir) {
+          const use = this.pathUse(dir, "read");
+          if (use.absolute === undefined || !isInside(this.root, use.absolute))
+            unsafeGlobal ??= `git -C ${dir.text} (a repository outside the project, whose configuration can run programs)`;
+        }
+        i += 2;
+        continue;
+      }
+      if (a === "-c" || a.startsWith("-c") || a === "--config-env" || a.startsWith("--config-env="))
+        unsafeGlobal ??= `git ${a} sets configuration that can run programs`;
+      else if (a === "--exec-path" || a.startsWith("--exec-path="))
+        unsafeGlobal ??= "git --exec-path changes which programs git runs";
+      else if (/^--(git-dir|work-tree)/.test(a)) unsafeGlobal ??= `git ${a} points at another repository`;
+      i += ["-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix"].includes(a)
+        ? 2
+        : 1;
+    }
+    const sub = argv[i] ?? "";
+    const rest = argv.slice(i + 1);
+    const { short, long, operands } = flags(["git", ...rest]);
+    const base = this.gitSubcommand(command, sub, rest, short, long, operands);
+    if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
+    return base;
   }
-  if (READ_ONLY_PROGRAMS.has(program)) return v("none", program, true);
-  if (program === "make" && ["test", "check", "lint"].includes(operands[0] ?? ""))
-    return v("none", `make ${operands[0]}`);
-  return v("medium", `runs ${program}`);
+
+  private gitSubcommand(
+    command: SimpleCommand,
+    sub: string,
+    rest: readonly string[],
+    short: Set<string>,
+    long: Set<string>,
+    operands: readonly string[],
+  ): CommandAssessment {
+    const v = (tier: SafetyTier, reason: string, readOnly = false) =>
+      this.verdict(command, tier, reason, readOnly);
+    const force = short.has("f") || long.has("--force");
+    const writesOutput = rest.some(
+      (a) => /^--output(=|$)/.test(a) || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
+    );
+    const runsProgram = rest.some(
+      (a) =>
+        /^--(upload-pack|receive-pack|exec|ext-diff|open-files-in-pager)(=|$)/.test(a) ||
+        /^-O/.test(a) ||
+        (/^-u/.test(a) && sub === "ls-remote"),
+    );
+    if (runsProgram) return v("medium", `git ${sub} with an option that runs a program`);
+    if (writesOutput && sub !== "grep") return v("medium", `git ${sub} writes its output to a file`);
+    switch (sub) {
+      case "reset":
+        return long.has("--hard") || long.has("--merge") || long.has("--keep")
+          ? v("high", "git reset --hard discards changes")
+          : v("medium", "git reset");
+      case "clean":
+        return force || short.has("x") || short.has("d")
+          ? v("high", "git clean deletes untracked files")
+          : v("medium", "git clean");
+      case "push":
+        if (
+          force ||
+          long.has("--force-with-lease") ||
+          long.has("--mirror") ||
+          long.has("--delete") ||
+          short.has("d") ||
+          operands.some((o) => o.startsWith("+") || o.startsWith(":"))
+        )
+          return v("high", "git push rewrites or deletes remote history");
+        return v("medium", "git push");
+      case "checkout":
+      case "restore":
+        if (
+          force ||
+          operands.includes(".") ||
+          rest.includes("--") ||
+          long.has("--worktree") ||
+          short.has("W") ||
+          sub === "restore"
+        )
+          return v("high", `git ${sub} discards working-tree changes`);
+        return v("medium", `git ${sub}`);
+      case "branch":
+        if (short.has("D") || short.has("d") || long.has("--delete") || short.has("m") || short.has("M"))
+          return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
+        return v(
+          "none",
+          "git branch",
+          operands.length === 0 &&
+            !rest.some(
+              (a) =>
+                /^--(set-upstream|unset-upstream|edit-description|track|copy)/.test(a) ||
+                a === "-u" ||
+                a === "-c" ||
+                a === "-C",
+            ),
+        );
+      case "tag":
+        return operands.length === 0 || short.has("l") || long.has("--list")
+          ? v("none", "git tag", !short.has("d"))
+          : v("medium", "git tag");
+      case "stash":
+        return ["drop", "clear"].includes(operands[0] ?? "")
+          ? v("high", `git stash ${operands[0]} loses stashed work`)
+          : operands[0] === "list" || operands[0] === "show"
+            ? v("none", `git stash ${operands[0]}`, true)
+            : v("medium", "git stash");
+      case "filter-branch":
+      case "filter-repo":
+        return v("high", "rewrites history");
+      case "reflog":
+        return ["expire", "delete"].includes(operands[0] ?? "")
+          ? v("high", "expires the reflog")
+          : v("none", "git reflog", true);
+      case "gc":
+      case "prune":
+        return v("high", `git ${sub} can drop unreachable commits`);
+      case "remote":
+        return operands.length === 0
+          ? v("none", "git remote", true)
+          : operands[0] === "get-url"
+            ? v("none", "git remote get-url", true)
+            : v("medium", `git remote ${operands[0]}`);
+      case "config": {
+        const reads = rest.some(
+          (a) =>
+            /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only)$/.test(a) ||
+            a === "get" ||
+            a === "list",
+        );
+        const writes = rest.some((a) =>
+          /^(--add|--unset|--unset-all|--replace-all|--rename-section|--remove-section|-e|--edit|set|unset)$/.test(
+            a,
+          ),
+        );
+        return reads && !writes
+          ? v("none", "git config (read)", true)
+          : v("medium", "git config changes configuration");
+      }
+      case "grep":
+        return v("none", "git grep", true);
+      case "status":
+      case "diff":
+      case "log":
+      case "show":
+      case "blame":
+      case "annotate":
+      case "rev-parse":
+      case "ls-files":
+      case "ls-tree":
+      case "cat-file":
+      case "describe":
+      case "shortlog":
+      case "whatchanged":
+      case "merge-base":
+      case "rev-list":
+      case "name-rev":
+      case "count-objects":
+      case "check-ignore":
+      case "check-attr":
+      case "for-each-ref":
+      case "show-ref":
+      case "show-branch":
+      case "var":
+      case "version":
+      case "range-diff":
+      case "diff-tree":
+      case "diff-files":
+      case "diff-index":
+        return v("none", `git ${sub}`, true);
+      default:
+        return v("medium", `git ${sub || "command"}`.trim());
+    }
+  }
+
+  private packageManager(command: SimpleCommand): CommandAssessment {
+    const program = command.argv[0] as string;
+    const { operands } = flags(command.argv);
+    const sub = operands[0] ?? "";
+    const v = (tier: SafetyTier, reason: string, readOnly = false) =>
+      this.verdict(command, tier, reason, readOnly);
+    if (["publish", "unpublish", "deprecate", "dist-tag", "owner"].includes(sub))
+      return v("high", `${program} ${sub} changes a published package`);
+    if (
+      sub === "test" ||
+      sub === "t" ||
+      (sub === "run" && /^(test|lint|typecheck|check|build)(:|$)/.test(operands[1] ?? ""))
+    )
+      return v("none", `${program} ${operands.slice(0, sub === "run" ? 2 : 1).join(" ")}`);
+    if (
+      [
+        "ls",
+        "list",
+        "view",
+        "info",
+        "outdated",
+        "why",
+        "explain",
+        "audit",
+        "--version",
+        "-v",
+        "version",
+      ].includes(sub) &&
+      operands.length <= 2
+    )
+      return v("none", `${program} ${sub}`, !["audit", "version"].includes(sub));
+    return v("medium", `${program} ${sub}`.trim());
+  }
 }
 
-function assessGit(command: SimpleCommand): CommandAssessment {
-  const argv = command.argv;
-  // Skip global options (`git -C dir`, `git -c k=v`, `--no-pager`).
-  let i = 1;
-  while (i < argv.length && (argv[i] as string).startsWith("-")) {
-    i += ["-C", "-c", "--git-dir", "--work-tree", "--namespace"].includes(argv[i] as string) ? 2 : 1;
+/** The operand words of an argv (after the program), options left out. */
+function operandsOf(words: readonly Word[]): Word[] {
+  const out: Word[] = [];
+  let ended = false;
+  for (const w of words.slice(1)) {
+    if (ended || w.dynamic || !w.text.startsWith("-") || w.text === "-") out.push(w);
+    else if (w.text === "--") ended = true;
   }
-  const sub = argv[i] ?? "";
-  const rest = argv.slice(i + 1);
-  const { short, long, operands } = flags(["git", ...rest]);
-  const v = (tier: SafetyTier, reason: string, readOnly = false) =>
-    verdict(command, tier, reason, readOnly, false);
-  const force = short.has("f") || long.has("--force");
-  switch (sub) {
-    case "reset":
-      return long.has("--hard") || long.has("--merge") || long.has("--keep")
-        ? v("high", "git reset --hard discards changes")
-        : v("medium", "git reset");
-    case "clean":
-      return force || short.has("x") || short.has("d")
-        ? v("high", "git clean deletes untracked files")
-        : v("medium", "git clean");
-    case "push":
-      if (
-        force ||
-        long.has("--force-with-lease") ||
-        long.has("--mirror") ||
-        long.has("--delete") ||
-        short.has("d") ||
-        operands.some((o) => o.startsWith("+") || o.startsWith(":"))
-      ) {
-        return v("high", "git push rewrites or deletes remote history");
-      }
-      return v("medium", "git push");
-    case "checkout":
-    case "restore":
-      if (
-        force ||
-        operands.includes(".") ||
-        rest.includes("--") ||
-        long.has("--worktree") ||
-        short.has("W") ||
-        sub === "restore"
-      ) {
-        return v("high", `git ${sub} discards working-tree changes`);
-      }
-      return v("medium", `git ${sub}`);
-    case "branch":
-      if (
-        short.has("D") ||
-        (short.has("d") && force) ||
-        long.has("--delete") ||
-        short.has("d") ||
-        short.has("m") ||
-        short.has("M")
-      ) {
-        return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
-      }
-      return v("none", "git branch", operands.length === 0);
-    case "stash":
-      return ["drop", "clear"].includes(operands[0] ?? "")
-        ? v("high", `git stash ${operands[0]} loses stashed work`)
-        : operands[0] === "list" || operands[0] === "show"
-          ? v("none", "git stash list", true)
-          : v("medium", "git stash");
-    case "filter-branch":
-    case "filter-repo":
-      return v("high", "rewrites history");
-    case "reflog":
-      return operands[0] === "expire" || operands[0] === "delete"
-        ? v("high", "expires the reflog")
-        : v("none", "git reflog", true);
-    case "gc":
-    case "prune":
-      return v("high", `git ${sub} can drop unreachable commits`);
-    case "rebase":
-    case "commit":
-    case "merge":
-    case "pull":
-    case "fetch":
-    case "tag":
-    case "cherry-pick":
-    case "revert":
-    case "am":
-    case "apply":
-    case "switch":
-    case "add":
-    case "rm":
-    case "mv":
-    case "init":
-    case "clone":
-    case "submodule":
-      return v("medium", `git ${sub}`);
-    case "remote":
-    case "config":
-      return operands.length <= (sub === "remote" ? 0 : 1) ||
-        rest.includes("-v") ||
-        rest.includes("--get") ||
-        rest.includes("--list") ||
-        short.has("l")
-        ? v("none", `git ${sub}`, true)
-        : v("medium", `git ${sub}`);
-    default:
-      return READ_ONLY_GIT.has(sub)
-        ? v("none", `git ${sub}`, true)
-        : v("medium", `git ${sub || "command"}`.trim());
-  }
-}
-
-function assessPackageManager(command: SimpleCommand): CommandAssessment {
-  const program = command.argv[0] as string;
-  const { operands } = flags(command.argv);
-  const sub = operands[0] ?? "";
-  const v = (tier: SafetyTier, reason: string, readOnly = false) =>
-    verdict(command, tier, reason, readOnly, false);
-  if (["publish", "unpublish", "deprecate", "dist-tag", "owner"].includes(sub))
-    return v("high", `${program} ${sub} changes a published package`);
-  if (
-    sub === "test" ||
-    sub === "t" ||
-    (sub === "run" && /^(test|lint|typecheck|check|build)(:|$)/.test(operands[1] ?? ""))
-  ) {
-    return v("none", `${program} ${operands.slice(0, sub === "run" ? 2 : 1).join(" ")}`);
-  }
-  if (
-    [
-      "ls",
-      "list",
-      "view",
-      "info",
-      "outdated",
-      "why",
-      "explain",
-      "audit",
-      "--version",
-      "-v",
-      "version",
-    ].includes(sub) &&
-    operands.length <= 2
-  ) {
-    return v("none", `${program} ${sub}`, sub !== "audit" && sub !== "version");
-  }
-  return v("medium", `${program} ${sub}`.trim());
+  return out;
 }

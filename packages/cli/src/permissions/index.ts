@@ -1,11 +1,24 @@
+export { bashParserReady, loadBashParser, ShellParserUnavailableError } from "./bash-parser.js";
 export { type CallKind, callKind, callPaths, patchPaths } from "./call-targets.js";
-export { parseCommandLine, type Redirect, type SimpleCommand } from "./command-parser.js";
 export {
-  assessCommand,
+  type Assignment,
+  type FunctionDefinition,
+  type ParsedLine,
+  parseCommandLine,
+  type Redirect,
+  type ShellContext,
+  type ShellProblem,
+  type SimpleCommand,
+  type Word,
+} from "./command-parser.js";
+export {
+  type AssessContext,
   assessCommandLine,
+  assessShellCommand,
   type CommandAssessment,
   type LineAssessment,
   maxTier,
+  type PathUse,
   type SafetyTier,
 } from "./command-safety.js";
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./modes.js";

@@ -2,7 +2,7 @@ import type { BeforeToolCallDecision, BeforeToolCallHook, ToolCallInfo } from "@
 import { type CallKind, callKind, callPaths } from "./call-targets.js";
 import type { SimpleCommand } from "./command-parser.js";
 import {
-  assessCommandLine,
+  assessShellCommand,
   type CommandAssessment,
   type LineAssessment,
   maxTier,
@@ -93,7 +93,9 @@ export interface PermissionPolicy {
   readonly mode: PermissionMode;
   setMode(mode: PermissionMode): void;
   /** The rules alone: what would happen without asking. Pure apart from reading the file system's symlinks. */
-  evaluate(call: ToolCallInfo): PermissionEvaluation;
+  evaluate(call: ToolCallInfo): Promise<PermissionEvaluation>;
+  /** How a shell line is judged here (project root and working directory of this policy). */
+  assessShell(command: string): Promise<LineAssessment>;
   /** The final decision: asks the user when needed (or denies when headless). */
   check(call: ToolCallInfo): Promise<PermissionDecision>;
   /** A hook for SessionConfig.beforeToolCall. */
@@ -165,7 +167,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const isSensitive = createSensitiveFileMatcher(options.sensitivePatterns);
   const sessionGrants: Grant[] = [];
 
-  const describe = (call: ToolCallInfo): DescribedCall => {
+  const assessShell = (command: string) => assessShellCommand(command, { cwd, projectRoot: root });
+
+  const describe = async (call: ToolCallInfo): Promise<DescribedCall> => {
     const traits = options.toolTraits?.(call.toolName);
     const kind = callKind(call.toolName);
     let raw = callPaths(call.toolName, call.arguments);
@@ -181,7 +185,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     });
     if (kind === "shell") {
       const command = typeof call.arguments.command === "string" ? call.arguments.command : "";
-      return { kind, readOnlyTool: false, command, line: assessCommandLine(command), files };
+      return { kind, readOnlyTool: false, command, line: await assessShell(command), files };
     }
     const readOnlyTool =
       kind === "read" || kind === "interaction" || call.toolName === "wait" || traits?.readOnly === true;
@@ -191,8 +195,15 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   /** Does `rule` match this call? For shell: does it match this one sub-command? */
   const matchesFile = (rule: PermissionRule, file: DescribedCall["files"][number]) =>
     rule.pattern === undefined || pathPatternMatches(rule.pattern, file.relative, file.absolute);
+  /** Deny and ask rules see a command with and without its wrappers (`sudo rm` matches `rm:*`). */
   const matchesCommand = (rule: PermissionRule, command: SimpleCommand) =>
-    rule.pattern === undefined || commandPatternMatches(rule.pattern, command.text);
+    rule.pattern === undefined ||
+    commandPatternMatches(rule.pattern, command.text) ||
+    commandPatternMatches(rule.pattern, [...command.wrappers, command.text].join(" "));
+  /** Allow rules and grants must name an elevated command as such (`sudo …`). */
+  const coversCommand = (rule: PermissionRule, command: SimpleCommand) =>
+    rule.pattern === undefined ||
+    commandPatternMatches(rule.pattern, command.elevated ? `sudo ${command.text}` : command.text);
 
   /** Deny and ask rules: any part matching is enough. */
   const anyMatch = (rules: readonly PermissionRule[], call: ToolCallInfo, d: DescribedCall) =>
@@ -214,10 +225,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     if (d.kind === "shell") {
       const parts = distinctCommands(d.line?.commands ?? []);
       return (
+        d.line?.understood === true &&
         parts.length > 0 &&
         parts.every((a) =>
           applicable.some(
-            (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && matchesCommand(g.rule, a.command),
+            (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && coversCommand(g.rule, a.command),
           ),
         )
       );
@@ -230,9 +242,15 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     if (d.kind === "shell") {
       const rules: string[] = [];
       let tier: SafetyTier = "none";
-      for (const a of distinctCommands(d.line?.commands ?? [])) {
+      // Nothing is remembered for a line that was not fully understood.
+      if (!d.line?.understood) return { rules, tier: "critical" };
+      for (const a of distinctCommands(d.line.commands)) {
         tier = maxTier(tier, a.tier);
-        const rule = `shell(${commandPrefix(a)})`;
+        if (a.command.argv.length === 0) continue;
+        const prefix = commandPrefix(a);
+        // A literal `*` would widen the rule into a wildcard: such a command is not remembered.
+        if (prefix.slice(0, prefix.endsWith(":*") ? -2 : undefined).includes("*")) return { rules: [], tier };
+        const rule = `shell(${prefix})`;
         if (!rules.includes(rule)) rules.push(rule);
       }
       return { rules, tier };
@@ -247,7 +265,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   };
 
   const ask = (call: ToolCallInfo, d: DescribedCall, reason: string): PermissionEvaluation => {
-    const critical = d.line?.tier === "critical";
+    const critical = d.line?.tier === "critical" || d.line?.understood === false;
     const always = critical ? { rules: [] } : alwaysRulesFor(call, d);
     return {
       behavior: "ask",
@@ -257,14 +275,14 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         reason,
         ...(d.line ? { tier: d.line.tier, command: d.command } : {}),
         paths: d.files.map((f) => f.shown),
-        canAllowAlways: !critical,
+        canAllowAlways: !critical && always.rules.length > 0,
         alwaysRules: always.rules,
       },
     };
   };
 
-  const evaluate = (call: ToolCallInfo): PermissionEvaluation => {
-    const d = describe(call);
+  const evaluate = async (call: ToolCallInfo): Promise<PermissionEvaluation> => {
+    const d = await describe(call);
     const outside = d.files.filter((f) => f.relative === undefined);
     // 1. The built-in deny list: never runs.
     if (d.line?.blocked) {
@@ -287,8 +305,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     // 3. Plan mode: read-only tools (and read-only shell commands) only.
     if (mode === "plan") {
       const readOnly =
-        d.readOnlyTool ||
-        (d.kind === "shell" && d.line?.readOnly === true && !shellReachesOutside(d, cwd, root));
+        d.readOnlyTool || (d.kind === "shell" && d.line?.readOnly === true && !shellReachesOutside(d, root));
       if (!readOnly) {
         return {
           behavior: "deny",
@@ -301,6 +318,18 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     if (d.line?.tier === "critical") return ask(call, d, `critical command: ${d.line.reason}`);
     // 5. Yolo: everything else runs.
     if (mode === "yolo") return { behavior: "allow", reason: "yolo mode" };
+    // A shell line reading outside the project (or somewhere not known statically) asks whatever
+    // was granted: a grant for `cat:*` was given for files in the project.
+    if (d.kind === "shell" && shellReachesOutside(d, root)) {
+      const askRule = anyMatch(askRules, call, d);
+      return ask(
+        call,
+        d,
+        askRule
+          ? `the settings rule "${askRule.source}" asks first`
+          : `reaches outside the project (${outsidePaths(d, root).join(", ")})`,
+      );
+    }
     // 6. "Always allow" answers of this session.
     if (covers(sessionGrants, call, d))
       return { behavior: "allow", reason: "allowed earlier in this session" };
@@ -337,7 +366,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         return ask(call, d, "file edits ask in normal mode");
       }
       case "shell":
-        if (d.line?.readOnly && !shellReachesOutside(d, cwd, root))
+        if (d.line?.readOnly && !shellReachesOutside(d, root))
           return { behavior: "allow", reason: "read-only command" };
         return ask(
           call,
@@ -351,7 +380,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   };
 
   const check = async (call: ToolCallInfo): Promise<PermissionDecision> => {
-    const evaluation = evaluate(call);
+    const evaluation = await evaluate(call);
     if (evaluation.behavior !== "ask") return evaluation;
     const { request } = evaluation;
     if (options.headless || !options.ask) {
@@ -405,6 +434,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
       mode = next;
     },
     evaluate,
+    assessShell,
     check,
     beforeToolCall,
     grants: () => sessionGrants.map((g) => g.rule.source),
@@ -435,39 +465,44 @@ function distinctCommands(commands: readonly CommandAssessment[]): CommandAssess
   return [...out.values()].filter((a) => a.command.argv.length > 0 || a.command.redirects.length > 0);
 }
 
-/** The prefix "always allow" remembers: `git push`, `npm test`, `ls`; the whole text for high-risk commands. */
+/**
+ * The narrowest rule "always allow" remembers for a command: `npm test` exactly, `git log:*` for a
+ * read-only command with arguments, the whole text for high-risk and elevated commands.
+ */
 function commandPrefix(a: CommandAssessment): string {
   const argv = a.command.argv;
-  if (a.tier === "high" || argv.length === 0) return a.command.text;
+  const text = a.command.elevated ? `sudo ${a.command.text}` : a.command.text;
+  if (a.tier === "high" || a.command.elevated || argv.length <= 1) return text;
+  const program = argv[0] as string;
   const sub = argv[1];
-  if (SUBCOMMAND_PROGRAMS.has(argv[0] as string) && sub && /^[a-z][a-z0-9:_-]*$/.test(sub)) {
+  if (SUBCOMMAND_PROGRAMS.has(program) && sub && /^[a-z][a-z0-9:_-]*$/.test(sub)) {
     const third = argv[2];
     if ((sub === "run" || sub === "exec") && third && /^[A-Za-z0-9:_-]+$/.test(third))
-      return `${argv[0]} ${sub} ${third}:*`;
-    return `${argv[0]} ${sub}:*`;
+      return argv.length === 3 ? `${program} ${sub} ${third}` : `${program} ${sub} ${third}:*`;
+    return argv.length === 2 ? `${program} ${sub}` : `${program} ${sub}:*`;
   }
-  return `${argv[0]}:*`;
+  if (!/^[A-Za-z0-9_.+-]+$/.test(program)) return text;
+  // Only read-only commands are remembered for any arguments; others for these arguments.
+  return a.readOnly ? `${program}:*` : text;
 }
 
-/** True when a read-only shell line names a path outside the project (`cat /etc/passwd`, `cd ..`). */
-function shellReachesOutside(d: DescribedCall, cwd: string, root: string): boolean {
+/** Paths of a shell line outside the project, or not known before it runs. */
+function outsidePaths(d: DescribedCall, root: string): string[] {
+  const out: string[] = [];
   for (const a of d.line?.commands ?? []) {
-    for (const arg of a.command.argv.slice(1)) {
-      const candidate = arg.includes("=") && !arg.startsWith("/") ? arg.slice(arg.indexOf("=") + 1) : arg;
-      if (!/^(\/|~|\.\.|\$)/.test(candidate) && !candidate.includes("/..") && !candidate.includes("../"))
-        continue;
-      if (candidate.startsWith("$")) return true;
-      if (!isInside(root, canonicalPath(candidate, cwd))) return true;
-    }
-    for (const r of a.command.redirects) {
-      if (
-        r.target &&
-        !/^&?\d+$/.test(r.target) &&
-        r.target !== "/dev/null" &&
-        !isInside(root, canonicalPath(r.target, cwd))
+    for (const p of a.paths) {
+      if (p.absolute === undefined) out.push(`${p.text} (not known before it runs)`);
+      else if (
+        !isInside(root, p.absolute) &&
+        !/^\/dev\/(null|stdin|stdout|stderr|fd\/\d+|tty)$/.test(p.absolute)
       )
-        return true;
+        out.push(p.text);
     }
   }
-  return false;
+  return [...new Set(out)];
+}
+
+/** True when a shell line names a path outside the project or one only known at run time. */
+function shellReachesOutside(d: DescribedCall, root: string): boolean {
+  return outsidePaths(d, root).length > 0;
 }

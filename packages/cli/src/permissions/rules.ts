@@ -1,5 +1,5 @@
 import { homedir } from "node:os";
-import picomatch from "picomatch";
+import { compileGlob } from "./glob-matcher.js";
 
 /** A rule string that cannot be understood. */
 export class RuleSyntaxError extends Error {
@@ -51,6 +51,8 @@ export function parseRule(source: string): PermissionRule {
   const pattern = m[2];
   if (pattern !== undefined && pattern.trim() === "")
     throw new RuleSyntaxError(source, "the pattern in parentheses is empty");
+  if (pattern !== undefined && pattern.length > MAX_PATTERN_LENGTH)
+    throw new RuleSyntaxError(source, `the pattern is longer than ${MAX_PATTERN_LENGTH} characters`);
   const lower = name.toLowerCase();
   const canonical = TOOL_ALIASES[lower] ?? lower;
   const tools = TOOL_GROUPS[canonical] ?? [canonical];
@@ -61,6 +63,13 @@ export function parseRule(source: string): PermissionRule {
     !pattern.endsWith(":*")
   ) {
     throw new RuleSyntaxError(source, "':*' may only end a command pattern");
+  }
+  if (pattern !== undefined && tools.every((t) => t !== "shell")) {
+    try {
+      compileGlob(pattern.trim());
+    } catch (error) {
+      throw new RuleSyntaxError(source, (error as Error).message);
+    }
   }
   return pattern === undefined ? { source, tools } : { source, tools, pattern: pattern.trim() };
 }
@@ -75,11 +84,15 @@ export function ruleAppliesTo(rule: PermissionRule, toolName: string): boolean {
   return rule.tools.includes("*") || rule.tools.includes(toolName.toLowerCase());
 }
 
+/** Longer patterns are refused: no rule needs them, and matching cost grows with length. */
+export const MAX_PATTERN_LENGTH = 1024;
+
 const commandMatchers = new Map<string, (text: string) => boolean>();
 
 /**
  * Matches one simple command's text: `prefix:*` matches the prefix as whole words, a pattern with
- * `*` is a wildcard over the whole text, anything else must equal the text.
+ * `*` is a wildcard over the whole text, anything else must equal the text. Wildcards are matched
+ * greedily segment by segment, in time linear in the text for each segment, never by backtracking.
  */
 export function commandPatternMatches(pattern: string, text: string): boolean {
   let matcher = commandMatchers.get(pattern);
@@ -88,14 +101,37 @@ export function commandPatternMatches(pattern: string, text: string): boolean {
       const prefix = pattern.slice(0, -2).trim();
       matcher = (t) => t === prefix || t.startsWith(`${prefix} `);
     } else if (pattern.includes("*")) {
-      const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "s");
-      matcher = (t) => re.test(t);
+      matcher = wildcardMatcher(pattern);
     } else {
       matcher = (t) => t === pattern;
     }
     commandMatchers.set(pattern, matcher);
   }
   return matcher(text);
+}
+
+/**
+ * A `*`-only glob as literal segments: the first must start the text, the last end it, and each
+ * middle one is found left to right after the previous. Taking the earliest occurrence is always
+ * right for `*`-only globs, so no backtracking is needed.
+ */
+function wildcardMatcher(pattern: string): (text: string) => boolean {
+  const segments = pattern.split("*");
+  const first = segments[0] as string;
+  const last = segments[segments.length - 1] as string;
+  const middle = segments.slice(1, -1).filter((s) => s !== "");
+  return (text) => {
+    if (text.length < first.length + last.length) return false;
+    if (!text.startsWith(first) || !text.endsWith(last)) return false;
+    let at = first.length;
+    const end = text.length - last.length;
+    for (const segment of middle) {
+      const found = text.indexOf(segment, at);
+      if (found < 0 || found + segment.length > end) return false;
+      at = found + segment.length;
+    }
+    return true;
+  };
 }
 
 const pathMatchers = new Map<string, (path: string) => boolean>();
@@ -112,7 +148,7 @@ export function pathPatternMatches(
   let matcher = pathMatchers.get(pattern);
   if (!matcher) {
     const expanded = pattern.startsWith("~/") ? `${homedir()}/${pattern.slice(2)}` : pattern;
-    const test = picomatch(expanded.startsWith("./") ? expanded.slice(2) : expanded, { dot: true });
+    const test = compileGlob(expanded.startsWith("./") ? expanded.slice(2) : expanded);
     matcher = test;
     pathMatchers.set(pattern, matcher);
   }
@@ -124,8 +160,4 @@ export function pathPatternMatches(
 /** Escapes glob metacharacters so a literal path can be used as a rule pattern. */
 export function escapeGlob(path: string): string {
   return path.replace(/[*?[\]{}()!+@\\]/g, "\\$&");
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,16 +1,23 @@
 import type { BeforeToolCallHook, ProfileToolRegistry, ToolCallInfo } from "@attractor/agent";
 import type { CheckpointManager } from "../checkpoints/index.js";
-import { assessCommandLine, callKind, type PermissionPolicy } from "../permissions/index.js";
+import { callKind, type PermissionPolicy } from "../permissions/index.js";
 import { summarizeCall } from "./call-summary.js";
 
-/** Whether a call may change files, so the project is snapshotted before it runs. */
-export function mayChangeFiles(call: ToolCallInfo, registry: ProfileToolRegistry): boolean {
+/**
+ * Whether a call may change files, so the project is snapshotted before it runs: a shell line
+ * unless every command in it is judged read-only (one not understood counts as changing files).
+ */
+export async function mayChangeFiles(
+  call: ToolCallInfo,
+  registry: ProfileToolRegistry,
+  policy: Pick<PermissionPolicy, "assessShell">,
+): Promise<boolean> {
   switch (callKind(call.toolName)) {
     case "edit":
       return true;
     case "shell": {
       const command = typeof call.arguments.command === "string" ? call.arguments.command : "";
-      return !assessCommandLine(command).readOnly;
+      return !(await policy.assessShell(command)).readOnly;
     }
     case "read":
     case "interaction":
@@ -38,7 +45,7 @@ export function createToolGuard(options: {
   return async (call) => {
     const decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
-    if (mayChangeFiles(call, options.registry())) {
+    if (await mayChangeFiles(call, options.registry(), options.policy)) {
       try {
         const userMessageId = options.userMessageId();
         await options.checkpoints.snapshot({
