@@ -11,6 +11,8 @@ export interface Redirect {
   readonly target?: string;
   /** The target could not be expanded statically. */
   readonly dynamic: boolean;
+  /** Here-docs and here-strings: the text fed to the command, when it is known statically. */
+  readonly body?: string;
 }
 
 /** A `NAME=value` given to a command, to `env`, or on its own. */
@@ -219,6 +221,8 @@ class ParseState {
   readonly problems: ShellProblem[] = [];
   readonly functions: FunctionDefinition[] = [];
   private pipelines = 0;
+  /** Redirections the grammar attached to a list, for the list's last command. */
+  private readonly tailRedirects = new Map<number, readonly Redirect[]>();
   private ids = 1;
   private readonly home: string;
 
@@ -320,9 +324,7 @@ class ParseState {
             const words = values.flatMap((v) => expander.expand(v));
             assign(
               variable.text,
-              values.length === 0 || words.some((w) => w.dynamic || w.glob)
-                ? "dynamic"
-                : words.map((w) => w.text),
+              values.length === 0 || words.some((w) => w.dynamic) ? "dynamic" : words.map((w) => w.text),
             );
           }
           break;
@@ -452,8 +454,13 @@ class ParseState {
       const r = this.redirect(child, ctx, scope, expander, after);
       if (r) redirects.push(r);
     }
-    if (body?.type === "command") this.command(body, redirects, ctx, scope, expander);
-    else {
+    // The grammar hangs `a && b > f` and `a | b > f` on the whole list; bash gives it to `b`.
+    let tail = body;
+    while (tail && (tail.type === "list" || tail.type === "pipeline")) tail = tail.lastNamedChild;
+    if (body && tail?.type === "command") {
+      this.tailRedirects.set(tail.id, redirects);
+      this.walk(body, ctx, scope, expander);
+    } else {
       if (body) this.walk(body, ctx, scope, expander);
       if (redirects.length > 0) this.emit([], [], redirects, ctx);
     }
@@ -486,21 +493,38 @@ class ParseState {
           return target === undefined ? { op, dynamic: true } : { op, dynamic: false };
         return target === undefined ? { op, dynamic: true } : { op, target, dynamic: false };
       }
-      case "heredoc_redirect":
+      case "heredoc_redirect": {
+        let body = "";
+        let start = "";
         for (const child of node.namedChildren) {
           if (!child) continue;
-          if (child.type === "heredoc_body") this.walk(child, ctx, scope, expander);
-          else if (
-            child.type !== "heredoc_start" &&
-            child.type !== "heredoc_end" &&
-            child.type !== "heredoc_content"
-          )
-            after.push(child);
+          if (child.type === "heredoc_body") {
+            body = child.text;
+            this.walk(child, ctx, scope, expander);
+          } else if (child.type === "heredoc_start") start = child.text;
+          else if (child.type !== "heredoc_end" && child.type !== "heredoc_content") after.push(child);
         }
-        return { op: "<<", dynamic: false };
-      case "herestring_redirect":
-        for (const child of node.namedChildren) if (child) this.walk(child, ctx, scope, expander);
-        return { op: "<<<", dynamic: false };
+        if (!/['"\\]/.test(start) && /[`$]/.test(body)) {
+          // The grammar does not read every substitution in a here-doc (backquotes, `<<-`): the
+          // body is read again as the double-quoted string it behaves like.
+          this.parseSource(
+            `: "${body.replaceAll('"', '\\"')}"`,
+            { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, "here-doc"] },
+            scope,
+          );
+          return { op: "<<", dynamic: false };
+        }
+        return { op: "<<", dynamic: false, body };
+      }
+      case "herestring_redirect": {
+        let body: string | undefined;
+        for (const child of node.namedChildren) {
+          if (!child) continue;
+          this.walk(child, ctx, scope, expander);
+          body = expander.single(child);
+        }
+        return body === undefined ? { op: "<<<", dynamic: false } : { op: "<<<", dynamic: false, body };
+      }
       default:
         this.walk(node, ctx, scope, expander);
         return undefined;
@@ -517,7 +541,8 @@ class ParseState {
     const id = this.newId();
     const inner: WalkContext = { ...ctx, within: id };
     const assignments: Assignment[] = [];
-    const redirects: Redirect[] = [...outerRedirects];
+    const redirects: Redirect[] = [...outerRedirects, ...(this.tailRedirects.get(node.id) ?? [])];
+    this.tailRedirects.delete(node.id);
     const words: Word[] = [];
     const after: SyntaxNode[] = [];
     let nameNode: SyntaxNode | undefined;
@@ -725,6 +750,12 @@ class ParseState {
         nested(staticText(shell.command), `${program} -c`);
         return;
       }
+      // `sh <<EOF … EOF`, `bash <<< '…'`: the script is the here-doc.
+      const input = redirects.find((r) => r.op === "<<" || r.op === "<<<");
+      if (input && !shell.script) {
+        nested(input.body, `${program} <<`);
+        return;
+      }
     }
     if (program === "eval") {
       nested(staticText(words.slice(1)), "eval");
@@ -848,6 +879,7 @@ class ParseState {
       }
       if (!t.startsWith("-") || t === "-") break;
       if (t === "-I") replace = words[i + 1]?.text;
+      else if (/^-I./.test(t)) replace = t.slice(2);
       else if (/^-i/.test(t) || t.startsWith("--replace"))
         replace = t.replace(/^(-i|--replace=?)/, "") || "{}";
       if (values.includes(t)) i++;
@@ -959,11 +991,11 @@ function skipOptions(words: readonly Word[], values: readonly string[], operands
 }
 
 /** Reads `bash [options] -c SCRIPT` and friends: the script words, when there is one. */
-function shellInvocation(args: readonly Word[]): { command?: readonly Word[] } {
+function shellInvocation(args: readonly Word[]): { command?: readonly Word[]; script?: boolean } {
   let command = false;
   for (let i = 0; i < args.length; i++) {
     const t = (args[i] as Word).text;
-    if (t === "--") return command ? { command: args.slice(i + 1, i + 2) } : {};
+    if (t === "--") return command ? { command: args.slice(i + 1, i + 2) } : { script: i + 1 < args.length };
     if (t === "-o" || t === "+o" || t === "-O" || t === "+O" || t === "--rcfile" || t === "--init-file") {
       i++;
       continue;
@@ -973,7 +1005,7 @@ function shellInvocation(args: readonly Word[]): { command?: readonly Word[] } {
       continue;
     }
     if (t.startsWith("--")) continue;
-    return command ? { command: args.slice(i, i + 1) } : {};
+    return command ? { command: args.slice(i, i + 1) } : { script: true };
   }
   return {};
 }

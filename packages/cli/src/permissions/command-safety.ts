@@ -257,6 +257,17 @@ function downloadsRun(commands: readonly SimpleCommand[]): CommandAssessment[] {
       for (let up = d.within; up !== undefined; up = byId.get(up)?.within) if (up === runner.id) return true;
       return false;
     });
+    if (!fed && runner.position > 0 && runner.pipeline >= 0) {
+      out.push({
+        command: runner,
+        tier: "critical",
+        reason: `${runner.argv[0]} runs code piped in from another command`,
+        readOnly: false,
+        blocked: false,
+        understood: false,
+        paths: [],
+      });
+    }
     if (fed) {
       out.push({
         command: runner,
@@ -373,6 +384,8 @@ class Judge {
   /** A word as a path: canonical when static (a glob's fixed leading part), unknown when dynamic. */
   private pathUse(word: Word, access: PathUse["access"]): PathUse {
     if (word.dynamic) return { text: word.text, access };
+    // A process substitution's pipe (`diff <(ls) <(ls -a)`) and the standard devices.
+    if (HARMLESS_DEVICE.test(word.text)) return { text: word.text, absolute: word.text, access };
     let text = word.text;
     if (word.glob) {
       const parts = text.split("/");

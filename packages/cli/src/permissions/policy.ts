@@ -1,6 +1,6 @@
 import type { BeforeToolCallDecision, BeforeToolCallHook, ToolCallInfo } from "@attractor/agent";
 import { type CallKind, callKind, callPaths } from "./call-targets.js";
-import type { SimpleCommand } from "./command-parser.js";
+import { programName, type SimpleCommand } from "./command-parser.js";
 import {
   assessShellCommand,
   type CommandAssessment,
@@ -199,11 +199,16 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const matchesCommand = (rule: PermissionRule, command: SimpleCommand) =>
     rule.pattern === undefined ||
     commandPatternMatches(rule.pattern, command.text) ||
-    commandPatternMatches(rule.pattern, [...command.wrappers, command.text].join(" "));
+    commandPatternMatches(rule.pattern, [...command.wrappers, command.text].join(" ")) ||
+    // `/usr/bin/touch x` is `touch x` to a rule.
+    (command.argv[0]?.includes("/") === true &&
+      commandPatternMatches(
+        rule.pattern,
+        [programName(command.argv[0]), ...command.argv.slice(1)].join(" "),
+      ));
   /** Allow rules and grants must name an elevated command as such (`sudo …`). */
   const coversCommand = (rule: PermissionRule, command: SimpleCommand) =>
-    rule.pattern === undefined ||
-    commandPatternMatches(rule.pattern, command.elevated ? `sudo ${command.text}` : command.text);
+    rule.pattern === undefined || commandPatternMatches(rule.pattern, ruleText(command));
 
   /** Deny and ask rules: any part matching is enough. */
   const anyMatch = (rules: readonly PermissionRule[], call: ToolCallInfo, d: DescribedCall) =>
@@ -227,10 +232,13 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
       return (
         d.line?.understood === true &&
         parts.length > 0 &&
-        parts.every((a) =>
-          applicable.some(
-            (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && coversCommand(g.rule, a.command),
-          ),
+        parts.every(
+          (a) =>
+            // Read-only parts need no rule: `if true; then npm test; fi` is covered by `npm test`.
+            a.readOnly ||
+            applicable.some(
+              (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && coversCommand(g.rule, a.command),
+            ),
         )
       );
     }
@@ -246,7 +254,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
       if (!d.line?.understood) return { rules, tier: "critical" };
       for (const a of distinctCommands(d.line.commands)) {
         tier = maxTier(tier, a.tier);
-        if (a.command.argv.length === 0) continue;
+        if (a.command.argv.length === 0 || a.readOnly) continue;
         const prefix = commandPrefix(a);
         // A literal `*` would widen the rule into a wildcard: such a command is not remembered.
         if (prefix.slice(0, prefix.endsWith(":*") ? -2 : undefined).includes("*")) return { rules: [], tier };
@@ -471,8 +479,9 @@ function distinctCommands(commands: readonly CommandAssessment[]): CommandAssess
  */
 function commandPrefix(a: CommandAssessment): string {
   const argv = a.command.argv;
-  const text = a.command.elevated ? `sudo ${a.command.text}` : a.command.text;
-  if (a.tier === "high" || a.command.elevated || argv.length <= 1) return text;
+  const text = ruleText(a.command);
+  const writes = a.command.redirects.some((r) => r.op.includes(">") && r.target !== undefined);
+  if (a.tier === "high" || a.command.elevated || writes || argv.length <= 1) return text;
   const program = argv[0] as string;
   const sub = argv[1];
   if (SUBCOMMAND_PROGRAMS.has(program) && sub && /^[a-z][a-z0-9:_-]*$/.test(sub)) {
@@ -484,6 +493,17 @@ function commandPrefix(a: CommandAssessment): string {
   if (!/^[A-Za-z0-9_.+-]+$/.test(program)) return text;
   // Only read-only commands are remembered for any arguments; others for these arguments.
   return a.readOnly ? `${program}:*` : text;
+}
+
+/**
+ * A command as allow rules and grants see it: `sudo` kept, and the files it writes by redirection,
+ * so a grant for `echo done > log` does not cover `echo done > .git/hooks/pre-commit`.
+ */
+function ruleText(command: SimpleCommand): string {
+  const writes = command.redirects
+    .filter((r) => r.op.includes(">") && (r.target !== undefined || r.dynamic))
+    .map((r) => `${r.op} ${r.target ?? "?"}`);
+  return [...(command.elevated ? ["sudo"] : []), command.text, ...writes].join(" ");
 }
 
 /** Paths of a shell line outside the project, or not known before it runs. */

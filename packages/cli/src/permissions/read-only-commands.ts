@@ -13,6 +13,7 @@ export interface ReadOnlyVerdict {
 
 /** Programs that read no files: their operands are text, not paths. */
 const NO_FILES = new Set([
+  "xargs",
   "echo",
   "printf",
   "true",
