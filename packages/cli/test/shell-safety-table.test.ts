@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the rows are shell lines, where ${…} is shell syntax
 // What each shell line gets in each permission mode, as tables: our own rows for every attack of
 // the shell and boundary issues, and rows expressing the cases of codex's command-safety tests
 // (is_safe_command / is_dangerous_command) and gemini-cli's shell-utils tests in our terms.
@@ -521,7 +522,7 @@ table("gemini-cli shell-utils cases", [
   ["zsh -c ls -l", RO],
   ['bash -c "cat <<EOF\ntext\nEOF\n"', RO],
   ['bash -c "# comment\n"', RO],
-  ["ls -la && " + Array(100).fill('echo "hello"').join(" && "), RO],
+  [`ls -la && ${Array(100).fill('echo "hello"').join(" && ")}`, RO],
 ]);
 
 // ── Everyday commands ─────────────────────────────────────────────────────────────────────────
