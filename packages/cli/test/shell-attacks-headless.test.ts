@@ -1,14 +1,16 @@
 // The shell attacks, end to end: the bundled command runs headless in the default mode (where
 // anything that would ask is denied) against a scripted model that tries each attack in turn.
 // Every attack must be denied and its canary must not appear (or its victim must survive), while
-// read-only commands in the same run still work, so the parser really ran in the bundle.
-import { execFileSync } from "node:child_process";
+// read-only commands in the same run still work, so the parser really ran in the bundle (a copy
+// of it outside the repository, so nothing comes from node_modules).
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { cp, readdir } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import { buggyProject, CLI_PATH, cleanEnv, requireBuiltCli } from "./support/cli-process.js";
 import { type ScriptedModel, type Step, startScriptedModel } from "./support/scripted-provider.js";
 
 interface Attack {
@@ -85,12 +87,15 @@ beforeAll(async () => {
     { text: "Done." },
   ];
   model = await startScriptedModel("anthropic", steps);
-  const result = await runCliProcess(["-p", "Try the commands.", "--output-format", "json", ...model.flags()], {
-    cwd: project,
-    env: cleanEnv(root, model.env()),
-  });
-  expect(result.code, result.stderr).toBe(0);
-  json = JSON.parse(result.stdout.trim()) as HeadlessResult;
+  // A copy of the bundle away from the repository: it must find its parser files by itself.
+  const bundle = join(root, "bundle");
+  await cp(dirname(CLI_PATH), bundle, { recursive: true });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [join(bundle, "attractor.js"), "-p", "Try the commands.", "--output-format", "json", ...model.flags()],
+    { cwd: project, env: cleanEnv(root, model.env()) },
+  );
+  json = JSON.parse(stdout.trim()) as HeadlessResult;
   results = model.seen().at(-1)?.toolResults ?? [];
 }, 120_000);
 

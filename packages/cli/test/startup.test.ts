@@ -89,6 +89,20 @@ describe("start-up loads only what the run needs", () => {
     });
   }
 
+  it("the bash parser is loaded on the first shell permission check, from the bundle, not at launch", async () => {
+    model = await startScriptedModel("anthropic", [{ text: "hi" }]);
+    const plain = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+    expect(plain.has("web-tree-sitter")).toBe(false);
+    await model.close();
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls src" } }] },
+      { expect: (r) => (r.at(-1)?.includes("math.js") ? undefined : `ls gave ${r.at(-1)}`), text: "ok" },
+    ]);
+    const withShell = await loadedPackages(["-p", "list", ...model.flags()], model.env());
+    expect(withShell.has("web-tree-sitter")).toBe(true);
+    expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("math.js");
+  });
+
   it("--version and --help load neither the agent nor the model client", async () => {
     for (const flag of ["--version", "--help"]) {
       const loaded = await loadedPackages([flag], {});
