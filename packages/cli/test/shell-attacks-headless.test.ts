@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the commands are shell lines, where ${…} is shell syntax
 // The shell attacks, end to end: the bundled command runs headless in the default mode (where
 // anything that would ask is denied) against a scripted model that tries each attack in turn.
 // Every attack must be denied and its canary must not appear (or its victim must survive), while

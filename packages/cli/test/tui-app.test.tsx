@@ -143,6 +143,28 @@ describe("the interactive app", () => {
     await vi.waitFor(() => expect(fx.runtime.calls.interrupts).toBeGreaterThan(0));
   });
 
+  it("offers 'always' for a loop's real commands only, and none for a line it cannot judge", async () => {
+    const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project, ask: ui.askPermission });
+    const loop = policy.check({
+      callId: "l1",
+      toolName: "shell",
+      arguments: { command: "for i in 1 2; do touch f$i; done" },
+    });
+    await see("Run a command?");
+    expect(frame()).toContain("Always allow this session");
+    expect(frame()).toContain("shell(touch f1 f2)");
+    for (const keyword of ["shell(for", "shell(do", "shell(done"]) expect(frame()).not.toContain(keyword);
+    await press("a");
+    await expect(loop).resolves.toMatchObject({ behavior: "allow" });
+    expect(policy.grants()).toEqual(["shell(touch f1 f2)"]);
+
+    const dynamic = policy.check({ callId: "l2", toolName: "shell", arguments: { command: "$TOOL -rf build" } });
+    await see("$ $TOOL -rf build");
+    expect(frame()).not.toContain("Always allow this session");
+    await press("n");
+    await expect(dynamic).resolves.toMatchObject({ behavior: "deny" });
+  });
+
   it("denies with n", async () => {
     const answer = ui.askPermission({
       call: { callId: "w", toolName: "write_file", arguments: { file_path: "new.txt", content: "hi\n" } },
