@@ -451,8 +451,7 @@ class ParseState {
     const after: SyntaxNode[] = [];
     for (const child of node.namedChildren) {
       if (!child || child.id === body?.id) continue;
-      const r = this.redirect(child, ctx, scope, expander, after);
-      if (r) redirects.push(r);
+      redirects.push(...this.redirect(child, ctx, scope, expander, after));
     }
     // The grammar hangs `a && b > f` and `a | b > f` on the whole list; bash gives it to `b`.
     let tail = body;
@@ -481,17 +480,20 @@ class ParseState {
     scope: Scope,
     expander: WordExpander,
     after: SyntaxNode[],
-  ): Redirect | undefined {
+  ): Redirect[] {
     switch (node.type) {
       case "file_redirect": {
         const op = node.children.find((c) => c && !c.isNamed)?.text ?? ">";
         const destination = node.childForFieldName("destination") ?? node.namedChildren.at(-1);
-        if (!destination) return undefined;
+        if (!destination) return [];
         this.walk(destination, ctx, scope, expander);
-        const target = expander.single(destination);
-        if ((op === ">&" || op === "<&") && (target === undefined || /^(\d+-?|-)$/.test(target)))
-          return target === undefined ? { op, dynamic: true } : { op, dynamic: false };
-        return target === undefined ? { op, dynamic: true } : { op, target, dynamic: false };
+        const targets = expander.expand(destination);
+        if (targets.some((t) => t.dynamic)) return [{ op, dynamic: true }];
+        // `2>&1`, `>&-`: a descriptor, not a file.
+        if ((op === ">&" || op === "<&") && targets.every((t) => /^(\d+-?|-)$/.test(t.text)))
+          return [{ op, dynamic: false }];
+        // Several possible targets (`> f$i` in a loop over known values): each is judged.
+        return targets.map((t) => ({ op, target: t.text, dynamic: false }));
       }
       case "heredoc_redirect": {
         let body = "";
@@ -512,9 +514,9 @@ class ParseState {
             { ...ctx, depth: ctx.depth + 1, wrappers: [...ctx.wrappers, "here-doc"] },
             scope,
           );
-          return { op: "<<", dynamic: false };
+          return [{ op: "<<", dynamic: false }];
         }
-        return { op: "<<", dynamic: false, body };
+        return [{ op: "<<", dynamic: false, body }];
       }
       case "herestring_redirect": {
         let body: string | undefined;
@@ -523,11 +525,11 @@ class ParseState {
           this.walk(child, ctx, scope, expander);
           body = expander.single(child);
         }
-        return body === undefined ? { op: "<<<", dynamic: false } : { op: "<<<", dynamic: false, body };
+        return [body === undefined ? { op: "<<<", dynamic: false } : { op: "<<<", dynamic: false, body }];
       }
       default:
         this.walk(node, ctx, scope, expander);
-        return undefined;
+        return [];
     }
   }
 
@@ -573,8 +575,7 @@ class ParseState {
         child.type === "herestring_redirect" ||
         child.type === "heredoc_redirect"
       ) {
-        const r = this.redirect(child, inner, scope, expander, after);
-        if (r) redirects.push(r);
+        redirects.push(...this.redirect(child, inner, scope, expander, after));
       } else if (child.type === "command_name") {
         nameNode = child;
         this.walk(child, inner, scope, expander);
