@@ -24,7 +24,11 @@ export class GlobSyntaxError extends Error {
 
 /** Compiles a path glob to a predicate that runs in linear time per alternative. */
 export function compileGlob(pattern: string): (path: string) => boolean {
-  const programs = expandBraces(pattern).map(tokenize);
+  // `dir/**` covers the directory itself too.
+  const alternatives = expandBraces(pattern).flatMap((p) =>
+    p.endsWith("/**") && !p.endsWith("\\/**") ? [p, p.slice(0, -3)] : [p],
+  );
+  const programs = alternatives.map(tokenize);
   return (path) => programs.some((tokens) => run(tokens, path));
 }
 
