@@ -1,0 +1,61 @@
+// The shell permission check and permission rules: (1) loading the bash parser (once per process,
+// on the first shell check), (2) judging a typical and a long shell line, against the baseline of
+// tree-sitter parsing the same line alone, (3) matching pathological rule patterns (`e*a*a*…*c`)
+// with our linear matchers, against picomatch's backtracking regular expression on a far shorter
+// input (it grows exponentially; the 78 s stall of the old matcher was of this kind).
+// Run after `npm run build`: node bench/permissions.mjs   (RUNS=…)
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cli = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "cli");
+const { assessCommandLine, commandPatternMatches, loadBashParser } = await import(
+  join(cli, "dist", "permissions", "index.js")
+);
+const { compileGlob } = await import(join(cli, "dist", "permissions", "glob-matcher.js"));
+const picomatch = createRequire(join(cli, "package.json"))("picomatch");
+
+const RUNS = Number(process.env.RUNS ?? 200);
+
+function time(fn, runs = RUNS) {
+  for (let i = 0; i < 3; i++) fn();
+  const t = performance.now();
+  for (let i = 0; i < runs; i++) fn();
+  return (performance.now() - t) / runs;
+}
+
+let t = performance.now();
+const parser = await loadBashParser();
+console.log(
+  `load the bash parser (web-tree-sitter + grammar, once): ${(performance.now() - t).toFixed(1)} ms`,
+);
+
+const context = { cwd: cli, projectRoot: cli };
+const lines = {
+  typical: "git status && npm test -- --watch=false 2>&1 | tail -20",
+  long: Array.from(
+    { length: 50 },
+    (_, i) => `for f in src/*.ts; do grep -n "x${i}" "$f" > /dev/null && echo $f; done`,
+  ).join("; "),
+};
+for (const [name, line] of Object.entries(lines)) {
+  const judged = time(() => assessCommandLine(line, context));
+  const parsed = time(() => parser.parse(line).delete());
+  console.log(
+    `judge the ${name} line (${line.length} chars): ${judged.toFixed(3)} ms; tree-sitter parse alone ${parsed.toFixed(3)} ms; ratio ${(judged / parsed).toFixed(1)}x`,
+  );
+}
+
+const pattern = `e${"*a".repeat(20)}*c`;
+const longText = `e${"a".repeat(100_000)}c`;
+const command = time(() => commandPatternMatches(pattern, longText), 20);
+const glob = compileGlob(pattern);
+const pathGlob = time(() => glob(longText.slice(0, 20_000)), 5);
+const shortText = `e${"a".repeat(28)}`;
+const re = picomatch.makeRe(pattern, { dot: true });
+t = performance.now();
+re.test(shortText);
+const backtracking = performance.now() - t;
+console.log(
+  `rule ${pattern.slice(0, 12)}… (${pattern.length} chars): command matcher on 100,000 chars (a match) ${command.toFixed(3)} ms; path-glob matcher on 20,000 chars ${pathGlob.toFixed(2)} ms; picomatch's regular expression on ${shortText.length} chars ${backtracking.toFixed(1)} ms`,
+);
