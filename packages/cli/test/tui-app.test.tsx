@@ -158,7 +158,11 @@ describe("the interactive app", () => {
     await expect(loop).resolves.toMatchObject({ behavior: "allow" });
     expect(policy.grants()).toEqual(["shell(touch f1 f2)"]);
 
-    const dynamic = policy.check({ callId: "l2", toolName: "shell", arguments: { command: "$TOOL -rf build" } });
+    const dynamic = policy.check({
+      callId: "l2",
+      toolName: "shell",
+      arguments: { command: "$TOOL -rf build" },
+    });
     await see("$ $TOOL -rf build");
     expect(frame()).not.toContain("Always allow this session");
     await press("n");

@@ -36,6 +36,8 @@ export interface SimpleCommand {
   readonly elevated: boolean;
   /** More arguments arrive at run time (`xargs`). */
   readonly moreArgs: boolean;
+  /** Its standard input is another command's output (a later pipeline stage, or `>(…)`). */
+  readonly fedByCommand: boolean;
   /** Which pipeline this command is a stage of, and which stage. */
   readonly pipeline: number;
   readonly position: number;
@@ -177,6 +179,29 @@ const FIND_TESTS = new Set([
   "-fstype",
   "-context",
 ]);
+/** An array subscript holding a command substitution: bash runs it wherever it evaluates one. */
+const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`)/;
+/** Builtins that evaluate subscripts or arithmetic in their (possibly quoted) arguments. */
+const EVALUATING_BUILTINS = new Set([
+  "unset",
+  "read",
+  "mapfile",
+  "readarray",
+  "wait",
+  "getopts",
+  "printf",
+  "test",
+  "[",
+  "declare",
+  "typeset",
+  "local",
+  "export",
+  "readonly",
+  "shift",
+  "let",
+  "return",
+  "exit",
+]);
 const MAX_DEPTH = 6;
 const MAX_COMMANDS = 2000;
 
@@ -189,6 +214,8 @@ interface WalkContext {
   readonly elevated: boolean;
   /** Arguments are appended at run time (the command runs under xargs). */
   readonly moreArgs?: boolean;
+  /** Inside `>(…)`: standard input comes from the outer command. */
+  readonly fed?: boolean;
 }
 
 interface Scope {
@@ -307,6 +334,8 @@ class ParseState {
           }
           const appending = n.children.some((c) => c?.type === "+=");
           const value = valueNode ? expander.single(valueNode) : "";
+          if (value !== undefined && SUBSCRIPT_CODE.test(value))
+            this.problem(`${nameNode.text} holds a subscript that runs a command when evaluated`, n.text);
           assign(nameNode.text, value === undefined || appending ? "dynamic" : [value]);
           const top =
             parent?.type === "program" ||
@@ -378,6 +407,7 @@ class ParseState {
         this.assignmentStatement(node, ctx, scope, expander);
         return;
       case "declaration_command":
+      case "unset_command":
         this.declaration(node, ctx, scope, expander);
         return;
       case "function_definition": {
@@ -394,14 +424,30 @@ class ParseState {
       case "test_command":
         if (descendants(node, "test_operator").some((op) => op.text === "-v" || op.text === "-R"))
           this.problem("`-v` tests evaluate array subscripts, which can run commands", node.text);
+        // `[[ 'a[$(cmd)]' -eq 1 ]]`: arithmetic comparison evaluates the quoted subscript.
+        if (SUBSCRIPT_CODE.test(node.text))
+          this.problem("the test evaluates an array subscript that runs a command", node.text);
         break;
       case "command_substitution":
-      case "process_substitution":
+      case "process_substitution": {
+        // `>(cmd)` reads what the outer command writes: its standard input comes from a command.
+        const fed = node.type === "process_substitution" && node.text.startsWith(">(");
         for (const child of node.namedChildren) {
           if (child)
-            this.walk(child, { ...ctx, pipeline: this.nextPipeline(), position: 0 }, scope, expander);
+            this.walk(child, { ...ctx, pipeline: this.nextPipeline(), position: 0, fed }, scope, expander);
         }
         return;
+      }
+      case "file_redirect":
+      case "herestring_redirect":
+      case "heredoc_redirect": {
+        // A redirection with no command of its own, as in `$(< file)`.
+        const after: SyntaxNode[] = [];
+        const redirects = this.redirect(node, ctx, scope, expander, after);
+        if (redirects.length > 0) this.emit([], [], redirects, ctx);
+        for (const rest of after) this.walk(rest, ctx, scope, expander);
+        return;
+      }
     }
     for (const child of node.namedChildren) if (child) this.walk(child, ctx, scope, expander);
   }
@@ -435,6 +481,8 @@ class ParseState {
       } else {
         for (const w of expander.expand(child)) {
           if (w.dynamic) this.problem(`${keyword} with an argument that is not static`, node.text);
+          if (SUBSCRIPT_CODE.test(w.text))
+            this.problem(`${keyword} evaluates an array subscript that runs a command`, node.text);
           if (/^-[a-zA-Z]*n/.test(w.text))
             this.problem(`${keyword} -n makes a name refer to another variable`, node.text);
           words.push(w);
@@ -639,12 +687,14 @@ class ParseState {
       this.emit([], assignments, redirects, ctx, id);
       return;
     }
-    if (first.dynamic || first.text === "") {
+    if (first.dynamic || first.text === "" || first.glob) {
       this.problem(`the command name ${first.text || "''"} is not known before the line runs`, source);
       this.emit(words, assignments, redirects, ctx, id);
       return;
     }
     const program = programName(first.text);
+    if (EVALUATING_BUILTINS.has(program) && words.some((w) => SUBSCRIPT_CODE.test(w.text)))
+      this.problem(`${program} evaluates an array subscript that runs a command`, source);
     const alias = scope.aliases.get(first.text);
     if (alias !== undefined && ctx.depth < MAX_DEPTH) {
       this.parseSource(
@@ -821,6 +871,9 @@ class ParseState {
         );
         return;
       }
+      if (/^(-C|--chdir)/.test(w.text)) {
+        this.problem("env -C runs the command in another directory", source);
+      }
       if (["-u", "--unset", "-C", "--chdir", "-P"].includes(w.text)) {
         i++;
         continue;
@@ -959,6 +1012,7 @@ class ParseState {
       wrappers: ctx.wrappers,
       elevated: ctx.elevated,
       moreArgs: ctx.moreArgs === true,
+      fedByCommand: ctx.position > 0 || ctx.fed === true,
       pipeline: ctx.pipeline,
       position: ctx.position,
       ...(ctx.within !== undefined && ctx.within !== id && { within: ctx.within }),

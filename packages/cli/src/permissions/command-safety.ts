@@ -67,6 +67,8 @@ const DEVICE = /^\/dev\/(sd|hd|vd|xvd|nvme|mmcblk|disk|rdisk|mapper\/|dm-|md|loo
 const HARMLESS_DEVICE = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|u?random|full)$/;
 const SENSITIVE_PROC =
   /^\/proc\/[^/]*\/+(environ|mem|maps|smaps|pagemap|cmdline|auxv|stack|syscall|fd|fdinfo|root|cwd|exe|map_files|task|attr|io|status|mountinfo)(\/|$)|^\/dev\/(mem|kmem|port)$/;
+/** System directories whose programs are the well-known ones (`/usr/bin/git`, `/bin/ls`). */
+const SYSTEM_PROGRAM = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 const SENSITIVE_PROC_TEXT =
   /\/proc\/[^/]*\/+(environ|mem|maps|smaps|pagemap|cmdline|auxv|stack|syscall|fd|root|cwd|exe|map_files|task)\b/;
 const DOWNLOADERS = new Set([
@@ -173,6 +175,7 @@ function pseudoCommand(text: string): SimpleCommand {
     wrappers: [],
     elevated: false,
     moreArgs: false,
+    fedByCommand: false,
     pipeline: -1,
     position: 0,
     depth: 0,
@@ -240,6 +243,8 @@ function downloadsRun(commands: readonly SimpleCommand[]): CommandAssessment[] {
   const runsInput = (c: SimpleCommand) => {
     const program = programName(c.argv[0] ?? "");
     if (!INTERPRETERS.has(program)) return false;
+    // `sh < <(…)`: the script comes from a process substitution.
+    if (c.redirects.some((r) => r.op === "<" && r.target?.startsWith("/dev/fd/"))) return true;
     const operands = c.argv.slice(1).filter((a) => !a.startsWith("-") || a === "-");
     return (
       operands.length === 0 ||
@@ -257,7 +262,11 @@ function downloadsRun(commands: readonly SimpleCommand[]): CommandAssessment[] {
       for (let up = d.within; up !== undefined; up = byId.get(up)?.within) if (up === runner.id) return true;
       return false;
     });
-    if (!fed && runner.position > 0 && runner.pipeline >= 0) {
+    const fromCommand =
+      runner.fedByCommand ||
+      runner.argv.slice(1).some((a) => a.startsWith("/dev/fd/")) ||
+      runner.redirects.some((r) => r.op === "<" && r.target?.startsWith("/dev/fd/"));
+    if (!fed && fromCommand) {
       out.push({
         command: runner,
         tier: "critical",
@@ -435,6 +444,15 @@ class Judge {
   }
 
   private program(command: SimpleCommand): CommandAssessment {
+    const result = this.programVerdict(command);
+    const name = command.argv[0] ?? "";
+    // `./ls` or `bin/git` is a program of the project's, not the system's read-only one.
+    if (result.readOnly && name.includes("/") && !SYSTEM_PROGRAM.test(name))
+      return { ...result, readOnly: false, tier: maxTier(result.tier, "medium"), reason: `runs ${name}` };
+    return result;
+  }
+
+  private programVerdict(command: SimpleCommand): CommandAssessment {
     const argv = command.argv;
     const words = command.words;
     const program = programName(argv[0] ?? "");
@@ -583,6 +601,17 @@ class Judge {
     if (program === "terraform" && ["destroy", "apply"].includes(operands[0] ?? ""))
       return v("high", `terraform ${operands[0]}`);
     if (program === "truncate") return v("high", "truncate destroys file contents");
+    if (program === "rsync" && argv.some((a) => /^--(delete|remove-source-files)/.test(a))) {
+      const destination = operandWords.at(-1);
+      const hit = destination ? this.catastrophicTarget(destination) : undefined;
+      if (hit)
+        return v(
+          "critical",
+          `rsync --delete into ${hit}`,
+          false,
+          destination?.dynamic ? { understood: false } : {},
+        );
+    }
     if (NETWORK.has(program)) return v("medium", `network access (${program})`);
     if (program === "make" && ["test", "check", "lint"].includes(operands[0] ?? ""))
       return v("none", `make ${operands[0]}`);
@@ -599,7 +628,10 @@ class Judge {
         return v("none", `${ro.reason} on input only known at run time`, true, {
           paths: [{ text: "(xargs input)", access: "read" }],
         });
-      const paths = ro.paths === "none" ? [] : (ro.paths ?? operandWords).map((w) => this.pathUse(w, "read"));
+      const paths =
+        ro.paths === "none"
+          ? []
+          : [...(ro.paths ?? operandWords), ...optionPaths(words)].map((w) => this.pathUse(w, "read"));
       return v("none", ro.reason, true, { paths });
     }
     return v("medium", `runs ${program}`);
@@ -677,7 +709,12 @@ class Judge {
     const { short, long, operands } = flags(["git", ...rest]);
     const base = this.gitSubcommand(command, sub, rest, short, long, operands);
     if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
-    return base;
+    if (!base.readOnly) return base;
+    // Paths a read-only git command reads (`git diff --no-index /etc/passwd x`, `--contents=…`).
+    const after = command.words.slice(i + 1);
+    const withProgram = [command.words[0] as Word, ...after];
+    const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram)];
+    return { ...base, paths: pathWords.map((w) => this.pathUse(w, "read")) };
   }
 
   private gitSubcommand(
@@ -860,6 +897,21 @@ class Judge {
       return v("none", `${program} ${sub}`, !["audit", "version"].includes(sub));
     return v("medium", `${program} ${sub}`.trim());
   }
+}
+
+/**
+ * Paths given inside options: `--file=/etc/x`, `-f/etc/x`, `--contents=~/.ssh/id_rsa`. Only
+ * values that look like paths (absolute, home, parent) are taken: a pattern is not a path.
+ */
+function optionPaths(words: readonly Word[]): Word[] {
+  const out: Word[] = [];
+  for (const w of words.slice(1)) {
+    if (w.dynamic || !w.text.startsWith("-") || w.text === "-" || w.text === "--") continue;
+    const eq = w.text.indexOf("=");
+    const value = eq >= 0 ? w.text.slice(eq + 1) : /^-[A-Za-z]+([/~].*)$/.exec(w.text)?.[1];
+    if (value !== undefined && /^(\/|~|\.\.)/.test(value)) out.push({ ...w, text: value });
+  }
+  return out;
 }
 
 /** The operand words of an argv (after the program), options left out. */

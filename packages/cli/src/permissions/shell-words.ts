@@ -225,7 +225,9 @@ function hasGlob(escaped: string): boolean {
   for (let i = 0; i < escaped.length; i++) {
     const ch = escaped[i];
     if (ch === ESCAPE) i++;
-    else if (ch === "*" || ch === "?" || ch === "[") return true;
+    else if (ch === "*" || ch === "?") return true;
+    // `[` starts a bracket expression only when a `]` closes it (`[` alone is the test command).
+    else if (ch === "[" && escaped.indexOf("]", i + 2) > 0) return true;
   }
   return false;
 }
