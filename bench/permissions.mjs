@@ -18,7 +18,7 @@ const picomatch = createRequire(join(cli, "package.json"))("picomatch");
 const RUNS = Number(process.env.RUNS ?? 200);
 
 function time(fn, runs = RUNS) {
-  for (let i = 0; i < 3; i++) fn();
+  for (let i = 0; i < 50; i++) fn();
   const t = performance.now();
   for (let i = 0; i < runs; i++) fn();
   return (performance.now() - t) / runs;
