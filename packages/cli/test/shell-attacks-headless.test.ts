@@ -6,7 +6,7 @@
 // of it outside the repository, so nothing comes from node_modules).
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, readdir } from "node:fs/promises";
+import { cp, mkdir, readdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -85,9 +85,16 @@ beforeAll(async () => {
     ...ALLOWED.map((a) => ({ calls: [{ name: "shell", args: { command: a.command } }] })),
     ...ATTACKS.map((a) => ({ calls: [{ name: "shell", args: { command: a.command } }] })),
     { calls: [{ name: "shell", args: { command: "cat {/proc/$PPID/environ,/dev/null}" } }] },
+    // Checked against the pathological user rule below: a backtracking matcher would take hours.
+    { calls: [{ name: "shell", args: { command: `e${"a".repeat(20_000)}` } }] },
     { text: "Done." },
   ];
   model = await startScriptedModel("anthropic", steps);
+  await mkdir(join(root, "attractor"), { recursive: true });
+  await writeFile(
+    join(root, "attractor", "settings.json"),
+    JSON.stringify({ permissions: { allow: [`shell(e${"*a".repeat(60)}*c)`] } }),
+  );
   // A copy of the bundle away from the repository: it must find its parser files by itself.
   const bundle = join(root, "bundle");
   await cp(dirname(CLI_PATH), bundle, { recursive: true });
@@ -108,7 +115,7 @@ afterAll(async () => {
 describe("headless default mode against the shell attacks", () => {
   it("ran every step", () => {
     expect(json.subtype).toBe("success");
-    expect(results).toHaveLength(ALLOWED.length + ATTACKS.length + 1);
+    expect(results).toHaveLength(ALLOWED.length + ATTACKS.length + 2);
   });
 
   ALLOWED.forEach((allowed, i) => {
@@ -126,14 +133,18 @@ describe("headless default mode against the shell attacks", () => {
     });
   });
 
+  it("matches a pathological permission rule without stalling, and the rule does not allow", () => {
+    expect(results.at(-1)).toMatch(/Permission denied/);
+  });
+
   it("keeps the parent's environment (and its API key) away from the model", () => {
-    const last = results.at(-1) ?? "";
+    const last = results.at(-2) ?? "";
     expect(last).toMatch(/Permission denied/);
     for (const value of Object.values(model.env())) if (value.length > 8) expect(last).not.toContain(value);
   });
 
   it("counts every denial and leaves no canary anywhere in the project", async () => {
-    expect(json.permission_denials).toHaveLength(ATTACKS.length + 1);
+    expect(json.permission_denials).toHaveLength(ATTACKS.length + 2);
     expect((await readdir(project)).filter((f) => f.startsWith("canary"))).toEqual([]);
   });
 });
