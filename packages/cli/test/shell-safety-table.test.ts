@@ -721,6 +721,19 @@ describe("a deny rule applies to every command found (yolo, deny shell(touch:*))
       expect((await p.evaluate(shell(line))).behavior).toBe("deny");
     });
   }
+  it("a read outside the project is allowed only by a rule naming that command exactly", async () => {
+    const p = createPermissionPolicy({
+      mode: "normal",
+      projectRoot: root,
+      rules: { allow: ["shell(cat /etc/hosts)", "shell(head:*)"] },
+    });
+    expect((await p.evaluate(shell("cat /etc/hosts"))).behavior).toBe("allow");
+    expect((await p.evaluate(shell("cat /etc/hosts && ls"))).behavior).toBe("allow");
+    expect((await p.evaluate(shell("cat /etc/hosts /etc/shadow"))).behavior).toBe("ask");
+    expect((await p.evaluate(shell("head /etc/shadow"))).behavior).toBe("ask");
+    expect((await p.evaluate(shell("cat /etc/hosts && cat /etc/shadow"))).behavior).toBe("ask");
+  });
+
   it("an ask rule asks for a nested command in normal mode", async () => {
     const p = createPermissionPolicy({
       mode: "normal",

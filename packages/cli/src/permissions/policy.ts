@@ -328,7 +328,22 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     if (mode === "yolo") return { behavior: "allow", reason: "yolo mode" };
     // A shell line reading outside the project (or somewhere not known statically) asks whatever
     // was granted: a grant for `cat:*` was given for files in the project.
-    if (d.kind === "shell" && shellReachesOutside(d, root)) {
+    // A settings allow rule naming a command exactly (no wildcard) may let it read outside.
+    const outsideAllowed =
+      d.kind === "shell" &&
+      (d.line?.commands ?? [])
+        .filter((a) => outsidePathsOf(a, root).length > 0)
+        .every((a) =>
+          allowRules.some(
+            (r) =>
+              ruleAppliesTo(r, call.toolName) &&
+              r.pattern !== undefined &&
+              !r.pattern.includes("*") &&
+              commandPatternMatches(r.pattern, ruleText(a.command)),
+          ),
+        );
+    const reachesOutside = d.kind === "shell" && !outsideAllowed && shellReachesOutside(d, root);
+    if (reachesOutside) {
       const askRule = anyMatch(askRules, call, d);
       return ask(
         call,
@@ -374,8 +389,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         return ask(call, d, "file edits ask in normal mode");
       }
       case "shell":
-        if (d.line?.readOnly && !shellReachesOutside(d, root))
-          return { behavior: "allow", reason: "read-only command" };
+        if (d.line?.readOnly && !reachesOutside) return { behavior: "allow", reason: "read-only command" };
         return ask(
           call,
           d,
@@ -508,18 +522,21 @@ function ruleText(command: SimpleCommand): string {
 
 /** Paths of a shell line outside the project, or not known before it runs. */
 function outsidePaths(d: DescribedCall, root: string): string[] {
+  return [...new Set((d.line?.commands ?? []).flatMap((a) => outsidePathsOf(a, root)))];
+}
+
+/** One command's paths outside the project, or not known before it runs. */
+function outsidePathsOf(a: CommandAssessment, root: string): string[] {
   const out: string[] = [];
-  for (const a of d.line?.commands ?? []) {
-    for (const p of a.paths) {
-      if (p.absolute === undefined) out.push(`${p.text} (not known before it runs)`);
-      else if (
-        !isInside(root, p.absolute) &&
-        !/^\/dev\/(null|stdin|stdout|stderr|fd\/\d+|tty)$/.test(p.absolute)
-      )
-        out.push(p.text);
-    }
+  for (const p of a.paths) {
+    if (p.absolute === undefined) out.push(`${p.text} (not known before it runs)`);
+    else if (
+      !isInside(root, p.absolute) &&
+      !/^\/dev\/(null|stdin|stdout|stderr|fd\/\d+|tty)$/.test(p.absolute)
+    )
+      out.push(p.text);
   }
-  return [...new Set(out)];
+  return out;
 }
 
 /** True when a shell line names a path outside the project or one only known at run time. */
