@@ -89,7 +89,8 @@ describe("runtime", () => {
     expect(ui.asked[0]).toMatchObject({
       kind: "shell",
       command: "node test.js",
-      alwaysRules: ["shell(node:*)"],
+      // As narrow as the command: `node:*` would allow any script.
+      alwaysRules: ["shell(node test.js)"],
     });
     const results = fx.model.seen().at(-1)?.toolResults ?? [];
     expect(results.map((r) => r.includes("FAIL: add(2, 3)"))).toEqual([true, true]);
