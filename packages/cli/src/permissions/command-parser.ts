@@ -275,7 +275,9 @@ class ParseState {
       this.problem("commands nested too deeply to follow", source);
       return;
     }
-    const tree = parseBash(source);
+    // bash joins lines ending in an unescaped backslash before it reads words; the grammar does not
+    // everywhere (`r\<newline>m` is `rm`).
+    const tree = parseBash(source.replace(/(?<!\\)((?:\\\\)*)\\\n/g, "$1"));
     try {
       const root = tree.rootNode;
       if (root.hasError) this.problem("the shell syntax could not be parsed", source);

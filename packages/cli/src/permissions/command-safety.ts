@@ -470,7 +470,7 @@ class Judge {
     if (program === "rm" || program === "rmdir" || program === "unlink" || program === "shred") {
       const recursive = program === "rm" && (short.has("r") || short.has("R") || long.has("--recursive"));
       const targets = operandWords;
-      const root = targets.find((w) => !w.dynamic && /^\/+\*?$/.test(w.text.replace(/\/\.?\/*/g, "/")));
+      const root = targets.find((w) => !w.dynamic && resolve(this.cwd, fixedPart(w)) === "/");
       if (recursive && (root || long.has("--no-preserve-root")))
         return v("critical", `recursive delete of ${root?.text ?? "/"}`, false, { blocked: true });
       if (recursive && dynamicTail)
@@ -912,6 +912,14 @@ function optionPaths(words: readonly Word[]): Word[] {
     if (value !== undefined && /^(\/|~|\.\.)/.test(value)) out.push({ ...w, text: value });
   }
   return out;
+}
+
+/** A word's fixed leading directories when it is a glob (`/usr/*` → `/usr`), else the word. */
+function fixedPart(word: Word): string {
+  if (!word.glob) return word.text;
+  const parts = word.text.split("/");
+  const at = parts.findIndex((p) => /[*?[]/.test(p));
+  return parts.slice(0, at).join("/") || (word.text.startsWith("/") ? "/" : ".");
 }
 
 /** The operand words of an argv (after the program), options left out. */
