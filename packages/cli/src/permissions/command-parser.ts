@@ -1,7 +1,21 @@
 import { homedir } from "node:os";
 import { parseBash, type SyntaxNode } from "./bash-parser.js";
+import {
+  DANGEROUS_VARIABLE,
+  EVALUATING_BUILTINS,
+  FIND_ACTIONS_WITH_COMMAND,
+  FIND_TESTS,
+  programName,
+  SHELLS,
+  SUBSCRIPT_CODE,
+  shellInvocation,
+  shellQuote,
+  skipOptions,
+  WRAPPERS,
+} from "./shell-programs.js";
 import { type VariableValues, type Word, WordExpander } from "./shell-words.js";
 
+export { programName } from "./shell-programs.js";
 export type { Word } from "./shell-words.js";
 
 /** A redirection attached to a command (`> out.txt`, `2>&1`, `< in`, `<<EOF`). */
@@ -75,133 +89,6 @@ export interface ShellContext {
   readonly home?: string;
 }
 
-/**
- * Variables whose value changes what another program runs or loads: setting one makes the line
- * impossible to judge (`GIT_EXTERNAL_DIFF=… git diff`, `LESSOPEN=… less`, `PATH=. ls`).
- */
-const DANGEROUS_VARIABLE =
-  /^(PATH|CDPATH|IFS|ENV|BASH_ENV|BASH_XTRACEFD|SHELLOPTS|BASHOPTS|GLOBIGNORE|PROMPT_COMMAND|PS[0-4]|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|TMPDIR|EDITOR|VISUAL|PAGER|MANPAGER|MANOPT|BROWSER|LESS|LESSOPEN|LESSCLOSE|LESSKEY|LESSSECURE|SSH_ASKPASS|SUDO_ASKPASS|RIPGREP_CONFIG_PATH|GREP_OPTIONS|NODE_OPTIONS|NODE_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|PYTHONBREAKPOINT|LUA_INIT|LUA_PATH|TERMINFO|TERMCAP|INPUTRC|HISTFILE|MAIL|MAILPATH|FCEDIT|TAR_OPTIONS|ZIPOPT|UNZIP|CARGO_HOME|RUSTC_WRAPPER|GOFLAGS|CC|CXX|LD|MAKEFLAGS|MFLAGS)$|^(LD_|DYLD_|GIT_|BASH_FUNC_|NPM_CONFIG_|npm_config_|YARN_|PNPM_|LESS_|PIP_|PERL|PYTHON)/;
-
-/** Programs run in front of another program with the options they take values for. */
-const WRAPPERS: Readonly<
-  Record<
-    string,
-    { readonly values: readonly string[]; readonly operands?: number; readonly elevates?: boolean }
-  >
-> = {
-  nohup: { values: [] },
-  time: { values: ["-f", "--format", "-o", "--output"] },
-  nice: { values: ["-n", "--adjustment"] },
-  ionice: { values: ["-c", "--class", "-n", "--classdata"] },
-  timeout: { values: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
-  stdbuf: { values: ["-i", "-o", "-e", "--input", "--output", "--error"] },
-  setsid: { values: [] },
-  builtin: { values: [] },
-  exec: { values: ["-a"] },
-  coproc: { values: [] },
-  busybox: { values: [] },
-  unbuffer: { values: [] },
-  chronic: { values: [] },
-  caffeinate: { values: ["-t", "-w"] },
-  flock: { values: ["-w", "--timeout", "-E", "--conflict-exit-code"], operands: 1 },
-  taskset: { values: [], operands: 1 },
-  sudo: {
-    values: [
-      "-u",
-      "--user",
-      "-g",
-      "--group",
-      "-h",
-      "--host",
-      "-p",
-      "--prompt",
-      "-C",
-      "--close-from",
-      "-D",
-      "--chdir",
-      "-r",
-      "--role",
-      "-t",
-      "--type",
-      "-T",
-      "--command-timeout",
-      "-U",
-      "--other-user",
-    ],
-    elevates: true,
-  },
-  doas: { values: ["-u", "-C"], elevates: true },
-};
-
-const SHELLS = new Set(["sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish", "yash", "posh", "rbash"]);
-const FIND_ACTIONS_WITH_COMMAND = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
-const FIND_TESTS = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-regex",
-  "-iregex",
-  "-type",
-  "-xtype",
-  "-newer",
-  "-anewer",
-  "-cnewer",
-  "-mtime",
-  "-mmin",
-  "-atime",
-  "-amin",
-  "-ctime",
-  "-cmin",
-  "-size",
-  "-user",
-  "-group",
-  "-uid",
-  "-gid",
-  "-nouser",
-  "-nogroup",
-  "-empty",
-  "-perm",
-  "-lname",
-  "-ilname",
-  "-links",
-  "-inum",
-  "-samefile",
-  "-used",
-  "-readable",
-  "-writable",
-  "-executable",
-  "-prune",
-  "-mindepth",
-  "-newerXY",
-  "-fstype",
-  "-context",
-]);
-/** An array subscript holding a command substitution: bash runs it wherever it evaluates one. */
-const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`)/;
-/** Builtins that evaluate subscripts or arithmetic in their (possibly quoted) arguments. */
-const EVALUATING_BUILTINS = new Set([
-  "unset",
-  "read",
-  "mapfile",
-  "readarray",
-  "wait",
-  "getopts",
-  "printf",
-  "test",
-  "[",
-  "declare",
-  "typeset",
-  "local",
-  "export",
-  "readonly",
-  "shift",
-  "let",
-  "return",
-  "exit",
-]);
 const MAX_DEPTH = 6;
 const MAX_COMMANDS = 2000;
 
@@ -1022,53 +909,6 @@ class ParseState {
       text: argv.join(" "),
     });
   }
-}
-
-/** The program a command name runs: the basename of a path. */
-export function programName(name: string): string {
-  const slash = name.lastIndexOf("/");
-  return slash >= 0 ? name.slice(slash + 1) : name;
-}
-
-/** Skips a wrapper's options (and the option values it names) and `operands` leading operands. */
-function skipOptions(words: readonly Word[], values: readonly string[], operands: number): Word[] {
-  let i = 0;
-  for (; i < words.length; i++) {
-    const t = (words[i] as Word).text;
-    if (t === "--") {
-      i++;
-      break;
-    }
-    if (!t.startsWith("-") || t === "-") break;
-    if (values.includes(t)) i++;
-  }
-  // Leading operands such as timeout's duration or flock's lock file.
-  const start = i + operands;
-  return start >= words.length ? [] : words.slice(start);
-}
-
-/** Reads `bash [options] -c SCRIPT` and friends: the script words, when there is one. */
-function shellInvocation(args: readonly Word[]): { command?: readonly Word[]; script?: boolean } {
-  let command = false;
-  for (let i = 0; i < args.length; i++) {
-    const t = (args[i] as Word).text;
-    if (t === "--") return command ? { command: args.slice(i + 1, i + 2) } : { script: i + 1 < args.length };
-    if (t === "-o" || t === "+o" || t === "-O" || t === "+O" || t === "--rcfile" || t === "--init-file") {
-      i++;
-      continue;
-    }
-    if (/^[-+][a-zA-Z]+$/.test(t)) {
-      if (t.startsWith("-") && t.includes("c")) command = true;
-      continue;
-    }
-    if (t.startsWith("--")) continue;
-    return command ? { command: args.slice(i, i + 1) } : { script: true };
-  }
-  return {};
-}
-
-function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 function descendants(node: SyntaxNode, type: string): SyntaxNode[] {

@@ -8,18 +8,12 @@ import {
   type SimpleCommand,
   type Word,
 } from "./command-parser.js";
+import { gitSubcommandVerdict, packageManagerVerdict } from "./git-and-package-verdicts.js";
 import { canonicalPath, isInside } from "./paths.js";
 import { readOnlyVerdict } from "./read-only-commands.js";
+import { maxTier, type SafetyTier, TIER_ORDER } from "./tiers.js";
 
-/** How much harm a command can do: critical always asks, even in yolo mode. */
-export type SafetyTier = "none" | "medium" | "high" | "critical";
-
-const TIER_ORDER: readonly SafetyTier[] = ["none", "medium", "high", "critical"];
-
-/** The stricter of two tiers. */
-export function maxTier(a: SafetyTier, b: SafetyTier): SafetyTier {
-  return TIER_ORDER.indexOf(a) >= TIER_ORDER.indexOf(b) ? a : b;
-}
+export { maxTier, type SafetyTier } from "./tiers.js";
 
 /** A path a command reads or writes, after static expansion. */
 export interface PathUse {
@@ -556,7 +550,10 @@ class Judge {
       return v("high", "runs as another user");
     if (program === "crontab" && (short.has("r") || short.has("e"))) return v("high", "changes the crontab");
     if (program === "git") return this.git(command);
-    if (PACKAGE_MANAGERS.has(program)) return this.packageManager(command);
+    if (PACKAGE_MANAGERS.has(program)) {
+      const r = packageManagerVerdict(argv);
+      return v(r.tier, r.reason, r.readOnly);
+    }
     if (program === "npx" || program === "pnpx" || program === "bunx") {
       const tool = operands[0] ?? "";
       if (TEST_RUNNERS.has(tool)) return v("none", `runs ${tool}`);
@@ -707,7 +704,8 @@ class Judge {
     const sub = argv[i] ?? "";
     const rest = argv.slice(i + 1);
     const { short, long, operands } = flags(["git", ...rest]);
-    const base = this.gitSubcommand(command, sub, rest, short, long, operands);
+    const r = gitSubcommandVerdict(sub, rest, short, long, operands);
+    const base = this.verdict(command, r.tier, r.reason, r.readOnly);
     if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
     if (!base.readOnly) return base;
     // Paths a read-only git command reads (`git diff --no-index /etc/passwd x`, `--contents=…`).
@@ -715,187 +713,6 @@ class Judge {
     const withProgram = [command.words[0] as Word, ...after];
     const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram)];
     return { ...base, paths: pathWords.map((w) => this.pathUse(w, "read")) };
-  }
-
-  private gitSubcommand(
-    command: SimpleCommand,
-    sub: string,
-    rest: readonly string[],
-    short: Set<string>,
-    long: Set<string>,
-    operands: readonly string[],
-  ): CommandAssessment {
-    const v = (tier: SafetyTier, reason: string, readOnly = false) =>
-      this.verdict(command, tier, reason, readOnly);
-    const force = short.has("f") || long.has("--force");
-    const writesOutput = rest.some(
-      (a) => /^--output(=|$)/.test(a) || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
-    );
-    const runsProgram = rest.some(
-      (a) =>
-        /^--(upload-pack|receive-pack|exec|ext-diff|open-files-in-pager)(=|$)/.test(a) ||
-        /^-O/.test(a) ||
-        (/^-u/.test(a) && sub === "ls-remote"),
-    );
-    if (runsProgram) return v("medium", `git ${sub} with an option that runs a program`);
-    if (writesOutput && sub !== "grep") return v("medium", `git ${sub} writes its output to a file`);
-    switch (sub) {
-      case "reset":
-        return long.has("--hard") || long.has("--merge") || long.has("--keep")
-          ? v("high", "git reset --hard discards changes")
-          : v("medium", "git reset");
-      case "clean":
-        return force || short.has("x") || short.has("d")
-          ? v("high", "git clean deletes untracked files")
-          : v("medium", "git clean");
-      case "push":
-        if (
-          force ||
-          long.has("--force-with-lease") ||
-          long.has("--mirror") ||
-          long.has("--delete") ||
-          short.has("d") ||
-          operands.some((o) => o.startsWith("+") || o.startsWith(":"))
-        )
-          return v("high", "git push rewrites or deletes remote history");
-        return v("medium", "git push");
-      case "checkout":
-      case "restore":
-        if (
-          force ||
-          operands.includes(".") ||
-          rest.includes("--") ||
-          long.has("--worktree") ||
-          short.has("W") ||
-          sub === "restore"
-        )
-          return v("high", `git ${sub} discards working-tree changes`);
-        return v("medium", `git ${sub}`);
-      case "branch":
-        if (short.has("D") || short.has("d") || long.has("--delete") || short.has("m") || short.has("M"))
-          return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
-        return v(
-          "none",
-          "git branch",
-          operands.length === 0 &&
-            !rest.some(
-              (a) =>
-                /^--(set-upstream|unset-upstream|edit-description|track|copy)/.test(a) ||
-                a === "-u" ||
-                a === "-c" ||
-                a === "-C",
-            ),
-        );
-      case "tag":
-        return operands.length === 0 || short.has("l") || long.has("--list")
-          ? v("none", "git tag", !short.has("d"))
-          : v("medium", "git tag");
-      case "stash":
-        return ["drop", "clear"].includes(operands[0] ?? "")
-          ? v("high", `git stash ${operands[0]} loses stashed work`)
-          : operands[0] === "list" || operands[0] === "show"
-            ? v("none", `git stash ${operands[0]}`, true)
-            : v("medium", "git stash");
-      case "filter-branch":
-      case "filter-repo":
-        return v("high", "rewrites history");
-      case "reflog":
-        return ["expire", "delete"].includes(operands[0] ?? "")
-          ? v("high", "expires the reflog")
-          : v("none", "git reflog", true);
-      case "gc":
-      case "prune":
-        return v("high", `git ${sub} can drop unreachable commits`);
-      case "remote":
-        return operands.length === 0
-          ? v("none", "git remote", true)
-          : operands[0] === "get-url"
-            ? v("none", "git remote get-url", true)
-            : v("medium", `git remote ${operands[0]}`);
-      case "config": {
-        const reads = rest.some(
-          (a) =>
-            /^(--get|--get-all|--get-regexp|--list|-l|--show-origin|--show-scope|--name-only)$/.test(a) ||
-            a === "get" ||
-            a === "list",
-        );
-        const writes = rest.some((a) =>
-          /^(--add|--unset|--unset-all|--replace-all|--rename-section|--remove-section|-e|--edit|set|unset)$/.test(
-            a,
-          ),
-        );
-        return reads && !writes
-          ? v("none", "git config (read)", true)
-          : v("medium", "git config changes configuration");
-      }
-      case "grep":
-        return v("none", "git grep", true);
-      case "status":
-      case "diff":
-      case "log":
-      case "show":
-      case "blame":
-      case "annotate":
-      case "rev-parse":
-      case "ls-files":
-      case "ls-tree":
-      case "cat-file":
-      case "describe":
-      case "shortlog":
-      case "whatchanged":
-      case "merge-base":
-      case "rev-list":
-      case "name-rev":
-      case "count-objects":
-      case "check-ignore":
-      case "check-attr":
-      case "for-each-ref":
-      case "show-ref":
-      case "show-branch":
-      case "var":
-      case "version":
-      case "range-diff":
-      case "diff-tree":
-      case "diff-files":
-      case "diff-index":
-        return v("none", `git ${sub}`, true);
-      default:
-        return v("medium", `git ${sub || "command"}`.trim());
-    }
-  }
-
-  private packageManager(command: SimpleCommand): CommandAssessment {
-    const program = command.argv[0] as string;
-    const { operands } = flags(command.argv);
-    const sub = operands[0] ?? "";
-    const v = (tier: SafetyTier, reason: string, readOnly = false) =>
-      this.verdict(command, tier, reason, readOnly);
-    if (["publish", "unpublish", "deprecate", "dist-tag", "owner"].includes(sub))
-      return v("high", `${program} ${sub} changes a published package`);
-    if (
-      sub === "test" ||
-      sub === "t" ||
-      (sub === "run" && /^(test|lint|typecheck|check|build)(:|$)/.test(operands[1] ?? ""))
-    )
-      return v("none", `${program} ${operands.slice(0, sub === "run" ? 2 : 1).join(" ")}`);
-    if (
-      [
-        "ls",
-        "list",
-        "view",
-        "info",
-        "outdated",
-        "why",
-        "explain",
-        "audit",
-        "--version",
-        "-v",
-        "version",
-      ].includes(sub) &&
-      operands.length <= 2
-    )
-      return v("none", `${program} ${sub}`, !["audit", "version"].includes(sub));
-    return v("medium", `${program} ${sub}`.trim());
   }
 }
 
