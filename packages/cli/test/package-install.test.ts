@@ -126,6 +126,26 @@ describe("the tarballs", () => {
   });
 });
 
+describe("the committed launcher", () => {
+  it("says what to do when the bundle has not been built", async () => {
+    const clone = join(work, "unbuilt", "bin");
+    await mkdir(clone, { recursive: true });
+    await writeFile(join(clone, "attractor.js"), await readFile(join(REPO, "packages/cli/bin/attractor.js")));
+    const result = await run(process.execPath, [join(clone, "attractor.js"), "--version"]).catch(
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(result).toMatchObject({ code: 1 });
+    expect((result as { stderr: string }).stderr).toContain("the command is not built");
+    expect((result as { stderr: string }).stderr).toContain("npm run build");
+  });
+
+  it("is what npm links as the workspace's bin", async () => {
+    const link = join(REPO, "node_modules", ".bin", "attractor");
+    const { stdout } = await run(link, ["--version"]);
+    expect(stdout.trim()).toBe(packed.cli.manifest.version);
+  });
+});
+
 describe("the command installed from its tarball", () => {
   let app: string;
   let bin: string;
