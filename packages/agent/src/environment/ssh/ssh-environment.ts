@@ -47,6 +47,11 @@ export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
   readonly outputCaptureBytes?: number;
   /** Variables exported to every command (the host's own environment is kept). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * "auto" (default) searches with the host's `rg` when it has one, else over SFTP with the
+   * JavaScript engine; "javascript" always over SFTP.
+   */
+  readonly grepEngine?: "auto" | "javascript";
 }
 
 /**
@@ -124,6 +129,10 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
         throw error;
       });
     return this.remote;
+  }
+
+  private async useRipgrep(): Promise<boolean> {
+    return this.options.grepEngine !== "javascript" && (await this.probe()).rg;
   }
 
   private async files(): Promise<SftpFiles> {
@@ -268,8 +277,7 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
       contextLines,
       display: (p) => this.display(p),
     });
-    const { rg } = await this.probe();
-    if (rg) {
+    if (await this.useRipgrep()) {
       await this.grepWithRipgrep(pattern, abs, s.isFile, { ...options, contextLines }, collector);
       return collector.result("ripgrep");
     }
@@ -383,8 +391,7 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
       throw new InvalidPatternError(pattern, (error as Error).message);
     }
     const found: { path: string; mtime: number }[] = [];
-    const { rg } = await this.probe();
-    if (rg) {
+    if (await this.useRipgrep()) {
       // The host lists (ignore files honoured as walk() does); the match is ours, so both engines
       // agree; only the matches are stat'ed.
       const matched: string[] = [];
