@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import {
   createAskUserTool,
   createTodoTool,
+  type ExecutionEnvironment,
   LocalExecutionEnvironment,
   type ProviderProfile,
   Session,
@@ -12,7 +13,11 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import {
+  type CheckpointManager,
+  createCheckpointManager,
+  unavailableCheckpoints,
+} from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -88,6 +93,8 @@ export interface RuntimeOptions {
   readonly appendSystemPrompt?: string;
   /** Absolute directories the tools may touch besides the project (--add-dir). */
   readonly additionalDirectories?: readonly string[];
+  /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
+  readonly remote?: string;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -143,7 +150,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);
-  const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
+  const remoteSpec = options.remote ?? loaded.remote;
+  const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
+  const checkpoints = remote
+    ? unavailableCheckpoints(
+        `checkpoints are not taken for a project on a remote host (${remoteSpec}), so there is nothing to undo or restore`,
+      )
+    : await createCheckpointManager({ projectRoot: projectDir, home });
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
@@ -161,6 +174,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
     additionalDirectories,
+    ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
   });
@@ -182,6 +196,8 @@ interface RuntimeParts {
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
   readonly additionalDirectories: readonly string[];
+  /** The tools' environment on a remote host, initialized; the local project otherwise. */
+  readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
 }
@@ -194,7 +210,7 @@ class AgentRuntime implements Runtime {
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
   private readonly client: Client;
-  private readonly environment: LocalExecutionEnvironment;
+  private readonly environment: ExecutionEnvironment;
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -228,7 +244,9 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment = new LocalExecutionEnvironment({
+    this.environment =
+      parts.remote ??
+      new LocalExecutionEnvironment({
       workingDirectory: parts.projectDir,
       envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
       baseEnv: parts.env,
@@ -516,7 +534,7 @@ class AgentRuntime implements Runtime {
     const policy = createPermissionPolicy({
       mode,
       rules: this.parts.settings.permissions,
-      projectRoot: this.projectDir,
+      projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
       additionalDirectories: this.parts.additionalDirectories,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
@@ -540,7 +558,7 @@ class AgentRuntime implements Runtime {
     return {
       beforeToolCall: createToolGuard({
         policy: this.policy,
-        checkpoints: this.checkpoints,
+        checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
         onSnapshotError: (error) => {
@@ -691,6 +709,31 @@ class AgentRuntime implements Runtime {
 
   private deliver(event: SessionEvent | RuntimeNotice): void {
     for (const listener of this.listeners) safeCall(listener, event);
+  }
+}
+
+/**
+ * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
+ * aliases, identity file, known_hosts), the user's agent used when there is one, and the
+ * connection made now so a wrong host, key or path is a configuration error before anything runs.
+ */
+async function openRemote(spec: string, env: Env): Promise<ExecutionEnvironment> {
+  const { resolveSshTarget, SshExecutionEnvironment, SshTargetError } = await import("@attractor/agent");
+  try {
+    const target = await resolveSshTarget(spec, {
+      ...(env.HOME !== undefined && { home: env.HOME }),
+      ...(env.USER !== undefined && { localUser: env.USER }),
+    });
+    const environment = new SshExecutionEnvironment({
+      ...target,
+      ...(env.SSH_AUTH_SOCK !== undefined && { agent: env.SSH_AUTH_SOCK }),
+    });
+    await environment.initialize();
+    return environment;
+  } catch (error) {
+    if (error instanceof SshTargetError || (error instanceof Error && "code" in error))
+      throw new ConfigurationError(`--remote ${spec}: ${error.message}`);
+    throw error;
   }
 }
 

@@ -96,11 +96,14 @@ export class SshConnection {
   private async connect(): Promise<LiveConnection> {
     const o = this.options;
     const port = o.port ?? 22;
-    const [{ Client: SshClient }, knownHostsText, privateKey] = await Promise.all([
+    const [ssh2, knownHostsText, privateKey] = await Promise.all([
       import("ssh2"),
       readFile(o.knownHostsPath, "utf8").catch(() => ""),
       o.privateKey ?? (o.privateKeyPath ? readFile(o.privateKeyPath) : undefined),
     ]);
+    // A bundler may hand the CommonJS package over as a default export only.
+    const { Client: SshClient } =
+      "Client" in ssh2 ? ssh2 : (ssh2 as { default: typeof import("ssh2") }).default;
     const knownHosts = parseKnownHosts(knownHostsText);
     let refused: HostKeyError | undefined;
     const client = new SshClient();
