@@ -141,7 +141,10 @@ function buildProgram(version: string, io: ParseIo): Command {
     .option("--system-prompt <text>", "replace the agent's own instructions in the system prompt")
     .option("--append-system-prompt <text>", "add instructions at the end of the system prompt")
     .option("--add-dir <dir>", "another directory the tools may work in; repeatable", collect)
-    .option("--remote <[user@]host:/path>", "run the tools on an SSH host (host may be an ~/.ssh/config alias)")
+    .option(
+      "--remote <[user@]host:/path>",
+      "run the tools on an SSH host (host may be an ~/.ssh/config alias)",
+    )
     .addOption(
       new Option("--max-turns <n>", "model responses allowed per message").argParser(positiveInteger),
     )

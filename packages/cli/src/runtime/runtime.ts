@@ -247,10 +247,10 @@ class AgentRuntime implements Runtime {
     this.environment =
       parts.remote ??
       new LocalExecutionEnvironment({
-      workingDirectory: parts.projectDir,
-      envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-      baseEnv: parts.env,
-    });
+        workingDirectory: parts.projectDir,
+        envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
+        baseEnv: parts.env,
+      });
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
