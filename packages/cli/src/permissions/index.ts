@@ -21,7 +21,15 @@ export {
   type PathUse,
   type SafetyTier,
 } from "./command-safety.js";
-export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./modes.js";
+export {
+  isPermissionMode,
+  PERMISSION_MODE_ALIASES,
+  PERMISSION_MODE_NAMES,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PermissionModeName,
+  toPermissionMode,
+} from "./modes.js";
 export { canonicalPath, displayPath, isInside } from "./paths.js";
 export {
   type AskAnswer,
@@ -42,8 +50,10 @@ export {
   parseRule,
   parseRules,
   pathPatternMatches,
+  pathRulePattern,
   RuleSyntaxError,
   ruleAppliesTo,
+  rulesForUnknownTools,
   TOOL_GROUPS,
 } from "./rules.js";
 export {

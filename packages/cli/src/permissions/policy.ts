@@ -12,10 +12,10 @@ import type { PermissionMode } from "./modes.js";
 import { canonicalPath, displayPath, isInside } from "./paths.js";
 import {
   commandPatternMatches,
-  escapeGlob,
   type PermissionRule,
   parseRules,
   pathPatternMatches,
+  pathRulePattern,
   ruleAppliesTo,
 } from "./rules.js";
 import { createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
@@ -75,6 +75,8 @@ export interface PermissionPolicyOptions {
   };
   /** Absolute project directory: paths outside it ask. */
   readonly projectRoot: string;
+  /** More directories the tools may touch as if they were in the project (--add-dir). */
+  readonly additionalDirectories?: readonly string[];
   /** Working directory relative paths resolve against; the project root by default. */
   readonly cwd?: string;
   /** Asks the user; without it (or when headless) what would ask is denied. */
@@ -160,6 +162,9 @@ const TIER_RANK: Readonly<Record<SafetyTier, number>> = { none: 0, medium: 1, hi
 export function createPermissionPolicy(options: PermissionPolicyOptions): PermissionPolicy {
   let mode = options.mode;
   const root = canonicalPath(options.projectRoot, "/");
+  const extraRoots = (options.additionalDirectories ?? []).map((d) => canonicalPath(d, root));
+  /** Where a shell command may read without asking: the project and the added directories. */
+  const roots = [root, ...extraRoots];
   const cwd = options.cwd ? canonicalPath(options.cwd, root) : root;
   const allowRules = parseRules(options.rules?.allow ?? []);
   const askRules = parseRules(options.rules?.ask ?? []);
@@ -265,7 +270,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     }
     if (d.files.length > 0 && (d.kind === "read" || d.kind === "edit")) {
       return {
-        rules: d.files.map((f) => `${call.toolName}(${escapeGlob(f.relative ?? f.absolute)})`),
+        rules: d.files.map((f) => `${call.toolName}(${pathRulePattern(f.relative, f.absolute)})`),
         tier: "none",
       };
     }
@@ -291,7 +296,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
 
   const evaluate = async (call: ToolCallInfo): Promise<PermissionEvaluation> => {
     const d = await describe(call);
-    const outside = d.files.filter((f) => f.relative === undefined);
+    const outside = d.files.filter(
+      (f) => f.relative === undefined && !extraRoots.some((r) => isInside(r, f.absolute)),
+    );
     // 1. The built-in deny list: never runs.
     if (d.line?.blocked) {
       const reason = d.line.commands.find((a) => a.blocked)?.reason ?? d.line.reason;
@@ -313,7 +320,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     // 3. Plan mode: read-only tools (and read-only shell commands) only.
     if (mode === "plan") {
       const readOnly =
-        d.readOnlyTool || (d.kind === "shell" && d.line?.readOnly === true && !shellReachesOutside(d, root));
+        d.readOnlyTool || (d.kind === "shell" && d.line?.readOnly === true && !shellReachesOutside(d, roots));
       if (!readOnly) {
         return {
           behavior: "deny",
@@ -332,7 +339,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     const outsideAllowed =
       d.kind === "shell" &&
       (d.line?.commands ?? [])
-        .filter((a) => outsidePathsOf(a, root).length > 0)
+        .filter((a) => outsidePathsOf(a, roots).length > 0)
         .every((a) =>
           allowRules.some(
             (r) =>
@@ -342,7 +349,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
               commandPatternMatches(r.pattern, ruleText(a.command)),
           ),
         );
-    const reachesOutside = d.kind === "shell" && !outsideAllowed && shellReachesOutside(d, root);
+    const reachesOutside = d.kind === "shell" && !outsideAllowed && shellReachesOutside(d, roots);
     if (reachesOutside) {
       const askRule = anyMatch(askRules, call, d);
       return ask(
@@ -350,7 +357,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         d,
         askRule
           ? `the settings rule "${askRule.source}" asks first`
-          : `reaches outside the project (${outsidePaths(d, root).join(", ")})`,
+          : `reaches outside the project (${outsidePaths(d, roots).join(", ")})`,
       );
     }
     // 6. "Always allow" answers of this session.
@@ -521,17 +528,17 @@ function ruleText(command: SimpleCommand): string {
 }
 
 /** Paths of a shell line outside the project, or not known before it runs. */
-function outsidePaths(d: DescribedCall, root: string): string[] {
-  return [...new Set((d.line?.commands ?? []).flatMap((a) => outsidePathsOf(a, root)))];
+function outsidePaths(d: DescribedCall, roots: readonly string[]): string[] {
+  return [...new Set((d.line?.commands ?? []).flatMap((a) => outsidePathsOf(a, roots)))];
 }
 
 /** One command's paths outside the project, or not known before it runs. */
-function outsidePathsOf(a: CommandAssessment, root: string): string[] {
+function outsidePathsOf(a: CommandAssessment, roots: readonly string[]): string[] {
   const out: string[] = [];
   for (const p of a.paths) {
     if (p.absolute === undefined) out.push(`${p.text} (not known before it runs)`);
     else if (
-      !isInside(root, p.absolute) &&
+      !roots.some((r) => isInside(r, p.absolute as string)) &&
       !/^\/dev\/(null|stdin|stdout|stderr|fd\/\d+|tty)$/.test(p.absolute)
     )
       out.push(p.text);
@@ -540,6 +547,6 @@ function outsidePathsOf(a: CommandAssessment, root: string): string[] {
 }
 
 /** True when a shell line names a path outside the project or one only known at run time. */
-function shellReachesOutside(d: DescribedCall, root: string): boolean {
-  return outsidePaths(d, root).length > 0;
+function shellReachesOutside(d: DescribedCall, roots: readonly string[]): boolean {
+  return outsidePaths(d, roots).length > 0;
 }

@@ -37,7 +37,8 @@ export async function mayChangeFiles(
  */
 export function createToolGuard(options: {
   readonly policy: PermissionPolicy;
-  readonly checkpoints: CheckpointManager;
+  /** Absent where no checkpoint can be taken (a remote project). */
+  readonly checkpoints: CheckpointManager | undefined;
   readonly registry: () => ProfileToolRegistry;
   readonly userMessageId: () => string | undefined;
   readonly onSnapshotError: (error: unknown) => void;
@@ -45,7 +46,10 @@ export function createToolGuard(options: {
   return async (call) => {
     const decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
-    if (await mayChangeFiles(call, options.registry(), options.policy)) {
+    if (
+      options.checkpoints !== undefined &&
+      (await mayChangeFiles(call, options.registry(), options.policy))
+    ) {
       try {
         const userMessageId = options.userMessageId();
         await options.checkpoints.snapshot({
