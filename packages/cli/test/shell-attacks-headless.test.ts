@@ -98,11 +98,14 @@ beforeAll(async () => {
   // A copy of the bundle away from the repository: it must find its parser files by itself.
   const bundle = join(root, "bundle");
   await cp(dirname(CLI_PATH), bundle, { recursive: true });
-  const { stdout } = await promisify(execFile)(
+  const running = promisify(execFile)(
     process.execPath,
     [join(bundle, "attractor.js"), "-p", "Try the commands.", "--output-format", "json", ...model.flags()],
     { cwd: project, env: cleanEnv(root, model.env()) },
   );
+  // Piped standard input is read as part of the prompt: end it.
+  running.child.stdin?.end();
+  const { stdout } = await running;
   json = JSON.parse(stdout.trim()) as HeadlessResult;
   results = model.seen().at(-1)?.toolResults ?? [];
 }, 120_000);
