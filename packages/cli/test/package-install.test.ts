@@ -192,6 +192,35 @@ describe("the command installed from its tarball", () => {
     }
   });
 
+  it("judges shell commands with the bash parser it ships", async () => {
+    expect(packed.cli.files).toEqual(
+      expect.arrayContaining(["dist/bundle/tree-sitter-bash.wasm", "dist/bundle/web-tree-sitter.wasm"]),
+    );
+    const model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls" } }] },
+      { calls: [{ name: "shell", args: { command: "cat <<EOF\n$(touch canary)\nEOF" } }] },
+      { text: "Listed." },
+    ]);
+    try {
+      const project = join(work, "shell-project");
+      await mkdir(project, { recursive: true });
+      await writeFile(join(project, "marker.txt"), "here\n");
+      const result = await runCliProcess(["-p", "list"], {
+        cwd: project,
+        env: cleanEnv(join(work, "shell-home"), model.env()),
+        nodeArgs: [],
+        entry: bin,
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const [listed, denied] = model.seen().at(-1)?.toolResults ?? [];
+      expect(listed).toContain("marker.txt");
+      expect(denied).toMatch(/Permission denied/);
+      expect(existsSync(join(project, "canary"))).toBe(false);
+    } finally {
+      await model.close();
+    }
+  });
+
   it("starts the interactive UI", async () => {
     const model = await startScriptedModel("anthropic", []);
     const root = join(work, "ui");
