@@ -608,6 +608,8 @@ table("everyday commands", [
   ["awk '{ print | \"sh\" }' src/a.ts", ASK],
   ["awk -f prog.awk src/a.ts", ASK],
   ["gawk -i inplace '{print}' src/a.ts", ASK],
+  ["gawk --source='BEGIN { system(\"touch X\") }' src/a.ts", ASK],
+  ["gawk -e 'BEGIN { system(\"touch X\") }' src/a.ts", ASK],
   ["jq .name package.json", RO],
   ["less README.md", ASK],
   ["more README.md", ASK],

@@ -492,7 +492,7 @@ class Judge {
       if (program === "shred") return v("high", "shred destroys file contents");
       return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
     }
-    if (program === "mv" || (program === "cp" && long.has("--remove-destination"))) {
+    if (program === "mv") {
       for (const w of operandWords.slice(0, -1)) {
         const hit = this.catastrophicTarget(w);
         if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
@@ -514,7 +514,8 @@ class Judge {
       const recursive = short.has("R") || long.has("--recursive");
       const hit = recursive
         ? operandWords
-            .slice(program === "chmod" || program === "chown" ? 1 : 1)
+            // The first operand is the mode or owner.
+            .slice(1)
             .map((w) => this.catastrophicTarget(w))
             .find(Boolean)
         : undefined;

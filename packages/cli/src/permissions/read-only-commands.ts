@@ -287,9 +287,8 @@ export function readOnlyVerdict(
     case "nawk": {
       if (has(/^(-f|--file|-i|--include|-l|--load|-E|--exec)/))
         return runs(`${program} loads a program file`);
-      const w = words.slice(1).filter((x) => x.dynamic || !x.text.startsWith("-"));
       const valueOpts = new Set(["-v", "-F", "--assign", "--field-separator"]);
-      let program_: Word | undefined;
+      let script: Word | undefined;
       const files: Word[] = [];
       for (let i = 1; i < words.length; i++) {
         const x = words[i] as Word;
@@ -298,14 +297,15 @@ export function readOnlyVerdict(
           continue;
         }
         if (x.text.startsWith("-") && !x.dynamic) continue;
-        if (!program_) program_ = x;
+        if (!script) script = x;
         else if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(x.text)) files.push(x);
       }
-      void w;
-      if (!program_ || program_.dynamic)
+      if (!script || script.dynamic)
         return unclear(`${program} with a program not known before the line runs`);
-      if (/\bsystem\s*\(|\|/.test(program_.text)) return runs(`${program} program runs commands`);
-      if (/(print|printf)[^;{}]*>|\bclose\s*\(|\bfflush\s*\(|getline/.test(program_.text))
+      // Every argument is read as program text: gawk also takes it from `-e` and `--source=`.
+      const code = words.slice(1).map((x) => x.text);
+      if (code.some((t) => /\bsystem\s*\(|\|/.test(t))) return runs(`${program} program runs commands`);
+      if (code.some((t) => /(print|printf)[^;{}]*>|\bclose\s*\(|\bfflush\s*\(|getline/.test(t)))
         return writes(`${program} program redirects output`);
       return { readOnly: true, reason: program, paths: files };
     }
@@ -327,11 +327,6 @@ export function readOnlyVerdict(
         return { readOnly: true, reason: program, paths: [{ text: "~", dynamic: true, glob: false }] };
       if (args[0] === "-")
         return { readOnly: true, reason: program, paths: [{ text: "-", dynamic: true, glob: false }] };
-      return { readOnly: true, reason: program };
-    case "base32":
-    case "diff":
-    case "cmp":
-      if (has(/^--to-file|^--from-file/)) return { readOnly: true, reason: program };
       return { readOnly: true, reason: program };
   }
   if (NO_FILES.has(program)) return { readOnly: true, reason: program, paths: "none" };
