@@ -746,6 +746,24 @@ describe("a deny rule applies to every command found (yolo, deny shell(touch:*))
     expect((await p.evaluate(shell("cat /etc/hosts && cat /etc/shadow"))).behavior).toBe("ask");
   });
 
+  it("a deny rule sees a subcommand behind options", async () => {
+    const p = createPermissionPolicy({
+      mode: "yolo",
+      projectRoot: root,
+      rules: { deny: ["shell(git push:*)", "shell(npm publish:*)"] },
+    });
+    for (const line of [
+      "git push",
+      "git -c core.pager=cat push origin",
+      "git -C . --no-pager push",
+      "/usr/bin/git push",
+      "npm --silent publish",
+      "sudo npm publish",
+    ])
+      expect((await p.evaluate(shell(line))).behavior, line).toBe("deny");
+    expect((await p.evaluate(shell("git status"))).behavior).toBe("allow");
+  });
+
   it("an ask rule asks for a nested command in normal mode", async () => {
     const p = createPermissionPolicy({
       mode: "normal",

@@ -203,14 +203,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   /** Deny and ask rules see a command with and without its wrappers (`sudo rm` matches `rm:*`). */
   const matchesCommand = (rule: PermissionRule, command: SimpleCommand) =>
     rule.pattern === undefined ||
-    commandPatternMatches(rule.pattern, command.text) ||
-    commandPatternMatches(rule.pattern, [...command.wrappers, command.text].join(" ")) ||
-    // `/usr/bin/touch x` is `touch x` to a rule.
-    (command.argv[0]?.includes("/") === true &&
-      commandPatternMatches(
-        rule.pattern,
-        [programName(command.argv[0]), ...command.argv.slice(1)].join(" "),
-      ));
+    denyTexts(command).some((text) => commandPatternMatches(rule.pattern as string, text));
   /** Allow rules and grants must name an elevated command as such (`sudo …`). */
   const coversCommand = (rule: PermissionRule, command: SimpleCommand) =>
     rule.pattern === undefined || commandPatternMatches(rule.pattern, ruleText(command));
@@ -514,6 +507,35 @@ function commandPrefix(a: CommandAssessment): string {
   if (!/^[A-Za-z0-9_.+-]+$/.test(program)) return text;
   // Only read-only commands are remembered for any arguments; others for these arguments.
   return a.readOnly ? `${program}:*` : text;
+}
+
+/** Git's options that take a value before the subcommand. */
+const GIT_GLOBAL_VALUES = new Set([
+  "-C",
+  "-c",
+  "--git-dir",
+  "--work-tree",
+  "--namespace",
+  "--config-env",
+  "--super-prefix",
+]);
+
+/**
+ * Every form deny and ask rules are tried against, so a spelling does not slip past them: as
+ * written, with its wrappers (`sudo rm`), a path-named program by its name (`/usr/bin/touch x` is
+ * `touch x`), and without the options before a subcommand (`git -c x=y push` is `git push`,
+ * `npm --silent publish` is `npm publish`).
+ */
+function denyTexts(command: SimpleCommand): string[] {
+  const argv = command.argv;
+  const program = programName(argv[0] ?? "");
+  const texts = [command.text, [...command.wrappers, command.text].join(" ")];
+  if (argv[0]?.includes("/")) texts.push([program, ...argv.slice(1)].join(" "));
+  let i = 1;
+  while (i < argv.length && (argv[i] as string).startsWith("-") && argv[i] !== "-")
+    i += program === "git" && GIT_GLOBAL_VALUES.has(argv[i] as string) ? 2 : 1;
+  if (i > 1) texts.push([program, ...argv.slice(i)].join(" "));
+  return texts;
 }
 
 /**
