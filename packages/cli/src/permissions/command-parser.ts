@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
 import { parseBash, type SyntaxNode } from "./bash-parser.js";
+import { canonicalPath, isInside } from "./paths.js";
 import {
   DANGEROUS_VARIABLE,
   EVALUATING_BUILTINS,
@@ -52,6 +53,11 @@ export interface SimpleCommand {
   readonly moreArgs: boolean;
   /** Its standard input is another command's output (a later pipeline stage, or `>(…)`). */
   readonly fedByCommand: boolean;
+  /**
+   * False when the line may change directory out of where it starts (`cd /`, `cd -`, `popd`,
+   * `eval`, `source`): relative paths then name files that cannot be known statically.
+   */
+  readonly cwdKnown: boolean;
   /** Which pipeline this command is a stage of, and which stage. */
   readonly pipeline: number;
   readonly position: number;
@@ -135,6 +141,8 @@ class ParseState {
   readonly problems: ShellProblem[] = [];
   readonly functions: FunctionDefinition[] = [];
   private pipelines = 0;
+  /** Somewhere in the line the working directory may leave the starting one. */
+  cwdUncertain = false;
   /** Redirections the grammar attached to a list, for the list's last command. */
   private readonly tailRedirects = new Map<number, readonly Redirect[]>();
   private ids = 1;
@@ -183,7 +191,7 @@ class ParseState {
 
   private expander(scope: Scope): WordExpander {
     const inherited = (name: string): VariableValues =>
-      name === "HOME" ? [this.home] : name === "PWD" ? [this.context.cwd] : "dynamic";
+      name === "HOME" ? [this.home] : name === "PWD" && !this.cwdUncertain ? [this.context.cwd] : "dynamic";
     const lookup = (name: string, at: number): VariableValues => {
       const assigned = scope.assigned.get(name);
       if (assigned === undefined) return inherited(name);
@@ -197,7 +205,7 @@ class ParseState {
       lookup,
       (reason, node) => this.problem(reason, node.text),
       this.home,
-      this.context.cwd,
+      () => (this.cwdUncertain ? undefined : this.context.cwd),
     );
   }
 
@@ -254,6 +262,19 @@ class ParseState {
             for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) assign(a.text, "dynamic");
           } else if (name === "unset") {
             for (const a of args) if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(a.text)) assign(a.text, [""]);
+          } else if (name === "cd" || name === "pushd" || name === "popd" || name === "chdir") {
+            const operands = args.filter((a) => !/^-[LPe@]+$/.test(a.text));
+            const target = operands.length === 1 ? expander.single(operands[0] as SyntaxNode) : undefined;
+            const inside =
+              name !== "popd" &&
+              target !== undefined &&
+              target !== "-" &&
+              // Symlinks resolved: `cd link` may leave the directory however it is spelled.
+              isInside(canonicalPath(this.context.cwd, "/"), canonicalPath(target, this.context.cwd));
+            if (!inside) this.cwdUncertain = true;
+          } else if (name === "eval" || name === "source" || name === ".") {
+            // What they run may change directory too.
+            this.cwdUncertain = true;
           } else if (name === "alias") {
             for (const a of args) {
               const text = expander.single(a);
@@ -902,6 +923,7 @@ class ParseState {
       elevated: ctx.elevated,
       moreArgs: ctx.moreArgs === true,
       fedByCommand: ctx.position > 0 || ctx.fed === true,
+      cwdKnown: !this.cwdUncertain,
       pipeline: ctx.pipeline,
       position: ctx.position,
       ...(ctx.within !== undefined && ctx.within !== id && { within: ctx.within }),

@@ -170,6 +170,7 @@ function pseudoCommand(text: string): SimpleCommand {
     elevated: false,
     moreArgs: false,
     fedByCommand: false,
+    cwdKnown: true,
     pipeline: -1,
     position: 0,
     depth: 0,
@@ -321,7 +322,16 @@ class Judge {
     this.critical = [...new Set([this.root, real(this.root), this.home, real(this.home)])];
   }
 
-  command(command: SimpleCommand): CommandAssessment {
+  command(original: SimpleCommand): CommandAssessment {
+    // After a `cd` out of the starting directory, a relative path could name anything.
+    const command: SimpleCommand = original.cwdKnown
+      ? original
+      : {
+          ...original,
+          words: original.words.map((w, i) =>
+            i > 0 && !w.text.startsWith("/") && !w.text.startsWith("-") ? { ...w, dynamic: true } : w,
+          ),
+        };
     const base = this.program(command);
     let result = base;
     if (command.elevated && base.tier !== "critical") {
@@ -356,7 +366,10 @@ class Judge {
           blocked: true,
         };
       if (HARMLESS_DEVICE.test(absolute)) continue;
-      paths.push(this.pathUse({ text: target, dynamic: false, glob: false }, writes ? "write" : "read"));
+      const relativeUnknown = !command.cwdKnown && !target.startsWith("/");
+      paths.push(
+        this.pathUse({ text: target, dynamic: relativeUnknown, glob: false }, writes ? "write" : "read"),
+      );
       if (writes) {
         result = {
           ...result,

@@ -94,7 +94,8 @@ export class WordExpander {
     private readonly lookup: VariableLookup,
     private readonly problem: ProblemSink,
     private readonly home: string,
-    private readonly cwd: string,
+    /** The working directory, or undefined once the line may have left it. */
+    private readonly cwd: () => string | undefined,
   ) {}
 
   /** Every field a word may expand to (alternatives flattened), or one dynamic word. */
@@ -137,7 +138,8 @@ export class WordExpander {
       const m = /^~([^/\\]*)(.*)$/s.exec(text) as RegExpExecArray;
       const user = m[1] as string;
       if (user === "") text = escapeAll(this.home) + (m[2] as string);
-      else if (user === "+") text = escapeAll(this.cwd) + (m[2] as string);
+      else if (user === "+" && this.cwd() !== undefined)
+        text = escapeAll(this.cwd() as string) + (m[2] as string);
       else return { text: unescapeWord(field), dynamic: true, glob: false };
     }
     return { text: unescapeWord(text), dynamic: false, glob: hasGlob(text) };
