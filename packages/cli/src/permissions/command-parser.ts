@@ -1,4 +1,5 @@
 import { homedir } from "node:os";
+import { resolve } from "node:path";
 import { parseBash, type SyntaxNode } from "./bash-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
 import {
@@ -884,11 +885,16 @@ class ParseState {
         const w = words[j] as Word;
         if (w.text === ";" || (w.text === "+" && words[j - 1]?.text === "{}")) break;
         if (w.text.includes("{}")) {
-          for (const s of starts)
+          // `{}` is what find finds: the start itself when nothing filters, else something below it.
+          // Outside the starting directory a filter (`-type d` under ~) is no comfort.
+          for (const s of starts) {
+            const narrowed =
+              filtered && !s.dynamic && isInside(this.context.cwd, resolve(this.context.cwd, s.text));
             inner.push({
               ...s,
-              text: w.text.replaceAll("{}", filtered ? `${s.text.replace(/\/$/, "")}/{found}` : s.text),
+              text: w.text.replaceAll("{}", narrowed ? `${s.text.replace(/\/$/, "")}/{found}` : s.text),
             });
+          }
         } else inner.push(w);
       }
       if (inner.length > 0)

@@ -677,7 +677,10 @@ class Judge {
         ),
       );
       const hit = starts.map((w) => this.catastrophicTarget(w)).find(Boolean);
-      if (hit && !filtered)
+      // A filter narrows a cleanup inside the project (`find . -name '*.o' -delete`), not one of the
+      // home directory or the file system (`find ~ -type f -delete`).
+      const beyondProject = starts.some((w) => w.dynamic || !isInside(this.root, resolve(this.cwd, w.text)));
+      if (hit && (!filtered || beyondProject))
         return v("critical", `find -delete of ${hit}`, false, {
           paths,
           ...(starts.some((w) => w.dynamic) && { understood: false }),
