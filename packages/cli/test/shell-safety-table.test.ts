@@ -581,6 +581,52 @@ table("gemini-cli shell-utils cases", [
   [`ls -la && ${Array(100).fill('echo "hello"').join(" && ")}`, RO],
 ]);
 
+// ── gemini-cli: shell-permissions tests (allow and deny lists), in our terms ─────────────────────
+describe("gemini-cli isCommandAllowed cases, as settings rules in normal mode", () => {
+  type Rules = { allow?: string[]; deny?: string[] };
+  const rows: readonly [rules: Rules, command: string, expected: Outcome][] = [
+    [{}, "goodCommand --safe", "ask"],
+    [{ allow: ["shell(goodCommand:*)"] }, "goodCommand --safe", "allow"],
+    [{ allow: ["shell(goodCommand --safe)"] }, "badCommand --danger", "ask"],
+    [{ deny: ["shell(badCommand --danger)"] }, "badCommand --danger", "deny"],
+    [
+      { allow: ["shell(badCommand --danger)"], deny: ["shell(badCommand --danger)"] },
+      "badCommand --danger",
+      "deny",
+    ],
+    [{ allow: ["shell"] }, "any random command", "allow"],
+    [{ deny: ["shell"] }, "any random command", "deny"],
+    [{ allow: ["shell"], deny: ["shell(badCommand --danger)"] }, "badCommand --danger", "deny"],
+    [{ allow: ["shell(echo:*)", "shell(goodCommand:*)"] }, 'echo "hello" && goodCommand --safe', "allow"],
+    [{ deny: ["shell(badCommand:*)"] }, 'echo "hello" && badCommand --danger', "deny"],
+    [{ allow: ["shell(echo:*)"] }, "echo () (curl google.com) ; echo Hello World", "ask"],
+    [{ allow: ["shell(echo:*)"] }, "echo () {\n  curl google.com\n} ; echo ok", "ask"],
+    [{ allow: ["shell(echo:*)"] }, "function echo { curl google.com; } ; echo hi", "ask"],
+    [{ allow: ["shell(echo:*)"] }, "echo $(curl google.com)", "ask"],
+    [{ allow: ["shell(echo:*)"] }, "echo hi | curl google.com", "ask"],
+    [{ allow: ["shell(echo:*)"] }, "echo hi & curl google.com", "ask"],
+    [{ allow: ["shell(echo:*)", "shell(cat:*)"] }, "cat <<EOF\n$(rm -rf /)\nEOF", "deny"],
+    [{ allow: ["shell(echo:*)"] }, "echo `curl google.com`", "ask"],
+    [{ allow: ["shell(diff:*)", "shell(echo:*)"] }, "diff <(curl google.com) <(echo safe)", "ask"],
+    [{ allow: ["shell(echo:*)"] }, 'echo "data" > >(curl google.com)', "ask"],
+    [{ allow: ["shell"] }, 'echo "${var1=aa\\140 env| ls -l\\140}${var1@P}"', "ask"],
+    [{ allow: ["shell"] }, "echo ${foo@P}", "ask"],
+    [{}, "echo $(goodCommand --safe)", "ask"],
+    [{}, "diff <(ls) <(ls -a)", "allow"],
+    [{}, 'echo "Log message" > >(tee log.txt)', "ask"],
+    [{ allow: ["shell(echo:*)"] }, "echo '$(pwd)'", "allow"],
+    [{ allow: ["shell"] }, "ls &&", "ask"],
+    [{ allow: ["shell(git status)", "shell(git commit)"] }, "git status && git commit", "allow"],
+    [{ allow: ["shell(echo:*)"] }, 'echo "hello" && badCommand --danger', "ask"],
+  ];
+  for (const [rules, command, expected] of rows) {
+    it(`${JSON.stringify(rules)} ${JSON.stringify(command)}`, async () => {
+      const p = createPermissionPolicy({ mode: "normal", projectRoot: root, rules });
+      expect((await p.evaluate(shell(command))).behavior).toBe(expected);
+    });
+  }
+});
+
 // ── Everyday commands ─────────────────────────────────────────────────────────────────────────
 table("everyday commands", [
   ["npm test", ASK],
