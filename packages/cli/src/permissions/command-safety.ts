@@ -365,6 +365,9 @@ class Judge {
           readOnly: false,
           blocked: true,
         };
+      // `echo b > /proc/sysrq-trigger` reboots; /proc/sys and /sys change the running kernel.
+      if (writes && /^\/(proc|sys)\//.test(absolute))
+        return { ...result, tier: "critical", reason: `writes kernel state (${target})`, readOnly: false };
       if (HARMLESS_DEVICE.test(absolute)) continue;
       const relativeUnknown = !command.cwdKnown && !target.startsWith("/");
       paths.push(
@@ -634,6 +637,14 @@ class Judge {
     if (NETWORK.has(program)) return v("medium", `network access (${program})`);
     if (program === "make" && ["test", "check", "lint"].includes(operands[0] ?? ""))
       return v("none", `make ${operands[0]}`);
+    if (program === "tee") {
+      for (const w of operandWords) {
+        const target = resolve(this.cwd, w.text);
+        if (DEVICE.test(target))
+          return v("critical", `writes directly to the device ${w.text}`, false, { blocked: true });
+        if (/^\/(proc|sys)\//.test(target)) return v("critical", `writes kernel state (${w.text})`);
+      }
+    }
     const ro = readOnlyVerdict(program, argv, words);
     if (ro) {
       if (!ro.readOnly)
