@@ -133,7 +133,7 @@ const TEST_RUNNERS = new Set([
 ]);
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
-/** Loads the bash parser if needed, then judges the line; see assessCommandLine. */
+/** Loads the bash parser if needed, then judges the line (see assessCommandLine); never rejects. */
 export async function assessShellCommand(line: string, context: AssessContext): Promise<LineAssessment> {
   if (!bashParserReady()) {
     try {
@@ -142,7 +142,12 @@ export async function assessShellCommand(line: string, context: AssessContext): 
       return unjudgeable(line, `the shell parser is unavailable (${(error as Error).message})`);
     }
   }
-  return assessCommandLine(line, context);
+  try {
+    return assessCommandLine(line, context);
+  } catch (error) {
+    // A flaw in judging must not stop the session, nor let the command through.
+    return unjudgeable(line, `the command could not be judged (${(error as Error).message})`);
+  }
 }
 
 function unjudgeable(line: string, reason: string): LineAssessment {
