@@ -6,7 +6,7 @@
 // of it outside the repository, so nothing comes from node_modules).
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, writeFile } from "node:fs/promises";
+import { cp, mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -149,5 +149,31 @@ describe("headless default mode against the shell attacks", () => {
   it("counts every denial and leaves no canary anywhere in the project", async () => {
     expect(json.permission_denials).toHaveLength(ATTACKS.length + 2);
     expect((await readdir(project)).filter((f) => f.startsWith("canary"))).toEqual([]);
+  });
+});
+
+describe("without its parser files the command judges nothing as safe", () => {
+  it("denies even `ls`, saying the parser is unavailable", async () => {
+    const broken = join(root, "bundle-without-parser");
+    await cp(dirname(CLI_PATH), broken, { recursive: true });
+    await rm(join(broken, "tree-sitter-bash.wasm"));
+    const lsModel = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls" } }] },
+      { text: "ok" },
+    ]);
+    try {
+      const running = promisify(execFile)(
+        process.execPath,
+        [join(broken, "attractor.js"), "-p", "list", "--mode", "yolo", ...lsModel.flags()],
+        { cwd: project, env: cleanEnv(root, lsModel.env()) },
+      );
+      running.child.stdin?.end();
+      await running;
+      const result = lsModel.seen().at(-1)?.toolResults.at(-1) ?? "";
+      expect(result).toMatch(/Permission denied/);
+      expect(result).toMatch(/parser is unavailable/);
+    } finally {
+      await lsModel.close();
+    }
   });
 });
