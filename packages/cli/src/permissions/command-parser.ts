@@ -394,7 +394,7 @@ class ParseState {
           if (w.dynamic) this.problem(`${keyword} with an argument that is not static`, node.text);
           if (SUBSCRIPT_CODE.test(w.text))
             this.problem(`${keyword} evaluates an array subscript that runs a command`, node.text);
-          if (/^-[a-zA-Z]*n/.test(w.text))
+          if (keyword !== "export" && keyword !== "unset" && /^-[a-zA-Z]*n/.test(w.text))
             this.problem(`${keyword} -n makes a name refer to another variable`, node.text);
           words.push(w);
         }
