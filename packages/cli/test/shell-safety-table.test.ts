@@ -698,6 +698,8 @@ table("everyday commands", [
   ["FOO=1 echo $FOO", RO],
   ["X=1; echo $X", RO],
   ["export FOO=1; ls", RO],
+  ["export FOO BAR=1; export -n FOO; unset BAR; ls", RO],
+  ["local -n r=PATH", CRIT],
   ["CI=1 npm test", ASK],
   ["touch a.txt", ASK],
   ["mkdir -p build", ASK],

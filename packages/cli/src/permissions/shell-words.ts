@@ -152,6 +152,7 @@ export class WordExpander {
       case "extglob_pattern":
       case "regex":
       case "test_operator":
+      case "variable_name":
         return [quoted ? escapeAll(node.text) : node.text.replace(/\\\n/g, "")];
       case "raw_string":
         return [escapeAll(node.text.slice(1, -1))];
