@@ -725,7 +725,11 @@ export class Session {
   }
 
   private async buildRequest(signal: AbortSignal): Promise<Request> {
-    this.promptContext ??= preparePromptContext(this.environment, this.profileValue);
+    this.promptContext ??= preparePromptContext(
+      this.environment,
+      this.profileValue,
+      this.configValue.userInstructionFiles,
+    );
     const context = await this.promptContext;
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;

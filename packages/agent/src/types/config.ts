@@ -69,6 +69,8 @@ export interface SessionConfig {
   readonly contextWarningThreshold: number;
   /** Appended last to the system prompt. */
   readonly userInstructions?: string;
+  /** Instruction files read before the project's AGENTS.md files (e.g. ~/.attractor/AGENTS.md). */
+  readonly userInstructionFiles?: readonly string[];
   /** Restricts the tools offered to the model (read-only modes use this); all tools when absent. */
   readonly toolFilter?: (tool: RegisteredTool) => boolean;
   /** Runs after hooks.preToolUse (the host's permission check); deny or rewrite a call. */
