@@ -12,6 +12,11 @@ export function userSettingsPath(home: string): string {
   return join(home, "settings.json");
 }
 
+/** Claude Code's project settings file, whose hooks attractor runs too. */
+export function claudeSettingsPath(projectDir: string): string {
+  return join(projectDir, ".claude", "settings.json");
+}
+
 /** The project settings file of a project directory. */
 export function projectSettingsPath(projectDir: string): string {
   return join(projectDir, ".attractor", "settings.json");

@@ -1,11 +1,13 @@
-export { attractorHome, projectSettingsPath, userSettingsPath } from "./home.js";
+export { attractorHome, claudeSettingsPath, projectSettingsPath, userSettingsPath } from "./home.js";
 export { findJsonSyntaxError, type JsonSyntaxProblem } from "./json-position.js";
 export {
   formatIssue,
+  type HookSource,
   loadSettings,
   mergeSettings,
   parseSettings,
   type ResolvedSettings,
+  readClaudeHooks,
   readSettingsFile,
   SettingsError,
   type SettingsIssue,
@@ -15,6 +17,10 @@ export {
   type PermissionMode,
   type PermissionRuleLists,
   REASONING_EFFORTS,
+  type CommandHookSetting,
+  HOOK_EVENTS,
+  type HookMatcherSetting,
+  type HooksSetting,
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,
