@@ -13,7 +13,14 @@ import {
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
 import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
-import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import {
+  attractorHome,
+  formatIssue,
+  type HookSource,
+  loadSettings,
+  type ResolvedSettings,
+} from "../config/index.js";
+import { type CommandHooks, createCommandHooks, projectHooksGate, trustedHookSources } from "../hooks/index.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -77,6 +84,8 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** The user trusts this project: its own hooks may run (see projectHooksGate). */
+  readonly trustProject?: boolean;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -124,10 +133,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
+  const hookSources = settings.hooks ?? [];
+  const gate = projectHooksGate({ sources: hookSources, trustProject: options.trustProject ?? false });
+  const startupWarnings = [
+    ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
+    ...(gate.warning !== undefined ? [gate.warning] : []),
+  ];
   const runtime = new AgentRuntime({
     env,
     projectDir,
     settings,
+    home,
+    hookSources: trustedHookSources(hookSources, gate),
+    startupWarnings,
     choice,
     store,
     checkpoints,
@@ -146,6 +164,10 @@ interface RuntimeParts {
   readonly env: Env;
   readonly projectDir: string;
   readonly settings: ResolvedSettings;
+  readonly home: string;
+  /** Hook sources that passed the trust gate. */
+  readonly hookSources: readonly HookSource[];
+  readonly startupWarnings: readonly string[];
   readonly choice: ModelChoice;
   readonly store: SessionStore;
   readonly checkpoints: CheckpointManager;
@@ -190,6 +212,9 @@ class AgentRuntime implements Runtime {
   private lastContext: number | undefined;
   private snapshotWarned = false;
   private closed = false;
+  private readonly hooks: CommandHooks;
+  /** What the next session's SessionStart hook is told. */
+  private nextStart: "startup" | "resume" | "clear" = "startup";
 
   constructor(parts: RuntimeParts) {
     this.parts = parts;
@@ -211,9 +236,24 @@ class AgentRuntime implements Runtime {
       },
     });
     const askUser = createAskUserTool({
-      ask: parts.headless ? async () => undefined : (question) => parts.ui.askUser(question),
+      ask: parts.headless
+        ? async () => undefined
+        : (question) => {
+            void this.current.notify(`attractor has a question for you: ${question.question}`);
+            return parts.ui.askUser(question);
+          },
     });
     this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+    for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
+    this.hooks = createCommandHooks(parts.hookSources, {
+      projectDir: parts.projectDir,
+      env: parts.env,
+      sessionId: () => this.current?.id ?? "",
+      transcriptPath: () => this.writer?.path,
+      permissionMode: () => this.policy?.mode ?? parts.mode,
+      notify: (tone, text) =>
+        this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+    });
   }
 
   get session(): Session {
@@ -234,6 +274,7 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    this.nextStart = stored ? "resume" : "startup";
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
   }
@@ -410,6 +451,7 @@ class AgentRuntime implements Runtime {
   async clear(): Promise<void> {
     await this.retire();
     this.todoTool.set([]);
+    this.nextStart = "clear";
     this.install(await this.openNew());
   }
 
@@ -420,6 +462,7 @@ class AgentRuntime implements Runtime {
   async resume(sessionId: string): Promise<void> {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
+    this.nextStart = "resume";
     this.install(await this.openStored(transcript));
   }
 
@@ -437,6 +480,7 @@ class AgentRuntime implements Runtime {
   // ---- wiring ----
 
   private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+    void this.current.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
     if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
@@ -498,7 +542,14 @@ class AgentRuntime implements Runtime {
 
   private sessionConfig(): Partial<SessionConfig> {
     return {
+      hooks: this.hooks.sessionHooks,
       beforeToolCall: createToolGuard({
+        ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
+        ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
+        onHalt: (reason) => {
+          this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
+          void this.current.interrupt();
+        },
         policy: this.policy,
         checkpoints: this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
@@ -531,12 +582,15 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
         flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
     });
     applyReadOnlyMode(session, this.policy.mode);
     this.current = session;
+    // A session rebuilt from this one's history (after an error, a rewind) continues it.
+    this.nextStart = "resume";
     this.writer = parts.writer;
     this.rootId = parts.rootId;
     this.recorder = createHistoryRecorder({

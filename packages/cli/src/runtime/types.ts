@@ -52,7 +52,9 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string };
+  | { readonly kind: "warning"; readonly message: string }
+  /** What a hook printed for the user (plain output of tool and stop hooks). */
+  | { readonly kind: "hook_output"; readonly text: string };
 
 /** A user message of the current conversation that /rewind can go back to. */
 export interface RewindTarget {

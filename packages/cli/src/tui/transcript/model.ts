@@ -250,6 +250,8 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
       return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+    case "hook_output":
+      return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":
     case "model_changed":
     case "session_changed":
