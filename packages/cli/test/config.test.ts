@@ -121,12 +121,19 @@ describe("settings", () => {
   it("collects hooks per file with their scope, .claude/settings.json's hooks only", async () => {
     const group = (command: string) => [{ matcher: "Bash", hooks: [{ type: "command", command }] }];
     await writeFile(userFile(), JSON.stringify({ hooks: { PreToolUse: group("user.sh") } }));
-    await writeFile(projectFile(), JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "p.sh", timeout: 5 }] }] } }));
+    await writeFile(
+      projectFile(),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "p.sh", timeout: 5 }] }] } }),
+    );
     await mkdir(join(project, ".claude"), { recursive: true });
     await writeFile(
       join(project, ".claude", "settings.json"),
       // Claude Code's own keys (its rule syntax, env as a map) are not read.
-      JSON.stringify({ permissions: { allow: ["Bash(npm run test:*)"] }, env: { FOO: "1" }, hooks: { PostToolUse: group("claude.sh") } }),
+      JSON.stringify({
+        permissions: { allow: ["Bash(npm run test:*)"] },
+        env: { FOO: "1" },
+        hooks: { PostToolUse: group("claude.sh") },
+      }),
     );
     const s = await loadSettings({ home, projectDir: project });
     expect(s.hooks?.map((h) => [h.scope, h.file, Object.keys(h.hooks)])).toEqual([
@@ -139,7 +146,12 @@ describe("settings", () => {
   });
 
   it("reports a malformed hooks entry with its JSON path", async () => {
-    await writeFile(projectFile(), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", timeout: -1 }] }] } }));
+    await writeFile(
+      projectFile(),
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", timeout: -1 }] }] },
+      }),
+    );
     const error = await errorOf();
     expect(error.issues[0]).toMatchObject({ jsonPath: "/hooks/PreToolUse/0/hooks/0/timeout" });
   });

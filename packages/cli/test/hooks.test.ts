@@ -4,7 +4,12 @@ import { join } from "node:path";
 import type { HookEventName, ToolCallInfo } from "@attractor/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HookSource } from "../src/config/index.js";
-import { type CommandHooks, compileMatcher, createCommandHooks, projectHooksGate } from "../src/hooks/index.js";
+import {
+  type CommandHooks,
+  compileMatcher,
+  createCommandHooks,
+  projectHooksGate,
+} from "../src/hooks/index.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -43,7 +48,7 @@ async function script(event: HookEventName, outcome: Outcome): Promise<string> {
     exit2: "echo 'reason from stderr' >&2\nexit 2",
     json: `cat <<'EOF'\n${JSON.stringify(JSON_OUTPUT[event])}\nEOF\nexit 0`,
     timeout: "sleep 30\nexit 0",
-    garbage: "printf '{\"decision\": \"block\", \\001\\002 not json'\nexit 0",
+    garbage: 'printf \'{"decision": "block", \\001\\002 not json\'\nexit 0',
   }[outcome];
   await writeFile(file, `#!/bin/sh\ncat > '${saved}'\n${body}\n`);
   await chmod(file, 0o755);
@@ -57,7 +62,11 @@ interface Notice {
 
 function hooksFor(event: HookEventName, command: string, notices: Notice[], timeout = 0.5): CommandHooks {
   const sources: HookSource[] = [
-    { file: "settings.json", scope: "user", hooks: { [event]: [{ hooks: [{ type: "command", command, timeout }] }] } },
+    {
+      file: "settings.json",
+      scope: "user",
+      hooks: { [event]: [{ hooks: [{ type: "command", command, timeout }] }] },
+    },
   ];
   return createCommandHooks(sources, {
     projectDir: dir,
@@ -69,7 +78,11 @@ function hooksFor(event: HookEventName, command: string, notices: Notice[], time
   });
 }
 
-const SHELL_CALL: ToolCallInfo = { callId: "call_1", toolName: "shell", arguments: { command: "rm -rf build", timeout_ms: 5000 } };
+const SHELL_CALL: ToolCallInfo = {
+  callId: "call_1",
+  toolName: "shell",
+  arguments: { command: "rm -rf build", timeout_ms: 5000 },
+};
 
 /** Runs the event through the hooks as the session would, and returns what the session gets. */
 async function fire(event: HookEventName, hooks: CommandHooks): Promise<unknown> {
@@ -109,7 +122,10 @@ const EXPECTED: Record<HookEventName, Record<Outcome, { result: unknown; notices
     exit2: { result: { kind: "deny", message: blocked("reason from stderr") }, notices: [] },
     json: { result: { kind: "deny", message: blocked("json says no") }, notices: [] },
     timeout: { result: { kind: "none" }, notices: [timedOut] },
-    garbage: { result: { kind: "none" }, notices: [{ tone: "info", text: expect.stringContaining("not json") }] },
+    garbage: {
+      result: { kind: "none" },
+      notices: [{ tone: "info", text: expect.stringContaining("not json") }],
+    },
   },
   PostToolUse: {
     exit0: { result: undefined, notices: [{ tone: "info", text: "PostToolUse hook: plain output" }] },
@@ -123,25 +139,40 @@ const EXPECTED: Record<HookEventName, Record<Outcome, { result: unknown; notices
     exit2: { result: { action: "block", reason: "reason from stderr" }, notices: [] },
     json: { result: { action: "block", reason: "json says no" }, notices: [] },
     timeout: { result: { action: "allow" }, notices: [timedOut] },
-    garbage: { result: { action: "allow", additionalContext: expect.stringContaining("not json") }, notices: [] },
+    garbage: {
+      result: { action: "allow", additionalContext: expect.stringContaining("not json") },
+      notices: [],
+    },
   },
   Stop: {
     exit0: { result: { action: "allow" }, notices: [{ tone: "info", text: "Stop hook: plain output" }] },
     exit2: { result: { action: "continue", reason: "reason from stderr" }, notices: [] },
     json: { result: { action: "continue", reason: "json says no" }, notices: [] },
     timeout: { result: { action: "allow" }, notices: [timedOut] },
-    garbage: { result: { action: "allow" }, notices: [{ tone: "info", text: expect.stringContaining("not json") }] },
+    garbage: {
+      result: { action: "allow" },
+      notices: [{ tone: "info", text: expect.stringContaining("not json") }],
+    },
   },
   SubagentStop: {
-    exit0: { result: { action: "allow" }, notices: [{ tone: "info", text: "SubagentStop hook: plain output" }] },
+    exit0: {
+      result: { action: "allow" },
+      notices: [{ tone: "info", text: "SubagentStop hook: plain output" }],
+    },
     exit2: { result: { action: "continue", reason: "reason from stderr" }, notices: [] },
     json: { result: { action: "continue", reason: "json says no" }, notices: [] },
     timeout: { result: { action: "allow" }, notices: [timedOut] },
-    garbage: { result: { action: "allow" }, notices: [{ tone: "info", text: expect.stringContaining("not json") }] },
+    garbage: {
+      result: { action: "allow" },
+      notices: [{ tone: "info", text: expect.stringContaining("not json") }],
+    },
   },
   SessionStart: {
     exit0: { result: { additionalContext: "plain output" }, notices: [] },
-    exit2: { result: undefined, notices: [{ tone: "warning", text: "SessionStart hook: reason from stderr" }] },
+    exit2: {
+      result: undefined,
+      notices: [{ tone: "warning", text: "SessionStart hook: reason from stderr" }],
+    },
     json: { result: { additionalContext: "json says no" }, notices: [] },
     timeout: { result: undefined, notices: [timedOut] },
     garbage: { result: { additionalContext: expect.stringContaining("not json") }, notices: [] },
@@ -183,7 +214,12 @@ describe("hooks: each event × exit 0 / exit 2 / JSON / timeout / garbage, with 
     for (const outcome of OUTCOMES) {
       it(`${event} · ${outcome}`, async () => {
         const notices: Notice[] = [];
-        const hooks = hooksFor(event, await script(event, outcome), notices, outcome === "timeout" ? 0.3 : 10);
+        const hooks = hooksFor(
+          event,
+          await script(event, outcome),
+          notices,
+          outcome === "timeout" ? 0.3 : 10,
+        );
         const result = await fire(event, hooks);
         const expected = EXPECTED[event][outcome];
         if (expected.result === undefined) expect(result).toBeUndefined();
@@ -225,8 +261,14 @@ describe("hooks: matchers, parallel runs, updated input", () => {
     const a = join(dir, "par-a.sh");
     const b = join(dir, "par-b.sh");
     // Each waits until the other has started: they can only both finish when run at once.
-    await writeFile(a, `#!/bin/sh\ntouch '${dir}/a.started'\nwhile [ ! -f '${dir}/b.started' ]; do sleep 0.05; done\nexit 0\n`);
-    await writeFile(b, `#!/bin/sh\ntouch '${dir}/b.started'\nwhile [ ! -f '${dir}/a.started' ]; do sleep 0.05; done\necho 'b denies' >&2\nexit 2\n`);
+    await writeFile(
+      a,
+      `#!/bin/sh\ntouch '${dir}/a.started'\nwhile [ ! -f '${dir}/b.started' ]; do sleep 0.05; done\nexit 0\n`,
+    );
+    await writeFile(
+      b,
+      `#!/bin/sh\ntouch '${dir}/b.started'\nwhile [ ! -f '${dir}/a.started' ]; do sleep 0.05; done\necho 'b denies' >&2\nexit 2\n`,
+    );
     await chmod(a, 0o755);
     await chmod(b, 0o755);
     const notices: Notice[] = [];

@@ -61,7 +61,8 @@ export async function readMarkdownFolder(
       } catch (error) {
         problems.push({
           file: path,
-          problem: error instanceof FrontmatterError ? error.problem : `cannot read: ${(error as Error).message}`,
+          problem:
+            error instanceof FrontmatterError ? error.problem : `cannot read: ${(error as Error).message}`,
         });
       }
     }

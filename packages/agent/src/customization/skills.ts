@@ -78,7 +78,8 @@ export function createSkillTool(skills: () => readonly Skill[]): RegisteredTool 
           name: { type: "string", description: "The skill's name." },
           file: {
             type: "string",
-            description: "A file bundled with the skill, relative to its folder; omit to load the instructions.",
+            description:
+              "A file bundled with the skill, relative to its folder; omit to load the instructions.",
           },
         },
         required: ["name"],

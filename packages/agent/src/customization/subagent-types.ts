@@ -34,7 +34,10 @@ export async function loadSubagentTypes(folders: readonly string[]): Promise<Fol
       const name = stringField(document.attributes, "name");
       const description = stringField(document.attributes, "description");
       if (!name || !/^[A-Za-z0-9][\w.-]*$/.test(name)) {
-        problems.push({ file, problem: "a subagent needs a `name` (letters, digits, -, _, .) in its frontmatter" });
+        problems.push({
+          file,
+          problem: "a subagent needs a `name` (letters, digits, -, _, .) in its frontmatter",
+        });
         continue;
       }
       if (!description) {

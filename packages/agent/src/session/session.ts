@@ -13,13 +13,13 @@ import {
   type ToolDefinition,
 } from "@attractor/llm";
 import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
+import { formatSkillsSection } from "../customization/skills.js";
+import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
 import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { unreadableToolCall } from "../prompted/unreadable.js";
-import { formatSkillsSection } from "../customization/skills.js";
-import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
 import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
@@ -573,7 +573,10 @@ export class Session {
     return context ? context : undefined;
   }
 
-  private async stopDecision(lastMessage: string, stopHookActive: boolean): Promise<StopDecision | undefined> {
+  private async stopDecision(
+    lastMessage: string,
+    stopHookActive: boolean,
+  ): Promise<StopDecision | undefined> {
     const hooks = this.configValue.hooks;
     if (this.depth > 0) {
       const hook = hooks?.subagentStop;

@@ -174,7 +174,10 @@ function untilStoppedOrGrace<T>(
 }
 
 /** hooks.preToolUse, then the host's beforeToolCall on the (possibly rewritten) call. */
-async function beforeCall(config: SessionConfig, info: ToolCallInfo): Promise<BeforeToolCallDecision | undefined> {
+async function beforeCall(
+  config: SessionConfig,
+  info: ToolCallInfo,
+): Promise<BeforeToolCallDecision | undefined> {
   const first = await config.hooks?.preToolUse?.(info);
   if (first?.action === "deny") return first;
   const rewritten = first?.action === "rewrite" ? first.arguments : undefined;
@@ -196,7 +199,8 @@ async function afterCall(
   try {
     const outcome = await hooks.postToolUse(info, current);
     if (outcome?.result) current = outcome.result;
-    if (outcome?.feedback?.trim()) current = { ...current, output: `${current.output}\n\n${outcome.feedback.trim()}` };
+    if (outcome?.feedback?.trim())
+      current = { ...current, output: `${current.output}\n\n${outcome.feedback.trim()}` };
     if (outcome?.halt !== undefined) ctx.onHalt?.(outcome.halt);
   } catch (error) {
     ctx.onHookError?.("PostToolUse", error);

@@ -1,7 +1,7 @@
-import type { SessionConfig } from "../types/config.js";
-import type { ExecutionEnvironment } from "../types/environment.js";
 import { toolNamesFor } from "../customization/claude-code-names.js";
 import type { SubagentType } from "../customization/subagent-types.js";
+import type { SessionConfig } from "../types/config.js";
+import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, SessionEvent } from "../types/events.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { type SubAgentResult, SubAgentStatus } from "../types/session.js";
@@ -138,11 +138,17 @@ export class SubagentManager {
     const typeModel = type?.model && !INHERITED_MODELS.has(type.model) ? type.model : undefined;
     const model = options.model ?? typeModel;
     const profile =
-      model && model !== this.parent.profile.model ? this.parent.profile.withModel(model) : this.parent.profile;
+      model && model !== this.parent.profile.model
+        ? this.parent.profile.withModel(model)
+        : this.parent.profile;
     const session = this.createChild({
       profile,
       environment,
-      config: { ...this.parent.config, ...(type && typeConfig(type, this.parent.config)), maxTurns: options.maxTurns ?? 0 },
+      config: {
+        ...this.parent.config,
+        ...(type && typeConfig(type, this.parent.config)),
+        maxTurns: options.maxTurns ?? 0,
+      },
       depth,
     });
     const entry: Entry = {

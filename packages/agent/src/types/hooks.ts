@@ -85,10 +85,7 @@ export interface SessionHooks {
   /** When the session closes, before SESSION_END. */
   readonly sessionEnd?: (input: { readonly reason: "closed" | "aborted" | "error" }) => unknown;
   /** Before the history is compacted. */
-  readonly preCompact?: (input: {
-    readonly trigger: "manual" | "auto";
-    readonly focus?: string;
-  }) => unknown;
+  readonly preCompact?: (input: { readonly trigger: "manual" | "auto"; readonly focus?: string }) => unknown;
   /** When the host tells the session that the user's attention is needed (Session.notify). */
   readonly notification?: (input: { readonly message: string }) => unknown;
 }

@@ -13,14 +13,14 @@ export {
   type SettingsIssue,
 } from "./settings.js";
 export {
-  PERMISSION_MODES,
-  type PermissionMode,
-  type PermissionRuleLists,
-  REASONING_EFFORTS,
   type CommandHookSetting,
   HOOK_EVENTS,
   type HookMatcherSetting,
   type HooksSetting,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PermissionRuleLists,
+  REASONING_EFFORTS,
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,

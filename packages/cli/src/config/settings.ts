@@ -3,7 +3,12 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { claudeSettingsPath, projectSettingsPath, userSettingsPath } from "./home.js";
-import { type HooksSetting, type PermissionRuleLists, SETTINGS_SCHEMA, type Settings } from "./settings-schema.js";
+import {
+  type HooksSetting,
+  type PermissionRuleLists,
+  SETTINGS_SCHEMA,
+  type Settings,
+} from "./settings-schema.js";
 
 /** One thing wrong with a settings file. */
 export interface SettingsIssue {
@@ -94,7 +99,11 @@ function removeKey(data: unknown, pointer: string, key: string): void {
  * problem. Unknown keys are not errors: they are dropped and reported in `warnings`, so a file
  * written for a peer tool still works.
  */
-export async function parseSettings(text: string, file: string, warnings?: SettingsIssue[]): Promise<Settings> {
+export async function parseSettings(
+  text: string,
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<Settings> {
   const data: unknown = parseJsonText(text, file);
   if (data === null || typeof data !== "object" || Array.isArray(data)) {
     throw new SettingsError([{ file, jsonPath: "", problem: "must be a JSON object" }]);
@@ -149,7 +158,10 @@ function describeAjvError(error: ErrorObject): { jsonPath: string; problem: stri
 }
 
 /** Reads a settings file; undefined when it does not exist. Throws SettingsError otherwise. */
-export async function readSettingsFile(file: string, warnings?: SettingsIssue[]): Promise<Settings | undefined> {
+export async function readSettingsFile(
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<Settings | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -165,7 +177,10 @@ export async function readSettingsFile(file: string, warnings?: SettingsIssue[])
  * Reads the hooks of a Claude Code project settings file (.claude/settings.json). Only `hooks`
  * is taken: its other keys mean other things to Claude Code (permission rule syntax, env).
  */
-export async function readClaudeHooks(file: string, warnings?: SettingsIssue[]): Promise<HooksSetting | undefined> {
+export async function readClaudeHooks(
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<HooksSetting | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");

@@ -14,7 +14,12 @@ import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
 import { runHookCommand } from "./run-command.js";
 
 /** Events a hook cannot block: exit 2 only shows stderr to the user. */
-const UNBLOCKABLE: ReadonlySet<HookEventName> = new Set(["SessionStart", "SessionEnd", "PreCompact", "Notification"]);
+const UNBLOCKABLE: ReadonlySet<HookEventName> = new Set([
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "Notification",
+]);
 
 /** Claude Code's default hook timeout. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
@@ -81,12 +86,18 @@ export function compileMatcher(matcher: string | undefined): (target: string | r
 function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Map<HookEventName, Group[]> {
   const table = new Map<HookEventName, Group[]>();
   for (const source of sources) {
-    for (const [event, groups] of Object.entries(source.hooks) as [HookEventName, typeof source.hooks.Stop][]) {
+    for (const [event, groups] of Object.entries(source.hooks) as [
+      HookEventName,
+      typeof source.hooks.Stop,
+    ][]) {
       for (const group of groups ?? []) {
         const commands: { command: string; timeoutMs: number }[] = [];
         for (const hook of group.hooks as readonly CommandHookSetting[]) {
           if (hook.type !== "command" || !hook.command) {
-            notify("warning", `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" hooks run)`);
+            notify(
+              "warning",
+              `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" hooks run)`,
+            );
             continue;
           }
           commands.push({
@@ -122,7 +133,8 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     const commands = new Map<string, number>();
     for (const g of groups) {
       if (target !== undefined && !g.matcher(target)) continue;
-      for (const c of g.commands) commands.set(c.command, Math.max(commands.get(c.command) ?? 0, c.timeoutMs));
+      for (const c of g.commands)
+        commands.set(c.command, Math.max(commands.get(c.command) ?? 0, c.timeoutMs));
     }
     if (commands.size === 0) return [];
     const transcript = host.transcriptPath();
@@ -136,7 +148,11 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     });
     const verdicts = await Promise.all(
       [...commands].map(async ([command, timeoutMs]) =>
-        verdictOf(command, await runHookCommand(command, { input: payload, cwd: host.projectDir, env, timeoutMs }), timeoutMs),
+        verdictOf(
+          command,
+          await runHookCommand(command, { input: payload, cwd: host.projectDir, env, timeoutMs }),
+          timeoutMs,
+        ),
       ),
     );
     for (const v of verdicts) report(event, v);
@@ -151,12 +167,14 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     if (v.kind !== "ok") return;
     if (v.json?.systemMessage) host.notify("warning", v.json.systemMessage);
     const contextEvent = event === "UserPromptSubmit" || event === "SessionStart";
-    if (!v.json && !contextEvent && v.stdout.trim() !== "") host.notify("info", `${event} hook: ${v.stdout.trim()}`);
+    if (!v.json && !contextEvent && v.stdout.trim() !== "")
+      host.notify("info", `${event} hook: ${v.stdout.trim()}`);
   };
 
   const haltOf = (verdicts: readonly HookVerdict[]): string | undefined => {
-    const stops = verdicts.filter((v): v is Extract<HookVerdict, { kind: "ok" }> & { json: HookJson } =>
-      v.kind === "ok" && v.json?.continue === false,
+    const stops = verdicts.filter(
+      (v): v is Extract<HookVerdict, { kind: "ok" }> & { json: HookJson } =>
+        v.kind === "ok" && v.json?.continue === false,
     );
     if (stops.length === 0) return undefined;
     return joinReasons(stops.map((v) => v.json.stopReason)) || "a hook asked to stop";
@@ -168,7 +186,11 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     if (!table.has("PreToolUse")) return { kind: "none" };
     const verdicts = await run(
       "PreToolUse",
-      { tool_name: call.toolName, tool_input: withClaudeCodeFields(call.toolName, call.arguments), tool_use_id: call.callId },
+      {
+        tool_name: call.toolName,
+        tool_input: withClaudeCodeFields(call.toolName, call.arguments),
+        tool_use_id: call.callId,
+      },
       toolTarget(call.toolName),
     );
     const halt = haltOf(verdicts);
@@ -187,7 +209,8 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       if (decision === "deny") denials.push(reason ?? "A PreToolUse hook denied this call.");
       if (decision === "allow") allow = true;
       if (decision === "ask") ask = reason ?? "a PreToolUse hook asks for confirmation";
-      if (specific?.updatedInput) updated = fromClaudeCodeFields(call.toolName, specific.updatedInput, call.arguments);
+      if (specific?.updatedInput)
+        updated = fromClaudeCodeFields(call.toolName, specific.updatedInput, call.arguments);
     }
     if (halt !== undefined) denials.push(`Stopped by a hook: ${halt}`);
     if (denials.length > 0) {
@@ -205,7 +228,10 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     };
   };
 
-  const postToolUse = async (call: ToolCallInfo, result: ToolCallResult): Promise<PostToolUseOutcome | undefined> => {
+  const postToolUse = async (
+    call: ToolCallInfo,
+    result: ToolCallResult,
+  ): Promise<PostToolUseOutcome | undefined> => {
     const verdicts = await run(
       "PostToolUse",
       {
@@ -220,8 +246,10 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     for (const v of verdicts) {
       if (v.kind === "block") feedback.push(v.message);
       if (v.kind === "ok" && v.json) {
-        if (v.json.decision === "block") feedback.push(v.json.reason ?? "A PostToolUse hook objected to this result.");
-        if (v.json.hookSpecificOutput?.additionalContext) feedback.push(v.json.hookSpecificOutput.additionalContext);
+        if (v.json.decision === "block")
+          feedback.push(v.json.reason ?? "A PostToolUse hook objected to this result.");
+        if (v.json.hookSpecificOutput?.additionalContext)
+          feedback.push(v.json.hookSpecificOutput.additionalContext);
       }
     }
     const halt = haltOf(verdicts);
@@ -234,7 +262,11 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
 
   const stopHook =
     (event: "Stop" | "SubagentStop") =>
-    async (input: { stopHookActive: boolean; lastMessage: string; agentId?: string }): Promise<StopDecision | undefined> => {
+    async (input: {
+      stopHookActive: boolean;
+      lastMessage: string;
+      agentId?: string;
+    }): Promise<StopDecision | undefined> => {
       const verdicts = await run(event, {
         stop_hook_active: input.stopHookActive,
         last_assistant_message: input.lastMessage,
@@ -243,11 +275,14 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       const reasons: string[] = [];
       for (const v of verdicts) {
         if (v.kind === "block") reasons.push(v.message);
-        if (v.kind === "ok" && v.json?.decision === "block") reasons.push(v.json.reason ?? "A stop hook asks you to continue.");
+        if (v.kind === "ok" && v.json?.decision === "block")
+          reasons.push(v.json.reason ?? "A stop hook asks you to continue.");
       }
       const halt = haltOf(verdicts);
       const base = halt !== undefined ? { halt } : {};
-      return reasons.length > 0 ? { action: "continue", reason: joinReasons(reasons), ...base } : { action: "allow", ...base };
+      return reasons.length > 0
+        ? { action: "continue", reason: joinReasons(reasons), ...base }
+        : { action: "allow", ...base };
     };
 
   const contextOf = (verdicts: readonly HookVerdict[]): string =>

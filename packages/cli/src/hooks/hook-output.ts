@@ -76,7 +76,10 @@ export function verdictOf(command: string, run: CommandRun, timeoutMs: number): 
     return { kind: "error", message: `hook "${command}" could not start: ${run.spawnError}` };
   }
   if (run.timedOut) {
-    return { kind: "error", message: `hook "${command}" timed out after ${Math.round(timeoutMs / 1000)} s and was stopped` };
+    return {
+      kind: "error",
+      message: `hook "${command}" timed out after ${Math.round(timeoutMs / 1000)} s and was stopped`,
+    };
   }
   if (run.exitCode === 0) {
     const json = parseHookJson(run.stdout);

@@ -20,7 +20,12 @@ import {
   loadSettings,
   type ResolvedSettings,
 } from "../config/index.js";
-import { type CommandHooks, createCommandHooks, projectHooksGate, trustedHookSources } from "../hooks/index.js";
+import {
+  type CommandHooks,
+  createCommandHooks,
+  projectHooksGate,
+  trustedHookSources,
+} from "../hooks/index.js";
 import {
   type AskAnswer,
   createPermissionPolicy,

@@ -6,7 +6,14 @@ import type {
 } from "@attractor/agent";
 import type { CheckpointManager } from "../checkpoints/index.js";
 import type { PreToolUseVerdict } from "../hooks/index.js";
-import { type AskAnswer, assessCommandLine, callKind, callPaths, type PermissionPolicy, type PermissionRequest } from "../permissions/index.js";
+import {
+  type AskAnswer,
+  assessCommandLine,
+  callKind,
+  callPaths,
+  type PermissionPolicy,
+  type PermissionRequest,
+} from "../permissions/index.js";
 import { summarizeCall } from "./call-summary.js";
 
 /** Whether a call may change files, so the project is snapshotted before it runs. */
@@ -55,7 +62,8 @@ export function createToolGuard(options: {
     const call = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
     let decision: BeforeToolCallDecision | undefined;
     if (verdict.kind === "allow") decision = undefined;
-    else if (verdict.kind === "ask") decision = await askAnyway(call, verdict.reason ?? "a hook asks", options);
+    else if (verdict.kind === "ask")
+      decision = await askAnyway(call, verdict.reason ?? "a hook asks", options);
     else decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
     if (verdict.arguments) decision = { action: "rewrite", arguments: verdict.arguments };
@@ -79,7 +87,10 @@ export function createToolGuard(options: {
 async function askAnyway(
   call: ToolCallInfo,
   reason: string,
-  options: { readonly policy: PermissionPolicy; readonly ask?: (request: PermissionRequest) => Promise<AskAnswer> },
+  options: {
+    readonly policy: PermissionPolicy;
+    readonly ask?: (request: PermissionRequest) => Promise<AskAnswer>;
+  },
 ): Promise<BeforeToolCallDecision | undefined> {
   const evaluation = options.policy.evaluate(call);
   if (evaluation.behavior === "deny") return { action: "deny", message: evaluation.message };
