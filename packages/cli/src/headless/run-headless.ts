@@ -1,3 +1,4 @@
+import { parseInput } from "../commands/parse.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
@@ -52,7 +53,15 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   });
   const sessionId = runtime.session.id;
   try {
-    await runtime.submit(options.prompt);
+    // `attractor -p "/name args"` runs a custom command; any other text is the task itself.
+    const parsed = parseInput(options.prompt);
+    const custom =
+      parsed.kind === "command" && runtime.runCustomCommand
+        ? runtime.customCommands?.find((c) => c.name === parsed.name)
+        : undefined;
+    if (custom && parsed.kind === "command" && runtime.runCustomCommand)
+      await runtime.runCustomCommand(custom.name, parsed.args);
+    else await runtime.submit(options.prompt);
   } catch (error) {
     tracker.fail(error);
     options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,13 +1,19 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import {
   createAskUserTool,
+  createSkillTool,
   createTodoTool,
+  discoverProjectDocs,
   LocalExecutionEnvironment,
+  loadSkills,
+  loadSubagentTypes,
   type ProviderProfile,
   Session,
   type SessionConfig,
   type SessionEvent,
+  type Skill,
+  type SubagentType,
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
@@ -20,6 +26,12 @@ import {
   loadSettings,
   type ResolvedSettings,
 } from "../config/index.js";
+import {
+  type CustomCommand,
+  definitionFolders,
+  expandCommandBody,
+  loadCustomCommands,
+} from "../customization/index.js";
 import {
   type CommandHooks,
   createCommandHooks,
@@ -140,9 +152,17 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   checkpoints.prepare().catch(() => {});
   const hookSources = settings.hooks ?? [];
   const gate = projectHooksGate({ sources: hookSources, trustProject: options.trustProject ?? false });
+  const [commands, agents, skills] = await Promise.all([
+    loadCustomCommands(definitionFolders("commands", home, projectDir)),
+    loadSubagentTypes(definitionFolders("agents", home, projectDir)),
+    loadSkills(definitionFolders("skills", home, projectDir)),
+  ]);
   const startupWarnings = [
     ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
     ...(gate.warning !== undefined ? [gate.warning] : []),
+    ...[...commands.problems, ...agents.problems, ...skills.problems].map(
+      (p) => `${p.file}: ${p.problem} (skipped)`,
+    ),
   ];
   const runtime = new AgentRuntime({
     env,
@@ -151,6 +171,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     home,
     hookSources: trustedHookSources(hookSources, gate),
     startupWarnings,
+    commands: commands.commands,
+    subagentTypes: agents.items,
+    skills: skills.items,
     choice,
     store,
     checkpoints,
@@ -173,6 +196,9 @@ interface RuntimeParts {
   /** Hook sources that passed the trust gate. */
   readonly hookSources: readonly HookSource[];
   readonly startupWarnings: readonly string[];
+  readonly commands: readonly CustomCommand[];
+  readonly subagentTypes: readonly SubagentType[];
+  readonly skills: readonly Skill[];
   readonly choice: ModelChoice;
   readonly store: SessionStore;
   readonly checkpoints: CheckpointManager;
@@ -248,7 +274,8 @@ class AgentRuntime implements Runtime {
             return parts.ui.askUser(question);
           },
     });
-    this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+    const skillTools = parts.skills.length > 0 ? [createSkillTool(() => parts.skills)] : [];
+    this.profile = createProfile(parts.choice, [this.todoTool, askUser, ...skillTools], parts.toolMode);
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
     this.hooks = createCommandHooks(parts.hookSources, {
       projectDir: parts.projectDir,
@@ -275,6 +302,83 @@ class AgentRuntime implements Runtime {
 
   get todos(): readonly TodoItem[] {
     return this.todoList;
+  }
+
+  get customCommands(): readonly CustomCommand[] {
+    return this.parts.commands;
+  }
+
+  get subagentTypes(): readonly SubagentType[] {
+    return this.parts.subagentTypes;
+  }
+
+  get skills(): readonly Skill[] {
+    return this.parts.skills;
+  }
+
+  async runCustomCommand(name: string, args: string): Promise<void> {
+    const command = this.parts.commands.find((c) => c.name === name);
+    if (!command) throw new ConfigurationError(`Unknown command /${name}.`);
+    const prompt = await expandCommandBody(name, command.body, args, {
+      readFile: (path) => readFile(resolve(this.projectDir, path), "utf8"),
+      runShell: (line) => this.commandShell(line, command.allowedTools),
+    });
+    const previous = this.modelValue;
+    let switched = false;
+    if (command.model !== undefined && command.model !== previous && !MODEL_ALIASES.has(command.model)) {
+      try {
+        this.setModel(command.model);
+        switched = true;
+      } catch (error) {
+        this.notify({
+          kind: "warning",
+          message: `/${name} asks for the model ${command.model}: ${error instanceof Error ? error.message : String(error)} Using ${previous}.`,
+        });
+      }
+    }
+    try {
+      await this.submit(prompt);
+    } finally {
+      if (switched && this.modelValue === command.model) this.setModel(previous);
+    }
+  }
+
+  async instructionFiles(): Promise<readonly string[]> {
+    const found = await discoverProjectDocs(this.environment, {
+      providerFiles: this.profile.projectDocFiles,
+      userFiles: [this.userInstructionsFile],
+    });
+    return [...new Set([this.userInstructionsFile, ...found.docs.map((d) => d.path)])];
+  }
+
+  /** The user-level instructions file: `<home>/AGENTS.md`. */
+  private get userInstructionsFile(): string {
+    return join(this.parts.home, "AGENTS.md");
+  }
+
+  /**
+   * Runs a custom command's !`line` after the permission policy allows it (the command's
+   * allowed-tools count as allow rules for it); rejects with the policy's message when refused.
+   */
+  private async commandShell(line: string, allowedTools: readonly string[]): Promise<string> {
+    const rules = this.parts.settings.permissions;
+    const policy = createPermissionPolicy({
+      mode: this.policy.mode,
+      rules: { ...rules, allow: [...rules.allow, ...this.policy.grants(), ...allowedTools] },
+      projectRoot: this.projectDir,
+      headless: this.parts.headless,
+      ask: (request) => this.askPermission(request),
+      toolTraits: (name) => this.profile.toolRegistry.get(name),
+    });
+    const decision = await policy.check({
+      callId: "custom-command",
+      toolName: "shell",
+      arguments: { command: line },
+    });
+    if (decision.behavior === "deny") throw new Error(decision.message);
+    const result = await this.environment.execCommand(line, { timeoutMs: 120_000 });
+    if (result.timedOut) throw new Error("it timed out after 120 s");
+    return result.output;
   }
 
   /** Opens the transcript (new or stored) and builds the first session. */
@@ -548,6 +652,9 @@ class AgentRuntime implements Runtime {
   private sessionConfig(): Partial<SessionConfig> {
     return {
       hooks: this.hooks.sessionHooks,
+      subagentTypes: this.parts.subagentTypes,
+      skills: this.parts.skills,
+      userInstructionFiles: [this.userInstructionsFile],
       beforeToolCall: createToolGuard({
         ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
         ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
@@ -710,6 +817,9 @@ class AgentRuntime implements Runtime {
     for (const listener of this.listeners) safeCall(listener, event);
   }
 }
+
+/** Claude Code's model aliases in command files: they mean the session's own model here. */
+const MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "sonnet", "opus", "haiku"]);
 
 /** Plan mode is read-only in the session too: only read-only tools are offered, with plan instructions. */
 function applyReadOnlyMode(session: Session, mode: PermissionMode): void {
