@@ -308,6 +308,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
           <ToolCallBlock call={call} />
         </Box>
       ))}
+      {state.subagents.map((agent) => (
+        <Box key={agent.agentId} paddingLeft={2}>
+          <Text dimColor>
+            ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
+            {agent.toolCalls === 1 ? "" : "s"}
+          </Text>
+        </Box>
+      ))}
       {state.streaming ? (
         <StreamingMessage
           reasoning={state.streaming.reasoning}
