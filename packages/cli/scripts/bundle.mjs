@@ -33,6 +33,8 @@ const result = await build({
   logLevel: "warning",
   // Ink imports React's devtools only when DEV=true; they are not a dependency.
   external: ["react-devtools-core"],
+  // jsonc-parser's "main" is a UMD build that requires its parts at run time; its ES module build bundles.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // CommonJS dependencies call require() for Node's built-in modules, which ESM output lacks.
   banner: {
     js: 'import { createRequire as __attractorCreateRequire } from "node:module";\nconst require = __attractorCreateRequire(import.meta.url);',
