@@ -281,6 +281,42 @@ describe("subagent types", () => {
     expect(kinds).toContain("processing_end");
   });
 
+  it("a child runs tool and SubagentStop hooks, not the parent's session and prompt hooks", async () => {
+    const seen: string[] = [];
+    const script = (r: Request): ScriptedReply => {
+      if (userTexts(r)[0] === "child task") return { text: "child done" };
+      const outs = toolOutputs(r);
+      if (outs.length === 0) return { toolCalls: [{ name: "spawn_agent", args: { task: "child task" } }] };
+      if (outs.length === 1)
+        return { toolCalls: [{ name: "wait", args: { agent_id: JSON.parse(outs[0]!).agent_id } }] };
+      return { text: "parent done" };
+    };
+    const s = new Session({
+      profile: testProfile([...subagentTools()]),
+      environment: nodeEnvironment(dir),
+      client: scriptedClient(script),
+      config: {
+        hooks: {
+          sessionStart: () => void seen.push("start"),
+          userPromptSubmit: ({ prompt }) => void seen.push(`prompt:${prompt}`),
+          stop: ({ lastMessage }) => void seen.push(`stop:${lastMessage}`),
+          subagentStop: ({ agentId, lastMessage }) =>
+            void seen.push(`subagentStop:${agentId.length > 0}:${lastMessage}`),
+          sessionEnd: () => void seen.push("end"),
+        },
+      },
+    });
+    await s.submit("delegate");
+    await s.close();
+    expect(seen).toEqual([
+      "start",
+      "prompt:delegate",
+      "subagentStop:true:child done",
+      "stop:parent done",
+      "end",
+    ]);
+  });
+
   it("an unknown subagent_type is an error result listing the known ones", async () => {
     const client = scriptedClient([
       { toolCalls: [{ name: "spawn_agent", args: { task: "x", subagent_type: "nope" } }] },

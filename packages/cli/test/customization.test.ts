@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { commandTable, completeCommand, parseInput, runCommand } from "../src/commands/index.js";
+import { commandTable, completeCommand, INIT_PROMPT, parseInput, runCommand } from "../src/commands/index.js";
 import type { CommandHost, OutputBlock } from "../src/commands/types.js";
 import { CommandExpansionError, splitArguments } from "../src/customization/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
@@ -251,5 +251,38 @@ describe("skills and instruction files through the runtime", () => {
       join(home, "AGENTS.md"),
       join(fx.project, "CLAUDE.md"),
     ]);
+  });
+});
+
+describe("/init and /memory", () => {
+  it("/init asks the model to write AGENTS.md, and the model's write lands in the project", async () => {
+    fx.model.script([
+      {
+        calls: [
+          { name: "write_file", args: { file_path: "AGENTS.md", content: "# Agents\nRun node test.js.\n" } },
+        ],
+      },
+      { text: "Wrote AGENTS.md." },
+    ]);
+    const { runtime } = await fx.start({ mode: "auto-edit" });
+    await runCommand("init", "", { runtime, host: recordingHost(), busy: false }, commandTable());
+    expect(fx.model.seen()[0]?.userTexts[0]).toBe(INIT_PROMPT);
+    expect(await fx.read("AGENTS.md")).toBe("# Agents\nRun node test.js.\n");
+  });
+
+  it("/memory lists the instruction files and opens the chosen one in the editor, creating the user's", async () => {
+    await put(join(fx.project, "AGENTS.md"), "project rules");
+    const { runtime } = await fx.start();
+    const opened: string[] = [];
+    const host = {
+      ...recordingHost(),
+      choose: async <T>(_title: string, choices: readonly { value: T }[]) => choices[0]?.value,
+      editFile: async (path: string) => void opened.push(path),
+    };
+    await runCommand("memory", "", { runtime, host, busy: false }, commandTable());
+    const userFile = join(fx.root, "attractor", "AGENTS.md");
+    expect(opened).toEqual([userFile]);
+    expect(existsSync(userFile)).toBe(true);
+    expect(await runtime.instructionFiles?.()).toEqual([userFile, join(fx.project, "AGENTS.md")]);
   });
 });

@@ -70,7 +70,7 @@ export async function discoverProjectDocs(
       const stat = await env.stat(file);
       if (!stat?.isFile) return;
       const content = await env.readFile(file);
-      if (seen.has(content)) return;
+      if (content.trim() === "" || seen.has(content)) return;
       seen.add(content);
       docs.push({ path: file, content });
     } catch {

@@ -716,6 +716,12 @@ export class Session {
       onEnd: (data) => this.emit("compaction_end", data),
     });
     if (result.turns !== this.turns) this.turns.splice(0, this.turns.length, ...result.turns);
+    // As after a fresh start, the sessionStart hook may give context to carry past the summary.
+    const startHook = this.configValue.hooks?.sessionStart;
+    if (result.summarized && startHook) {
+      const outcome = await this.hook("SessionStart", () => startHook({ source: "compact" }));
+      if (outcome?.additionalContext?.trim()) this.injectHookMessage(outcome.additionalContext.trim());
+    }
     if (result.usage) this.usageTotals = addUsage(this.usageTotals, result.usage);
     return result;
   }

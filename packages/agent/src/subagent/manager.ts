@@ -146,6 +146,7 @@ export class SubagentManager {
       environment,
       config: {
         ...this.parent.config,
+        ...childHooks(this.parent.config.hooks),
         ...(type && typeConfig(type, this.parent.config)),
         maxTurns: options.maxTurns ?? 0,
       },
@@ -277,6 +278,16 @@ export class SubagentManager {
 
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/**
+ * The hooks a child runs: tool, subagent-stop, compaction and notification hooks. The session
+ * hooks (start, end, prompt submission, stop) belong to the user's own session, as in Claude Code.
+ */
+function childHooks(hooks: SessionConfig["hooks"]): Partial<SessionConfig> {
+  if (!hooks) return {};
+  const { sessionStart: _start, sessionEnd: _end, userPromptSubmit: _prompt, stop: _stop, ...rest } = hooks;
+  return { hooks: rest };
 }
 
 /** A child's configuration for a subagent type: its instructions last, only its tools offered. */
