@@ -135,11 +135,16 @@ describe("settings", () => {
         hooks: { PostToolUse: group("claude.sh") },
       }),
     );
+    await writeFile(
+      join(project, ".claude", "settings.local.json"),
+      JSON.stringify({ hooks: { Notification: group("notify-send hi") } }),
+    );
     const s = await loadSettings({ home, projectDir: project });
     expect(s.hooks?.map((h) => [h.scope, h.file, Object.keys(h.hooks)])).toEqual([
       ["user", userFile(), ["PreToolUse"]],
       ["project", projectFile(), ["Stop"]],
       ["project", join(project, ".claude", "settings.json"), ["PostToolUse"]],
+      ["project", join(project, ".claude", "settings.local.json"), ["Notification"]],
     ]);
     expect(s.permissions.allow).toEqual([]);
     expect(s).not.toHaveProperty("hooks.PreToolUse");

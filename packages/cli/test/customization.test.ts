@@ -217,6 +217,8 @@ describe("custom subagents through the runtime", () => {
       expect(child[0]?.model).toBe("claude-haiku-4-5");
       expect(child[0]?.tools).toEqual(["read_file", "shell"]);
       expect(seen.at(-1)?.toolResults.at(-1)).toContain("tests: failing");
+      // Every response counts in the cost, the subagent's included.
+      expect(runtime.cost().inputTokens).toBe(120 * seen.length);
       const forwarded = events.filter((e) => "kind" in e && e.kind === "subagent_event");
       expect(forwarded.length).toBeGreaterThan(3);
       expect(forwarded[0]).toMatchObject({

@@ -1,4 +1,10 @@
-export { attractorHome, claudeSettingsPath, projectSettingsPath, userSettingsPath } from "./home.js";
+export {
+  attractorHome,
+  claudeLocalSettingsPath,
+  claudeSettingsPath,
+  projectSettingsPath,
+  userSettingsPath,
+} from "./home.js";
 export { findJsonSyntaxError, type JsonSyntaxProblem } from "./json-position.js";
 export {
   formatIssue,

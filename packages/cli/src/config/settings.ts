@@ -2,7 +2,12 @@ import { readFile } from "node:fs/promises";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
-import { claudeSettingsPath, projectSettingsPath, userSettingsPath } from "./home.js";
+import {
+  claudeLocalSettingsPath,
+  claudeSettingsPath,
+  projectSettingsPath,
+  userSettingsPath,
+} from "./home.js";
 import {
   type HooksSetting,
   type PermissionRuleLists,
@@ -44,9 +49,9 @@ export interface HookSource {
 }
 
 /** Settings after merging the user's and the project's files. */
-export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" | "hooks"> {
+  /** Hooks per file: user first, then .attractor/settings.json, .claude/settings.json, .claude/settings.local.json. */
   readonly permissions: PermissionRuleLists;
-  readonly env: { readonly allow: readonly string[] };
+  readonly { readonly allow: readonly string[] };
   /** The files that existed and were read, user first. */
   readonly sources: readonly string[];
   /** Hooks per file, user first, then .attractor/settings.json, then .claude/settings.json. */
@@ -217,9 +222,9 @@ export function mergeSettings(
 
 /**
  * Loads `<home>/settings.json` then `<projectDir>/.attractor/settings.json` (the project's file
- * overrides the user's), JSON with comments accepted, plus the hooks of
- * `<projectDir>/.claude/settings.json`. Missing files are fine; unknown keys are warnings; a
- * broken file throws SettingsError listing every problem of all files.
+ * overrides the user's), JSON with comments accepted, plus the hooks of the project's
+ * `.claude/settings.json` and `.claude/settings.local.json`. Missing files are fine; unknown keys
+ * are warnings; a broken file throws SettingsError listing every problem of all files.
  */
 export async function loadSettings(options: { home: string; projectDir: string }): Promise<ResolvedSettings> {
   const files = [
@@ -244,13 +249,17 @@ export async function loadSettings(options: { home: string; projectDir: string }
       issues.push(...error.issues);
     }
   }
-  const claudeFile = claudeSettingsPath(options.projectDir);
-  try {
-    const claudeHooks = await readClaudeHooks(claudeFile, warnings);
-    if (claudeHooks) hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
-  } catch (error) {
-    if (!(error instanceof SettingsError)) throw error;
-    issues.push(...error.issues);
+  for (const claudeFile of [
+    claudeSettingsPath(options.projectDir),
+    claudeLocalSettingsPath(options.projectDir),
+  ]) {
+    try {
+      const claudeHooks = await readClaudeHooks(claudeFile, warnings);
+      if (claudeHooks) hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
+    } catch (error) {
+      if (!(error instanceof SettingsError)) throw error;
+      issues.push(...error.issues);
+    }
   }
   if (issues.length > 0) throw new SettingsError(issues);
   return { ...mergeSettings(layers, sources), hooks, warnings };

@@ -721,8 +721,10 @@ class AgentRuntime implements Runtime {
     const recorder = this.recorder;
     this.steering = [];
     this.lastEnd = undefined;
+    const childModels = new Map<string, string>();
     this.detach = session.subscribe((event) => {
       recorder.onEvent(event);
+      if (event.kind === "subagent_event") this.recordSubagentSpending(event.data, childModels);
       if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
@@ -741,6 +743,18 @@ class AgentRuntime implements Runtime {
     if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
       this.notify({ kind: "session_changed", sessionId: session.id, restoredTurns: parts.history.length });
     }
+  }
+
+  /** A subagent's model responses count in /cost too (its own model's prices), nested ones included. */
+  private recordSubagentSpending(
+    data: Extract<SessionEvent, { kind: "subagent_event" }>["data"],
+    models: Map<string, string>,
+  ): void {
+    const inner = data.event;
+    if (inner.kind === "session_start") models.set(data.agentId, inner.data.model);
+    else if (inner.kind === "assistant_text_end")
+      this.spending.record(models.get(data.agentId) ?? this.modelValue, inner.data.usage);
+    else if (inner.kind === "subagent_event") this.recordSubagentSpending(inner.data, models);
   }
 
   /** Closes the current session quietly (its SESSION_END is not forwarded) and its transcript. */
