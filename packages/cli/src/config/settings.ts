@@ -49,12 +49,12 @@ export interface HookSource {
 }
 
 /** Settings after merging the user's and the project's files. */
-  /** Hooks per file: user first, then .attractor/settings.json, .claude/settings.json, .claude/settings.local.json. */
+export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" | "hooks"> {
   readonly permissions: PermissionRuleLists;
-  readonly { readonly allow: readonly string[] };
+  readonly env: { readonly allow: readonly string[] };
   /** The files that existed and were read, user first. */
   readonly sources: readonly string[];
-  /** Hooks per file, user first, then .attractor/settings.json, then .claude/settings.json. */
+  /** Hooks per file: the user's, .attractor/settings.json, .claude/settings.json, .claude/settings.local.json. */
   readonly hooks?: readonly HookSource[];
   /** Problems that did not stop the files from being used (unknown keys…). */
   readonly warnings?: readonly SettingsIssue[];
