@@ -135,7 +135,15 @@ describe("hooks through the runtime", () => {
         hooks: {
           Stop: [{ hooks: [{ type: "command", command: stop }] }],
           SessionStart: [
-            { matcher: "startup", hooks: [{ type: "command", command: "echo 'deploys freeze on Friday'" }] },
+            {
+              matcher: "startup",
+              hooks: [
+                {
+                  type: "command",
+                  command: 'echo "deploys freeze on Friday; key: ${ANTHROPIC_API_KEY:-hidden}"',
+                },
+              ],
+            },
           ],
         },
       }),
@@ -145,7 +153,8 @@ describe("hooks through the runtime", () => {
     await runtime.submit("fix it");
     const seen = fx.model.seen();
     expect(seen).toHaveLength(2);
-    expect(seen[0]?.userTexts).toEqual(["fix it", "deploys freeze on Friday"]);
+    // Hooks do not see secrets unless env.allow names them.
+    expect(seen[0]?.userTexts).toEqual(["fix it", "deploys freeze on Friday; key: hidden"]);
     expect(seen[1]?.userTexts.at(-1)).toBe("run node test.js before you stop");
   });
 

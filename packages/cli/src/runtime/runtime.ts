@@ -5,6 +5,7 @@ import {
   createSkillTool,
   createTodoTool,
   discoverProjectDocs,
+  filterEnv,
   LocalExecutionEnvironment,
   loadSkills,
   loadSubagentTypes,
@@ -279,7 +280,8 @@ class AgentRuntime implements Runtime {
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
     this.hooks = createCommandHooks(parts.hookSources, {
       projectDir: parts.projectDir,
-      env: parts.env,
+      // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
+      env: filterEnv(parts.env, { allowSecrets: expandNames(parts.settings.env.allow, parts.env) }),
       sessionId: () => this.current?.id ?? "",
       transcriptPath: () => this.writer?.path,
       permissionMode: () => this.policy?.mode ?? parts.mode,
