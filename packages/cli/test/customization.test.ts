@@ -140,6 +140,8 @@ describe("hooks through the runtime", () => {
               hooks: [
                 {
                   type: "command",
+                  // A shell expansion, not a template placeholder.
+                  // biome-ignore lint/suspicious/noTemplateCurlyInString: shell syntax
                   command: 'echo "deploys freeze on Friday; key: ${ANTHROPIC_API_KEY:-hidden}"',
                 },
               ],
