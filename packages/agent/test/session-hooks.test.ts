@@ -261,6 +261,9 @@ describe("subagent types", () => {
     const childRequests = client.requests.filter((r) => systemText(r).includes("You are a strict reviewer."));
     expect(childRequests).toHaveLength(2);
     expect(childRequests[0]!.model).toBe("reviewer-model");
+    // The file's body is the child's system prompt, in place of the profile's base instructions.
+    expect(systemText(childRequests[0]!)).not.toContain("You are a test agent.");
+    expect(systemText(client.requests[0]!)).toContain("You are a test agent.");
     expect(childRequests[0]!.tools?.map((t) => t.name)).toEqual(["echo"]);
     expect(JSON.parse(toolOutputs(client.requests.at(-1)!)[1]!)).toMatchObject({
       output: "LGTM",

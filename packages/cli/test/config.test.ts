@@ -104,7 +104,7 @@ describe("settings", () => {
   // my defaults
   "model": "a", /* inline */
   "statusLine": { "type": "command" },
-  "permissions": { "allow": ["shell(npm test:*)"], "additionalDirectories": ["../x"] },
+  "permissions": { "allow": ["shell(npm test:*)"], "disableBypassPermissionsMode": "disable" },
 }
 `,
     );
@@ -113,7 +113,7 @@ describe("settings", () => {
     expect(s.permissions.allow).toEqual(["shell(npm test:*)"]);
     expect(s.warnings?.map((w) => [w.jsonPath, w.problem])).toEqual([
       ["/statusLine", 'unknown setting "statusLine"'],
-      ["/permissions/additionalDirectories", 'unknown setting "additionalDirectories"'],
+      ["/permissions/disableBypassPermissionsMode", 'unknown setting "disableBypassPermissionsMode"'],
     ]);
     expect(s).not.toHaveProperty("statusLine");
   });

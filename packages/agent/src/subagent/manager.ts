@@ -290,13 +290,12 @@ function childHooks(hooks: SessionConfig["hooks"]): Partial<SessionConfig> {
   return { hooks: rest };
 }
 
-/** A child's configuration for a subagent type: its instructions last, only its tools offered. */
+/** A child's configuration for a subagent type: its file's body as the system prompt, only its tools. */
 function typeConfig(type: SubagentType, parent: SessionConfig): Partial<SessionConfig> {
-  const instructions = [parent.userInstructions, type.prompt].filter((t) => t?.trim()).join("\n\n");
   const allowed = type.tools ? new Set(type.tools.flatMap((t) => toolNamesFor(t))) : undefined;
   const parentFilter = parent.toolFilter;
   return {
-    ...(instructions !== "" && { userInstructions: instructions }),
+    ...(type.prompt.trim() !== "" && { systemPrompt: type.prompt }),
     ...(allowed && {
       toolFilter: (tool) => allowed.has(tool.definition.name) && (parentFilter ? parentFilter(tool) : true),
     }),

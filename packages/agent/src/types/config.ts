@@ -71,6 +71,11 @@ export interface SessionConfig {
   readonly userInstructions?: string;
   /** Instruction files read before the project's AGENTS.md files (e.g. ~/.attractor/AGENTS.md). */
   readonly userInstructionFiles?: readonly string[];
+  /**
+   * Replaces the profile's base prompt (the agent's own instructions); the environment, tools,
+   * project instructions and user instructions are still added around it.
+   */
+  readonly systemPrompt?: string;
   /** Restricts the tools offered to the model (read-only modes use this); all tools when absent. */
   readonly toolFilter?: (tool: RegisteredTool) => boolean;
   /** Runs after hooks.preToolUse (the host's permission check); deny or rewrite a call. */
