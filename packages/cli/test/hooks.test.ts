@@ -317,6 +317,19 @@ describe("hooks: matchers, parallel runs, updated input", () => {
     });
   });
 
+  it("a hook that leaves a background process behind answers when it exits, not at its timeout", async () => {
+    const notices: Notice[] = [];
+    const file = join(dir, "background.sh");
+    await writeFile(file, "#!/bin/sh\ncat >/dev/null\nsleep 30 &\necho 'started a watcher'\nexit 0\n");
+    await chmod(file, 0o755);
+    const hooks = hooksFor("UserPromptSubmit", file, notices, 20);
+    expect(await hooks.sessionHooks.userPromptSubmit?.({ prompt: "x" })).toEqual({
+      action: "allow",
+      additionalContext: "started a watcher",
+    });
+    expect(notices).toEqual([]);
+  });
+
   it("lets project hooks act only when the project is trusted", () => {
     const project: HookSource = { file: "/p/.claude/settings.json", scope: "project", hooks: { Stop: [] } };
     const user: HookSource = { file: "/home/settings.json", scope: "user", hooks: { Stop: [] } };

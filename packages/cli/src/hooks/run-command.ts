@@ -13,6 +13,8 @@ export interface CommandRun {
 
 /** Output kept per stream; a hook printing more is cut (its JSON would not parse anyway). */
 const MAX_OUTPUT_CHARS = 256 * 1024;
+/** How long output is still read after the hook's own process has exited. */
+const AFTER_EXIT_MS = 200;
 /** After SIGTERM, how long a timed-out hook gets before SIGKILL. */
 const KILL_GRACE_MS = 1000;
 
@@ -77,6 +79,11 @@ export function runHookCommand(
     child.on("close", (code) => {
       if (killTimer) clearTimeout(killTimer);
       finish(code ?? undefined);
+    });
+    // A hook that leaves a background process holding its output open is done when it exits:
+    // what it printed is read for a moment more, then the answer is given.
+    child.on("exit", (code) => {
+      setTimeout(() => finish(code ?? undefined), AFTER_EXIT_MS).unref();
     });
     // A hook that does not read its input must not make writing fail loudly.
     child.stdin.on("error", () => {});
