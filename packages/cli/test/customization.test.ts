@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { commandTable, completeCommand, INIT_PROMPT, parseInput, runCommand } from "../src/commands/index.js";
@@ -158,6 +158,37 @@ describe("hooks through the runtime", () => {
     // Hooks do not see secrets unless env.allow names them.
     expect(seen[0]?.userTexts).toEqual(["fix it", "deploys freeze on Friday; key: hidden"]);
     expect(seen[1]?.userTexts.at(-1)).toBe("run node test.js before you stop");
+  });
+
+  it("SessionEnd and SessionStart hooks hear /clear as clear, and leaving as prompt_input_exit", async () => {
+    const home = join(fx.root, "attractor");
+    const log = join(fx.root, "lifecycle.log");
+    const record = (event: string) => ({
+      hooks: [
+        {
+          type: "command",
+          command: `sed -n 's/.*"${event === "SessionEnd" ? "reason" : "source"}":"\\([a-z_]*\\)".*/${event} \\1/p' >> '${log}'; echo >> '${log}'`,
+        },
+      ],
+    });
+    await put(
+      join(home, "settings.json"),
+      JSON.stringify({
+        hooks: { SessionStart: [record("SessionStart")], SessionEnd: [record("SessionEnd")] },
+      }),
+    );
+    fx.model.script([{ text: "one" }, { text: "two" }]);
+    const { runtime } = await fx.start();
+    await runtime.submit("first");
+    await runtime.clear();
+    await runtime.submit("second");
+    await runtime.close();
+    expect((await readFile(log, "utf8")).split("\n").filter((l) => l !== "")).toEqual([
+      "SessionStart startup",
+      "SessionEnd clear",
+      "SessionStart clear",
+      "SessionEnd prompt_input_exit",
+    ]);
   });
 
   it("project hooks need --trust-project: ignored with a warning, run once trusted", async () => {

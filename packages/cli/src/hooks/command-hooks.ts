@@ -32,6 +32,8 @@ export interface HookHost {
   readonly sessionId: () => string;
   readonly transcriptPath: () => string | undefined;
   readonly permissionMode: () => string;
+  /** Why the session is ending, in Claude Code's words ("clear", "prompt_input_exit", "other"). */
+  readonly endReason?: () => string;
   /** Shows a line to the user: hook errors, system messages, output of some events. */
   readonly notify: (tone: "info" | "warning", text: string) => void;
 }
@@ -320,8 +322,9 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       },
     }),
     ...(table.has("SessionEnd") && {
-      sessionEnd: async ({ reason }) => {
-        await run("SessionEnd", { reason: reason === "closed" ? "other" : reason }, "other");
+      sessionEnd: async () => {
+        const reason = host.endReason?.() ?? "other";
+        await run("SessionEnd", { reason }, reason);
       },
     }),
     ...(table.has("PreCompact") && {

@@ -290,6 +290,8 @@ class AgentRuntime implements Runtime {
   private snapshotWarned = false;
   private closed = false;
   private readonly hooks: CommandHooks;
+  /** What the SessionEnd hook is told when the current session closes. */
+  private endReason = "other";
   /** What the next session's SessionStart hook is told. */
   private nextStart: "startup" | "resume" | "clear" = "startup";
 
@@ -330,6 +332,7 @@ class AgentRuntime implements Runtime {
       // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
       env: filterEnv(parts.env, { allowSecrets: expandNames(parts.settings.env.allow, parts.env) }),
       sessionId: () => this.current?.id ?? "",
+      endReason: () => this.endReason,
       transcriptPath: () => this.writer?.path,
       permissionMode: () => this.policy?.mode ?? parts.mode,
       notify: (tone, text) =>
@@ -617,7 +620,9 @@ class AgentRuntime implements Runtime {
   }
 
   async clear(): Promise<void> {
+    this.endReason = "clear";
     await this.retire();
+    this.endReason = "other";
     this.todoTool.set([]);
     this.nextStart = "clear";
     this.install(await this.openNew());
@@ -637,6 +642,8 @@ class AgentRuntime implements Runtime {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
+    this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
     await this.current.close();
     await this.recorder.flush();
     this.detach?.();
