@@ -37,8 +37,9 @@ async function claudeProjectWithHook(): Promise<void> {
     hook,
     `#!/bin/sh
 input=$(cat)
+# As written for Claude Code: the tool is "Bash", its command in tool_input.command.
 case "$input" in
-  *'"command":"touch'*) echo "touch is not allowed here: use the edit tools" >&2; exit 2 ;;
+  *'"tool_name":"Bash"'*'"command":"touch'*) echo "touch is not allowed here: use the edit tools" >&2; exit 2 ;;
 esac
 exit 0
 `,

@@ -195,11 +195,16 @@ function quietEvent(event: string): Record<Outcome, { result: unknown; notices: 
 /** Fields of the stdin JSON each event carries besides the common ones. */
 const INPUT_FIELDS: Record<HookEventName, Record<string, unknown>> = {
   PreToolUse: {
-    tool_name: "shell",
+    tool_name: "Bash",
+    attractor_tool_name: "shell",
     tool_input: { command: "rm -rf build", timeout_ms: 5000, timeout: 5000 },
     tool_use_id: "call_1",
   },
-  PostToolUse: { tool_name: "shell", tool_response: { output: "removed", is_error: false, success: true } },
+  PostToolUse: {
+    tool_name: "Bash",
+    attractor_tool_name: "shell",
+    tool_response: { output: "removed", is_error: false, success: true },
+  },
   UserPromptSubmit: { prompt: "deploy it" },
   Stop: { stop_hook_active: false, last_assistant_message: "Done." },
   SubagentStop: { stop_hook_active: true, agent_id: "agent-7" },

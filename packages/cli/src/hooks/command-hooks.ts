@@ -183,13 +183,19 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
   };
 
   const toolTarget = (name: string): string[] => [name, ...claudeCodeNamesOf(name)];
+  // Scripts written for Claude Code compare tool_name with its names ("Bash", "Edit"): they get
+  // that name when one exists, and ours beside it.
+  const toolNames = (name: string) => ({
+    tool_name: claudeCodeNamesOf(name)[0] ?? name,
+    attractor_tool_name: name,
+  });
 
   const preToolUse = async (call: ToolCallInfo): Promise<PreToolUseVerdict> => {
     if (!table.has("PreToolUse")) return { kind: "none" };
     const verdicts = await run(
       "PreToolUse",
       {
-        tool_name: call.toolName,
+        ...toolNames(call.toolName),
         tool_input: withClaudeCodeFields(call.toolName, call.arguments),
         tool_use_id: call.callId,
       },
@@ -237,7 +243,7 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     const verdicts = await run(
       "PostToolUse",
       {
-        tool_name: call.toolName,
+        ...toolNames(call.toolName),
         tool_input: withClaudeCodeFields(call.toolName, call.arguments),
         tool_use_id: call.callId,
         tool_response: { output: result.output, is_error: result.isError, success: !result.isError },
