@@ -246,7 +246,14 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
         ...toolNames(call.toolName),
         tool_input: withClaudeCodeFields(call.toolName, call.arguments),
         tool_use_id: call.callId,
-        tool_response: { output: result.output, is_error: result.isError, success: !result.isError },
+        tool_response: {
+          output: result.output,
+          is_error: result.isError,
+          success: !result.isError,
+          // Claude Code's fields for the same facts, for scripts written against them.
+          ...(call.toolName === "shell" && { stdout: result.output, stderr: "" }),
+          ...(typeof call.arguments.file_path === "string" && { filePath: call.arguments.file_path }),
+        },
       },
       toolTarget(call.toolName),
     );
