@@ -203,7 +203,7 @@ const INPUT_FIELDS: Record<HookEventName, Record<string, unknown>> = {
   PostToolUse: {
     tool_name: "Bash",
     attractor_tool_name: "shell",
-    tool_response: { output: "removed", is_error: false, success: true },
+    tool_response: { output: "removed", is_error: false, success: true, stdout: "removed" },
   },
   UserPromptSubmit: { prompt: "deploy it" },
   Stop: { stop_hook_active: false, last_assistant_message: "Done." },
