@@ -183,6 +183,35 @@ describe("session hooks (host callbacks)", () => {
     expect(all.at(-1)?.kind).toBe("session_end");
   });
 
+  it("an interrupt stops waiting for a hook that never answers; the session stays usable", async () => {
+    let calls = 0;
+    const { s, client, events } = session(
+      {
+        userPromptSubmit: () => {
+          calls++;
+          return calls === 1 ? new Promise<undefined>(() => {}) : undefined;
+        },
+      },
+      [{ text: "second answer" }],
+    );
+    const first = s.submit("stuck");
+    await new Promise((r) => setTimeout(r, 10));
+    await s.interrupt();
+    await first;
+    await s.submit("again");
+    await s.close();
+    expect(client.requests).toHaveLength(1);
+    expect(userTexts(client.requests[0]!)).toEqual(["again"]);
+    const all = await events;
+    const ends = all.filter((e) => e.kind === "processing_end").map((e) => e.data.reason);
+    expect(ends).toEqual(["aborted", "completed"]);
+    // Not vetted by the hook, so never sent.
+    expect(all.filter((e) => e.kind === "warning").map((e) => e.data)).toContainEqual({
+      code: "hook",
+      message: "The input was not sent: interrupted while the UserPromptSubmit hook ran.",
+    });
+  });
+
   it("halt stops the cycle; notify runs the notification hook; sessionEnd gets the reason", async () => {
     const seen: string[] = [];
     const { s, events } = session(

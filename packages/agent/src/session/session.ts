@@ -423,6 +423,15 @@ export class Session {
     const submitHook = hooks?.userPromptSubmit;
     const prompt = await this.hook("UserPromptSubmit", submitHook && (() => submitHook({ prompt: text })));
     if (prompt?.halt !== undefined) this.halt(prompt.halt);
+    // Interrupted before the hooks had vetted it: the input is not sent (a hook may have been
+    // about to block it).
+    if (this.control.signal.aborted && submitHook) {
+      this.emit("warning", {
+        code: "hook",
+        message: "The input was not sent: interrupted while the UserPromptSubmit hook ran.",
+      });
+      return { end: "aborted", rounds: 0 };
+    }
     if (prompt?.action === "block") {
       this.emit("warning", {
         code: "hook",
@@ -544,12 +553,26 @@ export class Session {
     run: (() => T | Promise<T>) | undefined,
   ): Promise<Awaited<T> | undefined> {
     if (!run) return undefined;
-    try {
-      return await run();
-    } catch (error) {
-      this.hookFailed(event, error);
-      return undefined;
-    }
+    const pending = (async (): Promise<Awaited<T> | undefined> => {
+      try {
+        return await run();
+      } catch (error) {
+        this.hookFailed(event, error);
+        return undefined;
+      }
+    })();
+    // An interrupt stops waiting for a slow hook (its answer no longer matters); a hook started
+    // while stopping (sessionEnd) is awaited.
+    const signal = this.control.signal;
+    if (signal.aborted) return pending;
+    return new Promise<Awaited<T> | undefined>((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      void pending.then((value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      });
+    });
   }
 
   private hookFailed(event: HookEventName, error: unknown): void {
