@@ -5,7 +5,6 @@ export {
   projectSettingsPath,
   userSettingsPath,
 } from "./home.js";
-export { findJsonSyntaxError, type JsonSyntaxProblem } from "./json-position.js";
 export {
   formatIssue,
   type HookSource,
