@@ -279,18 +279,25 @@ describe("skills and instruction files through the runtime", () => {
       join(fx.project, ".claude", "skills", "release", "SKILL.md"),
       "---\nname: release\ndescription: Cut a release of this package.\n---\nBump the version, tag, push.\n",
     );
+    await put(join(fx.project, ".claude", "skills", "release", "scripts", "cut.sh"), "git tag v$1\n");
     await put(join(fx.project, "CLAUDE.md"), "Use tabs in this project.");
     await put(join(home, "AGENTS.md"), "I prefer short answers.");
-    fx.model.script([{ calls: [{ name: "skill", args: { name: "release" } }] }, { text: "ok" }]);
+    fx.model.script([
+      { calls: [{ name: "skill", args: { name: "release" } }] },
+      { calls: [{ name: "skill", args: { name: "release", file: "scripts/cut.sh" } }] },
+      { text: "ok" },
+    ]);
     const { runtime } = await fx.start({ provider: "anthropic" });
     await runtime.submit("release it");
-    const [first, second] = fx.model.seen();
+    const [first, second, third] = fx.model.seen();
     const system = JSON.stringify(first?.body.system);
     expect(system).toContain("- release: Cut a release of this package.");
     expect(system).not.toContain("Bump the version");
     expect(system).toContain("Use tabs in this project.");
     expect(system).toContain("I prefer short answers.");
     expect(second?.toolResults[0]).toContain("Bump the version, tag, push.");
+    expect(second?.toolResults[0]).toContain("- scripts/cut.sh");
+    expect(third?.toolResults[1]).toBe("git tag v$1\n");
     expect(await runtime.instructionFiles?.()).toEqual([
       join(home, "AGENTS.md"),
       join(fx.project, "CLAUDE.md"),

@@ -48,15 +48,25 @@ export function formatSkillsSection(skills: readonly Skill[]): string {
   return `# Skills\nSkills are instructions for particular tasks. When a task matches a skill's description, load it with the skill tool before starting, then follow it.\n${lines.join("\n")}`;
 }
 
+/** How the skill tool reads skill folders; through the session's environment by default. */
+export interface SkillFiles {
+  /** A file's text by absolute path. */
+  readonly readFile?: (path: string) => Promise<string>;
+  /** The files under a folder, relative to it. */
+  readonly listFiles?: (folder: string) => Promise<readonly string[]>;
+}
+
 /** Files of a skill folder besides SKILL.md, relative to it (at most 200). */
-async function bundledFiles(env: ExecutionEnvironment, directory: string): Promise<string[]> {
+async function bundledFiles(
+  env: ExecutionEnvironment,
+  directory: string,
+  files: SkillFiles,
+): Promise<string[]> {
   try {
-    const entries = await env.listDirectory(directory, 4);
-    return entries
-      .filter((e) => !e.isDir)
-      .map((e) => e.path)
-      .filter((p) => p !== SKILL_FILE && !p.startsWith(".."))
-      .slice(0, 200);
+    const paths = files.listFiles
+      ? await files.listFiles(directory)
+      : (await env.listDirectory(directory, 4)).filter((e) => !e.isDir).map((e) => e.path);
+    return paths.filter((p) => p !== SKILL_FILE && !p.startsWith("..")).slice(0, 200);
   } catch {
     return [];
   }
@@ -65,8 +75,10 @@ async function bundledFiles(env: ExecutionEnvironment, directory: string): Promi
 /**
  * The `skill` tool: loads a skill's instructions (SKILL.md's body) and lists its bundled files,
  * or reads one bundled file with `file`. `skills` is asked on every call, so the list may change.
+ * Skill folders are read through the session's environment unless `files` says otherwise (a
+ * host whose tools work on another machine while its skills are local).
  */
-export function createSkillTool(skills: () => readonly Skill[]): RegisteredTool {
+export function createSkillTool(skills: () => readonly Skill[], files: SkillFiles = {}): RegisteredTool {
   return {
     definition: {
       name: "skill",
@@ -88,6 +100,7 @@ export function createSkillTool(skills: () => readonly Skill[]): RegisteredTool 
     },
     readOnly: true,
     executor: async (args, env) => {
+      const read = files.readFile ?? ((path: string) => env.readFile(path));
       const name = String(args.name ?? "");
       const all = skills();
       const skill = all.find((s) => s.name === name);
@@ -101,7 +114,7 @@ export function createSkillTool(skills: () => readonly Skill[]): RegisteredTool 
           return { output: `${args.file} is outside the skill's folder`, isError: true };
         }
         try {
-          return { output: await env.readFile(target) };
+          return { output: await read(target) };
         } catch (error) {
           return { output: `Cannot read ${args.file}: ${(error as Error).message}`, isError: true };
         }
@@ -109,14 +122,14 @@ export function createSkillTool(skills: () => readonly Skill[]): RegisteredTool 
       const file = join(skill.directory, SKILL_FILE);
       let body: string;
       try {
-        body = parseMarkdownDocument(await env.readFile(file), file).body.trim();
+        body = parseMarkdownDocument(await read(file), file).body.trim();
       } catch (error) {
         return { output: `Cannot load the skill ${name}: ${(error as Error).message}`, isError: true };
       }
-      const files = await bundledFiles(env, skill.directory);
+      const bundled = await bundledFiles(env, skill.directory, files);
       const listing =
-        files.length > 0
-          ? `\n\nFiles bundled with this skill (read one with skill {"name": "${name}", "file": "<path>"}):\n${files.map((f) => `- ${f}`).join("\n")}`
+        bundled.length > 0
+          ? `\n\nFiles bundled with this skill (read one with skill {"name": "${name}", "file": "<path>"}):\n${bundled.map((f) => `- ${f}`).join("\n")}`
           : "";
       return { output: `# Skill: ${skill.name}\nFolder: ${skill.directory}\n\n${body}${listing}` };
     },

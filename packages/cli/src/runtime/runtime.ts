@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import {
   createAskUserTool,
   createSkillTool,
@@ -324,7 +324,11 @@ class AgentRuntime implements Runtime {
             return parts.ui.askUser(question);
           },
     });
-    const skillTools = parts.skills.length > 0 ? [createSkillTool(() => parts.skills)] : [];
+    // Skill folders are on this machine even when the tools work on a remote host.
+    const skillTools =
+      parts.skills.length > 0
+        ? [createSkillTool(() => parts.skills, { readFile: (path) => readFile(path, "utf8"), listFiles })]
+        : [];
     this.profile = createProfile(parts.choice, [this.todoTool, askUser, ...skillTools], parts.toolMode);
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
     this.hooks = createCommandHooks(parts.hookSources, {
@@ -372,7 +376,8 @@ class AgentRuntime implements Runtime {
     const command = this.parts.commands.find((c) => c.name === name);
     if (!command) throw new ConfigurationError(`Unknown command /${name}.`);
     const prompt = await expandCommandBody(name, command.body, args, {
-      readFile: (path) => readFile(resolve(this.projectDir, path), "utf8"),
+      // Where the tools work: the project, or the remote host's copy of it.
+      readFile: (path) => this.environment.readFile(path),
       runShell: (line) => this.commandShell(line, command.allowedTools),
     });
     const previous = this.modelValue;
@@ -899,6 +904,15 @@ class AgentRuntime implements Runtime {
   private deliver(event: SessionEvent | RuntimeNotice): void {
     for (const listener of this.listeners) safeCall(listener, event);
   }
+}
+
+/** Files under a local folder, relative to it (a skill's bundled files). */
+async function listFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(folder, join(e.parentPath, e.name)))
+    .sort();
 }
 
 /** Claude Code's model aliases in command files: they mean the session's own model here. */
