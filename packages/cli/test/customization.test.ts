@@ -67,7 +67,11 @@ describe("custom slash commands", () => {
     const help = host.shown[0];
     expect(help?.kind === "list" && help.rows).toContainEqual({
       label: "/frontend:component <name>",
-      detail: "Make a component",
+      detail: "Make a component (project)",
+    });
+    expect(help?.kind === "list" && help.rows).toContainEqual({
+      label: "/standup",
+      detail: "Summarise yesterday's commits. (user)",
     });
   });
 

@@ -20,6 +20,7 @@ const COMMAND: CustomCommand = {
   allowedTools: [],
   body: "Create $1.",
   file: "/project/.claude/commands/frontend/component.md",
+  scope: "project",
 };
 
 async function press(...chunks: string[]) {
@@ -53,7 +54,7 @@ afterEach(async () => {
 describe("customization in the interactive app", () => {
   it("suggests and completes a custom command with its hint, and runs it with its arguments", async () => {
     await press("/fro");
-    await see("/frontend:component <name> · Make a component");
+    await see("/frontend:component <name> · Make a component (project)");
     await press("\t");
     await see("/frontend:component ");
     await press("Button", "\r");

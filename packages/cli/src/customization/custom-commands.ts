@@ -14,6 +14,8 @@ export interface CustomCommand {
   /** The prompt template: $ARGUMENTS, $1…$9, @file, !`command`. */
   readonly body: string;
   readonly file: string;
+  /** Whose it is: the user's own folder, or the project's (shown in /help). */
+  readonly scope: "user" | "project";
 }
 
 /** A definition file that could not be used. */
@@ -24,14 +26,17 @@ export interface DefinitionWarning {
 
 /**
  * Reads `*.md` command files from folders given lowest precedence first; a later folder's
- * command replaces an earlier one of the same name.
+ * command replaces an earlier one of the same name. `userFolders` counts the first folders that
+ * are the user's own (the rest are the project's).
  */
 export async function loadCustomCommands(
   folders: readonly string[],
+  userFolders = 1,
 ): Promise<{ commands: CustomCommand[]; problems: DefinitionWarning[] }> {
   const byName = new Map<string, CustomCommand>();
   const problems: DefinitionWarning[] = [];
-  for (const folder of folders) {
+  for (const [index, folder] of folders.entries()) {
+    const scope = index < userFolders ? "user" : "project";
     const scan = await readMarkdownFolder(folder);
     problems.push(...scan.problems);
     for (const { file, parts, document } of scan.items) {
@@ -52,6 +57,7 @@ export async function loadCustomCommands(
         ...(model !== undefined && { model }),
         body: document.body,
         file,
+        scope,
       });
     }
   }

@@ -6,7 +6,7 @@ export function customSlashCommand(command: CustomCommand): SlashCommand {
   return {
     name: command.name,
     ...(command.argumentHint !== undefined && { args: command.argumentHint }),
-    summary: command.description,
+    summary: `${command.description} (${command.scope})`,
     async run({ runtime }, args) {
       if (!runtime.runCustomCommand) throw new Error("this front end cannot run custom commands");
       await runtime.runCustomCommand(command.name, args);
