@@ -59,4 +59,14 @@ describe("subagent progress in the transcript", () => {
       "↳ test-runner finished after 1 tool call",
     ]);
   });
+
+  it("labels what a hook told the model", () => {
+    const state = reduceTranscript(initialTranscript(), {
+      type: "event",
+      event: sessionEvent("steering_injected", { content: "run the tests first", source: "hook" }),
+    });
+    expect(state.items.map((i) => (i.kind === "notice" ? i.text : i.kind))).toEqual([
+      "From a hook: run the tests first",
+    ]);
+  });
 });

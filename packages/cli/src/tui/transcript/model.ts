@@ -217,7 +217,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
         {
           kind: "notice",
           tone: e.data.source === "loop_detection" ? "warning" : "info",
-          text: `Steering: ${e.data.content}`,
+          text: `${e.data.source === "hook" ? "From a hook" : "Steering"}: ${e.data.content}`,
         },
       ]);
     case "subagent_event":
