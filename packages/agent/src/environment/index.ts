@@ -8,4 +8,18 @@ export { cutLongLine, lineCutMarker } from "./line-cut.js";
 export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";
+export { describeSandbox, detectSandboxBlock } from "./sandbox/blocked.js";
+export { bwrapArguments, type BwrapLayout } from "./sandbox/bwrap-args.js";
+export { type BubblewrapStatus, findBubblewrap, probeBubblewrap } from "./sandbox/bwrap-probe.js";
+export {
+  createSandboxPolicy,
+  gitDirectories,
+  HIDDEN_HOME_PATHS,
+  SANDBOX_MODES,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SandboxPolicyOptions,
+} from "./sandbox/policy.js";
+export { seatbeltProfile } from "./sandbox/seatbelt.js";
+export * from "./sandboxed.js";
 export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";
