@@ -53,6 +53,9 @@ export function bwrapArguments(policy: SandboxPolicy, layout: BwrapLayout): stri
   if (policy.mode === "workspace-write") {
     for (const root of policy.writableRoots) args.push("--bind", root, root);
     for (const path of policy.readOnlyPaths) args.push("--ro-bind", path, path);
+  } else {
+    // Bound again so that a project under /tmp stays visible over the private /tmp.
+    for (const root of policy.projectRoots) args.push("--ro-bind", root, root);
   }
   for (const path of policy.hiddenPaths) {
     if (isDirectoryPath(path)) args.push("--tmpfs", path, "--remount-ro", path);

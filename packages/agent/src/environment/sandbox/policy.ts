@@ -15,6 +15,8 @@ export const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-wr
 /** What a sandboxed command sees of the machine: the policy both the Linux and the macOS sandboxes apply. */
 export interface SandboxPolicy {
   readonly mode: SandboxMode;
+  /** The project directories (absolute real paths): readable in every mode, writable in workspace-write. */
+  readonly projectRoots: readonly string[];
   /** Absolute real paths writable in workspace-write (project directories, their git directories, extras). */
   readonly writableRoots: readonly string[];
   /** Paths inside writable roots that stay read-only: what runs outside the sandbox later (git hooks, git config). */
@@ -173,6 +175,7 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
   }
   return {
     mode,
+    projectRoots: uniqueSorted(projects),
     writableRoots: mode === "workspace-write" ? uniqueSorted(writable) : [],
     readOnlyPaths: mode === "workspace-write" ? uniqueSorted(readOnly) : [],
     hiddenPaths: uniqueSorted(hidden),
