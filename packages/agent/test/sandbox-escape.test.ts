@@ -9,8 +9,8 @@ import {
   type ExecResult,
   LocalExecutionEnvironment,
   probeBubblewrap,
-  SandboxedExecutionEnvironment,
   type SandboxEscapeRequest,
+  SandboxedExecutionEnvironment,
   shellTool,
 } from "../src/index.js";
 
@@ -80,7 +80,8 @@ function hostProcesses(marker: string): number[] {
 
 /** Whether a process carrying the marker is still there, allowing for signals to be delivered. */
 async function survives(marker: string): Promise<boolean> {
-  for (let i = 0; i < 50 && hostProcesses(marker).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 50 && hostProcesses(marker).length > 0; i++)
+    await new Promise((r) => setTimeout(r, 20));
   const left = hostProcesses(marker);
   for (const pid of left) process.kill(pid, "SIGKILL");
   return left.length > 0;
@@ -124,11 +125,22 @@ beforeAll(async () => {
   await writeFile(join(attractorHome, "session.jsonl"), SECRET);
   await writeFile(
     join(project, "package.json"),
-    JSON.stringify({ name: "p", version: "1.0.0", scripts: { build: "node build.js", test: "node test.js" } }),
+    JSON.stringify({
+      name: "p",
+      version: "1.0.0",
+      scripts: { build: "node build.js", test: "node test.js" },
+    }),
   );
-  await writeFile(join(project, "build.js"), "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.js','built');");
-  await writeFile(join(project, "test.js"), "if (require('fs').readFileSync('dist/out.js','utf8') !== 'built') process.exit(1); console.log('tests pass');");
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: project, env: { ...process.env, HOME: home } });
+  await writeFile(
+    join(project, "build.js"),
+    "require('fs').mkdirSync('dist',{recursive:true});require('fs').writeFileSync('dist/out.js','built');",
+  );
+  await writeFile(
+    join(project, "test.js"),
+    "if (require('fs').readFileSync('dist/out.js','utf8') !== 'built') process.exit(1); console.log('tests pass');",
+  );
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: project, env: { ...process.env, HOME: home } });
   git("init", "-q");
   git("add", "-A");
   git("commit", "-qm", "initial");
@@ -220,11 +232,15 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
 
   it("git hooks and git config stay read-only", async () => {
     await row("git", "write .git/hooks/pre-commit", "blocked", async () => {
-      await run("printf '#!/bin/sh\\ntouch /tmp/hooked\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit");
+      await run(
+        "printf '#!/bin/sh\\ntouch /tmp/hooked\\n' > .git/hooks/pre-commit; chmod +x .git/hooks/pre-commit",
+      );
       return existsSync(join(project, ".git/hooks/pre-commit"));
     });
     await row("git", "replace .git/hooks", "blocked", async () => {
-      await run("mv .git/hooks .git/hooks-old || rm -rf .git/hooks; mkdir -p .git/hooks && echo x > .git/hooks/post-commit");
+      await run(
+        "mv .git/hooks .git/hooks-old || rm -rf .git/hooks; mkdir -p .git/hooks && echo x > .git/hooks/post-commit",
+      );
       return existsSync(join(project, ".git/hooks/post-commit"));
     });
     await row("git", "set core.hooksPath in .git/config", "blocked", async () => {
@@ -232,7 +248,9 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       return readFileSync(join(project, ".git/config"), "utf8").includes("hooksPath");
     });
     await row("git", "replace .git/config by rename", "blocked", async () => {
-      await run("cp .git/config /tmp/c && echo '[core]\\n\\tfsmonitor = touch x' >> /tmp/c && mv /tmp/c .git/config");
+      await run(
+        "cp .git/config /tmp/c && echo '[core]\\n\\tfsmonitor = touch x' >> /tmp/c && mv /tmp/c .git/config",
+      );
       return readFileSync(join(project, ".git/config"), "utf8").includes("fsmonitor");
     });
   });
@@ -281,7 +299,10 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       ["background job", "bash -c 'touch up-bg; sleep 300; : MARK-bg' >/dev/null 2>&1 &"],
       ["setsid", "setsid bash -c 'touch up-setsid; sleep 300; : MARK-setsid' >/dev/null 2>&1 &"],
       ["nohup + disown", "nohup bash -c 'touch up-nohup; sleep 300; : MARK-nohup' >/dev/null 2>&1 & disown"],
-      ["double-fork daemon", "( setsid bash -c 'touch up-daemon; sleep 300; : MARK-daemon' >/dev/null 2>&1 & )"],
+      [
+        "double-fork daemon",
+        "( setsid bash -c 'touch up-daemon; sleep 300; : MARK-daemon' >/dev/null 2>&1 & )",
+      ],
     ] as const) {
       const marker = launch.match(/MARK-\w+/)?.[0] as string;
       const up = launch.match(/up-\w+/)?.[0] as string;
@@ -298,10 +319,17 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       const r = await run("setpriv --reuid=12345 --regid=12345 --clear-groups id -u");
       return r.exitCode === 0 && shows(r, "12345");
     });
-    await row("privilege", "capabilities through a setuid binary made by the command", "blocked", async () => {
-      const r = await run("cp /usr/bin/id ./suid-id && chmod u+s ./suid-id && ./suid-id -u >/dev/null; grep CapEff /proc/self/status");
-      return !/CapEff:\s*0+\s*$/m.test(r.output);
-    });
+    await row(
+      "privilege",
+      "capabilities through a setuid binary made by the command",
+      "blocked",
+      async () => {
+        const r = await run(
+          "cp /usr/bin/id ./suid-id && chmod u+s ./suid-id && ./suid-id -u >/dev/null; grep CapEff /proc/self/status",
+        );
+        return !/CapEff:\s*0+\s*$/m.test(r.output);
+      },
+    );
     await row("privilege", "new user namespace (unshare -r)", "blocked", async () => {
       const r = await run("unshare -r id -u");
       return r.exitCode === 0;
@@ -314,7 +342,9 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
   });
 
   it("secrets of the agent's process stay out of reach", async () => {
-    await row("secrets", "API keys in the command's environment", "blocked", async () => shows(await run("env"), KEY));
+    await row("secrets", "API keys in the command's environment", "blocked", async () =>
+      shows(await run("env"), KEY),
+    );
     await row("secrets", "the agent's /proc/<pid>/environ", "blocked", async () =>
       shows(await run(`cat /proc/${hostSleeper.pid}/environ`), KEY),
     );
@@ -328,7 +358,9 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
 
   it("normal work succeeds", async () => {
     await row("work", "write, edit and delete in the project", "works", async () => {
-      const r = await run("mkdir -p src && echo hi > src/a.txt && sed -i s/hi/ho/ src/a.txt && cat src/a.txt && rm src/a.txt");
+      const r = await run(
+        "mkdir -p src && echo hi > src/a.txt && sed -i s/hi/ho/ src/a.txt && cat src/a.txt && rm src/a.txt",
+      );
       return r.exitCode === 0 && shows(r, "ho");
     });
     await row("work", "read outside the project", "works", async () => {
@@ -345,7 +377,9 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       return r.exitCode === 0 && shows(r, "tests pass") && existsSync(join(project, "dist/out.js"));
     });
     await row("work", "git add and git commit", "works", async () => {
-      const r = await run("echo change > change.txt && git add change.txt && git commit -qm 'from the sandbox' && git log --oneline -1");
+      const r = await run(
+        "echo change > change.txt && git add change.txt && git commit -qm 'from the sandbox' && git log --oneline -1",
+      );
       return r.exitCode === 0 && shows(r, "from the sandbox");
     });
     await row("work", "git status, diff, branch", "works", async () => {

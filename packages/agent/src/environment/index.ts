@@ -8,8 +8,9 @@ export { cutLongLine, lineCutMarker } from "./line-cut.js";
 export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";
+export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";
 export { describeSandbox, detectSandboxBlock } from "./sandbox/blocked.js";
-export { bwrapArguments, type BwrapLayout } from "./sandbox/bwrap-args.js";
+export { type BwrapLayout, bwrapArguments } from "./sandbox/bwrap-args.js";
 export { type BubblewrapStatus, findBubblewrap, probeBubblewrap } from "./sandbox/bwrap-probe.js";
 export {
   createSandboxPolicy,
@@ -22,4 +23,3 @@ export {
 } from "./sandbox/policy.js";
 export { seatbeltProfile } from "./sandbox/seatbelt.js";
 export * from "./sandboxed.js";
-export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";

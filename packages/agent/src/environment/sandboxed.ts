@@ -139,11 +139,15 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /** Runs the command in the sandbox; see the class comment for what happens when it cannot run. */
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
-    if (this.alwaysOutside.has(command)) return { ...(await super.execCommand(command, options)), unsandboxed: true };
+    if (this.alwaysOutside.has(command))
+      return { ...(await super.execCommand(command, options)), unsandboxed: true };
     const available = await this.availability();
     if (!available.active) {
       if (this.sandbox.required)
-        throw new CommandError(command, `The sandbox cannot run here, so the command was not run: ${available.reason}`);
+        throw new CommandError(
+          command,
+          `The sandbox cannot run here, so the command was not run: ${available.reason}`,
+        );
       if (!this.warned) {
         this.warned = true;
         this.sandbox.onUnavailable?.(available.reason);

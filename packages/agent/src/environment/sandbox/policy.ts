@@ -157,7 +157,8 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
       }
     }
   }
-  for (const p of options.readOnlyPaths ?? []) for (const q of withTarget(p)) if (existsSync(q)) readOnly.add(q);
+  for (const p of options.readOnlyPaths ?? [])
+    for (const q of withTarget(p)) if (existsSync(q)) readOnly.add(q);
   const hidden = new Set<string>();
   const candidates = [
     ...HIDDEN_HOME_PATHS.map((p) => join(home, p)),
