@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { TOOL_MODES } from "../config/settings-schema.js";
+import { SANDBOX_MODES, type SandboxModeSetting, TOOL_MODES } from "../config/settings-schema.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../headless/printers.js";
 import { PERMISSION_MODES, type PermissionMode } from "../permissions/modes.js";
 import { PROVIDERS } from "../runtime/provider-names.js";
@@ -16,6 +16,8 @@ export interface CliArgs {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
+  /** How shell commands are sandboxed (bubblewrap); workspace-write wherever it can run. */
+  readonly sandbox?: SandboxModeSetting;
   readonly outputFormat?: OutputFormat;
   readonly maxTurns?: number;
   readonly reasoningEffort?: (typeof CLI_REASONING_EFFORTS)[number];
@@ -50,6 +52,10 @@ Provider: --provider, else settings.json, else the first key set of ANTHROPIC_AP
 OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); else OPENAI_COMPATIBLE_BASE_URL.
 Base URLs: --base-url, or ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GEMINI_BASE_URL.
 
+Sandbox: shell commands run under bubblewrap (Linux) with writes only in the project and a
+private /tmp, no network, credentials hidden: --sandbox read-only | workspace-write |
+danger-full-access, or "sandbox": {"mode", "network"} in settings.json.
+
 Exit codes: 0 done, 1 the run failed (provider error, turn limit), 2 bad usage or configuration,
 130 interrupted.
 `;
@@ -72,6 +78,12 @@ function buildProgram(version: string, io: ParseIo): Command {
       "server URL (required for openai-compatible unless OPENAI_COMPATIBLE_BASE_URL is set)",
     )
     .addOption(new Option("--mode <mode>", "permission mode (default: normal)").choices(PERMISSION_MODES))
+    .addOption(
+      new Option(
+        "--sandbox <mode>",
+        "sandbox for shell commands (default: workspace-write where bubblewrap runs)",
+      ).choices(SANDBOX_MODES),
+    )
     .addOption(
       new Option("--output-format <format>", "headless output (default: text)").choices(OUTPUT_FORMATS),
     )
@@ -124,6 +136,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     model?: string;
     baseUrl?: string;
     mode?: PermissionMode;
+    sandbox?: SandboxModeSetting;
     outputFormat?: OutputFormat;
     maxTurns?: number;
     reasoningEffort?: CliArgs["reasoningEffort"];
@@ -142,6 +155,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.model !== undefined && { model: o.model }),
       ...(o.baseUrl !== undefined && { baseUrl: o.baseUrl }),
       ...(o.mode !== undefined && { mode: o.mode }),
+      ...(o.sandbox !== undefined && { sandbox: o.sandbox }),
       ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
       ...(o.maxTurns !== undefined && { maxTurns: o.maxTurns }),
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),

@@ -108,6 +108,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.model !== undefined && { model: args.model }),
       ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
       ...(args.mode !== undefined && { mode: args.mode }),
+      ...(args.sandbox !== undefined && { sandbox: args.sandbox }),
       ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),

@@ -3,8 +3,9 @@ import { resolve } from "node:path";
 import {
   createAskUserTool,
   createTodoTool,
-  LocalExecutionEnvironment,
   type ProviderProfile,
+  type SandboxedExecutionEnvironment,
+  type SandboxMode,
   Session,
   type SessionConfig,
   type SessionEvent,
@@ -28,6 +29,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
@@ -61,6 +63,8 @@ export interface RuntimeOptions {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
+  /** The sandbox for shell commands (the --sandbox flag); settings, then workspace-write, otherwise. */
+  readonly sandbox?: SandboxMode;
   /** Model responses allowed per submitted message; 0 = unlimited. */
   readonly maxTurns?: number;
   readonly reasoningEffort?: ReasoningEffort;
@@ -126,6 +130,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   checkpoints.prepare().catch(() => {});
   const runtime = new AgentRuntime({
     env,
+    home,
+    ...(options.sandbox !== undefined && { sandbox: options.sandbox }),
     projectDir,
     settings,
     choice,
@@ -144,6 +150,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 interface RuntimeParts {
   readonly env: Env;
+  readonly home: string;
+  readonly sandbox?: SandboxMode;
   readonly projectDir: string;
   readonly settings: ResolvedSettings;
   readonly choice: ModelChoice;
@@ -165,7 +173,9 @@ class AgentRuntime implements Runtime {
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
   private readonly client: Client;
-  private readonly environment: LocalExecutionEnvironment;
+  private readonly environment: SandboxedExecutionEnvironment;
+  private readonly sandboxRequired: boolean;
+  private sandboxWarned = false;
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -199,11 +209,19 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment = new LocalExecutionEnvironment({
-      workingDirectory: parts.projectDir,
-      envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-      baseEnv: parts.env,
+    const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
+    const commands = createCommandEnvironment({
+      projectDir: parts.projectDir,
+      env: parts.env,
+      settings: parts.settings,
+      home: parts.home,
+      ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
+      headless: parts.headless,
+      warn: (message) => this.warnSandbox(message),
+      ...(!parts.headless && askEscape !== undefined && { askEscape }),
     });
+    this.environment = commands.environment;
+    this.sandboxRequired = commands.required;
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -234,8 +252,20 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
+    sandboxStartupNotice(this.environment, this.sandboxRequired).then(
+      (message) => message !== undefined && this.warnSandbox(message),
+      () => {},
+    );
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
+  }
+
+  /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
+  private warnSandbox(message: string): void {
+    if (this.sandboxWarned) return;
+    this.sandboxWarned = true;
+    this.notify({ kind: "warning", message });
   }
 
   subscribe(listener: Listener): () => void {
@@ -669,22 +699,4 @@ function safeCall(listener: Listener, event: SessionEvent | RuntimeNotice): void
   } catch {
     // A front end's faulty listener must not break the run.
   }
-}
-
-/** Names from settings' env.allow, with `*` wildcards expanded against the environment. */
-function expandNames(patterns: readonly string[], env: Env): string[] {
-  const names = new Set<string>();
-  for (const pattern of patterns) {
-    if (!pattern.includes("*")) {
-      names.add(pattern);
-      continue;
-    }
-    const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "i");
-    for (const name of Object.keys(env)) if (re.test(name)) names.add(name);
-  }
-  return [...names];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
