@@ -71,6 +71,7 @@ export function createCommandEnvironment(options: CommandEnvironmentOptions): {
       hiddenPaths: [options.home],
       readOnlyPaths: [join(options.projectDir, ".attractor"), join(options.projectDir, ".mcp.json")],
       required,
+      ...(env.PATH !== undefined && { searchPath: env.PATH }),
       onUnavailable: (reason) =>
         options.warn(
           `The sandbox cannot run here (${reason}): shell commands run without it, guarded by the permission rules alone. Install bubblewrap (apt install bubblewrap) to sandbox them.`,
