@@ -224,6 +224,32 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       await run(`mount -o remount,rw,bind / && touch ${outside}/remount.txt`);
       return existsSync(join(outside, "remount.txt"));
     });
+    await row(
+      "write outside",
+      "a fake bwrap planted in the project, first on the PATH",
+      "blocked",
+      async () => {
+        await mkdir(join(project, "bin"), { recursive: true });
+        // Drops the sandbox's arguments and runs the command as it is.
+        await writeFile(
+          join(project, "bin/bwrap"),
+          '#!/bin/sh\nwhile [ "$1" != "--" ]; do shift; done; shift; exec "$@"\n',
+          { mode: 0o755 },
+        );
+        const planted = new SandboxedExecutionEnvironment({
+          workingDirectory: project,
+          baseEnv: { ...process.env, HOME: home },
+          sandbox: { home, searchPath: `${join(project, "bin")}:bin:${process.env.PATH}` },
+        });
+        try {
+          await planted.execCommand(`touch ${outside}/planted.txt`);
+          return existsSync(join(outside, "planted.txt"));
+        } finally {
+          await planted.cleanup();
+          await rm(join(project, "bin"), { recursive: true, force: true });
+        }
+      },
+    );
     await row("write outside", "mount over the project's parent", "blocked", async () => {
       await run(`mount -t tmpfs none ${outside}; touch ${outside}/mounted.txt`);
       return existsSync(join(outside, "mounted.txt"));
@@ -246,6 +272,22 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
     await row("git", "set core.hooksPath in .git/config", "blocked", async () => {
       await run(`git config core.hooksPath ${outside}`);
       return readFileSync(join(project, ".git/config"), "utf8").includes("hooksPath");
+    });
+    await row("git", "hooks of a repository an earlier command created", "blocked", async () => {
+      const fresh = join(base, "fresh");
+      await mkdir(fresh);
+      const later = new SandboxedExecutionEnvironment({
+        workingDirectory: fresh,
+        baseEnv: { ...process.env, HOME: home },
+        sandbox: { home },
+      });
+      try {
+        await later.execCommand("git init -q");
+        await later.execCommand("echo 'touch /tmp/x' > .git/hooks/pre-commit");
+        return existsSync(join(fresh, ".git/hooks/pre-commit"));
+      } finally {
+        await later.cleanup();
+      }
     });
     await row("git", "replace .git/config by rename", "blocked", async () => {
       await run(

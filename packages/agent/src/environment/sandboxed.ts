@@ -1,7 +1,7 @@
 import { accessSync, constants } from "node:fs";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import type { ExecOptions, ExecResult, SandboxBlock } from "../types/environment.js";
 import { CommandError } from "./errors.js";
 import {
@@ -17,6 +17,11 @@ import { createSandboxPolicy, type SandboxMode, type SandboxPolicy } from "./san
 import { seatbeltProfile } from "./sandbox/seatbelt.js";
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+
+function isInside(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
 
 /** Whether commands really run sandboxed, and by what; `reason` says why not. */
 export type SandboxAvailability =
@@ -63,8 +68,13 @@ export interface SandboxOptions {
   readonly onBlocked?: (request: SandboxEscapeRequest) => Promise<SandboxEscapeAnswer>;
   /** The last sentence of the model's message for a blocked command: how the user can allow it. */
   readonly blockedHint?: string;
-  /** The PATH bwrap is looked up in; the host's PATH by default. */
+  /**
+   * The PATH bwrap is looked up in; the host's PATH by default. Relative entries and entries
+   * inside the directories commands can write are skipped: a `bwrap` planted there would not sandbox.
+   */
   readonly searchPath?: string;
+  /** EXPERIMENTAL: sandbox commands on macOS with a generated Seatbelt profile (off by default). */
+  readonly experimentalSeatbelt?: boolean;
 }
 
 export interface SandboxedExecutionEnvironmentOptions extends LocalExecutionEnvironmentOptions {
@@ -85,9 +95,9 @@ const DEFAULT_HINT =
  * `required` is set.
  */
 export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
-  /** The policy commands run under. */
-  readonly policy: SandboxPolicy;
+  private currentPolicy: SandboxPolicy;
   private readonly sandbox: SandboxOptions;
+  private readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
   private readonly alwaysOutside = new Set<string>();
   private tmpDir: Promise<string> | undefined;
   private status: Promise<SandboxAvailability> | undefined;
@@ -96,7 +106,21 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   constructor(options: SandboxedExecutionEnvironmentOptions = {}) {
     super(options);
     this.sandbox = options.sandbox ?? {};
-    this.policy = createSandboxPolicy({
+    this.baseEnv = options.baseEnv;
+    this.currentPolicy = this.buildPolicy();
+  }
+
+  /** The policy commands run under (computed again before each command, see buildPolicy). */
+  get policy(): SandboxPolicy {
+    return this.currentPolicy;
+  }
+
+  /**
+   * The policy for the next command. Built again for every command: a git repository created by
+   * an earlier command gets its hooks and config protected from then on.
+   */
+  private buildPolicy(): SandboxPolicy {
+    return createSandboxPolicy({
       mode: this.sandbox.mode ?? "workspace-write",
       projectDirs: [this.workingDirectory(), ...(this.sandbox.projectDirs ?? [])],
       ...(this.sandbox.writableDirs !== undefined && { writableDirs: this.sandbox.writableDirs }),
@@ -104,8 +128,18 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       ...(this.sandbox.hiddenPaths !== undefined && { hiddenPaths: this.sandbox.hiddenPaths }),
       network: this.sandbox.network ?? false,
       ...(this.sandbox.home !== undefined && { home: this.sandbox.home }),
-      ...(options.baseEnv !== undefined && { env: options.baseEnv }),
+      ...(this.baseEnv !== undefined && { env: this.baseEnv }),
     });
+  }
+
+  /** The PATH to find bwrap in, without entries a command could have planted a fake one in. */
+  private bwrapSearchPath(): string {
+    const policy = this.currentPolicy;
+    const writable = [...policy.projectRoots, ...policy.writableRoots];
+    return (this.sandbox.searchPath ?? process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => isAbsolute(dir) && !writable.some((root) => isInside(root, resolve(dir))))
+      .join(delimiter);
   }
 
   /** Whether commands will run sandboxed here; probes once (a few ms) and caches the answer. */
@@ -118,6 +152,11 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     if (this.policy.mode === "danger-full-access")
       return { active: false, reason: "full access was chosen (danger-full-access)" };
     if (process.platform === "darwin") {
+      if (!this.sandbox.experimentalSeatbelt)
+        return {
+          active: false,
+          reason: "the macOS (Seatbelt) sandbox is experimental and was not turned on",
+        };
       try {
         accessSync(SANDBOX_EXEC, constants.X_OK);
         return { active: true, kind: "seatbelt" };
@@ -125,7 +164,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
         return { active: false, reason: `${SANDBOX_EXEC} is missing` };
       }
     }
-    const bwrap = await probeBubblewrap(this.sandbox.searchPath ?? process.env.PATH);
+    const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     return bwrap.available ? { active: true, kind: "bubblewrap" } : { active: false, reason: bwrap.reason };
   }
 
@@ -139,6 +178,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /** Runs the command in the sandbox; see the class comment for what happens when it cannot run. */
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
+    this.currentPolicy = this.buildPolicy();
     if (this.alwaysOutside.has(command))
       return { ...(await super.execCommand(command, options)), unsandboxed: true };
     const available = await this.availability();
@@ -177,7 +217,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   }
 
   private async bubblewrapPlan(prepared: PreparedCommand): Promise<LaunchPlan> {
-    const bwrap = await probeBubblewrap(this.sandbox.searchPath ?? process.env.PATH);
+    const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     if (!bwrap.available) throw new CommandError(prepared.command, `The sandbox cannot run: ${bwrap.reason}`);
     const args = bwrapArguments(this.policy, {
       cwd: prepared.cwd,

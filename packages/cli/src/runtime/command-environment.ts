@@ -71,6 +71,8 @@ export function createCommandEnvironment(options: CommandEnvironmentOptions): {
       hiddenPaths: [options.home],
       readOnlyPaths: [join(options.projectDir, ".attractor"), join(options.projectDir, ".mcp.json")],
       required,
+      // The macOS profile is experimental: used only when the user asked for a sandbox.
+      experimentalSeatbelt: required,
       ...(env.PATH !== undefined && { searchPath: env.PATH }),
       onUnavailable: (reason) =>
         options.warn(
