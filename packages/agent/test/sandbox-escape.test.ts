@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { link, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  bwrapArguments,
+  createSandboxPolicy,
   type ExecResult,
   LocalExecutionEnvironment,
   probeBubblewrap,
@@ -528,6 +530,99 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
     expect(r.exitCode).not.toBe(0);
   });
 });
+
+// CI and this suite usually run as root, where bwrap needs no user namespace; users do not. The
+// same bwrap arguments are therefore also run as an unprivileged user (through setpriv), with a
+// control first showing that user could do each thing without the sandbox.
+const asRoot = process.getuid?.() === 0;
+const setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => existsSync(p));
+const unprivilegedSkip = !status.available
+  ? reason
+  : !asRoot || setpriv === undefined
+    ? " (skipped: needs root and setpriv to switch to an unprivileged user)"
+    : "";
+
+describe.skipIf(unprivilegedSkip !== "")(
+  `the same sandbox as an unprivileged user${unprivilegedSkip}`,
+  () => {
+    it("blocks writes outside, hidden reads, the network, outliving processes and privileges", async () => {
+      if (!status.available || setpriv === undefined) return;
+      const nobody = 65534;
+      const ubase = await mkdtemp(
+        join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "sandbox-unprivileged-"),
+      );
+      try {
+        const uproject = join(ubase, "project");
+        const uoutside = join(ubase, "outside");
+        const uhome = join(ubase, "home");
+        const utmp = join(ubase, "tmp");
+        for (const d of [uproject, uoutside, join(uhome, ".ssh"), utmp]) await mkdir(d, { recursive: true });
+        await writeFile(join(uhome, ".ssh/id_ed25519"), SECRET);
+        execFileSync("chmod", ["755", ubase]);
+        execFileSync("chown", ["-R", `${nobody}:${nobody}`, uproject, uoutside, uhome, utmp]);
+        const policy = createSandboxPolicy({ projectDirs: [uproject], home: uhome, env: {} });
+        const args = bwrapArguments(policy, {
+          cwd: uproject,
+          tmpDir: utmp,
+          disableUserns: status.disableUserns,
+        });
+        const as = (sandboxed: boolean, command: string) =>
+          new Promise<{ code: number; output: string }>((resolve) => {
+            const argv = [`--reuid=${nobody}`, `--regid=${nobody}`, "--clear-groups", "--"];
+            const program = sandboxed
+              ? [status.path, ...args, "--", "/bin/bash", "-c", command]
+              : ["/bin/bash", "-c", command];
+            execFile(
+              setpriv,
+              [...argv, ...program],
+              {
+                cwd: uproject,
+                env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: uhome },
+                timeout: 20_000,
+              },
+              (error, stdout, stderr) =>
+                resolve({ code: error ? Number(error.code ?? 1) : 0, output: `${stdout}${stderr}` }),
+            );
+          });
+        const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && cat <&3`;
+        const cases: [string, string, (r: { code: number; output: string }) => boolean][] = [
+          [
+            "write outside the project",
+            `touch ${uoutside}/x && echo wrote`,
+            (r) => r.output.includes("wrote"),
+          ],
+          ["read ~/.ssh", "cat ~/.ssh/id_ed25519", (r) => r.output.includes(SECRET)],
+          ["connect to the loopback listener", connect, (r) => r.output.includes("hello from outside")],
+        ];
+        for (const [name, command, escaped] of cases) {
+          // The control: without the sandbox the same user can do it, so a block is the sandbox's.
+          expect(escaped(await as(false, command)), `control: ${name}`).toBe(true);
+          await row("unprivileged", name, "blocked", async () => escaped(await as(true, command)));
+        }
+        await row("unprivileged", "setsid process outlives the command", "blocked", async () => {
+          await as(
+            true,
+            "setsid bash -c 'touch up; sleep 300; : MARK-unpriv' >/dev/null 2>&1 & until [ -e up ]; do sleep 0.01; done",
+          );
+          return survives("MARK-unpriv");
+        });
+        await row("unprivileged", "capabilities or a new user namespace", "blocked", async () => {
+          const caps = await as(true, "grep CapEff /proc/self/status; unshare -r true && echo unshared");
+          return !/CapEff:\s*0+\s*$/m.test(caps.output) || caps.output.includes("unshared");
+        });
+        await row("unprivileged", "write and commit in the project", "works", async () => {
+          const r = await as(
+            true,
+            "echo hi > a.txt && git init -q && git add a.txt && git -c user.name=u -c user.email=u@example.invalid commit -qm one && git log --oneline | wc -l",
+          );
+          return r.code === 0 && r.output.trim().endsWith("1");
+        });
+      } finally {
+        await rm(ubase, { recursive: true, force: true });
+      }
+    });
+  },
+);
 
 describe.skipIf(!status.available)(`without the sandbox (what remains possible)${reason}`, () => {
   it("a setsid child outlives the command and the agent's /proc environ is readable", async () => {
