@@ -204,6 +204,8 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       const answer = await ask({ command, block, policy: this.policy });
       if ((answer === "once" || answer === "always") && !options.signal?.aborted) {
         if (answer === "always") this.alwaysOutside.add(command);
+        // Whoever watches the output sees where the sandboxed attempt ends and the second run starts.
+        options.onOutput?.("\n[running it again outside the sandbox]\n", "stderr");
         return { ...(await super.execCommand(command, options)), unsandboxed: true };
       }
     }
