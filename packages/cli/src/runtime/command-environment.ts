@@ -13,6 +13,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The API keys attractor itself reads: never passed to commands, whatever env.allow says. */
 export const OWN_KEY_VARIABLES: readonly string[] = [
   "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
   "OPENAI_API_KEY",
   "GEMINI_API_KEY",
   "GOOGLE_API_KEY",
@@ -22,6 +23,8 @@ export const OWN_KEY_VARIABLES: readonly string[] = [
 /** What the command environment is made from. */
 export interface CommandEnvironmentOptions {
   readonly projectDir: string;
+  /** More project directories (--add-dir): writable to commands like the project. */
+  readonly projectDirs?: readonly string[];
   readonly env: Env;
   readonly settings: ResolvedSettings;
   /** attractor's home (sessions, settings): hidden from commands. */
@@ -63,6 +66,7 @@ export function createCommandEnvironment(options: CommandEnvironmentOptions): {
     baseEnv: env,
     sandbox: {
       mode,
+      ...(options.projectDirs !== undefined && { projectDirs: options.projectDirs }),
       network: settings.sandbox?.network ?? false,
       ...(settings.sandbox?.writableDirs !== undefined && {
         writableDirs: settings.sandbox.writableDirs.map((d) => resolve(userHome, d)),
