@@ -141,6 +141,21 @@ describe.skipIf(!status.available)(`the sandbox in the CLI${reason}`, () => {
     expect(lastResult()).toContain("connected");
   });
 
+  it("--add-dir directories are writable to commands; a settings file's additionalDirectories are not", async () => {
+    const extra = join(root, "extra");
+    await mkdir(extra);
+    await mkdir(join(project, ".attractor"));
+    await writeFile(
+      join(project, ".attractor", "settings.json"),
+      JSON.stringify({ permissions: { additionalDirectories: [outside] } }),
+    );
+    model.script([shell(`touch ${extra}/added.txt; touch ${outside}/from-settings.txt`), { text: "done" }]);
+    const { runtime } = await start({ headless: true, additionalDirectories: [extra] });
+    await runtime.submit("write in both");
+    expect(existsSync(join(extra, "added.txt"))).toBe(true);
+    expect(existsSync(join(outside, "from-settings.txt"))).toBe(false);
+  });
+
   it("an explicitly chosen sandbox that cannot run refuses commands; the default falls back with one notice", async () => {
     const noBwrap = { PATH: "/nonexistent-bin", HOME: join(root, "user"), ...model.env() };
     model.script([shell(`/bin/touch ${outside}/refused.txt`), { text: "done" }]);
