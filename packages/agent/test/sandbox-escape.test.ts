@@ -358,6 +358,49 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
     }
   });
 
+  it("a command dies with the host when the host is killed", async () => {
+    await row(
+      "outlive",
+      "the host killed with SIGKILL mid-command (--die-with-parent)",
+      "blocked",
+      async () => {
+        if (!status.available) return true;
+        const tmp = await mkdtemp(join(base, "host-tmp-"));
+        const args = bwrapArguments(createSandboxPolicy({ projectDirs: [project], home, env: {} }), {
+          cwd: project,
+          tmpDir: tmp,
+          disableUserns: status.disableUserns,
+        });
+        // A stand-in host: a shell that started the sandboxed command and is then killed outright.
+        const host = spawn(
+          "bash",
+          [
+            "-c",
+            '"$@" & wait',
+            "host",
+            status.path,
+            ...args,
+            "--",
+            "/bin/bash",
+            "-c",
+            "sleep 300; : MARK-orphan",
+          ],
+          { stdio: "ignore" },
+        );
+        // Killed only once the command itself runs inside (the host's own command line carries the
+        // marker too): bwrap arms --die-with-parent as it starts.
+        const commandRuns = () =>
+          hostProcesses("MARK-orphan").some((pid) =>
+            readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("/bin/bash\0"),
+          );
+        for (let i = 0; i < 250 && !commandRuns(); i++) await new Promise((r) => setTimeout(r, 20));
+        expect(commandRuns()).toBe(true);
+        host.kill("SIGKILL");
+        return survives("MARK-orphan");
+      },
+    );
+  });
+
   it("privileges cannot be gained and the agent cannot be reached", async () => {
     await row("privilege", "setuid to another user (setpriv)", "blocked", async () => {
       const r = await run("setpriv --reuid=12345 --regid=12345 --clear-groups id -u");
