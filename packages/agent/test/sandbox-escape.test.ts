@@ -390,9 +390,13 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
         // Killed only once the command itself runs inside (the host's own command line carries the
         // marker too): bwrap arms --die-with-parent as it starts.
         const commandRuns = () =>
-          hostProcesses("MARK-orphan").some((pid) =>
-            readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("/bin/bash\0"),
-          );
+          hostProcesses("MARK-orphan").some((pid) => {
+            try {
+              return readFileSync(`/proc/${pid}/cmdline`, "utf8").startsWith("/bin/bash\0");
+            } catch {
+              return false;
+            }
+          });
         for (let i = 0; i < 250 && !commandRuns(); i++) await new Promise((r) => setTimeout(r, 20));
         expect(commandRuns()).toBe(true);
         host.kill("SIGKILL");
