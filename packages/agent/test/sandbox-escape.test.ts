@@ -291,6 +291,24 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
         await later.cleanup();
       }
     });
+    await row("git", "a submodule's hooks", "blocked", async () => {
+      const lib = join(base, "lib");
+      await mkdir(lib);
+      const git = (cwd: string, ...args: string[]) =>
+        execFileSync("git", ["-c", "protocol.file.allow=always", ...args], {
+          cwd,
+          env: { ...process.env, HOME: home },
+        });
+      git(lib, "init", "-q");
+      await writeFile(join(lib, "x.txt"), "x");
+      git(lib, "add", "x.txt");
+      git(lib, "commit", "-qm", "lib");
+      git(project, "submodule", "add", "-q", lib, "lib");
+      await run(
+        "echo 'touch /tmp/x' > .git/modules/lib/hooks/pre-commit; echo 'touch /tmp/x' > lib/.git/hooks/pre-commit",
+      );
+      return existsSync(join(project, ".git/modules/lib/hooks/pre-commit"));
+    });
     await row("git", "replace .git/config by rename", "blocked", async () => {
       await run(
         "cp .git/config /tmp/c && echo '[core]\\n\\tfsmonitor = touch x' >> /tmp/c && mv /tmp/c .git/config",

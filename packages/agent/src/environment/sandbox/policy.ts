@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, relative, resolve } from "node:path";
 
@@ -122,6 +122,26 @@ export function gitDirectories(root: string): string[] {
   return [...new Set(dirs)];
 }
 
+/**
+ * The git directories of submodules under `<gitDir>/modules` (names may contain slashes, and
+ * submodules nest), whose hooks run as the top repository's do.
+ */
+function submoduleGitDirs(modules: string, depth = 0): string[] {
+  if (depth > 16) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync(modules);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const dir = join(modules, name);
+    return existsSync(join(dir, "HEAD"))
+      ? [dir, ...submoduleGitDirs(join(dir, "modules"), depth + 1)]
+      : submoduleGitDirs(dir, depth + 1);
+  });
+}
+
 function uniqueSorted(paths: Iterable<string>): string[] {
   return [...new Set(paths)].sort();
 }
@@ -151,9 +171,11 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
           // A git directory we cannot write to is read-only to the sandbox as well.
         }
       }
-      for (const name of GIT_PROTECTED) {
-        const p = join(gitDir, name);
-        if (existsSync(p)) readOnly.add(p);
+      for (const dir of [gitDir, ...submoduleGitDirs(join(gitDir, "modules"))]) {
+        for (const name of GIT_PROTECTED) {
+          const p = join(dir, name);
+          if (existsSync(p)) readOnly.add(p);
+        }
       }
     }
   }

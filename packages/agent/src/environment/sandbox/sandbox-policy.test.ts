@@ -54,6 +54,17 @@ describe("createSandboxPolicy", () => {
     );
   });
 
+  it("keeps the hooks and config of submodules read-only too", async () => {
+    const module = join(project, ".git/modules/lib/nested");
+    await mkdir(join(module, "hooks"), { recursive: true });
+    await writeFile(join(module, "HEAD"), "ref: refs/heads/main\n");
+    await writeFile(join(module, "config"), "[core]\n");
+    const policy = createSandboxPolicy({ projectDirs: [project], home, env: {} });
+    expect(policy.readOnlyPaths).toEqual(
+      expect.arrayContaining([join(module, "hooks"), join(module, "config")]),
+    );
+  });
+
   it("creates a missing hooks folder so that it can be kept read-only", async () => {
     const bare = join(base, "nohooks");
     await mkdir(bare);
