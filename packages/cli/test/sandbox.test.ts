@@ -88,6 +88,31 @@ describe.skipIf(!status.available)(`the sandbox in the CLI${reason}`, () => {
     expect(lastResult()).toContain("--sandbox danger-full-access");
   });
 
+  it("commands judged read-only (no checkpoint before them) run with the project read-only", async () => {
+    // Attack rows of a classifier that misjudges writers as readers: whatever the classifier
+    // says, in normal mode each is either refused or cannot write.
+    await mkdir(join(project, "src"));
+    await writeFile(join(project, "src", "keep.txt"), "needle\n");
+    await writeFile(join(project, "in.txt"), "a\na\n");
+    const attacks = [
+      "uniq in.txt out-uniq.txt",
+      "xxd in.txt out-xxd.txt",
+      "git diff --output=out-diff.txt",
+      "rg --pre rm needle src",
+      "sort -o out-sort.txt in.txt",
+    ];
+    model.script([...attacks.map(shell), { text: "done" }]);
+    const { runtime } = await start({ headless: true, mode: "normal" });
+    await runtime.submit("look around");
+    for (const name of ["out-uniq.txt", "out-xxd.txt", "out-diff.txt", "out-sort.txt"])
+      expect(existsSync(join(project, name)), name).toBe(false);
+    expect(existsSync(join(project, "src", "keep.txt"))).toBe(true);
+    // A plain reader still works in the read-only sandbox.
+    model.script([shell("cat in.txt"), { text: "read" }]);
+    await runtime.submit("read it");
+    expect(lastResult()).toContain("a\na");
+  });
+
   it("--sandbox danger-full-access runs commands without it", async () => {
     model.script([shell(`touch ${outside}/full.txt`), { text: "done" }]);
     const { runtime } = await start({ headless: true, sandbox: "danger-full-access" });

@@ -73,6 +73,12 @@ export interface SandboxOptions {
    * inside the directories commands can write are skipped: a `bwrap` planted there would not sandbox.
    */
   readonly searchPath?: string;
+  /**
+   * Commands to run with the read-only policy although the mode is workspace-write: a host that
+   * judged a command read-only (and, say, took no checkpoint before it) makes the judgement hold,
+   * so a misjudged command cannot change the project.
+   */
+  readonly readOnlyFor?: (command: string) => boolean;
   /** EXPERIMENTAL: sandbox commands on macOS with a generated Seatbelt profile (off by default). */
   readonly experimentalSeatbelt?: boolean;
 }
@@ -119,9 +125,9 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
    * The policy for the next command. Built again for every command: a git repository created by
    * an earlier command gets its hooks and config protected from then on.
    */
-  private buildPolicy(): SandboxPolicy {
+  private buildPolicy(mode: SandboxMode = this.sandbox.mode ?? "workspace-write"): SandboxPolicy {
     return createSandboxPolicy({
-      mode: this.sandbox.mode ?? "workspace-write",
+      mode,
       projectDirs: [this.workingDirectory(), ...(this.sandbox.projectDirs ?? [])],
       ...(this.sandbox.writableDirs !== undefined && { writableDirs: this.sandbox.writableDirs }),
       ...(this.sandbox.readOnlyPaths !== undefined && { readOnlyPaths: this.sandbox.readOnlyPaths }),
@@ -179,6 +185,10 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
     this.currentPolicy = this.buildPolicy();
+    const policy =
+      this.currentPolicy.mode === "workspace-write" && this.sandbox.readOnlyFor?.(command) === true
+        ? this.buildPolicy("read-only")
+        : this.currentPolicy;
     if (this.alwaysOutside.has(command))
       return { ...(await super.execCommand(command, options)), unsandboxed: true };
     const available = await this.availability();
@@ -195,13 +205,13 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       return super.execCommand(command, options);
     }
     const result = await this.runCommandWith(command, options, (prepared) =>
-      available.kind === "bubblewrap" ? this.bubblewrapPlan(prepared) : this.seatbeltPlan(prepared),
+      available.kind === "bubblewrap" ? this.bubblewrapPlan(prepared, policy) : this.seatbeltPlan(prepared, policy),
     );
-    const block = detectSandboxBlock(result, this.policy, this.sandbox.blockedHint ?? DEFAULT_HINT);
+    const block = detectSandboxBlock(result, policy, this.sandbox.blockedHint ?? DEFAULT_HINT);
     if (block === undefined) return result;
     const ask = this.sandbox.onBlocked;
     if (ask !== undefined && !options.signal?.aborted) {
-      const answer = await ask({ command, block, policy: this.policy });
+      const answer = await ask({ command, block, policy });
       if ((answer === "once" || answer === "always") && !options.signal?.aborted) {
         if (answer === "always") this.alwaysOutside.add(command);
         // Whoever watches the output sees where the sandboxed attempt ends and the second run starts.
@@ -218,10 +228,10 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     return this.tmpDir;
   }
 
-  private async bubblewrapPlan(prepared: PreparedCommand): Promise<LaunchPlan> {
+  private async bubblewrapPlan(prepared: PreparedCommand, policy: SandboxPolicy): Promise<LaunchPlan> {
     const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     if (!bwrap.available) throw new CommandError(prepared.command, `The sandbox cannot run: ${bwrap.reason}`);
-    const args = bwrapArguments(this.policy, {
+    const args = bwrapArguments(policy, {
       cwd: prepared.cwd,
       tmpDir: await this.privateTmp(),
       disableUserns: bwrap.disableUserns,
@@ -233,9 +243,9 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     };
   }
 
-  private async seatbeltPlan(prepared: PreparedCommand): Promise<LaunchPlan> {
+  private async seatbeltPlan(prepared: PreparedCommand, policy: SandboxPolicy): Promise<LaunchPlan> {
     const tmpDir = await this.privateTmp();
-    const profile = seatbeltProfile(this.policy, { tmpDir });
+    const profile = seatbeltProfile(policy, { tmpDir });
     return {
       argv: [SANDBOX_EXEC, "-p", profile, "/bin/bash", "-c", prepared.command],
       env: { ...prepared.env, TMPDIR: tmpDir },

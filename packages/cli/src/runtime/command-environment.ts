@@ -34,6 +34,11 @@ export interface CommandEnvironmentOptions {
   readonly headless: boolean;
   /** Says something to the user once (the sandbox cannot run here). */
   readonly warn: (message: string) => void;
+  /**
+   * Commands judged read-only (no checkpoint is taken before them): they run with the project
+   * read-only too, so a misjudged one cannot change what /undo could not restore.
+   */
+  readonly readOnlyFor?: (command: string) => boolean;
   /** Asks the user whether to re-run a command the sandbox blocked outside it; absent when headless. */
   readonly askEscape?: (request: SandboxEscapeRequest) => Promise<SandboxEscapeAnswer>;
 }
@@ -83,6 +88,7 @@ export function createCommandEnvironment(options: CommandEnvironmentOptions): {
           `The sandbox cannot run here (${reason}): shell commands run without it, guarded by the permission rules alone. Install bubblewrap (apt install bubblewrap) to sandbox them.`,
         ),
       ...(options.askEscape !== undefined && { onBlocked: options.askEscape }),
+      ...(options.readOnlyFor !== undefined && { readOnlyFor: options.readOnlyFor }),
       blockedHint: options.headless || options.askEscape === undefined ? HEADLESS_HINT : INTERACTIVE_HINT,
     },
   });

@@ -40,7 +40,7 @@ import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
 import { planRewindTargets } from "./rewind-targets.js";
 import { todosFromHistory } from "./stored-history.js";
 import { loadSession, readStoredSession, type StoredGrant, selectStoredSession } from "./stored-session.js";
-import { createToolGuard } from "./tool-guard.js";
+import { createToolGuard, mayChangeFiles } from "./tool-guard.js";
 import type {
   ConversationRewind,
   CostSummary,
@@ -252,6 +252,10 @@ class AgentRuntime implements Runtime {
       ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
       headless: parts.headless,
       warn: (message) => this.warnSandbox(message),
+      // The same judgement that spares a command its checkpoint (see tool-guard) makes it run
+      // with the project read-only.
+      readOnlyFor: (command) =>
+        !mayChangeFiles({ callId: "", toolName: "shell", arguments: { command } }, this.profile.toolRegistry),
       ...(!parts.headless && askEscape !== undefined && { askEscape }),
     });
     this.environment = commands.environment;
