@@ -309,6 +309,24 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
       );
       return existsSync(join(project, ".git/modules/lib/hooks/pre-commit"));
     });
+    await row("git", "a .git file forged to point outside, then a write there", "blocked", async () => {
+      const forged = join(base, "forged");
+      await mkdir(forged);
+      const later = new SandboxedExecutionEnvironment({
+        workingDirectory: forged,
+        baseEnv: { ...process.env, HOME: home },
+        sandbox: { home },
+      });
+      try {
+        await later.execCommand(
+          `echo 'gitdir: ${outside}' > .git && echo '${join(forged, ".git")}' > /tmp/gitdir`,
+        );
+        await later.execCommand(`touch ${outside}/via-forged-git.txt`);
+        return existsSync(join(outside, "via-forged-git.txt"));
+      } finally {
+        await later.cleanup();
+      }
+    });
     await row("git", "replace .git/config by rename", "blocked", async () => {
       await run(
         "cp .git/config /tmp/c && echo '[core]\\n\\tfsmonitor = touch x' >> /tmp/c && mv /tmp/c .git/config",

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 /**
  * How much a sandboxed command may do, named as codex names them: `read-only` (nothing writable
@@ -97,29 +97,30 @@ function withTarget(path: string): string[] {
   return target === abs ? [abs] : [abs, target];
 }
 
-/** The git directory and common directory of a checkout, following `.git` files of worktrees. */
+/**
+ * The git directory and common directory of a checkout, following the `.git` file of a linked
+ * worktree only as git writes it: the worktree's git directory names the checkout back in its
+ * `gitdir` file and sits in `<common>/worktrees/`. A command could write a `.git` file or a
+ * `commondir` pointing anywhere, and the next command's sandbox would make that place writable.
+ */
 export function gitDirectories(root: string): string[] {
   const dotGit = join(root, ".git");
-  let gitDir: string;
   try {
     const s = lstatSync(dotGit);
-    if (s.isDirectory()) gitDir = dotGit;
-    else if (s.isFile()) {
-      const line = readFileSync(dotGit, "utf8").match(/^gitdir:\s*(.+?)\s*$/m);
-      if (!line?.[1]) return [];
-      gitDir = resolve(root, line[1]);
-    } else return [];
+    if (s.isDirectory()) return [real(dotGit)];
+    if (!s.isFile()) return [];
+    const line = readFileSync(dotGit, "utf8").match(/^gitdir:\s*(.+?)\s*$/m);
+    if (!line?.[1]) return [];
+    const gitDir = real(resolve(root, line[1]));
+    const back = readFileSync(join(gitDir, "gitdir"), "utf8").trim();
+    if (real(resolve(gitDir, back)) !== real(dotGit)) return [];
+    const common = real(resolve(gitDir, readFileSync(join(gitDir, "commondir"), "utf8").trim()));
+    const parent = dirname(gitDir);
+    if (basename(parent) !== "worktrees" || dirname(parent) !== common) return [gitDir];
+    return [gitDir, common];
   } catch {
     return [];
   }
-  const dirs = [real(gitDir)];
-  try {
-    const common = readFileSync(join(gitDir, "commondir"), "utf8").trim();
-    if (common !== "") dirs.push(real(resolve(gitDir, common)));
-  } catch {
-    // Not a linked worktree: the git directory is its own common directory.
-  }
-  return [...new Set(dirs)];
 }
 
 /**

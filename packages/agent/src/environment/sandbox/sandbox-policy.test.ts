@@ -65,6 +65,23 @@ describe("createSandboxPolicy", () => {
     );
   });
 
+  it("ignores a .git file or a commondir that git did not write (pointing elsewhere)", async () => {
+    const forged = join(base, "forged");
+    const target = join(base, "elsewhere");
+    await mkdir(forged);
+    await mkdir(target);
+    await writeFile(join(forged, ".git"), `gitdir: ${target}\n`);
+    expect(createSandboxPolicy({ projectDirs: [forged], home, env: {} }).writableRoots).toEqual([forged]);
+
+    const worktree = join(base, "worktree2");
+    git(project, "worktree", "add", "-q", worktree);
+    const gitDir = join(project, ".git/worktrees/worktree2");
+    await writeFile(join(gitDir, "commondir"), `${target}\n`);
+    const policy = createSandboxPolicy({ projectDirs: [worktree], home, env: {} });
+    expect(policy.writableRoots).not.toContain(target);
+    expect(policy.writableRoots).toEqual([gitDir, worktree].sort());
+  });
+
   it("creates a missing hooks folder so that it can be kept read-only", async () => {
     const bare = join(base, "nohooks");
     await mkdir(bare);
