@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -111,6 +111,32 @@ describe.skipIf(!status.available)(`the sandbox in the CLI${reason}`, () => {
     model.script([shell("cat in.txt"), { text: "read" }]);
     await runtime.submit("read it");
     expect(lastResult()).toContain("a\na");
+  });
+
+  it("a setsid or daemonised child does not outlive its command", async () => {
+    const marker = `MARK-cli-${process.pid}`;
+    model.script([
+      shell(
+        `setsid bash -c 'touch up; sleep 300; : ${marker}' >/dev/null 2>&1 & ( setsid bash -c 'sleep 300; : ${marker}' >/dev/null 2>&1 & ); until [ -e up ]; do sleep 0.01; done`,
+      ),
+      { text: "started" },
+    ]);
+    const { runtime } = await start({ headless: true });
+    await runtime.submit("start a daemon");
+    const alive = () =>
+      readdirSync("/proc")
+        .filter((e) => /^\d+$/.test(e))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+          } catch {
+            return false;
+          }
+        });
+    for (let i = 0; i < 50 && alive().length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    const left = alive();
+    for (const pid of left) process.kill(Number(pid), "SIGKILL");
+    expect(left).toEqual([]);
   });
 
   it("--sandbox danger-full-access runs commands without it", async () => {
