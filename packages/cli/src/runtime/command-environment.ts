@@ -7,16 +7,13 @@ import {
   type SandboxMode,
 } from "@attractor/agent";
 import type { ResolvedSettings } from "../config/index.js";
+import { KEY_VARIABLES } from "./provider-choice.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** The API keys attractor itself reads: never passed to commands, whatever env.allow says. */
 export const OWN_KEY_VARIABLES: readonly string[] = [
-  "ANTHROPIC_API_KEY",
-  "ANTHROPIC_AUTH_TOKEN",
-  "OPENAI_API_KEY",
-  "GEMINI_API_KEY",
-  "GOOGLE_API_KEY",
+  ...Object.values(KEY_VARIABLES).flat(),
   "OPENAI_COMPATIBLE_API_KEY",
 ];
 
