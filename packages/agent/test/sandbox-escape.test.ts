@@ -519,6 +519,25 @@ describe.skipIf(!status.available)(`sandbox escape suite${reason}`, () => {
     });
   });
 
+  it("a timeout or an abort ends the sandboxed command and everything it started", async () => {
+    const timedOut = await env.execCommand("bash -c 'touch up-timeout; sleep 300; : MARK-timeout' & wait", {
+      timeoutMs: 2_000,
+    });
+    expect(timedOut.timedOut).toBe(true);
+    expect(existsSync(join(project, "up-timeout"))).toBe(true);
+    expect(await survives("MARK-timeout")).toBe(false);
+    const controller = new AbortController();
+    const running = env.execCommand("bash -c 'touch up-abort; sleep 300; : MARK-abort' & wait", {
+      signal: controller.signal,
+      timeoutMs: 20_000,
+    });
+    for (let i = 0; i < 250 && !existsSync(join(project, "up-abort")); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    controller.abort();
+    expect((await running).aborted).toBe(true);
+    expect(await survives("MARK-abort")).toBe(false);
+  });
+
   it("a failure caused by the sandbox is recognised and explained to the model", async () => {
     const write = await run(`echo x > ${outside}/explained.txt`);
     expect(write.sandboxBlock?.kind).toBe("write-outside");
