@@ -5,6 +5,9 @@ const WRITE_BLOCKED = /read-only file system|\bEROFS\b/i;
 const NETWORK_BLOCKED =
   /network is unreachable|\bENETUNREACH\b|could not resolve|temporary failure in name resolution|name or service not known|\bEAI_AGAIN\b|getaddrinfo|connection refused|\bECONNREFUSED\b|no address associated with hostname|unable to resolve host/i;
 
+/** Failures of tools whose keys the sandbox hides (signing with gpg, ssh authentication). */
+const CREDENTIAL_MISSING = /gpg failed to sign|signing failed: no secret key|permission denied \(publickey/i;
+
 /** Words for the model about what the sandbox allows. */
 export function describeSandbox(policy: SandboxPolicy): string {
   const writes =
@@ -22,7 +25,8 @@ const REASONS: Record<SandboxBlockKind, string> = {
 
 /**
  * Recognises a failure caused by the sandbox: a non-zero exit whose output reports a read-only
- * file system, an unreachable network (when the network is off) or a hidden credential path.
+ * file system, an unreachable network (when the network is off), a hidden credential path, or a
+ * signing or ssh key that is missing because its folder is hidden.
  * Undefined for successes, timeouts, aborts and failures that show none of these.
  */
 export function detectSandboxBlock(
@@ -34,7 +38,7 @@ export function detectSandboxBlock(
   const lines = result.output.split("\n");
   const find = (test: (line: string) => boolean): string | undefined => lines.find(test)?.trim();
   const found: [SandboxBlockKind, string | undefined][] = [
-    ["hidden-path", find((l) => policy.hiddenPaths.some((p) => l.includes(p)))],
+    ["hidden-path", find((l) => policy.hiddenPaths.some((p) => l.includes(p)) || CREDENTIAL_MISSING.test(l))],
     ["write-outside", find((l) => WRITE_BLOCKED.test(l))],
     ["network", policy.network ? undefined : find((l) => NETWORK_BLOCKED.test(l))],
   ];

@@ -238,6 +238,12 @@ describe("detectSandboxBlock", () => {
     expect(detectSandboxBlock(result("cat: /home/u/.netrc: No such file"), fixed, "h")?.kind).toBe(
       "hidden-path",
     );
+    expect(detectSandboxBlock(result("error: gpg failed to sign the data"), fixed, "h")?.kind).toBe(
+      "hidden-path",
+    );
+    expect(
+      detectSandboxBlock(result("git@github.com: Permission denied (publickey)."), fixed, "h")?.kind,
+    ).toBe("hidden-path");
     expect(detectSandboxBlock(result("error TS2304: Cannot find name"), fixed, "h")).toBeUndefined();
     expect(detectSandboxBlock(result("Read-only file system", 0), fixed, "h")).toBeUndefined();
     expect(detectSandboxBlock(result("x: Read-only file system"), fixed, "Ask the user.")?.message).toMatch(
