@@ -116,16 +116,16 @@ describe("createSandboxPolicy", () => {
 
 const fixed: SandboxPolicy = {
   mode: "workspace-write",
-  projectRoots: ["/work/p"],
-  writableRoots: ["/work/p"],
-  readOnlyPaths: ["/work/p/.git/config", "/work/p/.git/hooks"],
+  projectRoots: ["/srv/p"],
+  writableRoots: ["/srv/p"],
+  readOnlyPaths: ["/srv/p/.git/config", "/srv/p/.git/hooks"],
   hiddenPaths: ["/home/u/.netrc", '/home/u/we"ird'],
   network: false,
 };
 
 describe("bwrapArguments", () => {
   it("isolates, then mounts root read-only, /tmp, the writable roots, their read-only parts, then the hidden paths", () => {
-    const args = bwrapArguments(fixed, { cwd: "/work/p/src", tmpDir: "/tmp/x", disableUserns: true });
+    const args = bwrapArguments(fixed, { cwd: "/srv/p/src", tmpDir: "/tmp/x", disableUserns: true });
     const at = (flag: string, value: string) => args.findIndex((a, i) => a === flag && args[i + 1] === value);
     for (const flag of [
       "--unshare-user",
@@ -138,11 +138,11 @@ describe("bwrapArguments", () => {
     expect(args.join(" ")).toContain("--cap-drop ALL");
     expect(args.join(" ")).toContain("--proc /proc");
     expect(at("--ro-bind", "/")).toBeLessThan(at("--bind", "/tmp/x"));
-    expect(at("--bind", "/tmp/x")).toBeLessThan(at("--bind", "/work/p"));
-    expect(at("--bind", "/work/p")).toBeLessThan(at("--ro-bind", "/work/p/.git/hooks"));
+    expect(at("--bind", "/tmp/x")).toBeLessThan(at("--bind", "/srv/p"));
+    expect(at("--bind", "/srv/p")).toBeLessThan(at("--ro-bind", "/srv/p/.git/hooks"));
     // A path that does not exist is hidden as a file: an empty /dev/null over it.
-    expect(at("--ro-bind", "/work/p/.git/hooks")).toBeLessThan(args.indexOf("/home/u/.netrc"));
-    expect(args.slice(-2)).toEqual(["--chdir", "/work/p/src"]);
+    expect(at("--ro-bind", "/srv/p/.git/hooks")).toBeLessThan(args.indexOf("/home/u/.netrc"));
+    expect(args.slice(-2)).toEqual(["--chdir", "/srv/p/src"]);
   });
 
   it("keeps the network with network access and drops --disable-userns for old bwrap", () => {
@@ -159,8 +159,8 @@ describe("bwrapArguments", () => {
       { ...fixed, mode: "read-only", writableRoots: [] },
       { cwd: "/", tmpDir: "/t", disableUserns: true },
     );
-    expect(args.join(" ")).toContain("--ro-bind /work/p /work/p");
-    expect(args.join(" ")).not.toContain("--bind /work/p /work/p");
+    expect(args.join(" ")).toContain("--ro-bind /srv/p /srv/p");
+    expect(args.join(" ")).not.toContain("--bind /srv/p /srv/p");
   });
 });
 
@@ -181,7 +181,7 @@ describe("seatbeltProfile (experimental, macOS)", () => {
         "(allow file-read*)",
         "(allow file-write*",
         '  (subpath "/private/tmp/s")',
-        '  (subpath "/work/p")',
+        '  (subpath "/srv/p")',
         '  (literal "/dev/null")',
         '  (literal "/dev/zero")',
         '  (literal "/dev/dtracehelper")',
@@ -189,8 +189,8 @@ describe("seatbeltProfile (experimental, macOS)", () => {
         '  (regex #"^/dev/fd/")',
         ")",
         "(deny file-write*",
-        '  (subpath "/work/p/.git/config")',
-        '  (subpath "/work/p/.git/hooks")',
+        '  (subpath "/srv/p/.git/config")',
+        '  (subpath "/srv/p/.git/hooks")',
         ")",
         "(deny file-read* file-write*",
         '  (subpath "/home/u/.netrc")',
@@ -205,7 +205,7 @@ describe("seatbeltProfile (experimental, macOS)", () => {
     expect(seatbeltProfile(fixed, { tmpDir: "/t" })).not.toContain("network");
     expect(seatbeltProfile({ ...fixed, network: true }, { tmpDir: "/t" })).toContain("(allow network*)");
     const readOnly = seatbeltProfile({ ...fixed, mode: "read-only", writableRoots: [] }, { tmpDir: "/t" });
-    expect(readOnly).not.toContain('(subpath "/work/p")');
+    expect(readOnly).not.toContain('(subpath "/srv/p")');
     expect(readOnly).not.toContain("(deny file-write*\n");
   });
 });
