@@ -23,3 +23,4 @@ export {
 } from "./sandbox/policy.js";
 export { seatbeltProfile } from "./sandbox/seatbelt.js";
 export * from "./sandboxed.js";
+export * from "./ssh/index.js";

@@ -205,7 +205,9 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       return super.execCommand(command, options);
     }
     const result = await this.runCommandWith(command, options, (prepared) =>
-      available.kind === "bubblewrap" ? this.bubblewrapPlan(prepared, policy) : this.seatbeltPlan(prepared, policy),
+      available.kind === "bubblewrap"
+        ? this.bubblewrapPlan(prepared, policy)
+        : this.seatbeltPlan(prepared, policy),
     );
     const block = detectSandboxBlock(result, policy, this.sandbox.blockedHint ?? DEFAULT_HINT);
     if (block === undefined) return result;

@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import {
   createAskUserTool,
   createTodoTool,
+  type ExecutionEnvironment,
   type ProviderProfile,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
@@ -13,7 +14,11 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import {
+  type CheckpointManager,
+  createCheckpointManager,
+  unavailableCheckpoints,
+} from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -92,6 +97,8 @@ export interface RuntimeOptions {
   readonly appendSystemPrompt?: string;
   /** Absolute directories the tools may touch besides the project (--add-dir). */
   readonly additionalDirectories?: readonly string[];
+  /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
+  readonly remote?: string;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -147,7 +154,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);
-  const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
+  const remoteSpec = options.remote ?? loaded.remote;
+  const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
+  const checkpoints = remote
+    ? unavailableCheckpoints(
+        `checkpoints are not taken for a project on a remote host (${remoteSpec}), so there is nothing to undo or restore`,
+      )
+    : await createCheckpointManager({ projectRoot: projectDir, home });
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
@@ -170,6 +183,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     // Only directories given on the command line are writable to sandboxed commands: a project's
     // settings file cannot widen the sandbox.
     sandboxDirectories: options.additionalDirectories ?? [],
+    ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
   });
@@ -194,6 +208,8 @@ interface RuntimeParts {
   readonly toolMode: ToolMode;
   readonly additionalDirectories: readonly string[];
   readonly sandboxDirectories: readonly string[];
+  /** The tools' environment on a remote host, initialized; the local project otherwise. */
+  readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
 }
@@ -206,7 +222,9 @@ class AgentRuntime implements Runtime {
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
   private readonly client: Client;
-  private readonly environment: SandboxedExecutionEnvironment;
+  private readonly environment: ExecutionEnvironment;
+  /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
+  private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
   private readonly sandboxRequired: boolean;
   private sandboxWarned = false;
   private policy!: PermissionPolicy;
@@ -243,23 +261,30 @@ class AgentRuntime implements Runtime {
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
     const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
-    const commands = createCommandEnvironment({
-      projectDir: parts.projectDir,
-      env: parts.env,
-      settings: parts.settings,
-      home: parts.home,
-      projectDirs: parts.sandboxDirectories,
-      ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
-      headless: parts.headless,
-      warn: (message) => this.warnSandbox(message),
-      // The same judgement that spares a command its checkpoint (see tool-guard) makes it run
-      // with the project read-only.
-      readOnlyFor: (command) =>
-        !mayChangeFiles({ callId: "", toolName: "shell", arguments: { command } }, this.profile.toolRegistry),
-      ...(!parts.headless && askEscape !== undefined && { askEscape }),
-    });
-    this.environment = commands.environment;
-    this.sandboxRequired = commands.required;
+    // A remote host's commands run there as they are: the sandbox is the local machine's.
+    const commands = parts.remote
+      ? undefined
+      : createCommandEnvironment({
+          projectDir: parts.projectDir,
+          env: parts.env,
+          settings: parts.settings,
+          home: parts.home,
+          projectDirs: parts.sandboxDirectories,
+          ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
+          headless: parts.headless,
+          warn: (message) => this.warnSandbox(message),
+          // The same judgement that spares a command its checkpoint (see tool-guard) makes it
+          // run with the project read-only.
+          readOnlyFor: (command) =>
+            !mayChangeFiles(
+              { callId: "", toolName: "shell", arguments: { command } },
+              this.profile.toolRegistry,
+            ),
+          ...(!parts.headless && askEscape !== undefined && { askEscape }),
+        });
+    this.sandboxed = commands?.environment;
+    this.sandboxRequired = commands?.required ?? false;
+    this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -291,10 +316,11 @@ class AgentRuntime implements Runtime {
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
     // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
-    sandboxStartupNotice(this.environment, this.sandboxRequired).then(
-      (message) => message !== undefined && this.warnSandbox(message),
-      () => {},
-    );
+    if (this.sandboxed)
+      sandboxStartupNotice(this.sandboxed, this.sandboxRequired).then(
+        (message) => message !== undefined && this.warnSandbox(message),
+        () => {},
+      );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
     for (const rule of rulesForUnknownTools(
@@ -555,7 +581,7 @@ class AgentRuntime implements Runtime {
     const policy = createPermissionPolicy({
       mode,
       rules: this.parts.settings.permissions,
-      projectRoot: this.projectDir,
+      projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
       additionalDirectories: this.parts.additionalDirectories,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
@@ -579,7 +605,7 @@ class AgentRuntime implements Runtime {
     return {
       beforeToolCall: createToolGuard({
         policy: this.policy,
-        checkpoints: this.checkpoints,
+        checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
         onSnapshotError: (error) => {
@@ -730,6 +756,31 @@ class AgentRuntime implements Runtime {
 
   private deliver(event: SessionEvent | RuntimeNotice): void {
     for (const listener of this.listeners) safeCall(listener, event);
+  }
+}
+
+/**
+ * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
+ * aliases, identity file, known_hosts), the user's agent used when there is one, and the
+ * connection made now so a wrong host, key or path is a configuration error before anything runs.
+ */
+async function openRemote(spec: string, env: Env): Promise<ExecutionEnvironment> {
+  const { resolveSshTarget, SshExecutionEnvironment, SshTargetError } = await import("@attractor/agent");
+  try {
+    const target = await resolveSshTarget(spec, {
+      ...(env.HOME !== undefined && { home: env.HOME }),
+      ...(env.USER !== undefined && { localUser: env.USER }),
+    });
+    const environment = new SshExecutionEnvironment({
+      ...target,
+      ...(env.SSH_AUTH_SOCK !== undefined && { agent: env.SSH_AUTH_SOCK }),
+    });
+    await environment.initialize();
+    return environment;
+  } catch (error) {
+    if (error instanceof SshTargetError || (error instanceof Error && "code" in error))
+      throw new ConfigurationError(`--remote ${spec}: ${error.message}`);
+    throw error;
   }
 }
 
