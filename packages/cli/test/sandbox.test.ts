@@ -223,6 +223,17 @@ describe.skipIf(!status.available)(`the sandbox in the CLI${reason}`, () => {
     expect(lenient.warnings.filter((w) => w.includes("sandbox cannot run"))).toHaveLength(1);
   });
 
+  it("headless: where bwrap is missing, one start-up warning on stderr and commands still run", async () => {
+    model.script([shell("echo ran-without-sandbox"), { text: "done" }]);
+    const result = await runCliProcess(["-p", "run something", "--mode", "yolo"], {
+      cwd: project,
+      env: cleanEnv(root, { ...model.env(), PATH: "/nonexistent-bin" }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr.match(/warning: The sandbox cannot run here/g)).toHaveLength(1);
+    expect(lastResult()).toContain("ran-without-sandbox");
+  });
+
   it("the agent's own API keys never reach a command, even with env.allow [*], nor through /proc", async () => {
     await writeFile(join(root, "attractor", "settings.json"), JSON.stringify({ env: { allow: ["*"] } }));
     model.script([
