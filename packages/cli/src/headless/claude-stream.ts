@@ -210,7 +210,7 @@ export function createClaudeStream(options: {
 
   const complete = () => {
     const held = pending;
-    return held !== undefined && held.end.data.toolCalls.every((c) => held.inputs.has(c.id));
+    return held?.end.data.toolCalls.every((c) => held.inputs.has(c.id)) === true;
   };
 
   return {
