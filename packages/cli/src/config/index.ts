@@ -5,6 +5,7 @@ export {
   projectSettingsPath,
   userSettingsPath,
 } from "./home.js";
+export { tightenSandbox } from "./sandbox-settings.js";
 export {
   formatIssue,
   type HookSource,
@@ -26,6 +27,9 @@ export {
   type PermissionMode,
   type PermissionRuleLists,
   REASONING_EFFORTS,
+  SANDBOX_MODES,
+  type SandboxModeSetting,
+  type SandboxSettings,
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,

@@ -10,6 +10,18 @@ export { PERMISSION_MODES, type PermissionMode };
 
 export const REASONING_EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
 export const TOOL_MODES = ["native", "prompted"] as const;
+/** The sandbox modes shell commands run in (the agent library's SandboxMode), strictest first. */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export type SandboxModeSetting = (typeof SANDBOX_MODES)[number];
+
+/** How shell commands are sandboxed. A project's settings file may tighten these, never loosen them. */
+export interface SandboxSettings {
+  readonly mode?: SandboxModeSetting;
+  /** Network access for sandboxed commands (default false). */
+  readonly network?: boolean;
+  /** Directories writable besides the project in workspace-write (absolute, or relative to the home). */
+  readonly writableDirs?: readonly string[];
+}
 
 /** Rule lists as written in a settings file: `tool` or `tool(pattern)` strings. */
 export interface PermissionRuleLists {
@@ -43,6 +55,7 @@ export interface Settings {
   readonly env?: { readonly allow?: readonly string[] };
   /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
   readonly hooks?: HooksSetting;
+  readonly sandbox?: SandboxSettings;
 }
 
 /** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
@@ -143,6 +156,15 @@ export const SETTINGS_SCHEMA = {
       type: "object",
       additionalProperties: false,
       properties: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hookGroups])),
+    },
+    sandbox: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { enum: [...SANDBOX_MODES] },
+        network: { type: "boolean" },
+        writableDirs: { type: "array", items: { type: "string", minLength: 1 } },
+      },
     },
   },
 } as const;

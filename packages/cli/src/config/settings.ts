@@ -9,6 +9,7 @@ import {
   projectSettingsPath,
   userSettingsPath,
 } from "./home.js";
+import { tightenSandbox } from "./sandbox-settings.js";
 import {
   type HooksSetting,
   type PermissionRuleLists,
@@ -215,7 +216,8 @@ export function mergeSettings(
   const additionalDirectories: string[] = [];
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
-      if (key === "permissions" || key === "env" || key === "$schema" || key === "hooks") continue;
+      if (key === "permissions" || key === "env" || key === "sandbox" || key === "$schema" || key === "hooks")
+        continue;
       merged[key] = key === "mode" ? toPermissionMode(value as string) : value;
     }
     if (layer.permissions?.defaultMode !== undefined && layer.mode === undefined)
@@ -227,6 +229,9 @@ export function mergeSettings(
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
+  // The first layer is the user's; every later one may only tighten the sandbox.
+  let sandbox = layers[0]?.sandbox;
+  for (const layer of layers.slice(1)) sandbox = tightenSandbox(sandbox, layer.sandbox);
   return {
     ...(merged as Omit<
       ResolvedSettings,
@@ -235,6 +240,7 @@ export function mergeSettings(
     permissions,
     env: { allow: envAllow },
     additionalDirectories,
+    ...(sandbox !== undefined && { sandbox }),
     sources,
   };
 }
@@ -250,7 +256,9 @@ export async function loadSettings(options: { home: string; projectDir: string }
     { file: userSettingsPath(options.home), scope: "user" as const },
     { file: projectSettingsPath(options.projectDir), scope: "project" as const },
   ];
-  const layers: Settings[] = [];
+  // The user's layer always comes first (empty when there is no file): the project's may only
+  // tighten the sandbox, never be taken for the user's.
+  const layers: Settings[] = [{}];
   const sources: string[] = [];
   const issues: SettingsIssue[] = [];
   const warnings: SettingsIssue[] = [];
@@ -259,7 +267,8 @@ export async function loadSettings(options: { home: string; projectDir: string }
     try {
       const settings = await readSettingsFile(file, warnings);
       if (settings) {
-        layers.push(settings);
+        if (scope === "user") layers[0] = settings;
+        else layers.push(settings);
         sources.push(file);
         if (settings.hooks) hooks.push({ file, scope, hooks: settings.hooks });
       }
