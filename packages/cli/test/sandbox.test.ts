@@ -236,10 +236,13 @@ describe.skipIf(!status.available)(`the sandbox in the CLI${reason}`, () => {
 
   it("the agent's own API keys never reach a command, even with env.allow [*], nor through /proc", async () => {
     await writeFile(join(root, "attractor", "settings.json"), JSON.stringify({ env: { allow: ["*"] } }));
-    model.script([
-      shell("env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; cat /proc/$PPID/environ 2>/dev/null"),
-      { text: "done" },
-    ]);
+    // Run from a script: the permission check refuses a command line naming /proc/*/environ
+    // (critical even in yolo), so only a script shows what the sandbox itself hides.
+    await writeFile(
+      join(project, "print-env.sh"),
+      "env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; cat /proc/$PPID/environ 2>/dev/null\n",
+    );
+    model.script([shell("sh print-env.sh"), { text: "done" }]);
     const result = await runCliProcess(["-p", "print the environment", "--mode", "yolo"], {
       cwd: project,
       env: cleanEnv(root, { ...model.env(), OPENAI_API_KEY: KEY, SOME_TOOL_TOKEN: "tool-token-allowed" }),

@@ -744,6 +744,8 @@ table("everyday commands", [
   ["ls > out.txt", ASK],
   ["ls > /tmp/out.txt", ASK],
   ["ls &> out.txt", ASK],
+  ["exec 3<>/dev/tcp/127.0.0.1/80 && echo connected", ASK],
+  ["cat 3<> src/a.ts", ASK],
   ["{ ls; } > out.txt", ASK],
   ["for i in 1 2; do echo $i > f$i.txt; done", ASK],
   ["for i in 1 /etc/x; do echo $i > $i; done", ASK],

@@ -172,8 +172,9 @@ class ParseState {
       return;
     }
     // bash joins lines ending in an unescaped backslash before it reads words; the grammar does not
-    // everywhere (`r\<newline>m` is `rm`).
-    const tree = parseBash(source.replace(/(?<!\\)((?:\\\\)*)\\\n/g, "$1"));
+    // everywhere (`r\<newline>m` is `rm`). The grammar lacks the read-write redirection `<>`: it is
+    // judged as the write it also is (`exec 3<>/dev/tcp/…` as `exec 3>/dev/tcp/…`).
+    const tree = parseBash(source.replace(/(?<!\\)((?:\\\\)*)\\\n/g, "$1").replaceAll("<>", ">"));
     try {
       const root = tree.rootNode;
       if (root.hasError) this.problem("the shell syntax could not be parsed", source);
