@@ -47,6 +47,7 @@ import {
 } from "../hooks/index.js";
 import {
   type AskAnswer,
+  bashParserReady,
   createPermissionPolicy,
   type PermissionMode,
   type PermissionPolicy,
@@ -332,7 +333,10 @@ class AgentRuntime implements Runtime {
           warn: (message) => this.warnSandbox(message),
           // The same judgement that spares a command its checkpoint (see tool-guard) makes it
           // run with the project read-only.
+          // The model's commands are judged (and the parser loaded) by the permission check before
+          // they run; the runtime's own commands run before that get the default policy.
           readOnlyFor: async (command) =>
+            bashParserReady() &&
             !(await mayChangeFiles(
               { callId: "", toolName: "shell", arguments: { command } },
               this.profile.toolRegistry,
