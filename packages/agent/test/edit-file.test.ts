@@ -31,7 +31,7 @@ describe("edit_file on real files", () => {
       "run()",
       false,
       "run()\n",
-      /trailing whitespace ignored/,
+      /trailing whitespace normalised/,
     ],
     [
       "indentation",
@@ -40,9 +40,17 @@ describe("edit_file on real files", () => {
       "if x:\n    z()",
       false,
       "def f():\n    if x:\n        z()\n",
-      /indentation ignored/,
+      /whitespace-flexible/,
     ],
-    ["Unicode", "say \u2018hi\u2019\n", "say 'hi'", "say 'bye'", false, "say 'bye'\n", /Unicode punctuation/],
+    [
+      "Unicode",
+      "say \u2018hi\u2019\n",
+      "say 'hi'",
+      "say 'bye'",
+      false,
+      "say 'bye'\n",
+      /Unicode forms, quotes/,
+    ],
   ])("edits by %s", async (_name, file, old_string, new_string, replace_all, expected, message) => {
     await put("f.txt", file);
     const out = await edit({ file_path: "f.txt", old_string, new_string, replace_all });
@@ -59,7 +67,7 @@ describe("edit_file on real files", () => {
       "not found",
       "alpha\nbeta\n",
       { old_string: "gamma", new_string: "x" },
-      /not found in f\.txt\. Tried: exact match/,
+      /not found in f\.txt.*Tried: exact match/,
     ],
     ["not unique", "x\nx\n", { old_string: "x", new_string: "y" }, /matches 2 times.*replace_all/s],
     ["identical", "x\n", { old_string: "x", new_string: "x" }, /identical/],
@@ -85,7 +93,7 @@ describe("edit_file on real files", () => {
       new_string: "x",
     });
     expect(out.isError).toBe(true);
-    expect(out.output).toContain("Closest candidate (lines 2-3");
+    expect(out.output).toContain("closest text is at lines 2-3");
     expect(out.output).toContain("2 | function total(items) {");
   });
 

@@ -1,4 +1,4 @@
-import { reindent } from "../edit/apply-edit.js";
+import { reindent } from "../edit/reindent.js";
 import { closestCandidate, numberLines } from "../edit/closest.js";
 import { seekLines } from "../edit/match-lines.js";
 import { decodeText, encodeText, splitLines, TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
