@@ -232,6 +232,20 @@ describe("prompted tool calling in the loop", () => {
     expect(end?.kind === "processing_end" && end.data).toMatchObject({ reason: "completed", toolRounds: 2 });
   });
 
+  it("holds a fenced block back while streaming: a call runs unseen, other JSON is shown as the answer", async () => {
+    const call = 'Checking.\n```json\n{"name": "shell", "arguments": {"command": "ls",}}\n```';
+    const example = 'Use this config:\n```json\n{"name": "demo", "port": 8080}\n```';
+    const { session, events } = run((_r, i) => ({ deltas: pieces(i === 0 ? call : example, 3) }));
+    await session.submit("go");
+    await session.close();
+    const all = await events;
+    expect(ran).toEqual([{ name: "shell", args: { command: "ls" } }]);
+    const shown = deltas(all, "text").join("");
+    expect(shown).toBe(`Checking.\n${example}`);
+    const end = all.filter((e) => e.kind === "assistant_text_end").at(-1);
+    expect(end?.kind === "assistant_text_end" && end.data.text).toBe(example);
+  });
+
   it("repairs a call cut off between arguments and runs it", async () => {
     const { session } = run((_r, i) =>
       i === 0
