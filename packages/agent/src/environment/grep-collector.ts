@@ -89,9 +89,10 @@ const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
 /**
- * Gathers per-file hits from either engine into one GrepResult ordered by path then line, so both
- * engines answer identically. Memory stays bounded: once far more than maxResults are held, the
- * hits that sort last are dropped (their counts are kept).
+ * Gathers per-file hits from either engine into one GrepResult ordered by path then line. An
+ * engine stops once enough() says the results are in; until then both engines answer
+ * identically. Memory stays bounded: once far more than maxResults are held, the hits that sort
+ * last are dropped (their counts are kept).
  */
 export class GrepCollector {
   private readonly options: CollectorOptions;
@@ -107,6 +108,23 @@ export class GrepCollector {
   /** How many matches of one file an engine needs to keep: the rest are only counted. */
   get perFileCap(): number {
     return this.options.mode === "content" ? this.options.maxResults : 0;
+  }
+
+  private stopped = false;
+
+  /**
+   * True once the results that will be returned are all in, plus one more that proves there are
+   * others: an engine stops searching there. `pending` counts matches of a file still being read
+   * (content mode only; the other modes decide at file ends).
+   */
+  enough(pending = 0): boolean {
+    const { mode, maxResults } = this.options;
+    const done =
+      mode === "content"
+        ? this.totalLines + pending > maxResults
+        : pending === 0 && this.totalFiles > maxResults;
+    if (done) this.stopped = true;
+    return done;
   }
 
   /** Adds one file's hits (files without matches are ignored). */
@@ -145,6 +163,7 @@ export class GrepCollector {
         total: this.totalFiles,
         truncated: this.totalFiles > maxResults,
         engine,
+        ...(this.stopped && { stoppedEarly: true }),
       };
     }
     const matches: GrepMatch[] = [];
@@ -161,6 +180,7 @@ export class GrepCollector {
       total: this.totalLines,
       truncated: this.totalLines > maxResults,
       engine,
+      ...(this.stopped && { stoppedEarly: true }),
     };
   }
 }

@@ -175,6 +175,8 @@ export interface JavaScriptGrepOptions {
   readonly signal?: AbortSignal;
   /** Matches kept per file (the rest are counted). */
   readonly perFileCap: number;
+  /** True once the caller has all it will return: the walk stops there. */
+  readonly enough?: (pendingMatches: number) => boolean;
 }
 
 /** The fallback engine: walks like ripgrep and hands each file's hits to `onFile`. */
@@ -208,7 +210,10 @@ export async function grepJavaScript(
   for await (const entry of walk(root, walkOptions)) {
     if (entry.isDir) continue;
     batch.push(searchFile(entry.absolute, file));
-    if (batch.length >= CONCURRENCY) await flush();
+    if (batch.length >= CONCURRENCY) {
+      await flush();
+      if (options.enough?.(0)) return;
+    }
   }
   await flush();
 }
