@@ -97,6 +97,31 @@ describe("edit_file on real files", () => {
     expect(out.output).toContain("2 | function total(items) {");
   });
 
+  it("reads over-escaped strings back and says so", async () => {
+    await put("g.js", 'log("hi");\nnext();\n');
+    const out = await edit({
+      file_path: "g.js",
+      old_string: 'log(\\"hi\\");\\nnext();',
+      new_string: "done();",
+    });
+    expect(out.isError).toBeFalsy();
+    expect(await get("g.js")).toBe("done();\n");
+    expect(out.output).toContain("were over-escaped");
+  });
+
+  it("refuses an omission placeholder and leaves the file as it was", async () => {
+    const file = "def a():\n    one()\n    two()\n";
+    await put("p.py", file);
+    const out = await edit({
+      file_path: "p.py",
+      old_string: file,
+      new_string: "def a():\n    zero()\n    # ... rest of code\n",
+    });
+    expect(out.isError).toBe(true);
+    expect(out.output).toContain('"# ... rest of code"');
+    expect(await get("p.py")).toBe(file);
+  });
+
   it("keeps CRLF line endings and a UTF-8 BOM byte for byte", async () => {
     await put("w.txt", Buffer.from("\uFEFFone\r\ntwo\r\nthree\r\n", "utf8"));
     const out = await edit({ file_path: "w.txt", old_string: "two\nthree", new_string: "2\n3" });

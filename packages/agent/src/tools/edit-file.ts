@@ -7,7 +7,7 @@ import { readTextFile } from "./edit/text-file.js";
 import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
-const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
+const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Over-escaped strings (\\n or \\" written out) are read back when only that matches. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
 
 /** Executes edit_file: one search/replace with the documented fallbacks; returns count and diff. */
 export async function editFileExecutor(
@@ -52,14 +52,19 @@ export async function editFileExecutor(
         : result.strategy === "fuzzy"
           ? ` (fuzzy match, ${Math.round((result.similarity ?? 0) * 100)}% similar: check the diff)`
           : ` (matched with ${STRATEGY_NAMES[result.strategy]})`;
+    const escapes =
+      result.unescaped === true
+        ? ' old_string and new_string were over-escaped: their \\n, \\t and \\" were read as line breaks, tabs and quotes.'
+        : "";
     const count = `${result.replacements} replacement${result.replacements === 1 ? "" : "s"}`;
     return {
-      output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.\n${diff}`,
+      output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.${escapes}\n${diff}`,
       details: {
         path,
         diff,
         replacements: result.replacements,
         strategy: result.strategy,
+        ...(result.unescaped === true && { unescaped: true }),
         ...(result.similarity !== undefined && { similarity: result.similarity }),
       },
     };

@@ -197,6 +197,32 @@ describe("applyEdit layer 6: fuzzy", () => {
   });
 });
 
+describe("applyEdit with over-escaped strings", () => {
+  it('reads \\n and \\" back when only that matches, in new_string too', () => {
+    const file = 'function f() {\n  console.log("hi");\n  return 1;\n}\n';
+    const r = applyEdit(
+      file,
+      'console.log(\\"hi\\");\\n  return 1;',
+      'console.log(\\"bye\\");\\n  return 2;',
+    );
+    expect(r).toMatchObject({ strategy: "exact", unescaped: true });
+    expect(r.content).toBe('function f() {\n  console.log("bye");\n  return 2;\n}\n');
+  });
+
+  it("keeps a new_string with real line breaks as written", () => {
+    const file = 'a = "x"\nb = 1\n';
+    const r = applyEdit(file, 'a = \\"x\\"', 'a = "x\\n"\nc = 2');
+    expect(r.content).toBe('a = "x\\n"\nc = 2\nb = 1\n');
+  });
+
+  it("leaves escapes alone when the escaped text is in the file", () => {
+    const file = 'print("a\\nb")\n';
+    const r = applyEdit(file, 'print("a\\nb")', 'print("a\\tb")');
+    expect(r.unescaped).toBeUndefined();
+    expect(r.content).toBe('print("a\\tb")\n');
+  });
+});
+
 describe("applyEdit failures tell the model what to do", () => {
   it("not found: names the layers and shows the closest lines with numbers", () => {
     const file = "import os\n\ndef handler(event):\n    return process(event)\n\nprint('done')\n";

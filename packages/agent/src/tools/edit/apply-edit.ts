@@ -14,6 +14,7 @@ import { matchExact, matchNormalised } from "./match-text.js";
 import { matchTokens } from "./match-tokens.js";
 import { toLf } from "./normalize.js";
 import { addedPlaceholders } from "./placeholders.js";
+import { unescapeOverEscaped } from "./unescape.js";
 
 /** Why an edit could not be made; `code` is stable for hosts and tests. */
 export type EditErrorCode = "not_found" | "not_unique" | "ambiguous" | "no_change" | "placeholder";
@@ -51,6 +52,8 @@ export interface EditResult {
   readonly firstLine: number;
   /** Fuzzy matches only: how similar (0..1) the replaced text was to old_string. */
   readonly similarity?: number;
+  /** old_string (and new_string) matched only with their over-escaped `\n`, `\"`… read back. */
+  readonly unescaped?: boolean;
 }
 
 /** The matching layers, in order; each is tried only when the ones before it found nothing. */
@@ -127,9 +130,33 @@ export function applyEdit(
     );
   }
 
-  const input: LayerInput = { body, oldText, newText };
+  const oldRaw = oldString.startsWith(BOM) ? oldString.slice(1) : oldString;
+  const found = matchLayers(body, oldRaw, { body, oldText, newText }, options, where);
+  if (found !== undefined) return { ...found, content: bom ? BOM + found.content : found.content };
+  // Over-escaped strings: old_string only matches once its escapes are read. new_string is read
+  // the same way unless it has real line breaks, which show it was not escaped.
+  const oldPlain = unescapeOverEscaped(oldText);
+  if (oldPlain !== oldText) {
+    const newPlain = newText.includes("\n") ? newText : unescapeOverEscaped(newText);
+    const plain = matchLayers(body, oldPlain, { body, oldText: oldPlain, newText: newPlain }, options, where);
+    if (plain !== undefined) {
+      return { ...plain, content: bom ? BOM + plain.content : plain.content, unescaped: true };
+    }
+  }
+  throw notFound(body, oldText, where);
+}
+
+// The layers in order over one pair of strings: the first that finds old_string decides (an
+// error when it finds several places without replaceAll); undefined when none finds it.
+function matchLayers(
+  body: string,
+  oldRaw: string,
+  input: LayerInput,
+  options: EditOptions,
+  where: string,
+): EditResult | undefined {
   for (const strategy of EDIT_STRATEGIES) {
-    const found = runLayer(strategy, input, oldString.startsWith(BOM) ? oldString.slice(1) : oldString);
+    const found = runLayer(strategy, input, oldRaw);
     if (found.edits.length === 0) continue;
     const lines = found.edits.map((e) => lineNumberAt(body, e.start));
     if (found.tie === true) {
@@ -163,14 +190,14 @@ export function applyEdit(
       );
     }
     return {
-      content: bom ? BOM + updated : updated,
+      content: updated,
       replacements: found.edits.length,
       strategy,
       firstLine: Math.min(...lines),
       ...(found.similarity !== undefined && { similarity: found.similarity }),
     };
   }
-  throw notFound(body, oldText, where);
+  return undefined;
 }
 
 function notFound(body: string, oldText: string, where: string): EditError {
