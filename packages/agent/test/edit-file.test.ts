@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
+import { createGeminiProfile } from "../src/profiles/gemini/index.js";
 import { editFileTool } from "../src/tools/edit-file.js";
 import type { ToolOutput } from "../src/types/tool.js";
 
@@ -95,6 +96,25 @@ describe("edit_file on real files", () => {
     expect(out.isError).toBe(true);
     expect(out.output).toContain("closest text is at lines 2-3");
     expect(out.output).toContain("2 | function total(items) {");
+  });
+
+  it("offers gemini-cli's allow_multiple flag in the Gemini profile", async () => {
+    const gemini = createGeminiProfile("gemini-2.5-pro").toolRegistry.get("edit_file");
+    const params = gemini?.definition.parameters as { properties: Record<string, unknown> };
+    expect(Object.keys(params.properties)).toEqual([
+      "file_path",
+      "old_string",
+      "new_string",
+      "allow_multiple",
+    ]);
+    await put("m.txt", "x\ny\nx\n");
+    const out = (await gemini?.executor(
+      { file_path: "m.txt", old_string: "x", new_string: "z", allow_multiple: true },
+      env,
+      { toolCallId: "t" },
+    )) as ToolOutput;
+    expect(out.output).toMatch(/2 replacements/);
+    expect(await get("m.txt")).toBe("z\ny\nz\n");
   });
 
   it("reads over-escaped strings back and says so", async () => {

@@ -18,7 +18,7 @@ export async function editFileExecutor(
     const path = stringArg(args, "file_path");
     const oldString = stringArg(args, "old_string");
     const newString = stringArg(args, "new_string");
-    // gemini-cli's name for the same flag.
+    // allow_multiple: gemini-cli's name for the same flag (see EditFileToolOptions).
     const replaceAll = args.replace_all === true || args.allow_multiple === true;
 
     const existing = await env.stat(path);
@@ -73,8 +73,17 @@ export async function editFileExecutor(
   }
 }
 
+export interface EditFileToolOptions {
+  /**
+   * The name of the "replace every place" flag: replace_all (Claude Code, default) or
+   * allow_multiple (gemini-cli's name, for the Gemini profile).
+   */
+  readonly multipleFlag?: "replace_all" | "allow_multiple";
+}
+
 /** The edit_file tool (old_string/new_string search and replace). */
-export function editFileTool(): RegisteredTool {
+export function editFileTool(options: EditFileToolOptions = {}): RegisteredTool {
+  const flag = options.multipleFlag ?? "replace_all";
   return {
     definition: {
       name: "edit_file",
@@ -88,7 +97,7 @@ export function editFileTool(): RegisteredTool {
           },
           old_string: { type: "string", description: "The exact text to replace." },
           new_string: { type: "string", description: "The text to put in its place." },
-          replace_all: {
+          [flag]: {
             type: "boolean",
             description: "Replace every occurrence of old_string (default false).",
             default: false,
