@@ -125,6 +125,17 @@ describe("applyEdit layer 4: whitespace-flexible", () => {
     expect(r).toMatchObject({ content: "a = 1\nb = 20\nc = 3\n", strategy: "whitespace" });
   });
 
+  it("matches whitespace-only lines in the file against empty lines in old_string", () => {
+    const file = "  if (a) {\n    run();\n    \n    stop();\n  }\n";
+    const r = applyEdit(file, "if (a) {\nrun();\n\nstop();\n}", "if (b) {\n  run();\n}");
+    expect(r).toMatchObject({ content: "  if (b) {\n    run();\n  }\n", strategy: "whitespace" });
+  });
+
+  it("keeps a file without a final line break without one", () => {
+    expect(applyEdit("one\n  two", "two", "2").content).toBe("one\n  2");
+    expect(applyEdit("x = 1\n    y = 2", "x = 1\ny = 2", "x = 3\ny = 4").content).toBe("x = 3\ny = 4");
+  });
+
   it("deletes whole lines when new_string is empty", () => {
     expect(applyEdit("keep\n  drop  \nkeep2\n", "drop\n", "").content).toBe("keep\nkeep2\n");
   });
@@ -194,6 +205,63 @@ describe("applyEdit layer 6: fuzzy", () => {
     const twice = "alpha = compute_total(items, 2)\nbeta = 0\nalpha = compute_total(items, 2)\n";
     const err = failure(() => applyEdit(twice, "alpha = compute_total(itemz, 2)", "alpha = 0"));
     expect(err.code).toBe("ambiguous");
+  });
+});
+
+// The behaviours pi's edit tool tests for, with contents of our own.
+describe("applyEdit passes pi's edit cases", () => {
+  it.each([
+    ["trailing whitespace stripped", "alpha   \nbeta  \ngamma\n", "alpha\nbeta\n", "new\n", "new\ngamma\n"],
+    [
+      "full-width punctuation in CJK text",
+      "早上好，朋友\n早上好（朋友）\n",
+      "早上好,朋友\n早上好(朋友)\n",
+      "晚安\n",
+      "晚安\n",
+    ],
+    ["compatibility forms", "ＸＹＺ４５６\nnaive\u0301\n", "XYZ456\nnaivé\n", "abc\n", "abc\n"],
+    ["smart single quotes", "alert(\u2018hey\u2019);\n", "alert('hey');", "alert('ho');", "alert('ho');\n"],
+    [
+      "smart double quotes",
+      "let s = \u201CHey there\u201D;\n",
+      'let s = "Hey there";',
+      'let s = "Bye";',
+      'let s = "Bye";\n',
+    ],
+    [
+      "Unicode dashes",
+      "pages 3\u20139\nwait\u2014what\n",
+      "pages 3-9\nwait-what",
+      "pages 4-8\nok",
+      "pages 4-8\nok\n",
+    ],
+    ["non-breaking space", "good\u00A0morning\n", "good morning", "good night", "good night\n"],
+    [
+      "exact preferred over normalised",
+      "a = 'one';\nb = \u2018one\u2019;\n",
+      "a = 'one';",
+      "a = 'two';",
+      "a = 'two';\nb = \u2018one\u2019;\n",
+    ],
+    [
+      "the right line when the new text equals a neighbour",
+      "fix me   \nlater   \n",
+      "fix me\n",
+      "later\n",
+      "later\nlater   \n",
+    ],
+    ["LF old_string in a CRLF file", "uno\r\ndos\r\ntres\r\n", "dos\n", "DOS\n", "uno\r\nDOS\r\ntres\r\n"],
+    ["BOM and CRLF kept", "\uFEFFuno\r\ndos\r\n", "dos\n", "DOS\n", "\uFEFFuno\r\nDOS\r\n"],
+  ])("%s", (_name, file, oldString, newString, expected) => {
+    expect(applyEdit(file, oldString, newString).content).toBe(expected);
+  });
+
+  it.each([
+    ["not found, even normalised", "entirely other text\n", "nothing like this here", "not_found"],
+    ["duplicates after normalisation", "same thing   \nsame thing\n", "same thing", "not_unique"],
+    ["duplicates across CRLF and LF copies", "top\r\nend\r\n--\r\ntop\nend\n", "top\nend\n", "ambiguous"],
+  ])("refuses %s", (_name, file, oldString, code) => {
+    expect(failure(() => applyEdit(file, oldString, "x")).code).toBe(code);
   });
 });
 

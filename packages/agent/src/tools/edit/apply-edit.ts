@@ -155,9 +155,17 @@ function matchLayers(
   options: EditOptions,
   where: string,
 ): EditResult | undefined {
-  for (const strategy of EDIT_STRATEGIES) {
-    const found = runLayer(strategy, input, oldRaw);
+  for (let strategy of EDIT_STRATEGIES) {
+    let found = runLayer(strategy, input, oldRaw);
     if (found.edits.length === 0) continue;
+    if (strategy === "exact" && input.oldText.includes("\n")) {
+      // In a mixed-ending file the model cannot tell CRLF and LF copies apart: they all count.
+      const anyEnding = runLayer("line-endings", input, oldRaw);
+      if (anyEnding.edits.length > found.edits.length) {
+        found = anyEnding;
+        strategy = "line-endings";
+      }
+    }
     const lines = found.edits.map((e) => lineNumberAt(body, e.start));
     if (found.tie === true) {
       throw new EditError(
