@@ -62,8 +62,11 @@ export class TaggedStreamSplitter {
     while (this.buffer !== "") {
       if (this.inside?.findClose) {
         const tag = this.inside;
-        this.block += this.buffer;
+        // A close tag needs its last character in the new text: only then is the block rescanned.
+        const fresh = this.buffer;
+        this.block += fresh;
         this.buffer = "";
+        if (!fresh.includes(tag.close.at(-1) as string)) return out;
         const close = tag.findClose?.(this.block);
         if (close === undefined) return out;
         out.push(this.finished(tag, tag.open + this.block.slice(0, close) + tag.close));
