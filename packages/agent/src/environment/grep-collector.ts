@@ -10,6 +10,11 @@ export interface FileHits {
   readonly matches: readonly { readonly line: number; readonly text: string }[];
   /** Lines around the kept matches (matching lines included), by number. */
   readonly lines: ReadonlyMap<number, string>;
+  /**
+   * More matching lines than can be shown were found, so the engine stopped counting this file
+   * at one more than that (ripgrep's --max-count): `count` is a lower bound.
+   */
+  readonly capped?: boolean;
 }
 
 /**
@@ -73,8 +78,19 @@ export class HitsBuilder {
     return this.count;
   }
 
+  /** True once the count has reached one more than the cap (content mode): counting may stop. */
+  get full(): boolean {
+    return this.cap > 0 && this.count > this.cap;
+  }
+
   build(): FileHits {
-    return { path: this.path, count: this.count, matches: this.matches, lines: this.lines };
+    return {
+      path: this.path,
+      count: this.count,
+      matches: this.matches,
+      lines: this.lines,
+      ...(this.full && { capped: true }),
+    };
   }
 }
 
@@ -130,6 +146,7 @@ export class GrepCollector {
   /** Adds one file's hits (files without matches are ignored). */
   add(hits: FileHits): void {
     if (hits.count === 0) return;
+    if (hits.capped === true) this.stopped = true;
     this.totalLines += hits.count;
     this.totalFiles++;
     this.hits.push({ path: this.options.display(hits.path), hits });

@@ -55,6 +55,15 @@ class LineSearch {
 
   line(n: number, text: string): void {
     this.regex.lastIndex = 0;
+    if (this.builder.full) {
+      // Counting stopped at one more than can be shown, as ripgrep's --max-count does; only the
+      // context after the last match is still read.
+      if (this.afterLeft > 0) {
+        this.builder.context(n, text);
+        this.afterLeft--;
+      }
+      return;
+    }
     if (this.builder.saturated) {
       if (this.regex.test(text)) this.builder.countMatch();
       return;
