@@ -92,6 +92,21 @@ describe("applyEdit layer 3: Unicode-normalised", () => {
     expect(r.strategy).toBe("unicode");
   });
 
+  it.each([
+    [
+      "a whole changed line with its trailing odd spaces and CRLF",
+      "a\u00A0b\u00A0 \r\nnext\r\n",
+      "a b\n",
+      "X\n",
+      "X\r\nnext\r\n",
+    ],
+    ["a span ending inside a changed line", "caf\u00E9 au lait\n", "cafe\u0301 au", "tea", "tea lait\n"],
+    ["a span starting inside a changed line", "x = \u201Cy\u201D; z\n", '"y"; z', "w", "x = w\n"],
+    ["the last line without a line break", "one\n\u2018two\u2019  ", "'two'", "2", "one\n2"],
+  ])("maps %s back to the original", (_name, file, oldString, newString, expected) => {
+    expect(applyEdit(file, oldString, newString).content).toBe(expected);
+  });
+
   it("keeps the file's typographic characters outside the replaced span", () => {
     const file = "title = \u201CDocs\u201D\nnote = \u201Cold\u2014text\u201D\nend = \u2018x\u2019\n";
     const r = applyEdit(file, 'note = "old-text"', 'note = "new"');
