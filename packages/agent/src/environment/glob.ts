@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { stat } from "node:fs/promises";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import picomatch from "picomatch";
 import type { GlobOptions, GlobResult } from "../types/environment.js";
 import { InvalidPatternError, RipgrepMissingError } from "./errors.js";
@@ -41,7 +41,8 @@ async function matchingFiles(
   if (options.engine !== "javascript" && ripgrepWorthTrying()) {
     try {
       const listed = await ripgrepFiles(root, base, options.signal);
-      return listed.filter((p) => isMatch(p)).map((p) => join(root, p));
+      const prefix = root.endsWith(sep) ? root : root + sep;
+      return listed.filter((p) => isMatch(p)).map((p) => prefix + p);
     } catch (err) {
       if (!(err instanceof RipgrepMissingError) || options.engine === "ripgrep") throw err;
     }
@@ -86,7 +87,7 @@ export async function globFiles(
   const found: { path: string; mtime: number }[] = [];
   if (!scan.isGlob) {
     const s = await stat(join(root, cleaned)).catch(() => undefined);
-    if (s?.isFile()) found.push({ path: options.display(join(root, cleaned)), mtime: s.mtimeMs });
+    if (s?.isFile()) found.push({ path: join(root, cleaned), mtime: s.mtimeMs });
   } else if (baseExists) {
     const matched = await matchingFiles(root, base, prefix, isMatch, options);
     // Synchronous stat in short slices: several times faster than queueing tens of thousands of
@@ -96,13 +97,14 @@ export async function globFiles(
       if (options.signal?.aborted) break;
       for (const path of matched.slice(i, i + STAT_SLICE)) {
         const mtime = mtimeOf(path);
-        if (mtime !== undefined) found.push({ path: options.display(path), mtime });
+        if (mtime !== undefined) found.push({ path, mtime });
       }
     }
   }
   found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return {
-    paths: found.slice(0, max).map((f) => f.path),
+    // Only the paths returned are turned into display form.
+    paths: found.slice(0, max).map((f) => options.display(f.path)),
     total: found.length,
     truncated: found.length > max,
   };
