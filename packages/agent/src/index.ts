@@ -24,3 +24,4 @@ export * from "./tools/todo.js";
 export * from "./tools/write-file.js";
 export * from "./truncation/index.js";
 export * from "./types/index.js";
+export * from "./lsp/index.js";

@@ -1,0 +1,587 @@
+import { isAbsolute, join } from "node:path";
+import type {
+  CallHierarchyIncomingCall,
+  CallHierarchyItem,
+  CallHierarchyOutgoingCall,
+  Diagnostic,
+  DocumentSymbol,
+  Hover,
+  Location,
+  SymbolInformation,
+  TypeHierarchyItem,
+  WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
+import { EnvironmentError } from "../environment/errors.js";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
+import type { LanguageServerClient } from "./client.js";
+import { type CodeIntelligenceToolName, codeIntelligenceDefinitions } from "./definitions.js";
+import { CodeIntelligenceError, LanguageServerFailedError, NoLanguageServerError } from "./errors.js";
+import {
+  countSymbols,
+  displayPath,
+  formatDiagnostic,
+  formatItem,
+  formatLocations,
+  formatSymbolTree,
+  formatWorkspaceSymbol,
+  hoverText,
+  isTypeKind,
+  pathOfUri,
+  SourceLines,
+  sortLocations,
+  toLocations,
+  uriOf,
+} from "./format.js";
+import {
+  declarationOf,
+  declaredSymbol,
+  directSubtypes,
+  directSupertypes,
+  documentSymbols,
+  flatten,
+  type HierarchyContext,
+  type HierarchyNode,
+  symbolPathAt,
+  walkHierarchy,
+} from "./inheritance.js";
+import type { LanguageServerPool } from "./manager.js";
+import { type PositionQuery, resolvePosition, type ZeroBasedPosition } from "./position.js";
+
+/** What the tools share: the environment the servers run in, the pool, and files touched. */
+export interface ToolsContext {
+  readonly env: ExecutionEnvironment;
+  readonly pool: LanguageServerPool;
+  /** Absolute paths opened or changed through the tools, for get_diagnostics without a path. */
+  readonly touched: Set<string>;
+  /** How long get_diagnostics waits for a server's first report on a file. */
+  readonly diagnosticsTimeoutMs: number;
+  /** The configured servers available in the project (for find_symbol without a path). */
+  readonly availableServers: () => Promise<
+    readonly { readonly id: string; readonly extensions: readonly string[] }[]
+  >;
+}
+
+/** Results listed at most. */
+const MAX_LOCATIONS = 50;
+const MAX_SYMBOLS = 50;
+
+/** A call's resolved place: the file, its text, the 0-based position and the word there. */
+interface Place {
+  readonly abs: string;
+  readonly text: string;
+  readonly position: ZeroBasedPosition;
+  readonly label: string;
+}
+
+/** Reads the file a call points at and resolves its position. */
+async function place(
+  ctx: ToolsContext,
+  execEnv: ExecutionEnvironment,
+  args: Readonly<Record<string, unknown>>,
+): Promise<Place> {
+  const query = positionQuery(args);
+  const abs = execEnv.resolvePath(query.path);
+  const text = await ctx.env.readFile(abs);
+  const position = resolvePosition(text, query);
+  const word = wordAt(text, position) ?? query.symbolName ?? "";
+  const label = `${word ? `\`${word}\` at ` : ""}${displayPath(ctx.env, abs)}:${position.line + 1}:${position.character + 1}`;
+  return { abs, text, position, label };
+}
+
+function positionQuery(args: Readonly<Record<string, unknown>>): PositionQuery {
+  return {
+    path: String(args.path ?? ""),
+    ...(typeof args.symbolName === "string" && { symbolName: args.symbolName }),
+    ...(typeof args.line === "number" && { line: args.line }),
+    ...(typeof args.character === "number" && { character: args.character }),
+  };
+}
+
+function wordAt(text: string, p: ZeroBasedPosition): string | undefined {
+  const line = text.split(/\r?\n/)[p.line] ?? "";
+  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_$]/u.test(c);
+  let a = p.character;
+  let b = p.character;
+  while (isWord(line[a - 1])) a--;
+  while (isWord(line[b])) b++;
+  return b > a ? line.slice(a, b) : undefined;
+}
+
+/** The client for a file, the file's current text shown to it. */
+async function syncedClient(ctx: ToolsContext, abs: string, text?: string): Promise<LanguageServerClient> {
+  const client = await ctx.pool.client(await ctx.pool.targetFor(abs));
+  await client.sync(abs, text ?? (await ctx.env.readFile(abs)));
+  ctx.touched.add(abs);
+  return client;
+}
+
+/** Runs `use` with the place's server (restarted once if it stops meanwhile). */
+function atPlace<T>(
+  ctx: ToolsContext,
+  p: Place,
+  use: (client: LanguageServerClient, uri: string) => Promise<T>,
+): Promise<T> {
+  return ctx.pool.withClient(p.abs, async (client) => {
+    await client.sync(p.abs, p.text);
+    ctx.touched.add(p.abs);
+    return use(client, uriOf(p.abs));
+  });
+}
+
+/** Expected failures as results: no server is plain information, the rest are errors. */
+function asResult(error: unknown): ToolOutput {
+  if (error instanceof NoLanguageServerError) return { output: error.message };
+  if (error instanceof CodeIntelligenceError || error instanceof EnvironmentError) {
+    return { output: error.message, isError: true };
+  }
+  throw error;
+}
+
+type Run = (
+  args: Readonly<Record<string, unknown>>,
+  env: ExecutionEnvironment,
+  context: ToolContext,
+) => Promise<string | ToolOutput>;
+
+function tool(name: CodeIntelligenceToolName, run: Run): RegisteredTool {
+  return {
+    definition: codeIntelligenceDefinitions()[name],
+    readOnly: true,
+    executor: async (args, env, context) => {
+      try {
+        return await run(args, env, context);
+      } catch (error) {
+        return asResult(error);
+      }
+    },
+  };
+}
+
+function hierarchyContext(ctx: ToolsContext, signal?: AbortSignal): HierarchyContext {
+  return {
+    env: ctx.env,
+    source: new SourceLines(ctx.env),
+    clientFor: (abs) => syncedClient(ctx, abs),
+    ...(signal !== undefined && { signal }),
+  };
+}
+
+/** The nine code-intelligence tools over a pool of language servers. */
+export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[] {
+  return [
+    tool("find_definition", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const result = await atPlace(ctx, p, (c, uri) =>
+        c.request<Location | Location[] | null>(
+          "textDocument/definition",
+          { textDocument: { uri }, position: p.position },
+          signal,
+        ),
+      );
+      const locations = sortLocations(toLocations(result));
+      if (locations.length === 0) return `No definition found for ${p.label}.`;
+      const body = await formatLocations(ctx.env, locations, { contextLines: 3, limit: MAX_LOCATIONS });
+      const heading =
+        locations.length === 1
+          ? `Definition of ${p.label}:`
+          : `${locations.length} definitions of ${p.label}:`;
+      return { output: `${heading}\n\n${body}`, details: { matchCount: locations.length } };
+    }),
+
+    tool("find_references", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const includeDeclaration = args.includeDeclaration === true;
+      const result = await atPlace(ctx, p, (c, uri) =>
+        c.request<Location[] | null>(
+          "textDocument/references",
+          { textDocument: { uri }, position: p.position, context: { includeDeclaration } },
+          signal,
+        ),
+      );
+      const locations = sortLocations(result ?? []);
+      if (locations.length === 0) return `No references found for ${p.label}.`;
+      const files = new Set(locations.map((l) => l.uri)).size;
+      const body = await formatLocations(ctx.env, locations, { contextLines: 1, limit: MAX_LOCATIONS });
+      return {
+        output: `${count(locations.length, "reference")} to ${p.label} in ${count(files, "file")}:\n\n${body}`,
+        details: { matchCount: locations.length, fileCount: files },
+      };
+    }),
+
+    tool("get_document_symbols", async (args, env, { signal }) => {
+      const abs = env.resolvePath(String(args.path));
+      const text = await ctx.env.readFile(abs);
+      const symbols = await ctx.pool.withClient(abs, async (c) => {
+        await c.sync(abs, text);
+        ctx.touched.add(abs);
+        return c.request<(DocumentSymbol | SymbolInformation)[] | null>(
+          "textDocument/documentSymbol",
+          { textDocument: { uri: uriOf(abs) } },
+          signal,
+        );
+      });
+      const shown = displayPath(ctx.env, abs);
+      if (!symbols || symbols.length === 0) return `No symbols found in ${shown}.`;
+      const n = countSymbols(symbols);
+      return {
+        output: `${shown} (${count(n, "symbol")}):\n${formatSymbolTree(symbols)}`,
+        details: { matchCount: n },
+      };
+    }),
+
+    tool("find_symbol", async (args, env, { signal }) => {
+      const query = String(args.query);
+      const files =
+        typeof args.path === "string" ? [env.resolvePath(args.path)] : await representativeFiles(ctx);
+      if (files.length === 0) return new NoLanguageServerError("this project").message;
+      const found: (SymbolInformation | WorkspaceSymbol)[] = [];
+      const problems: string[] = [];
+      for (const file of files) {
+        try {
+          const target = await ctx.pool.targetFor(file);
+          const symbols = await ctx.pool.withTarget(target, async (c) => {
+            if (!c.isOpen(file)) await c.sync(file, await ctx.env.readFile(file));
+            return c.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+              "workspace/symbol",
+              { query },
+              signal,
+            );
+          });
+          found.push(...(symbols ?? []));
+        } catch (error) {
+          if (error instanceof CodeIntelligenceError) problems.push(error.message);
+          else throw error;
+        }
+      }
+      if (found.length === 0 && problems.length > 0)
+        return asResult(new LanguageServerFailedError("", "", problems.join("\n")));
+      if (found.length === 0) return `No symbols matching "${query}".`;
+      const ranked = rankSymbols(ctx.env, found, query);
+      const lines = ranked.slice(0, MAX_SYMBOLS).map((s) => formatWorkspaceSymbol(ctx.env, s));
+      if (ranked.length > MAX_SYMBOLS) lines.push(`… and ${ranked.length - MAX_SYMBOLS} more`);
+      return {
+        output: `${count(ranked.length, "symbol")} matching "${query}":\n${lines.join("\n")}`,
+        details: { matchCount: ranked.length },
+      };
+    }),
+
+    tool("get_hover_info", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const hover = await atPlace(ctx, p, (c, uri) =>
+        c.request<Hover | null>(
+          "textDocument/hover",
+          { textDocument: { uri }, position: p.position },
+          signal,
+        ),
+      );
+      const text = hoverText(hover);
+      return text ? `${p.label}:\n\n${text}` : `No hover information for ${p.label}.`;
+    }),
+
+    tool("get_call_hierarchy", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const direction = typeof args.direction === "string" ? args.direction : "both";
+      const depth = typeof args.depth === "number" ? Math.min(3, Math.max(1, args.depth)) : 1;
+      return atPlace(ctx, p, async (c, uri) => {
+        if (!c.capabilities.callHierarchyProvider) {
+          return `The ${c.server.id} language server does not support call hierarchies.`;
+        }
+        const items = await c.request<CallHierarchyItem[] | null>(
+          "textDocument/prepareCallHierarchy",
+          { textDocument: { uri }, position: p.position },
+          signal,
+        );
+        const item = items?.[0];
+        if (!item) return `No function or method at ${p.label}.`;
+        const sections = [formatItem(ctx.env, item)];
+        if (direction !== "outgoing") {
+          const lines = await callTree(ctx, c, item, "incoming", depth, signal);
+          sections.push(`Incoming calls (who calls it):\n${lines.length ? lines.join("\n") : "  (none)"}`);
+        }
+        if (direction !== "incoming") {
+          const lines = await callTree(ctx, c, item, "outgoing", depth, signal);
+          sections.push(`Outgoing calls (what it calls):\n${lines.length ? lines.join("\n") : "  (none)"}`);
+        }
+        return sections.join("\n\n");
+      });
+    }),
+
+    tool("find_implementations", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const client = await ctx.pool.withClient(p.abs, async (c) => {
+        await c.sync(p.abs, p.text);
+        return c;
+      });
+      let locations: Location[];
+      if (client.capabilities.implementationProvider) {
+        const result = await atPlace(ctx, p, (c, uri) =>
+          c.request<Location | Location[] | null>(
+            "textDocument/implementation",
+            { textDocument: { uri }, position: p.position },
+            signal,
+          ),
+        );
+        locations = sortLocations(toLocations(result));
+      } else {
+        locations = await implementationsByInheritance(hierarchyContext(ctx, signal), p);
+      }
+      if (locations.length === 0) return `No implementations found for ${p.label}.`;
+      const body = await formatLocations(ctx.env, locations, { contextLines: 2, limit: MAX_LOCATIONS });
+      return {
+        output: `${count(locations.length, "implementation")} of ${p.label}:\n\n${body}`,
+        details: { matchCount: locations.length },
+      };
+    }),
+
+    tool("get_type_hierarchy", async (args, env, { signal }) => {
+      const p = await place(ctx, env, args);
+      const direction = typeof args.direction === "string" ? args.direction : "both";
+      return atPlace(ctx, p, async (c, uri) => {
+        if (c.capabilities.typeHierarchyProvider) {
+          return nativeTypeHierarchy(ctx, c, uri, p, direction, signal);
+        }
+        const hctx = hierarchyContext(ctx, signal);
+        const start = await declarationOf(hctx, p.abs, p.position);
+        const symbol = (await declaredSymbol(hctx, start)).filter((s) => isTypeKind(s.kind)).pop();
+        if (!symbol) return `No class or interface at ${p.label}.`;
+        const at: Location = { uri: start.uri, range: symbol.selectionRange };
+        const sections = [`${formatItem(ctx.env, { ...symbol, uri: start.uri })}`];
+        if (direction !== "subtypes") {
+          const up = await walkHierarchy(hctx, at, directSupertypes, 3);
+          sections.push(`Supertypes:\n${up.length ? nodeLines(ctx.env, up, "↑").join("\n") : "  (none)"}`);
+        }
+        if (direction !== "supertypes") {
+          const down = await walkHierarchy(hctx, at, directSubtypes, 3);
+          sections.push(`Subtypes:\n${down.length ? nodeLines(ctx.env, down, "↓").join("\n") : "  (none)"}`);
+        }
+        return sections.join("\n\n");
+      });
+    }),
+
+    tool("get_diagnostics", async (args, env, { signal }) => {
+      const files = typeof args.path === "string" ? [env.resolvePath(args.path)] : [...ctx.touched].sort();
+      if (files.length === 0) return "No files have been opened or changed yet; give a path.";
+      const lines: string[] = [];
+      let problems = 0;
+      for (const abs of files) {
+        const diagnostics = await diagnosticsOf(ctx, abs, signal);
+        problems += diagnostics.length;
+        for (const d of diagnostics) lines.push(formatDiagnostic(ctx.env, abs, d));
+      }
+      const where = files.length === 1 ? displayPath(ctx.env, files[0]!) : count(files.length, "file");
+      if (problems === 0) return { output: `No problems reported in ${where}.`, details: { matchCount: 0 } };
+      return {
+        output: `${count(problems, "problem")} in ${where}:\n${lines.join("\n")}`,
+        details: { matchCount: problems },
+      };
+    }),
+  ];
+}
+
+/** A file's diagnostics once the server has looked at its current text. */
+async function diagnosticsOf(ctx: ToolsContext, abs: string, signal?: AbortSignal): Promise<Diagnostic[]> {
+  const text = await ctx.env.readFile(abs);
+  return ctx.pool.withClient(abs, async (c) => {
+    const before = c.diagnosticsFor(abs);
+    const sequence = c.diagnosticsSequence;
+    const changed = await c.sync(abs, text);
+    ctx.touched.add(abs);
+    // Already reported for this very text: nothing to wait for.
+    if (!changed && before) return sortDiagnostics(before.diagnostics);
+    const found = await c.waitForDiagnostics(abs, sequence, ctx.diagnosticsTimeoutMs, signal);
+    return sortDiagnostics(found ?? []);
+  });
+}
+
+function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
+  return [...list].sort(
+    (a, b) => (a.severity ?? 1) - (b.severity ?? 1) || a.range.start.line - b.range.start.line,
+  );
+}
+
+/** Incoming or outgoing calls as indented lines, `depth` levels deep. */
+async function callTree(
+  ctx: ToolsContext,
+  client: LanguageServerClient,
+  item: CallHierarchyItem,
+  direction: "incoming" | "outgoing",
+  depth: number,
+  signal?: AbortSignal,
+  indent = 1,
+  seen = new Set<string>(),
+): Promise<string[]> {
+  if (depth <= 0) return [];
+  seen.add(`${item.uri}:${item.selectionRange.start.line}:${item.name}`);
+  const calls =
+    direction === "incoming"
+      ? (
+          (await client.request<CallHierarchyIncomingCall[] | null>(
+            "callHierarchy/incomingCalls",
+            { item },
+            signal,
+          )) ?? []
+        ).map((c) => ({ other: c.from, ranges: c.fromRanges, uri: c.from.uri }))
+      : (
+          (await client.request<CallHierarchyOutgoingCall[] | null>(
+            "callHierarchy/outgoingCalls",
+            { item },
+            signal,
+          )) ?? []
+        ).map((c) => ({ other: c.to, ranges: c.fromRanges, uri: item.uri }));
+  const lines: string[] = [];
+  const arrow = direction === "incoming" ? "←" : "→";
+  for (const call of calls) {
+    const at = [...new Set(call.ranges.map((r) => `${r.start.line + 1}:${r.start.character + 1}`))].join(
+      ", ",
+    );
+    const where = direction === "incoming" ? ` (calls at ${at})` : at ? ` (called at ${at})` : "";
+    lines.push(`${"  ".repeat(indent)}${arrow} ${formatItem(ctx.env, call.other)}${where}`);
+    const key = `${call.other.uri}:${call.other.selectionRange.start.line}:${call.other.name}`;
+    if (seen.has(key)) continue;
+    lines.push(...(await callTree(ctx, client, call.other, direction, depth - 1, signal, indent + 1, seen)));
+  }
+  return lines;
+}
+
+/** The type hierarchy through the server's own typeHierarchy requests. */
+async function nativeTypeHierarchy(
+  ctx: ToolsContext,
+  c: LanguageServerClient,
+  uri: string,
+  p: Place,
+  direction: string,
+  signal?: AbortSignal,
+): Promise<string> {
+  const items = await c.request<TypeHierarchyItem[] | null>(
+    "textDocument/prepareTypeHierarchy",
+    { textDocument: { uri }, position: p.position },
+    signal,
+  );
+  const item = items?.[0];
+  if (!item) return `No class or interface at ${p.label}.`;
+  const walk = async (
+    from: TypeHierarchyItem,
+    method: string,
+    arrow: string,
+    level: number,
+    seen: Set<string>,
+  ): Promise<string[]> => {
+    if (level > 3) return [];
+    const next = (await c.request<TypeHierarchyItem[] | null>(method, { item: from }, signal)) ?? [];
+    const out: string[] = [];
+    for (const t of next) {
+      const key = `${t.uri}:${t.selectionRange.start.line}`;
+      out.push(`${"  ".repeat(level)}${arrow} ${formatItem(ctx.env, t)}`);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(...(await walk(t, method, arrow, level + 1, seen)));
+    }
+    return out;
+  };
+  const sections = [formatItem(ctx.env, item)];
+  if (direction !== "subtypes") {
+    const up = await walk(item, "typeHierarchy/supertypes", "↑", 1, new Set());
+    sections.push(`Supertypes:\n${up.length ? up.join("\n") : "  (none)"}`);
+  }
+  if (direction !== "supertypes") {
+    const down = await walk(item, "typeHierarchy/subtypes", "↓", 1, new Set());
+    sections.push(`Subtypes:\n${down.length ? down.join("\n") : "  (none)"}`);
+  }
+  return sections.join("\n\n");
+}
+
+/** Hierarchy nodes as indented lines. */
+function nodeLines(
+  env: ExecutionEnvironment,
+  nodes: readonly HierarchyNode[],
+  arrow: string,
+  level = 1,
+): string[] {
+  return nodes.flatMap((n) => [
+    `${"  ".repeat(level)}${arrow} ${formatItem(env, { ...n, uri: n.uri })}`,
+    ...nodeLines(env, n.children, arrow, level + 1),
+  ]);
+}
+
+/**
+ * Implementations where the server has no implementation search: the subtypes of a type, or for a
+ * method, the methods of the same name in its type's subtypes.
+ */
+async function implementationsByInheritance(hctx: HierarchyContext, p: Place): Promise<Location[]> {
+  const start = await declarationOf(hctx, p.abs, p.position);
+  const chain = await declaredSymbol(hctx, start);
+  const symbol = chain[chain.length - 1];
+  if (!symbol) return [];
+  if (isTypeKind(symbol.kind)) {
+    const subtypes = flatten(
+      await walkHierarchy(hctx, { uri: start.uri, range: symbol.selectionRange }, directSubtypes, 3),
+    );
+    return subtypes.map((n) => ({ uri: n.uri, range: n.selectionRange }));
+  }
+  const owner = chain.filter((s) => isTypeKind(s.kind)).pop();
+  if (!owner) return [];
+  const subtypes = flatten(
+    await walkHierarchy(hctx, { uri: start.uri, range: owner.selectionRange }, directSubtypes, 3),
+  );
+  const found: Location[] = [];
+  for (const sub of subtypes) {
+    const abs = pathOfUri(sub.uri);
+    if (!abs) continue;
+    const inFile = await documentSymbols(hctx, abs);
+    const type = symbolPathAt(inFile, sub.selectionRange.start)
+      .filter((s) => isTypeKind(s.kind))
+      .pop();
+    const method = type?.children?.find((m) => m.name === symbol.name);
+    if (method) found.push({ uri: sub.uri, range: method.selectionRange });
+  }
+  return found;
+}
+
+/** One file per available server to open first: workspace symbol search needs a project loaded. */
+async function representativeFiles(ctx: ToolsContext): Promise<string[]> {
+  const files: string[] = [];
+  const wd = ctx.env.workingDirectory();
+  for (const server of await ctx.availableServers()) {
+    const open = ctx.pool.running().find((c) => c.server.id === server.id && c.openPaths().length > 0);
+    if (open) {
+      files.push(open.openPaths()[0]!);
+      continue;
+    }
+    const exts = server.extensions.map((e) => e.replace(/^\./, ""));
+    const pattern = exts.length === 1 ? `**/*.${exts[0]}` : `**/*.{${exts.join(",")}}`;
+    const found = await ctx.env.glob(pattern, wd, { maxResults: 1 }).catch(() => undefined);
+    const first = found?.paths[0];
+    if (first) files.push(isAbsolute(first) ? first : join(wd, first));
+  }
+  return files;
+}
+
+/** Exact names first, then those starting with the query, project files before others. */
+function rankSymbols(
+  env: ExecutionEnvironment,
+  symbols: readonly (SymbolInformation | WorkspaceSymbol)[],
+  query: string,
+): (SymbolInformation | WorkspaceSymbol)[] {
+  const q = query.toLowerCase();
+  const score = (s: SymbolInformation | WorkspaceSymbol): number => {
+    const name = s.name.toLowerCase();
+    const abs = pathOfUri(s.location.uri);
+    const outside = !abs || displayPath(env, abs) === abs || abs.includes("/node_modules/");
+    return (name === q ? 0 : name.startsWith(q) ? 1 : 2) + (outside ? 10 : 0);
+  };
+  const seen = new Set<string>();
+  return [...symbols]
+    .filter((s) => {
+      const range = "range" in s.location ? s.location.range : undefined;
+      const key = `${s.name}:${s.location.uri}:${range?.start.line ?? ""}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .sort((a, b) => score(a) - score(b) || a.name.localeCompare(b.name));
+}
+
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
