@@ -1,5 +1,6 @@
 export * from "./compaction/index.js";
 export * from "./environment/index.js";
+export * from "./lsp/index.js";
 export * from "./modes/index.js";
 export * from "./profiles/index.js";
 export * from "./prompted/index.js";
@@ -24,4 +25,3 @@ export * from "./tools/todo.js";
 export * from "./tools/write-file.js";
 export * from "./truncation/index.js";
 export * from "./types/index.js";
-export * from "./lsp/index.js";
