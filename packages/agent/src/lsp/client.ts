@@ -166,13 +166,19 @@ export class LanguageServerClient {
     try {
       result = await raceExit(init, onExit, timeouts.startMs, "initialize");
     } catch (error) {
+      // A program that exits at once fails the first write (EPIPE): its exit and what it printed say more.
+      const exit = await Promise.race([
+        proc.exited,
+        new Promise<undefined>((r) => setTimeout(() => r(undefined), 1000).unref()),
+      ]);
       proc.kill();
       connection.dispose();
+      const reason = exit ? `it exited (${exit.signal ?? `code ${exit.exitCode}`})` : describe(error);
       const tail = stderrTail.join("").trim().split("\n").slice(-3).join("\n");
       throw new LanguageServerFailedError(
         server.id,
         root,
-        `${server.command} did not start: ${describe(error)}${tail ? `\n${tail}` : ""}`,
+        `${server.command} did not start: ${reason}${tail ? `\n${tail}` : ""}`,
         { cause: error },
       );
     }

@@ -44,6 +44,7 @@ export class CodeIntelligence {
   private readonly touched = new Set<string>();
   private availability: Promise<LanguageServerConfig[]> | undefined;
   private toolList: RegisteredTool[] | undefined;
+  private stopped: Promise<void> | undefined;
 
   constructor(options: CodeIntelligenceOptions) {
     this.environment = options.environment;
@@ -124,9 +125,10 @@ export class CodeIntelligence {
     return this.pool.status();
   }
 
-  /** Stops every server; the tools answer with an error afterwards. */
+  /** Stops every server (once; later calls wait for the same); the tools answer with an error afterwards. */
   shutdown(): Promise<void> {
-    return this.pool.shutdown();
+    this.stopped ??= this.pool.shutdown();
+    return this.stopped;
   }
 
   private async detect(): Promise<LanguageServerConfig[]> {
