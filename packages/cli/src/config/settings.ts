@@ -3,7 +3,12 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
-import { type PermissionRuleLists, SETTINGS_SCHEMA, type Settings } from "./settings-schema.js";
+import {
+  type LspSettings,
+  type PermissionRuleLists,
+  SETTINGS_SCHEMA,
+  type Settings,
+} from "./settings-schema.js";
 
 /** One thing wrong with a settings file. */
 export interface SettingsIssue {
@@ -126,6 +131,13 @@ export function mergeSettings(
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       if (key === "permissions" || key === "env" || key === "$schema") continue;
+      // Language servers merge by id, so a project adds its own to the user's.
+      if (key === "lsp") {
+        const before = (merged.lsp ?? {}) as LspSettings;
+        const next = value as LspSettings;
+        merged.lsp = { ...before, ...next, servers: { ...before.servers, ...next.servers } };
+        continue;
+      }
       merged[key] = value;
     }
     permissions.allow.push(...(layer.permissions?.allow ?? []));

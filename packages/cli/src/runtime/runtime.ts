@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  type CodeIntelligence,
   createAskUserTool,
   createTodoTool,
   LocalExecutionEnvironment,
@@ -28,6 +29,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { codeIntelligenceFromSettings } from "./code-intelligence.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
@@ -166,6 +168,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: LocalExecutionEnvironment;
+  /** Language servers, when settings allow them; started only when a tool needs one. */
+  private readonly codeIntelligence: CodeIntelligence | undefined;
+  /** Settles once the code-intelligence tools are registered (when a server is available). */
+  private codeIntelligenceReady: Promise<unknown> = Promise.resolve();
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -204,6 +210,7 @@ class AgentRuntime implements Runtime {
       envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
       baseEnv: parts.env,
     });
+    this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -234,6 +241,10 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // Checking for language servers reads a few files; it runs beside opening the transcript
+    // and is waited for only before the first model request.
+    this.codeIntelligenceReady =
+      this.codeIntelligence?.install(this.profile.toolRegistry).catch(() => false) ?? Promise.resolve();
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
   }
@@ -250,6 +261,7 @@ class AgentRuntime implements Runtime {
     if (this.closed) throw new Error("the runtime is closed");
     this.running++;
     try {
+      await this.codeIntelligenceReady;
       let next: string | undefined = text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
@@ -431,7 +443,12 @@ class AgentRuntime implements Runtime {
     this.detach?.();
     await this.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
-    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
+    await Promise.allSettled([
+      this.client.close(),
+      this.codeIntelligence?.shutdown(),
+      this.environment.cleanup(),
+      this.checkpoints.prepare(),
+    ]);
   }
 
   // ---- wiring ----
@@ -513,6 +530,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
     };
   }
 
