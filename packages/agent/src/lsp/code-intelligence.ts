@@ -1,3 +1,4 @@
+import type { Diagnostic } from "vscode-languageserver-protocol";
 import type { AfterToolCallHook, ToolCallInfo, ToolCallResult } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool } from "../types/tool.js";
@@ -177,38 +178,44 @@ export class CodeIntelligence {
     for (const abs of files) {
       const text = await this.environment.readFile(abs).catch(() => undefined);
       if (text === undefined) continue;
-      const found = await this.pool
-        .withClient(abs, async (client) => {
-          const before = client.diagnosticsFor(abs)?.diagnostics ?? [];
-          const sequence = client.diagnosticsSequence;
-          await client.sync(abs, text);
-          this.touched.add(abs);
-          const after = await client.waitForDiagnostics(abs, sequence, Math.max(0, deadline - Date.now()));
-          // Only errors that were not there before the edit: the model should see what it broke.
-          const old = new Map<string, number>();
-          for (const d of before) {
-            if (d.severity === 1) old.set(diagnosticMessage(d), (old.get(diagnosticMessage(d)) ?? 0) + 1);
-          }
-          return (after ?? []).filter((d) => {
-            if ((d.severity ?? 1) !== 1) return false;
-            const n = old.get(diagnosticMessage(d)) ?? 0;
-            if (n > 0) {
-              old.set(diagnosticMessage(d), n - 1);
-              return false;
-            }
-            return true;
-          });
-        })
-        .catch((error: unknown) => {
-          if (error instanceof CodeIntelligenceError) return [];
-          throw error;
-        });
-      for (const d of found) lines.push(formatDiagnostic(this.environment, abs, d));
+      // The whole wait is bounded, a server's start included: one that is still starting goes on
+      // in the background and reports on the next edit.
+      const work = this.newErrors(abs, text, deadline).catch((): Diagnostic[] => []);
+      const found = await withDeadline(work, deadline);
+      for (const d of found ?? []) lines.push(formatDiagnostic(this.environment, abs, d));
     }
     if (lines.length === 0) return "";
     const shown = lines.slice(0, MAX_APPENDED_DIAGNOSTICS);
     if (lines.length > shown.length) shown.push(`… and ${lines.length - shown.length} more`);
     return `The language server reports ${lines.length === 1 ? "a new error" : `${lines.length} new errors`} after this change:\n${shown.join("\n")}`;
+  }
+
+  /** Errors in a file after it changed that were not there before. */
+  private async newErrors(abs: string, text: string, deadline: number): Promise<Diagnostic[]> {
+    try {
+      return await this.pool.withClient(abs, async (client) => {
+        const before = client.diagnosticsFor(abs)?.diagnostics ?? [];
+        const sequence = client.diagnosticsSequence;
+        await client.sync(abs, text);
+        this.touched.add(abs);
+        const after = await client.waitForDiagnostics(abs, sequence, Math.max(0, deadline - Date.now()));
+        // Only errors that were not there before the edit: the model should see what it broke.
+        const old = new Map<string, number>();
+        for (const d of before) {
+          if ((d.severity ?? 1) === 1)
+            old.set(diagnosticMessage(d), (old.get(diagnosticMessage(d)) ?? 0) + 1);
+        }
+        return (after ?? []).filter((d) => {
+          if ((d.severity ?? 1) !== 1) return false;
+          const n = old.get(diagnosticMessage(d)) ?? 0;
+          if (n > 0) old.set(diagnosticMessage(d), n - 1);
+          return n === 0;
+        });
+      });
+    } catch (error) {
+      if (error instanceof CodeIntelligenceError) return [];
+      throw error;
+    }
   }
 
   private async passOnRead(call: ToolCallInfo): Promise<void> {
@@ -220,4 +227,21 @@ export class CodeIntelligence {
     const text = await this.environment.readFile(abs);
     await client.sync(abs, text);
   }
+}
+
+/** The promise's value, or undefined once the deadline (a Date.now() time) has passed. */
+function withDeadline<T>(promise: Promise<T>, deadline: number): Promise<T | undefined> {
+  return new Promise<T | undefined>((resolve, reject) => {
+    const timer = setTimeout(() => resolve(undefined), Math.max(0, deadline - Date.now()));
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
