@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { mergeSettings, parseSettings, SettingsError } from "../src/config/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
@@ -52,5 +53,34 @@ describe("code intelligence in the CLI", () => {
       target: "Session",
     });
     expect(call("get_document_symbols", { path: "src/a.ts" }).label).toBe("Inspecting file structure");
+  });
+
+  it("reads lsp settings: servers checked, and merged by id across the user's and the project's files", async () => {
+    const user = await parseSettings(
+      JSON.stringify({ lsp: { servers: { go: { command: "gopls", extensions: [".go"] } } } }),
+      "user.json",
+    );
+    const project = await parseSettings(
+      JSON.stringify({
+        lsp: {
+          diagnosticsWaitMs: 500,
+          servers: { rust: { command: "rust-analyzer", extensions: [".rs"], rootMarkers: ["Cargo.toml"] } },
+        },
+      }),
+      "project.json",
+    );
+    expect(mergeSettings([user, project]).lsp).toEqual({
+      diagnosticsWaitMs: 500,
+      servers: {
+        go: { command: "gopls", extensions: [".go"] },
+        rust: { command: "rust-analyzer", extensions: [".rs"], rootMarkers: ["Cargo.toml"] },
+      },
+    });
+    const bad = parseSettings(
+      JSON.stringify({ lsp: { servers: { go: { command: "gopls", extensions: ["go"] } } } }),
+      "bad.json",
+    );
+    await expect(bad).rejects.toBeInstanceOf(SettingsError);
+    await expect(bad).rejects.toThrow("bad.json: at /lsp/servers/go/extensions/0:");
   });
 });

@@ -52,7 +52,7 @@ import { type PositionQuery, resolvePosition, type ZeroBasedPosition } from "./p
 export interface ToolsContext {
   readonly env: ExecutionEnvironment;
   readonly pool: LanguageServerPool;
-  /** Absolute paths opened or changed through the tools, for get_diagnostics without a path. */
+  /** Absolute paths the tools were pointed at or edits changed, for get_diagnostics without a path. */
   readonly touched: Set<string>;
   /** How long get_diagnostics waits for a server's first report on a file. */
   readonly diagnosticsTimeoutMs: number;
@@ -112,7 +112,6 @@ function wordAt(text: string, p: ZeroBasedPosition): string | undefined {
 async function syncedClient(ctx: ToolsContext, abs: string, text?: string): Promise<LanguageServerClient> {
   const client = await ctx.pool.client(await ctx.pool.targetFor(abs));
   await client.sync(abs, text ?? (await ctx.env.readFile(abs)));
-  ctx.touched.add(abs);
   return client;
 }
 
@@ -360,15 +359,18 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("get_diagnostics", async (args, env, { signal }) => {
-      const files = typeof args.path === "string" ? [env.resolvePath(args.path)] : [...ctx.touched].sort();
-      if (files.length === 0) return "No files have been opened or changed yet; give a path.";
-      const lines: string[] = [];
-      let problems = 0;
-      for (const abs of files) {
-        const diagnostics = await diagnosticsOf(ctx, abs, signal);
-        problems += diagnostics.length;
-        for (const d of diagnostics) lines.push(formatDiagnostic(ctx.env, abs, d));
+      let files: string[];
+      if (typeof args.path === "string") files = [env.resolvePath(args.path)];
+      else {
+        // Files deleted since they were touched have nothing left to report.
+        const exists = await Promise.all([...ctx.touched].map((f) => ctx.env.fileExists(f)));
+        files = [...ctx.touched].filter((_, i) => exists[i]).sort();
       }
+      if (files.length === 0) return "No files have been opened or changed yet; give a path.";
+      // Each file waits for its server's report at the same time as the others.
+      const reports = await Promise.all(files.map((abs) => diagnosticsOf(ctx, abs, signal)));
+      const lines = reports.flatMap((list, i) => list.map((d) => formatDiagnostic(ctx.env, files[i]!, d)));
+      const problems = lines.length;
       const where = files.length === 1 ? displayPath(ctx.env, files[0]!) : count(files.length, "file");
       if (problems === 0) return { output: `No problems reported in ${where}.`, details: { matchCount: 0 } };
       return {
