@@ -13,7 +13,14 @@ await rm(new URL("../dist/bundle", import.meta.url), { recursive: true, force: t
 
 const result = await build({
   absWorkingDir: packageDir,
-  entryPoints: { attractor: "dist/main.js" },
+  // The command, and the embedding entry points the package exports (./runtime, ./headless, ./tui):
+  // bundled too, so the published package needs no dependencies at all.
+  entryPoints: {
+    attractor: "dist/main.js",
+    runtime: "dist/runtime/index.js",
+    headless: "dist/headless/index.js",
+    tui: "dist/tui/index.js",
+  },
   outdir: "dist/bundle",
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,
@@ -26,8 +33,10 @@ const result = await build({
   // React (the terminal UI) in its production build: no development checks, and its development
   // builds are left out of the bundle.
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
-  sourcemap: "linked",
-  // Maps point into the compiled files and node_modules rather than carrying their text.
+  // Maps beside the files for local debugging, not referenced from them: they point into the
+  // compiled files and node_modules (rather than carrying their text), which the published
+  // package does not ship, so the package leaves them out and nothing refers to a missing file.
+  sourcemap: "external",
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import {
+  CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
   createTodoTool,
@@ -21,6 +22,7 @@ import {
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
+  rulesForUnknownTools,
 } from "../permissions/index.js";
 import {
   createSessionStore,
@@ -79,6 +81,16 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** Allow rules added to the settings' (--allowedTools). */
+  readonly allowedTools?: readonly string[];
+  /** Deny rules added to the settings' (--disallowedTools). */
+  readonly disallowedTools?: readonly string[];
+  /** Replaces the agent's own instructions in the system prompt (--system-prompt). */
+  readonly systemPrompt?: string;
+  /** Added at the end of the system prompt (--append-system-prompt). */
+  readonly appendSystemPrompt?: string;
+  /** Absolute directories the tools may touch besides the project (--add-dir). */
+  readonly additionalDirectories?: readonly string[];
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -107,7 +119,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
-  const settings = options.settings ?? (await loadSettings({ home, projectDir }));
+  const loaded = options.settings ?? (await loadSettings({ home, projectDir }));
+  const settings: ResolvedSettings = {
+    ...loaded,
+    permissions: {
+      allow: [...loaded.permissions.allow, ...(options.allowedTools ?? [])],
+      ask: loaded.permissions.ask,
+      deny: [...loaded.permissions.deny, ...(options.disallowedTools ?? [])],
+    },
+  };
+  const additionalDirectories = [
+    ...(loaded.additionalDirectories ?? []).map((d) => resolve(projectDir, d)),
+    ...(options.additionalDirectories ?? []),
+  ];
   const choice = resolveModelChoice(
     {
       ...(options.provider !== undefined && { provider: options.provider }),
@@ -139,6 +163,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxTurns: options.maxTurns ?? settings.maxTurns ?? 0,
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
+    additionalDirectories,
+    ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
+    ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
   });
   await runtime.start(stored);
   return runtime;
@@ -157,6 +184,9 @@ interface RuntimeParts {
   readonly maxTurns: number;
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
+  readonly additionalDirectories: readonly string[];
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -245,6 +275,18 @@ class AgentRuntime implements Runtime {
     // and is waited for only before the first model request.
     this.codeIntelligenceReady =
       this.codeIntelligence?.install(this.profile.toolRegistry).catch(() => false) ?? Promise.resolve();
+    const { allow, ask, deny } = this.parts.settings.permissions;
+    const registry = this.profile.toolRegistry;
+    // Code-intelligence tools are registered once a server is found, which may be later than this.
+    const codeTools: readonly string[] = this.codeIntelligence ? CODE_INTELLIGENCE_TOOL_NAMES : [];
+    for (const rule of rulesForUnknownTools(
+      [...allow, ...ask, ...deny],
+      (name) => registry.get(name) !== undefined || codeTools.includes(name),
+    ))
+      this.notify({
+        kind: "warning",
+        message: `the permission rule ${rule} names a tool this agent does not have; it never matches (tools: ${registry.names().join(", ")})`,
+      });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
   }
@@ -495,6 +537,7 @@ class AgentRuntime implements Runtime {
       mode,
       rules: this.parts.settings.permissions,
       projectRoot: this.projectDir,
+      additionalDirectories: this.parts.additionalDirectories,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
@@ -531,6 +574,8 @@ class AgentRuntime implements Runtime {
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
       ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
+      ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
+      ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
     };
   }
 
