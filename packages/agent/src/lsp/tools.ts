@@ -16,7 +16,7 @@ import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
 import type { LanguageServerClient } from "./client.js";
 import { type CodeIntelligenceToolName, codeIntelligenceDefinitions } from "./definitions.js";
-import { CodeIntelligenceError, LanguageServerFailedError, NoLanguageServerError } from "./errors.js";
+import { CodeIntelligenceError, NoLanguageServerError } from "./errors.js";
 import {
   countSymbols,
   displayPath,
@@ -253,8 +253,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
           else throw error;
         }
       }
-      if (found.length === 0 && problems.length > 0)
-        return asResult(new LanguageServerFailedError("", "", problems.join("\n")));
+      if (found.length === 0 && problems.length > 0) return { output: problems.join("\n"), isError: true };
       if (found.length === 0) return `No symbols matching "${query}".`;
       const ranked = rankSymbols(ctx.env, found, query);
       const lines = ranked.slice(0, MAX_SYMBOLS).map((s) => formatWorkspaceSymbol(ctx.env, s));
