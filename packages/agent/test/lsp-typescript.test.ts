@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CODE_INTELLIGENCE_TOOL_NAMES } from "../src/lsp/definitions.js";
@@ -143,6 +143,43 @@ describe("code intelligence on a TypeScript project, through a Session", () => {
       content: 'import { Circle } from "./circle.js";\n\nexport const c: Circle = 42;\n',
     });
     expect(r.output).toMatch(/src\/broken\.ts:3:14 error TS2322/);
+  });
+
+  it("reports only errors an edit added, not those already there", async () => {
+    const r = await project.call("edit_file", {
+      file_path: "src/broken.ts",
+      old_string: "export const c",
+      new_string: "// still wrong\nexport const c",
+    });
+    expect(r.isError).toBe(false);
+    expect(r.output).not.toContain("language server");
+    const diagnostics = await project.call("get_diagnostics", { path: "src/broken.ts" });
+    expect(diagnostics.output).toMatch(/^1 problem in src\/broken\.ts:\nsrc\/broken\.ts:4:14 error TS2322/);
+  });
+
+  it("shows the server a file changed outside the tools before answering", async () => {
+    await writeFile(
+      path.join(project.dir, "src/square.ts"),
+      `${await readFile(path.join(project.dir, "src/square.ts"), "utf8")}\nexport function unitSquare(): Square {\n  return new Square(1);\n}\n`,
+    );
+    const r = await project.call("get_document_symbols", { path: "src/square.ts" });
+    expect(r.output).toContain("function unitSquare (lines 13-15)");
+  });
+
+  it("get_type_hierarchy walks subtypes of an interface through its implementing class", async () => {
+    const r = await project.call("get_type_hierarchy", {
+      path: "src/shape.ts",
+      symbolName: "Shape",
+      direction: "subtypes",
+    });
+    expect(r.output).toContain(
+      [
+        "  ↓ class BaseShape — src/shape.ts:7:23",
+        "    ↓ class Circle — src/circle.ts:3:14",
+        "      ↓ class UnitCircle — src/unit-circle.ts:3:14",
+        "    ↓ class Square — src/square.ts:3:14",
+      ].join("\n"),
+    );
   });
 
   it("resolves positions by line alone, and says when a symbol is not in the file", async () => {

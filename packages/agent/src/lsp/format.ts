@@ -53,6 +53,12 @@ export function symbolKindName(kind: number): string {
   return SYMBOL_KINDS[kind] ?? "symbol";
 }
 
+/** "class Circle"; just "constructor" where the name only repeats the kind. */
+function kindAndName(kind: number, name: string): string {
+  const kindName = symbolKindName(kind);
+  return name === kindName ? name : `${kindName} ${name}`;
+}
+
 /** Whether a SymbolKind is a type that can take part in inheritance. */
 export function isTypeKind(kind: number): boolean {
   return kind === 5 || kind === 11 || kind === 23;
@@ -191,7 +197,7 @@ export function formatSymbolTree(symbols: readonly (DocumentSymbol | SymbolInfor
   const walk = (list: readonly DocumentSymbol[], depth: number): void => {
     for (const s of [...list].sort((a, b) => a.range.start.line - b.range.start.line)) {
       const detail = s.detail ? ` ${cut(s.detail.replace(/\s+/g, " "), 80)}` : "";
-      out.push(`${"  ".repeat(depth)}${symbolKindName(s.kind)} ${s.name}${detail} (${lineSpan(s.range)})`);
+      out.push(`${"  ".repeat(depth)}${kindAndName(s.kind, s.name)}${detail} (${lineSpan(s.range)})`);
       if (s.children) walk(s.children, depth + 1);
     }
   };
@@ -199,7 +205,7 @@ export function formatSymbolTree(symbols: readonly (DocumentSymbol | SymbolInfor
     // Flat SymbolInformation: nesting from containerName.
     for (const s of symbols as SymbolInformation[]) {
       const depth = s.containerName ? 1 : 0;
-      out.push(`${"  ".repeat(depth)}${symbolKindName(s.kind)} ${s.name} (${lineSpan(s.location.range)})`);
+      out.push(`${"  ".repeat(depth)}${kindAndName(s.kind, s.name)} (${lineSpan(s.location.range)})`);
     }
   } else {
     walk(symbols as DocumentSymbol[], 0);
