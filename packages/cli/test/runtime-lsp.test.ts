@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { mergeSettings, parseSettings, SettingsError } from "../src/config/index.js";
+import { createPermissionPolicy } from "../src/permissions/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
@@ -82,5 +83,16 @@ describe("code intelligence in the CLI", () => {
     );
     await expect(bad).rejects.toBeInstanceOf(SettingsError);
     await expect(bad).rejects.toThrow("bad.json: at /lsp/servers/go/extensions/0:");
+  });
+
+  it("checks code-intelligence calls like reads: inside the project allowed, outside asked", () => {
+    const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project });
+    const call = (args: Record<string, unknown>) =>
+      policy.evaluate({ callId: "c", toolName: "find_references", arguments: args }).behavior;
+    expect(call({ path: "src/math.js", symbolName: "add" })).toBe("allow");
+    expect(call({ path: "/etc/profile.d/x.sh", line: 1 })).toBe("ask");
+    expect(
+      policy.evaluate({ callId: "d", toolName: "find_symbol", arguments: { query: "add" } }).behavior,
+    ).toBe("allow");
   });
 });
