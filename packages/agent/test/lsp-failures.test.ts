@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import * as path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CodeIntelligence } from "../src/lsp/code-intelligence.js";
 import { type LspProject, openLspProject } from "./support/lsp-project.js";
 
 const alive = (pid: number): boolean => {
@@ -72,6 +73,26 @@ describe("code intelligence without a usable server", () => {
     expect(project.intelligence.status()).toEqual([
       expect.objectContaining({ id: "broken", state: "failed", restarts: 0 }),
     ]);
+  });
+
+  it("stops a server that is still starting when shut down", async () => {
+    // A program that never answers `initialize`: only the shutdown can end the wait.
+    const silent = new CodeIntelligence({
+      environment: project.env,
+      builtinServers: false,
+      startTimeoutMs: 600_000,
+      servers: [
+        { id: "silent", command: "/bin/sh", args: ["-c", "exec cat > /dev/null"], extensions: [".sil"] },
+      ],
+    });
+    await writeFile(path.join(project.dir, "a.sil"), "x\n");
+    const hover = silent.tools().find((t) => t.definition.name === "get_hover_info")!;
+    const pending = hover.executor({ path: "a.sil", line: 1 }, project.env, { toolCallId: "t" });
+    await until(() => silent.status()[0]?.state === "starting");
+    await silent.shutdown();
+    const result = await pending;
+    expect(result).toMatchObject({ isError: true });
+    expect(typeof result === "string" ? result : result.output).toContain("/bin/sh did not start: it exited");
   });
 
   it("leaves an edit's result alone when no server covers the file", async () => {

@@ -123,6 +123,7 @@ export class LanguageServerClient {
     root: string,
     timeouts: ClientTimeouts,
     initializationOptions?: unknown,
+    signal?: AbortSignal,
   ): Promise<LanguageServerClient> {
     if (!env.startProcess) {
       throw new LanguageServerFailedError(server.id, root, "This environment cannot run language servers.");
@@ -133,6 +134,10 @@ export class LanguageServerClient {
     } catch (error) {
       throw new LanguageServerFailedError(server.id, root, describe(error), { cause: error });
     }
+    // Shutting down while the server starts stops it at once.
+    const stop = (): void => proc.kill();
+    if (signal?.aborted) stop();
+    signal?.addEventListener("abort", stop, { once: true });
     const stderrTail: string[] = [];
     proc.stderr.on("data", (chunk: Buffer) => {
       stderrTail.push(chunk.toString("utf8"));
@@ -166,6 +171,7 @@ export class LanguageServerClient {
     try {
       result = await raceExit(init, onExit, timeouts.startMs, "initialize");
     } catch (error) {
+      signal?.removeEventListener("abort", stop);
       // A program that exits at once fails the first write (EPIPE): its exit and what it printed say more.
       const exit = await Promise.race([
         proc.exited,
@@ -182,6 +188,7 @@ export class LanguageServerClient {
         { cause: error },
       );
     }
+    signal?.removeEventListener("abort", stop);
     await connection.sendNotification("initialized", {});
     return new LanguageServerClient({
       server,

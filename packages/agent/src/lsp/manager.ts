@@ -29,6 +29,8 @@ interface Entry {
   client?: LanguageServerClient;
   restarts: number;
   failure?: LanguageServerFailedError;
+  /** Stops a start in progress. */
+  abort?: AbortController;
 }
 
 /**
@@ -156,6 +158,7 @@ export class LanguageServerPool {
   /** Shuts every server down; later calls fail. */
   async shutdown(): Promise<void> {
     this.closed = true;
+    for (const e of this.entries.values()) e.abort?.abort();
     const clients = await Promise.all(
       [...this.entries.values()].map((e) => e.starting?.catch(() => undefined) ?? e.client),
     );
@@ -164,6 +167,7 @@ export class LanguageServerPool {
 
   private async start(entry: Entry): Promise<LanguageServerClient> {
     const { server, root, command } = entry.target;
+    entry.abort = new AbortController();
     try {
       const { LanguageServerClient } = await import("./client.js");
       const client = await LanguageServerClient.start(
@@ -173,6 +177,7 @@ export class LanguageServerPool {
         root,
         this.timeouts,
         await this.initializationOptions(server, root),
+        entry.abort.signal,
       );
       entry.client = client;
       if (this.closed) void client.shutdown();
@@ -185,6 +190,7 @@ export class LanguageServerPool {
       throw entry.failure;
     } finally {
       entry.starting = undefined;
+      entry.abort = undefined;
     }
   }
 
