@@ -13,6 +13,7 @@ import lspNode from "vscode-languageserver-protocol/node";
 import type { ExecutionEnvironment, LongLivedProcess } from "../types/environment.js";
 import { LanguageServerFailedError } from "./errors.js";
 import { uriOf } from "./format.js";
+import { fromTsserver, TSSERVER_REQUEST_COMMAND, tsserverBody } from "./pulled-diagnostics.js";
 import { type LanguageServerConfig, languageIdOf } from "./servers.js";
 
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, CancellationTokenSource } =
@@ -287,6 +288,51 @@ export class LanguageServerClient {
     return entry && { diagnostics: entry.diagnostics, sequence: entry.sequence };
   }
 
+  /**
+   * Asks the server for a file's diagnostics on the text it was last shown, where it can answer
+   * (LSP pull diagnostics, or tsserver through typescript-language-server); undefined where it
+   * only publishes them. What it answers is kept as the file's latest diagnostics.
+   */
+  async pullDiagnostics(
+    absolutePath: string,
+    signal?: AbortSignal,
+  ): Promise<readonly Diagnostic[] | undefined> {
+    const uri = uriOf(absolutePath);
+    let found: Diagnostic[] | undefined;
+    if (this.capabilities.diagnosticProvider) {
+      const report = await this.request<{ kind: string; items?: Diagnostic[] }>(
+        "textDocument/diagnostic",
+        { textDocument: { uri } },
+        signal,
+      );
+      if (report.kind !== "full") return this.diagnostics.get(uri)?.diagnostics;
+      found = report.items ?? [];
+    } else if (this.capabilities.executeCommandProvider?.commands.includes(TSSERVER_REQUEST_COMMAND)) {
+      const ask = (command: string) =>
+        this.request<unknown>(
+          "workspace/executeCommand",
+          { command: TSSERVER_REQUEST_COMMAND, arguments: [command, { file: absolutePath }] },
+          signal,
+        );
+      const [syntactic, semantic] = await Promise.all([
+        ask("syntacticDiagnosticsSync"),
+        ask("semanticDiagnosticsSync"),
+      ]);
+      const a = tsserverBody(syntactic);
+      const b = tsserverBody(semantic);
+      if (!a || !b) return undefined;
+      found = fromTsserver([...a, ...b]);
+    } else {
+      return undefined;
+    }
+    this.diagnostics.set(uri, {
+      diagnostics: found,
+      version: this.documents.get(uri)?.version,
+      sequence: ++this.sequence,
+    });
+    return found;
+  }
+
   /** The current publication sequence number (to wait for one newer than it). */
   get diagnosticsSequence(): number {
     return this.sequence;
@@ -317,7 +363,7 @@ export class LanguageServerClient {
       const seen = this.diagnostics.get(uri)!.sequence;
       await this.waitUntil(
         () => (this.diagnostics.get(uri)?.sequence ?? 0) > seen,
-        Math.min(deadline, Date.now() + 150),
+        Math.min(deadline, Date.now() + 50),
         signal,
       );
     }

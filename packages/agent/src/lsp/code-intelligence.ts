@@ -198,7 +198,9 @@ export class CodeIntelligence {
         const sequence = client.diagnosticsSequence;
         await client.sync(abs, text);
         this.touched.add(abs);
-        const after = await client.waitForDiagnostics(abs, sequence, Math.max(0, deadline - Date.now()));
+        const after =
+          (await client.pullDiagnostics(abs)) ??
+          (await client.waitForDiagnostics(abs, sequence, Math.max(0, deadline - Date.now())));
         // Only errors that were not there before the edit: the model should see what it broke.
         const old = new Map<string, number>();
         for (const d of before) {

@@ -390,7 +390,10 @@ async function diagnosticsOf(ctx: ToolsContext, abs: string, signal?: AbortSigna
     ctx.touched.add(abs);
     // Already reported for this very text: nothing to wait for.
     if (!changed && before) return sortDiagnostics(before.diagnostics);
-    const found = await c.waitForDiagnostics(abs, sequence, ctx.diagnosticsTimeoutMs, signal);
+
+    const found =
+      (await c.pullDiagnostics(abs, signal)) ??
+      (await c.waitForDiagnostics(abs, sequence, ctx.diagnosticsTimeoutMs, signal));
     return sortDiagnostics(found ?? []);
   });
 }
