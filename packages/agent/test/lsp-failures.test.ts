@@ -4,15 +4,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CodeIntelligence } from "../src/lsp/code-intelligence.js";
 import { type LspProject, openLspProject } from "./support/lsp-project.js";
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 /** Waits (without a deadline of its own: the test's timeout bounds it) until the condition holds. */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 20));
@@ -141,19 +132,4 @@ describe("a language server killed mid-session", () => {
     expect(edit.isError).toBe(false);
     expect(edit.output).not.toContain("language server");
   });
-
-  it("shuts the servers down with the session", async () => {
-    const other = await openLspProject("python");
-    try {
-      await other.call("get_document_symbols", { path: "zoo/animals.py" });
-      const serverPid = other.intelligence.status()[0]!.pid!;
-      expect(alive(serverPid)).toBe(true);
-      await other.session.close();
-      await other.intelligence.shutdown();
-      await until(() => !alive(serverPid));
-      expect(other.intelligence.status()[0]!.state).toBe("stopped");
-    } finally {
-      await other.close();
-    }
-  }, 60_000);
 });

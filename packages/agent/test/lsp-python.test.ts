@@ -112,4 +112,35 @@ describe("code intelligence on a Python project, through a Session", () => {
     const diagnostics = await project.call("get_diagnostics", { path: "zoo/keeper.py" });
     expect(diagnostics.output).toMatch(/^1 problem in zoo\/keeper\.py:\nzoo\/keeper\.py:16:19 error/);
   });
+
+  // Last: it closes the session.
+  it("shuts the server down with the session", async () => {
+    const [server] = project.intelligence.status();
+    expect(server).toMatchObject({ id: "python", state: "running" });
+    expect(alive(server!.pid!)).toBe(true);
+    await project.session.close();
+    await project.intelligence.shutdown();
+    expect(project.intelligence.status()[0]!.state).toBe("stopped");
+    await until(() => !alive(server!.pid!));
+    const after = await project.intelligence
+      .tools()[0]!
+      .executor({ path: "zoo/keeper.py", line: 1 }, project.env, {
+        toolCallId: "late",
+      });
+    expect(after).toMatchObject({ isError: true, output: "Language servers are shut down." });
+  });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Waits (bounded by the test's timeout) until the condition holds. */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((r) => setTimeout(r, 20));
+}
