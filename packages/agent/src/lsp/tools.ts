@@ -1,20 +1,15 @@
 import { isAbsolute, join } from "node:path";
 import type {
-  CallHierarchyIncomingCall,
   CallHierarchyItem,
-  CallHierarchyOutgoingCall,
   Diagnostic,
   DocumentSymbol,
   Hover,
   Location,
   SymbolInformation,
-  TypeHierarchyItem,
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
-import { EnvironmentError } from "../environment/errors.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
-import type { LanguageServerClient } from "./client.js";
 import { type CodeIntelligenceToolName, codeIntelligenceDefinitions } from "./definitions.js";
 import { CodeIntelligenceError, NoLanguageServerError } from "./errors.js";
 import {
@@ -33,109 +28,22 @@ import {
   toLocations,
   uriOf,
 } from "./format.js";
+import { callTree, implementationsByInheritance, nativeTypeHierarchy, nodeLines } from "./hierarchies.js";
 import {
   declarationOf,
   declaredSymbol,
   directSubtypes,
   directSupertypes,
-  documentSymbols,
-  flatten,
   type HierarchyContext,
-  type HierarchyNode,
-  symbolPathAt,
   walkHierarchy,
 } from "./inheritance.js";
-import type { LanguageServerPool } from "./manager.js";
-import { type PositionQuery, resolvePosition, type ZeroBasedPosition } from "./position.js";
+import { asResult, atPlace, place, syncedClient, type ToolsContext } from "./tool-context.js";
 
-/** What the tools share: the environment the servers run in, the pool, and files touched. */
-export interface ToolsContext {
-  readonly env: ExecutionEnvironment;
-  readonly pool: LanguageServerPool;
-  /** Absolute paths the tools were pointed at or edits changed, for get_diagnostics without a path. */
-  readonly touched: Set<string>;
-  /** How long get_diagnostics waits for a server's first report on a file. */
-  readonly diagnosticsTimeoutMs: number;
-  /** The configured servers available in the project (for find_symbol without a path). */
-  readonly availableServers: () => Promise<
-    readonly { readonly id: string; readonly extensions: readonly string[] }[]
-  >;
-}
+export type { ToolsContext } from "./tool-context.js";
 
 /** Results listed at most. */
 const MAX_LOCATIONS = 50;
 const MAX_SYMBOLS = 50;
-
-/** A call's resolved place: the file, its text, the 0-based position and the word there. */
-interface Place {
-  readonly abs: string;
-  readonly text: string;
-  readonly position: ZeroBasedPosition;
-  readonly label: string;
-}
-
-/** Reads the file a call points at and resolves its position. */
-async function place(
-  ctx: ToolsContext,
-  execEnv: ExecutionEnvironment,
-  args: Readonly<Record<string, unknown>>,
-): Promise<Place> {
-  const query = positionQuery(args);
-  const abs = execEnv.resolvePath(query.path);
-  const text = await ctx.env.readFile(abs);
-  const position = resolvePosition(text, query);
-  const word = wordAt(text, position) ?? query.symbolName ?? "";
-  const label = `${word ? `\`${word}\` at ` : ""}${displayPath(ctx.env, abs)}:${position.line + 1}:${position.character + 1}`;
-  return { abs, text, position, label };
-}
-
-function positionQuery(args: Readonly<Record<string, unknown>>): PositionQuery {
-  return {
-    path: String(args.path ?? ""),
-    ...(typeof args.symbolName === "string" && { symbolName: args.symbolName }),
-    ...(typeof args.line === "number" && { line: args.line }),
-    ...(typeof args.character === "number" && { character: args.character }),
-  };
-}
-
-function wordAt(text: string, p: ZeroBasedPosition): string | undefined {
-  const line = text.split(/\r?\n/)[p.line] ?? "";
-  const isWord = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_$]/u.test(c);
-  let a = p.character;
-  let b = p.character;
-  while (isWord(line[a - 1])) a--;
-  while (isWord(line[b])) b++;
-  return b > a ? line.slice(a, b) : undefined;
-}
-
-/** The client for a file, the file's current text shown to it. */
-async function syncedClient(ctx: ToolsContext, abs: string, text?: string): Promise<LanguageServerClient> {
-  const client = await ctx.pool.client(await ctx.pool.targetFor(abs));
-  await client.sync(abs, text ?? (await ctx.env.readFile(abs)));
-  return client;
-}
-
-/** Runs `use` with the place's server (restarted once if it stops meanwhile). */
-function atPlace<T>(
-  ctx: ToolsContext,
-  p: Place,
-  use: (client: LanguageServerClient, uri: string) => Promise<T>,
-): Promise<T> {
-  return ctx.pool.withClient(p.abs, async (client) => {
-    await client.sync(p.abs, p.text);
-    ctx.touched.add(p.abs);
-    return use(client, uriOf(p.abs));
-  });
-}
-
-/** Expected failures as results: no server is plain information, the rest are errors. */
-function asResult(error: unknown): ToolOutput {
-  if (error instanceof NoLanguageServerError) return { output: error.message };
-  if (error instanceof CodeIntelligenceError || error instanceof EnvironmentError) {
-    return { output: error.message, isError: true };
-  }
-  throw error;
-}
 
 type Run = (
   args: Readonly<Record<string, unknown>>,
@@ -402,144 +310,6 @@ function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
   return [...list].sort(
     (a, b) => (a.severity ?? 1) - (b.severity ?? 1) || a.range.start.line - b.range.start.line,
   );
-}
-
-/** Incoming or outgoing calls as indented lines, `depth` levels deep. */
-async function callTree(
-  ctx: ToolsContext,
-  client: LanguageServerClient,
-  item: CallHierarchyItem,
-  direction: "incoming" | "outgoing",
-  depth: number,
-  signal?: AbortSignal,
-  indent = 1,
-  seen = new Set<string>(),
-): Promise<string[]> {
-  if (depth <= 0) return [];
-  seen.add(`${item.uri}:${item.selectionRange.start.line}:${item.name}`);
-  const calls =
-    direction === "incoming"
-      ? (
-          (await client.request<CallHierarchyIncomingCall[] | null>(
-            "callHierarchy/incomingCalls",
-            { item },
-            signal,
-          )) ?? []
-        ).map((c) => ({ other: c.from, ranges: c.fromRanges, uri: c.from.uri }))
-      : (
-          (await client.request<CallHierarchyOutgoingCall[] | null>(
-            "callHierarchy/outgoingCalls",
-            { item },
-            signal,
-          )) ?? []
-        ).map((c) => ({ other: c.to, ranges: c.fromRanges, uri: item.uri }));
-  const lines: string[] = [];
-  const arrow = direction === "incoming" ? "←" : "→";
-  for (const call of calls) {
-    const at = [...new Set(call.ranges.map((r) => `${r.start.line + 1}:${r.start.character + 1}`))].join(
-      ", ",
-    );
-    const where = direction === "incoming" ? ` (calls at ${at})` : at ? ` (called at ${at})` : "";
-    lines.push(`${"  ".repeat(indent)}${arrow} ${formatItem(ctx.env, call.other)}${where}`);
-    const key = `${call.other.uri}:${call.other.selectionRange.start.line}:${call.other.name}`;
-    if (seen.has(key)) continue;
-    lines.push(...(await callTree(ctx, client, call.other, direction, depth - 1, signal, indent + 1, seen)));
-  }
-  return lines;
-}
-
-/** The type hierarchy through the server's own typeHierarchy requests. */
-async function nativeTypeHierarchy(
-  ctx: ToolsContext,
-  c: LanguageServerClient,
-  uri: string,
-  p: Place,
-  direction: string,
-  signal?: AbortSignal,
-): Promise<string> {
-  const items = await c.request<TypeHierarchyItem[] | null>(
-    "textDocument/prepareTypeHierarchy",
-    { textDocument: { uri }, position: p.position },
-    signal,
-  );
-  const item = items?.[0];
-  if (!item) return `No class or interface at ${p.label}.`;
-  const walk = async (
-    from: TypeHierarchyItem,
-    method: string,
-    arrow: string,
-    level: number,
-    seen: Set<string>,
-  ): Promise<string[]> => {
-    if (level > 3) return [];
-    const next = (await c.request<TypeHierarchyItem[] | null>(method, { item: from }, signal)) ?? [];
-    const out: string[] = [];
-    for (const t of next) {
-      const key = `${t.uri}:${t.selectionRange.start.line}`;
-      out.push(`${"  ".repeat(level)}${arrow} ${formatItem(ctx.env, t)}`);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      out.push(...(await walk(t, method, arrow, level + 1, seen)));
-    }
-    return out;
-  };
-  const sections = [formatItem(ctx.env, item)];
-  if (direction !== "subtypes") {
-    const up = await walk(item, "typeHierarchy/supertypes", "↑", 1, new Set());
-    sections.push(`Supertypes:\n${up.length ? up.join("\n") : "  (none)"}`);
-  }
-  if (direction !== "supertypes") {
-    const down = await walk(item, "typeHierarchy/subtypes", "↓", 1, new Set());
-    sections.push(`Subtypes:\n${down.length ? down.join("\n") : "  (none)"}`);
-  }
-  return sections.join("\n\n");
-}
-
-/** Hierarchy nodes as indented lines. */
-function nodeLines(
-  env: ExecutionEnvironment,
-  nodes: readonly HierarchyNode[],
-  arrow: string,
-  level = 1,
-): string[] {
-  return nodes.flatMap((n) => [
-    `${"  ".repeat(level)}${arrow} ${formatItem(env, { ...n, uri: n.uri })}`,
-    ...nodeLines(env, n.children, arrow, level + 1),
-  ]);
-}
-
-/**
- * Implementations where the server has no implementation search: the subtypes of a type, or for a
- * method, the methods of the same name in its type's subtypes.
- */
-async function implementationsByInheritance(hctx: HierarchyContext, p: Place): Promise<Location[]> {
-  const start = await declarationOf(hctx, p.abs, p.position);
-  const chain = await declaredSymbol(hctx, start);
-  const symbol = chain[chain.length - 1];
-  if (!symbol) return [];
-  if (isTypeKind(symbol.kind)) {
-    const subtypes = flatten(
-      await walkHierarchy(hctx, { uri: start.uri, range: symbol.selectionRange }, directSubtypes, 3),
-    );
-    return subtypes.map((n) => ({ uri: n.uri, range: n.selectionRange }));
-  }
-  const owner = chain.filter((s) => isTypeKind(s.kind)).pop();
-  if (!owner) return [];
-  const subtypes = flatten(
-    await walkHierarchy(hctx, { uri: start.uri, range: owner.selectionRange }, directSubtypes, 3),
-  );
-  const found: Location[] = [];
-  for (const sub of subtypes) {
-    const abs = pathOfUri(sub.uri);
-    if (!abs) continue;
-    const inFile = await documentSymbols(hctx, abs);
-    const type = symbolPathAt(inFile, sub.selectionRange.start)
-      .filter((s) => isTypeKind(s.kind))
-      .pop();
-    const method = type?.children?.find((m) => m.name === symbol.name);
-    if (method) found.push({ uri: sub.uri, range: method.selectionRange });
-  }
-  return found;
 }
 
 /** One file per available server to open first: workspace symbol search needs a project loaded. */
