@@ -89,6 +89,15 @@ describe("code intelligence on a Python project, through a Session", () => {
     );
     expect(down.output).toContain("  ↓ class Cat — zoo/animals.py:24:7");
     expect(down.output).not.toContain("Supertypes");
+    const up = await project.call("get_type_hierarchy", {
+      path: "zoo/animals.py",
+      symbolName: "Puppy",
+      direction: "supertypes",
+    });
+    expect(up.output).toContain(
+      "  ↑ class Dog — zoo/animals.py:14:7\n    ↑ class Animal — zoo/animals.py:4:7\n      ↑ class ABC — ",
+    );
+    expect(up.output).toMatch(/↑ class ABC — \S*typeshed\S*\/abc\.pyi:\d+:7/);
   });
 
   it("appends the type error an apply_patch introduced", async () => {

@@ -174,7 +174,9 @@ export function baseNamePositions(
     const start = lineNo === nameEnd.line ? nameEnd.character : lineNo < nameEnd.line ? text.length : 0;
     for (let c = start; c < text.length; c++) {
       const ch = text[c]!;
+      // The body starts at a "{" (TypeScript, Java…) or after a ":" ending the line (Python).
       if (ch === "{" && depth === 0) return pick(tokens);
+      if (ch === ":" && depth === 0 && /^\s*(#.*)?$/.test(text.slice(c + 1))) return pick(tokens);
       if ("([<".includes(ch)) depth++;
       else if (")]>".includes(ch)) depth--;
       else if (/[\p{L}_$]/u.test(ch)) {
