@@ -19,7 +19,7 @@ export function codeNavigationGuidance(offered: readonly { readonly name: string
   if (lines.length === 0) return "";
   return [
     "# Code navigation strategy",
-    "Language servers understand this project's code. Prefer them to text search for questions about code; point at a symbol by path and symbolName.",
+    "Language servers understand this project's code: for where a symbol is defined or used, its type, callers or subclasses, ask them rather than searching text. Point at a symbol by path and symbolName.",
     ...lines,
   ].join("\n");
 }
