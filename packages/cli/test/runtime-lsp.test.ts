@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { mergeSettings, parseSettings, SettingsError } from "../src/config/index.js";
 import { createPermissionPolicy } from "../src/permissions/index.js";
+import { summarizeCall } from "../src/runtime/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
@@ -54,6 +55,11 @@ describe("code intelligence in the CLI", () => {
       target: "Session",
     });
     expect(call("get_document_symbols", { path: "src/a.ts" }).label).toBe("Inspecting file structure");
+    // Headless progress lines and permission prompts name the symbol too.
+    expect(summarizeCall("find_definition", { path: "src/a.ts", symbolName: "run" })).toBe(
+      "find_definition src/a.ts run",
+    );
+    expect(summarizeCall("find_symbol", { query: "Session" })).toBe("find_symbol Session");
   });
 
   it("reads lsp settings: servers checked, and merged by id across the user's and the project's files", async () => {
