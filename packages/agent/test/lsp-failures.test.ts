@@ -78,12 +78,27 @@ describe("code intelligence without a usable server", () => {
     });
     await writeFile(path.join(project.dir, "a.sil"), "x\n");
     const hover = silent.tools().find((t) => t.definition.name === "get_hover_info")!;
+    // A call aborted while its server starts ends at once; the start goes on.
+    const abort = new AbortController();
+    const aborted = hover.executor({ path: "a.sil", line: 1 }, project.env, {
+      toolCallId: "a",
+      signal: abort.signal,
+    });
+    await until(() => silent.status()[0]?.state === "starting");
+    abort.abort();
+    await expect(aborted).rejects.toThrow("aborted while the language server was starting");
+    expect(silent.status()[0]?.state).toBe("starting");
+
     const pending = hover.executor({ path: "a.sil", line: 1 }, project.env, { toolCallId: "t" });
     await until(() => silent.status()[0]?.state === "starting");
     await silent.shutdown();
     const result = await pending;
     expect(result).toMatchObject({ isError: true });
-    expect(typeof result === "string" ? result : result.output).toContain("/bin/sh did not start: it exited");
+    // Ended either way: its start stopped, or the servers already shut down when it asked.
+    expect(typeof result === "string" ? result : result.output).toMatch(
+      /^\/bin\/sh did not start: it exited|^Language servers are shut down\.$/,
+    );
+    expect(silent.status()[0]?.state).toBe("failed");
   });
 
   it("leaves an edit's result alone when no server covers the file", async () => {

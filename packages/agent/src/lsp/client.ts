@@ -227,11 +227,20 @@ export class LanguageServerClient {
   async request<R>(method: string, params: unknown, signal?: AbortSignal): Promise<R> {
     if (!this.alive) throw this.stoppedError();
     const source = new CancellationTokenSource();
-    const onAbort = (): void => source.cancel();
+    // The server is told to cancel; the caller does not wait for it to agree.
+    let onAbort = (): void => source.cancel();
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => {
+        source.cancel();
+        reject(new Error("the request was aborted"));
+      };
+    });
+    aborted.catch(() => {});
+    if (signal?.aborted) onAbort();
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       return await raceExit(
-        this.connection.sendRequest<R>(method, params, source.token),
+        Promise.race([this.connection.sendRequest<R>(method, params, source.token), aborted]),
         this.onExit,
         this.timeouts.requestMs,
         method,

@@ -12,7 +12,8 @@ import { createCodeIntelligenceTools } from "./tools.js";
 /** Defaults: diagnostics wait after an edit, a server's start-up and any request. */
 export const DEFAULT_DIAGNOSTICS_WAIT_MS = 1500;
 export const DEFAULT_SERVER_START_TIMEOUT_MS = 30_000;
-export const DEFAULT_LSP_REQUEST_TIMEOUT_MS = 30_000;
+// Generous: the first request of a large project waits for the whole project to load.
+export const DEFAULT_LSP_REQUEST_TIMEOUT_MS = 120_000;
 /** Errors appended to an edit's result at most. */
 const MAX_APPENDED_DIAGNOSTICS = 20;
 

@@ -79,8 +79,11 @@ export class LanguageServerPool {
     return { server, root, command };
   }
 
-  /** The running client for a target, started (or restarted once) as needed. */
-  async client(target: ServerTarget): Promise<LanguageServerClient> {
+  /**
+   * The running client for a target, started (or restarted once) as needed. Aborting stops the
+   * wait, not a start in progress: the next call finds the server ready.
+   */
+  async client(target: ServerTarget, signal?: AbortSignal): Promise<LanguageServerClient> {
     if (this.closed)
       throw new LanguageServerFailedError(target.server.id, target.root, "Language servers are shut down.");
     const key = `${target.server.id}\0${target.root}`;
@@ -106,19 +109,27 @@ export class LanguageServerPool {
     }
     if (entry.client) return entry.client;
     entry.starting ??= this.start(entry);
-    return entry.starting;
+    return untilAborted(entry.starting, signal);
   }
 
   /** Runs `use` with the file's server; a server that stops during the call is restarted and asked again. */
-  async withClient<T>(absoluteFile: string, use: (client: LanguageServerClient) => Promise<T>): Promise<T> {
+  async withClient<T>(
+    absoluteFile: string,
+    use: (client: LanguageServerClient) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const target = await this.targetFor(absoluteFile);
-    return this.withTarget(target, use);
+    return this.withTarget(target, use, signal);
   }
 
   /** As withClient, for a known target. */
-  async withTarget<T>(target: ServerTarget, use: (client: LanguageServerClient) => Promise<T>): Promise<T> {
+  async withTarget<T>(
+    target: ServerTarget,
+    use: (client: LanguageServerClient) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
-      const client = await this.client(target);
+      const client = await this.client(target, signal);
       try {
         return await use(client);
       } catch (error) {
@@ -207,4 +218,24 @@ export class LanguageServerPool {
     );
     return tsserver ? { ...options, tsserver: { ...options.tsserver, path: tsserver } } : given;
   }
+}
+
+/** The promise's value, unless `signal` aborts first (then a plain Error). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new Error("aborted while the language server was starting"));
+    if (signal.aborted) onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

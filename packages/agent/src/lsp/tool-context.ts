@@ -27,6 +27,8 @@ export interface Place {
   readonly text: string;
   readonly position: ZeroBasedPosition;
   readonly label: string;
+  /** The call's abort signal. */
+  readonly signal?: AbortSignal;
 }
 
 /** Reads the file a call points at and resolves its position. */
@@ -34,6 +36,7 @@ export async function place(
   ctx: ToolsContext,
   execEnv: ExecutionEnvironment,
   args: Readonly<Record<string, unknown>>,
+  signal?: AbortSignal,
 ): Promise<Place> {
   const query = positionQuery(args);
   const abs = execEnv.resolvePath(query.path);
@@ -41,7 +44,7 @@ export async function place(
   const position = resolvePosition(text, query);
   const word = wordAt(text, position) ?? query.symbolName ?? "";
   const label = `${word ? `\`${word}\` at ` : ""}${displayPath(ctx.env, abs)}:${position.line + 1}:${position.character + 1}`;
-  return { abs, text, position, label };
+  return { abs, text, position, label, ...(signal !== undefined && { signal }) };
 }
 
 function positionQuery(args: Readonly<Record<string, unknown>>): PositionQuery {
@@ -67,10 +70,10 @@ function wordAt(text: string, p: ZeroBasedPosition): string | undefined {
 export async function syncedClient(
   ctx: ToolsContext,
   abs: string,
-  text?: string,
+  signal?: AbortSignal,
 ): Promise<LanguageServerClient> {
-  const client = await ctx.pool.client(await ctx.pool.targetFor(abs));
-  await client.sync(abs, text ?? (await ctx.env.readFile(abs)));
+  const client = await ctx.pool.client(await ctx.pool.targetFor(abs), signal);
+  await client.sync(abs, await ctx.env.readFile(abs));
   return client;
 }
 
@@ -80,11 +83,15 @@ export function atPlace<T>(
   p: Place,
   use: (client: LanguageServerClient, uri: string) => Promise<T>,
 ): Promise<T> {
-  return ctx.pool.withClient(p.abs, async (client) => {
-    await client.sync(p.abs, p.text);
-    ctx.touched.add(p.abs);
-    return use(client, uriOf(p.abs));
-  });
+  return ctx.pool.withClient(
+    p.abs,
+    async (client) => {
+      await client.sync(p.abs, p.text);
+      ctx.touched.add(p.abs);
+      return use(client, uriOf(p.abs));
+    },
+    p.signal,
+  );
 }
 
 /** Expected failures as results: no server is plain information, the rest are errors. */

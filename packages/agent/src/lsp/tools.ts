@@ -69,7 +69,7 @@ function hierarchyContext(ctx: ToolsContext, signal?: AbortSignal): HierarchyCon
   return {
     env: ctx.env,
     source: new SourceLines(ctx.env),
-    clientFor: (abs) => syncedClient(ctx, abs),
+    clientFor: (abs) => syncedClient(ctx, abs, signal),
     ...(signal !== undefined && { signal }),
   };
 }
@@ -78,7 +78,7 @@ function hierarchyContext(ctx: ToolsContext, signal?: AbortSignal): HierarchyCon
 export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[] {
   return [
     tool("find_definition", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
+      const p = await place(ctx, env, args, signal);
       const result = await atPlace(ctx, p, (c, uri) =>
         c.request<Location | Location[] | null>(
           "textDocument/definition",
@@ -97,7 +97,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("find_references", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
+      const p = await place(ctx, env, args, signal);
       const includeDeclaration = args.includeDeclaration === true;
       const result = await atPlace(ctx, p, (c, uri) =>
         c.request<Location[] | null>(
@@ -119,15 +119,19 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     tool("get_document_symbols", async (args, env, { signal }) => {
       const abs = env.resolvePath(String(args.path));
       const text = await ctx.env.readFile(abs);
-      const symbols = await ctx.pool.withClient(abs, async (c) => {
-        await c.sync(abs, text);
-        ctx.touched.add(abs);
-        return c.request<(DocumentSymbol | SymbolInformation)[] | null>(
-          "textDocument/documentSymbol",
-          { textDocument: { uri: uriOf(abs) } },
-          signal,
-        );
-      });
+      const symbols = await ctx.pool.withClient(
+        abs,
+        async (c) => {
+          await c.sync(abs, text);
+          ctx.touched.add(abs);
+          return c.request<(DocumentSymbol | SymbolInformation)[] | null>(
+            "textDocument/documentSymbol",
+            { textDocument: { uri: uriOf(abs) } },
+            signal,
+          );
+        },
+        signal,
+      );
       const shown = displayPath(ctx.env, abs);
       if (!symbols || symbols.length === 0) return `No symbols found in ${shown}.`;
       const n = countSymbols(symbols);
@@ -147,14 +151,18 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
       for (const file of files) {
         try {
           const target = await ctx.pool.targetFor(file);
-          const symbols = await ctx.pool.withTarget(target, async (c) => {
-            if (!c.isOpen(file)) await c.sync(file, await ctx.env.readFile(file));
-            return c.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
-              "workspace/symbol",
-              { query },
-              signal,
-            );
-          });
+          const symbols = await ctx.pool.withTarget(
+            target,
+            async (c) => {
+              if (!c.isOpen(file)) await c.sync(file, await ctx.env.readFile(file));
+              return c.request<(SymbolInformation | WorkspaceSymbol)[] | null>(
+                "workspace/symbol",
+                { query },
+                signal,
+              );
+            },
+            signal,
+          );
           found.push(...(symbols ?? []));
         } catch (error) {
           if (error instanceof CodeIntelligenceError) problems.push(error.message);
@@ -173,7 +181,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("get_hover_info", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
+      const p = await place(ctx, env, args, signal);
       const hover = await atPlace(ctx, p, (c, uri) =>
         c.request<Hover | null>(
           "textDocument/hover",
@@ -186,7 +194,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("get_call_hierarchy", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
+      const p = await place(ctx, env, args, signal);
       const direction = typeof args.direction === "string" ? args.direction : "both";
       const depth = typeof args.depth === "number" ? Math.min(3, Math.max(1, args.depth)) : 1;
       return atPlace(ctx, p, async (c, uri) => {
@@ -214,11 +222,15 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("find_implementations", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
-      const client = await ctx.pool.withClient(p.abs, async (c) => {
-        await c.sync(p.abs, p.text);
-        return c;
-      });
+      const p = await place(ctx, env, args, signal);
+      const client = await ctx.pool.withClient(
+        p.abs,
+        async (c) => {
+          await c.sync(p.abs, p.text);
+          return c;
+        },
+        signal,
+      );
       let locations: Location[];
       if (client.capabilities.implementationProvider) {
         const result = await atPlace(ctx, p, (c, uri) =>
@@ -241,7 +253,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("get_type_hierarchy", async (args, env, { signal }) => {
-      const p = await place(ctx, env, args);
+      const p = await place(ctx, env, args, signal);
       const direction = typeof args.direction === "string" ? args.direction : "both";
       return atPlace(ctx, p, async (c, uri) => {
         if (c.capabilities.typeHierarchyProvider) {
@@ -291,19 +303,23 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
 /** A file's diagnostics once the server has looked at its current text. */
 async function diagnosticsOf(ctx: ToolsContext, abs: string, signal?: AbortSignal): Promise<Diagnostic[]> {
   const text = await ctx.env.readFile(abs);
-  return ctx.pool.withClient(abs, async (c) => {
-    const before = c.diagnosticsFor(abs);
-    const sequence = c.diagnosticsSequence;
-    const changed = await c.sync(abs, text);
-    ctx.touched.add(abs);
-    // Already reported for this very text: nothing to wait for.
-    if (!changed && before) return sortDiagnostics(before.diagnostics);
+  return ctx.pool.withClient(
+    abs,
+    async (c) => {
+      const before = c.diagnosticsFor(abs);
+      const sequence = c.diagnosticsSequence;
+      const changed = await c.sync(abs, text);
+      ctx.touched.add(abs);
+      // Already reported for this very text: nothing to wait for.
+      if (!changed && before) return sortDiagnostics(before.diagnostics);
 
-    const found =
-      (await c.pullDiagnostics(abs, signal)) ??
-      (await c.waitForDiagnostics(abs, sequence, ctx.diagnosticsTimeoutMs, signal));
-    return sortDiagnostics(found ?? []);
-  });
+      const found =
+        (await c.pullDiagnostics(abs, signal)) ??
+        (await c.waitForDiagnostics(abs, sequence, ctx.diagnosticsTimeoutMs, signal));
+      return sortDiagnostics(found ?? []);
+    },
+    signal,
+  );
 }
 
 function sortDiagnostics(list: readonly Diagnostic[]): Diagnostic[] {
