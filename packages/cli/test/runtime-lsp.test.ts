@@ -6,12 +6,15 @@ import { mergeSettings, parseSettings, SettingsError } from "../src/config/index
 import { createPermissionPolicy } from "../src/permissions/index.js";
 import { summarizeCall } from "../src/runtime/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
+import { cleanEnv, runCliProcess } from "./support/cli-process.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
 const fx = runtimeFixture();
 // Where the test language servers are installed; the runtime finds them on PATH.
 const serversBin = resolve(dirname(fileURLToPath(import.meta.url)), "../../../node_modules/.bin");
-const withServers = () => ({ env: { ...envOf(), PATH: `${serversBin}:/usr/bin:/bin` } });
+// node itself too: the servers' programs start with `#!/usr/bin/env node`.
+const serversPath = `${serversBin}:${dirname(process.execPath)}:/usr/bin:/bin`;
+const withServers = () => ({ env: { ...envOf(), PATH: serversPath } });
 const envOf = () => ({ HOME: join(fx.root, "user"), ...fx.model.env() });
 
 describe("code intelligence in the CLI", () => {
@@ -27,6 +30,20 @@ describe("code intelligence in the CLI", () => {
     expect(JSON.stringify(first?.body.system)).toContain("Code navigation strategy");
     expect(second?.toolResults[0]).toContain("Definition of `add` at test.js:2:13:");
     expect(second?.toolResults[0]).toContain("src/math.js:1:10\n→ 1: function add(a, b) {");
+  });
+
+  it("works in the bundled command, which loads the protocol code on demand", async () => {
+    fx.model.script([
+      { calls: [{ name: "find_definition", args: { path: "test.js", symbolName: "add", line: 2 } }] },
+      { text: "Found it." },
+    ]);
+    const result = await runCliProcess(["-p", "Where is add defined?"], {
+      cwd: fx.project,
+      env: cleanEnv(fx.root, { ...fx.model.env(), PATH: serversPath }),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe("Found it.\n");
+    expect(fx.model.seen()[1]?.toolResults[0]).toContain("src/math.js:1:10\n→ 1: function add(a, b) {");
   });
 
   it("leaves them out when settings turn language servers off", async () => {
