@@ -40,11 +40,19 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  // Ink imports React's devtools only when DEV=true; they are not a dependency.
-  external: ["react-devtools-core"],
-  // CommonJS dependencies call require() for Node's built-in modules, which ESM output lacks.
+  // Ink imports React's devtools only when DEV=true; they are not a dependency. ssh2 tries its
+  // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
+  // to JavaScript, which is what the self-contained bundle uses.
+  external: ["react-devtools-core", "*.node", "cpu-features"],
+  // CommonJS dependencies call require() for Node's built-in modules and read __dirname (ssh2),
+  // which ESM output lacks: each output file gets its own, from its own location.
   banner: {
-    js: 'import { createRequire as __attractorCreateRequire } from "node:module";\nconst require = __attractorCreateRequire(import.meta.url);',
+    js: [
+      'import { createRequire as __attractorCreateRequire } from "node:module";',
+      'import { fileURLToPath as __attractorFileURLToPath } from "node:url";',
+      "const require = __attractorCreateRequire(import.meta.url);",
+      'const __dirname = __attractorFileURLToPath(new URL(".", import.meta.url));',
+    ].join("\n"),
   },
 });
 // Which inputs went into which output file: tests read it to check what a run loads.

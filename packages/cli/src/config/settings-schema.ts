@@ -36,6 +36,8 @@ export interface Settings {
   readonly maxTurns?: number;
   readonly toolMode?: (typeof TOOL_MODES)[number];
   readonly permissions?: PermissionSettings;
+  /** Run the tools on this SSH host, `[user@]host:/path`, as --remote does. */
+  readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
   /** Code intelligence from language servers. */
@@ -81,6 +83,7 @@ export const SETTINGS_SCHEMA = {
     reasoningEffort: { enum: [...REASONING_EFFORTS] },
     maxTurns: { type: "integer", minimum: 0 },
     toolMode: { enum: [...TOOL_MODES] },
+    remote: { type: "string", minLength: 1 },
     permissions: {
       type: "object",
       additionalProperties: false,

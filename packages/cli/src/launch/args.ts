@@ -53,6 +53,8 @@ export interface CliArgs {
   readonly appendSystemPrompt?: string;
   /** Directories from --add-dir, as given. */
   readonly addDirs: readonly string[];
+  /** `[user@]host:/path` from --remote. */
+  readonly remote?: string;
   readonly maxTurns?: number;
   readonly reasoningEffort?: (typeof CLI_REASONING_EFFORTS)[number];
   readonly toolMode?: (typeof TOOL_MODES)[number];
@@ -139,6 +141,10 @@ function buildProgram(version: string, io: ParseIo): Command {
     .option("--system-prompt <text>", "replace the agent's own instructions in the system prompt")
     .option("--append-system-prompt <text>", "add instructions at the end of the system prompt")
     .option("--add-dir <dir>", "another directory the tools may work in; repeatable", collect)
+    .option(
+      "--remote <[user@]host:/path>",
+      "run the tools on an SSH host (host may be an ~/.ssh/config alias)",
+    )
     .addOption(
       new Option("--max-turns <n>", "model responses allowed per message").argParser(positiveInteger),
     )
@@ -197,6 +203,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     systemPrompt?: string;
     appendSystemPrompt?: string;
     addDir?: string[];
+    remote?: string;
     maxTurns?: number;
     reasoningEffort?: CliArgs["reasoningEffort"];
     toolMode?: CliArgs["toolMode"];
@@ -222,6 +229,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.systemPrompt !== undefined && { systemPrompt: o.systemPrompt }),
       ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
       addDirs: o.addDir ?? [],
+      ...(o.remote !== undefined && { remote: o.remote }),
       ...(o.maxTurns !== undefined && { maxTurns: o.maxTurns }),
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),

@@ -125,6 +125,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.addDirs.length > 0 && {
         additionalDirectories: args.addDirs.map((d) => resolve(projectDirectory({}, io), d)),
       }),
+      ...(args.remote !== undefined && { remote: args.remote }),
       ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),

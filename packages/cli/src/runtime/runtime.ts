@@ -5,6 +5,7 @@ import {
   type CodeIntelligence,
   createAskUserTool,
   createTodoTool,
+  type ExecutionEnvironment,
   LocalExecutionEnvironment,
   type ProviderProfile,
   Session,
@@ -14,7 +15,11 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import {
+  type CheckpointManager,
+  createCheckpointManager,
+  unavailableCheckpoints,
+} from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -91,6 +96,8 @@ export interface RuntimeOptions {
   readonly appendSystemPrompt?: string;
   /** Absolute directories the tools may touch besides the project (--add-dir). */
   readonly additionalDirectories?: readonly string[];
+  /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
+  readonly remote?: string;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -146,7 +153,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);
-  const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
+  const remoteSpec = options.remote ?? loaded.remote;
+  const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
+  const checkpoints = remote
+    ? unavailableCheckpoints(
+        `checkpoints are not taken for a project on a remote host (${remoteSpec}), so there is nothing to undo or restore`,
+      )
+    : await createCheckpointManager({ projectRoot: projectDir, home });
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
@@ -164,6 +177,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
     additionalDirectories,
+    ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
   });
@@ -185,6 +199,8 @@ interface RuntimeParts {
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
   readonly additionalDirectories: readonly string[];
+  /** The tools' environment on a remote host, initialized; the local project otherwise. */
+  readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
 }
@@ -197,7 +213,7 @@ class AgentRuntime implements Runtime {
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
   private readonly client: Client;
-  private readonly environment: LocalExecutionEnvironment;
+  private readonly environment: ExecutionEnvironment;
   /** Language servers, when settings allow them; started only when a tool needs one. */
   private readonly codeIntelligence: CodeIntelligence | undefined;
   /** Settles once the code-intelligence tools are registered (when a server is available). */
@@ -235,11 +251,14 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment = new LocalExecutionEnvironment({
-      workingDirectory: parts.projectDir,
-      envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-      baseEnv: parts.env,
-    });
+    this.environment =
+      parts.remote ??
+      new LocalExecutionEnvironment({
+        workingDirectory: parts.projectDir,
+        envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
+        baseEnv: parts.env,
+      });
+    // Language servers run where the files are: an environment that cannot start them has none.
     this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
@@ -536,7 +555,7 @@ class AgentRuntime implements Runtime {
     const policy = createPermissionPolicy({
       mode,
       rules: this.parts.settings.permissions,
-      projectRoot: this.projectDir,
+      projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
       additionalDirectories: this.parts.additionalDirectories,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
@@ -560,7 +579,7 @@ class AgentRuntime implements Runtime {
     return {
       beforeToolCall: createToolGuard({
         policy: this.policy,
-        checkpoints: this.checkpoints,
+        checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
         onSnapshotError: (error) => {
@@ -712,6 +731,31 @@ class AgentRuntime implements Runtime {
 
   private deliver(event: SessionEvent | RuntimeNotice): void {
     for (const listener of this.listeners) safeCall(listener, event);
+  }
+}
+
+/**
+ * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
+ * aliases, identity file, known_hosts), the user's agent used when there is one, and the
+ * connection made now so a wrong host, key or path is a configuration error before anything runs.
+ */
+async function openRemote(spec: string, env: Env): Promise<ExecutionEnvironment> {
+  const { resolveSshTarget, SshExecutionEnvironment, SshTargetError } = await import("@attractor/agent");
+  try {
+    const target = await resolveSshTarget(spec, {
+      ...(env.HOME !== undefined && { home: env.HOME }),
+      ...(env.USER !== undefined && { localUser: env.USER }),
+    });
+    const environment = new SshExecutionEnvironment({
+      ...target,
+      ...(env.SSH_AUTH_SOCK !== undefined && { agent: env.SSH_AUTH_SOCK }),
+    });
+    await environment.initialize();
+    return environment;
+  } catch (error) {
+    if (error instanceof SshTargetError || (error instanceof Error && "code" in error))
+      throw new ConfigurationError(`--remote ${spec}: ${error.message}`);
+    throw error;
   }
 }
 
