@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI_PATH, pathWithoutPackageBins } from "./cli-process.js";
+import { CLI_PATH } from "./cli-process.js";
 
 /** A tmux server of the test's own (its socket is private) with one session running a command. */
 export interface TmuxTerminal {
@@ -96,7 +96,7 @@ export async function terminalWorkspace(prefix: string): Promise<{ root: string;
 /** The whole environment of the command under test: the workspace's homes and a local Anthropic server. */
 export function anthropicTerminalEnv(root: string, port: number): Record<string, string> {
   return {
-    PATH: pathWithoutPackageBins(),
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: join(root, "user"),
     ATTRACTOR_HOME: join(root, "attractor"),
     ANTHROPIC_API_KEY: "test-key-not-real",
