@@ -5,7 +5,7 @@
 // server's report, against the same edit without it.
 // Run after `npm run build`: node bench/lsp.mjs   (RUNS=20 warm queries each)
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -14,8 +14,13 @@ import { CodeIntelligence, editFileTool, LocalExecutionEnvironment } from "../pa
 const RUNS = Number(process.env.RUNS ?? 20);
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SYMBOL = "LocalExecutionEnvironment";
-// A use of the symbol in another file than its definition.
-const USE = { path: "packages/cli/src/runtime/runtime.ts", symbolName: SYMBOL, line: 220 };
+// A use of the symbol (`new LocalExecutionEnvironment(`) in another package than its definition.
+const USE_FILE = "packages/cli/src/runtime/runtime.ts";
+const useLine =
+  readFileSync(join(repo, USE_FILE), "utf8")
+    .split("\n")
+    .findIndex((l) => l.includes(`new ${SYMBOL}(`)) + 1;
+const USE = { path: USE_FILE, symbolName: SYMBOL, line: useLine };
 
 const env = new LocalExecutionEnvironment({ workingDirectory: repo });
 const intelligence = new CodeIntelligence({ environment: env });
