@@ -26,8 +26,10 @@ export const TYPESCRIPT_SERVER: LanguageServerConfig = {
   command: "typescript-language-server",
   args: ["--stdio"],
   // Only the semantic server: the syntax server answers while the project loads, with definitions
-  // that stop at import statements.
-  initializationOptions: { tsserver: { useSyntaxServer: "never" } },
+  // that stop at import statements. No automatic typing acquisition: it installs @types packages
+  // from the network into a cache in the home directory (and fails, taking the server down, in a
+  // sandbox).
+  initializationOptions: { disableAutomaticTypingAcquisition: true, tsserver: { useSyntaxServer: "never" } },
   extensions: [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"],
   // Lock files first, so a monorepo is one workspace rather than one per package.
   rootMarkers: [
