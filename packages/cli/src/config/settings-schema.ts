@@ -1,3 +1,4 @@
+import type { HookEventName } from "@attractor/agent";
 import {
   PERMISSION_MODE_NAMES,
   PERMISSION_MODES,
@@ -54,6 +55,8 @@ export interface Settings {
   readonly env?: { readonly allow?: readonly string[] };
   /** Code intelligence from language servers. */
   readonly lsp?: LspSettings;
+  /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
+  readonly hooks?: HooksSetting;
   readonly sandbox?: SandboxSettings;
 }
 
@@ -76,6 +79,62 @@ export interface LspSettings {
   /** By id; an id of a built-in server ("typescript", "python") replaces it. */
   readonly servers?: Readonly<Record<string, LspServerSettings>>;
 }
+
+/** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
+export const HOOK_EVENTS: readonly HookEventName[] = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "Notification",
+];
+
+/** One command a hook runs. */
+export interface CommandHookSetting {
+  /** "command" (the only kind run; others are skipped with a warning). */
+  readonly type: string;
+  readonly command?: string;
+  /** Seconds (default 60). */
+  readonly timeout?: number;
+}
+
+/** Hooks for one event whose matcher matches (a tool-name regex for the tool events). */
+export interface HookMatcherSetting {
+  readonly matcher?: string;
+  readonly hooks: readonly CommandHookSetting[];
+}
+
+/** The `hooks` setting: per event, a list of matcher groups. */
+export type HooksSetting = Readonly<Partial<Record<HookEventName, readonly HookMatcherSetting[]>>>;
+
+const hookGroups = {
+  type: "array",
+  items: {
+    type: "object",
+    additionalProperties: false,
+    required: ["hooks"],
+    properties: {
+      matcher: { type: "string" },
+      hooks: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["type"],
+          properties: {
+            type: { type: "string", minLength: 1 },
+            command: { type: "string", minLength: 1 },
+            timeout: { type: "number", exclusiveMinimum: 0 },
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 const ruleList = {
   type: "array",
@@ -141,6 +200,11 @@ export const SETTINGS_SCHEMA = {
           },
         },
       },
+    },
+    hooks: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hookGroups])),
     },
     sandbox: {
       type: "object",

@@ -64,6 +64,8 @@ export interface CliArgs {
   /** An id, or true for `--resume` without one (choose from a list). */
   readonly resume?: string | true;
   readonly cwd?: string;
+  /** The user trusts the project: its settings' hooks may run. */
+  readonly trustProject: boolean;
 }
 
 /** What parsing produced: arguments to run with, or text already printed and the exit code. */
@@ -176,6 +178,7 @@ function buildProgram(version: string, io: ParseIo): Command {
     )
     .option("-r, --resume [id]", "resume a stored session (without an id: choose from a list)")
     .option("--cwd <dir>", "the project directory (default: the current directory)")
+    .option("--trust-project", "trust this project: run the hooks its settings define")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)
@@ -223,6 +226,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     continue?: boolean;
     resume?: string | true;
     cwd?: string;
+    trustProject?: boolean;
   }>();
   const words = program.args.join(" ").trim();
   return {
@@ -250,6 +254,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       continueLatest: o.continue ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
+      trustProject: o.trustProject ?? false,
     },
   };
 }
