@@ -82,6 +82,9 @@ describe("start-up loads only what the run needs", () => {
       const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
       expect(loaded.has("agent") && loaded.has("llm")).toBe(true);
       for (const ui of ["ink", "react", "marked"]) expect(loaded.has(ui), ui).toBe(false);
+      // Language servers' protocol library waits for the first code-intelligence call.
+      for (const lsp of ["vscode-jsonrpc", "vscode-languageserver-protocol"])
+        expect(loaded.has(lsp), lsp).toBe(false);
       // OpenAI-compatible servers are spoken to through the openai SDK.
       const used = provider === "openai-compatible" ? "openai" : SDKS[provider];
       expect(loaded.has(used), used).toBe(true);

@@ -53,9 +53,31 @@ export interface Settings {
   readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  /** Code intelligence from language servers. */
+  readonly lsp?: LspSettings;
   /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
   readonly hooks?: HooksSetting;
   readonly sandbox?: SandboxSettings;
+}
+
+/** One language server as settings configure it (the key of `lsp.servers` is its id). */
+export interface LspServerSettings {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** File extensions with the dot: [".go"]. */
+  readonly extensions: readonly string[];
+  readonly rootMarkers?: readonly string[];
+  readonly initializationOptions?: unknown;
+}
+
+/** The `lsp` section: on/off, the wait for errors after an edit, servers besides the built-in ones. */
+export interface LspSettings {
+  /** False: no language servers, no code-intelligence tools (default true). */
+  readonly enabled?: boolean;
+  /** Milliseconds an edit waits for the server's errors (default 1500; 0 turns it off). */
+  readonly diagnosticsWaitMs?: number;
+  /** By id; an id of a built-in server ("typescript", "python") replaces it. */
+  readonly servers?: Readonly<Record<string, LspServerSettings>>;
 }
 
 /** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
@@ -150,6 +172,33 @@ export const SETTINGS_SCHEMA = {
       additionalProperties: false,
       properties: {
         allow: { type: "array", items: { type: "string", pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$" } },
+      },
+    },
+    lsp: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        enabled: { type: "boolean" },
+        diagnosticsWaitMs: { type: "integer", minimum: 0, maximum: 60_000 },
+        servers: {
+          type: "object",
+          additionalProperties: {
+            type: "object",
+            additionalProperties: false,
+            required: ["command", "extensions"],
+            properties: {
+              command: { type: "string", minLength: 1 },
+              args: { type: "array", items: { type: "string" } },
+              extensions: {
+                type: "array",
+                minItems: 1,
+                items: { type: "string", pattern: "^\\.[^./\\\\]+$" },
+              },
+              rootMarkers: { type: "array", items: { type: "string", minLength: 1 } },
+              initializationOptions: {},
+            },
+          },
+        },
       },
     },
     hooks: {

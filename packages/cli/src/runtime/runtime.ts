@@ -1,6 +1,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import {
+  CODE_INTELLIGENCE_TOOL_NAMES,
+  type CodeIntelligence,
   createAskUserTool,
   createSkillTool,
   createTodoTool,
@@ -60,6 +62,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { codeIntelligenceFromSettings } from "./code-intelligence.js";
 import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
@@ -275,6 +278,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: ExecutionEnvironment;
+  /** Language servers, when settings allow them; started only when a tool needs one. */
+  private readonly codeIntelligence: CodeIntelligence | undefined;
+  /** Settles once the code-intelligence tools are registered (when a server is available). */
+  private codeIntelligenceReady: Promise<unknown> = Promise.resolve();
   /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
   private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
   private readonly sandboxRequired: boolean;
@@ -342,6 +349,8 @@ class AgentRuntime implements Runtime {
     this.sandboxed = commands?.environment;
     this.sandboxRequired = commands?.required ?? false;
     this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    // Language servers run where the files are: an environment that cannot start them has none.
+    this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -472,6 +481,10 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // Checking for language servers reads a few files; it runs beside opening the transcript
+    // and is waited for only before the first model request.
+    this.codeIntelligenceReady =
+      this.codeIntelligence?.install(this.profile.toolRegistry).catch(() => false) ?? Promise.resolve();
     this.nextStart = stored ? "resume" : "startup";
     // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
     if (this.sandboxed)
@@ -481,9 +494,11 @@ class AgentRuntime implements Runtime {
       );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
+    // Code-intelligence tools are registered once a server is found, which may be later than this.
+    const codeTools: readonly string[] = this.codeIntelligence ? CODE_INTELLIGENCE_TOOL_NAMES : [];
     for (const rule of rulesForUnknownTools(
       [...allow, ...ask, ...deny],
-      (name) => registry.get(name) !== undefined,
+      (name) => registry.get(name) !== undefined || codeTools.includes(name),
     ))
       this.notify({
         kind: "warning",
@@ -512,6 +527,7 @@ class AgentRuntime implements Runtime {
     if (this.closed) throw new Error("the runtime is closed");
     this.running++;
     try {
+      await this.codeIntelligenceReady;
       let next: string | undefined = text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
@@ -699,7 +715,12 @@ class AgentRuntime implements Runtime {
     this.detach?.();
     await this.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
-    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
+    await Promise.allSettled([
+      this.client.close(),
+      this.codeIntelligence?.shutdown(),
+      this.environment.cleanup(),
+      this.checkpoints.prepare(),
+    ]);
   }
 
   // ---- wiring ----
@@ -793,6 +814,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
     };
