@@ -1,5 +1,6 @@
 export * from "./compaction/index.js";
 export * from "./environment/index.js";
+export * from "./mcp/index.js";
 export * from "./modes/index.js";
 export * from "./profiles/index.js";
 export * from "./prompted/index.js";
