@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ToolOutput } from "../types/tool.js";
 import { forgetChild, trackChild } from "./child-processes.js";
-import { McpConfigError, McpConnectError, McpConnectionClosedError, McpError } from "./errors.js";
+import { McpConfigError, McpConnectError, McpError } from "./errors.js";
 import { callResultToOutput, contentToText, type McpCallResult, type McpContent } from "./results.js";
 import { loadHttpTransport, loadSdkCore, loadSseTransport, loadStdioTransport } from "./sdk.js";
 import type { McpEvent, McpRemoteServerConfig, McpServerConfig, McpServerStatus } from "./types.js";
@@ -25,7 +25,11 @@ export interface ListedTool {
 export interface ListedPrompt {
   readonly name: string;
   readonly description?: string;
-  readonly arguments?: readonly { readonly name: string; readonly description?: string; readonly required?: boolean }[];
+  readonly arguments?: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly required?: boolean;
+  }[];
 }
 
 /** A resource as the server listed it. */
@@ -128,7 +132,10 @@ export class McpServerConnection {
     if (this.opening) return this.opening;
     if (this.statusValue === "failed" && !this.everConnected) {
       return Promise.reject(
-        new McpConnectError(this.name, `MCP server "${this.name}" is not available: ${this.errorValue ?? "it failed to start"}`),
+        new McpConnectError(
+          this.name,
+          `MCP server "${this.name}" is not available: ${this.errorValue ?? "it failed to start"}`,
+        ),
       );
     }
     return this.connect();
@@ -141,7 +148,9 @@ export class McpServerConnection {
   }
 
   private stderrHint(): string {
-    return this.stderr.length > 0 ? `\nLast lines the server wrote to stderr:\n${this.stderr.join("\n")}` : "";
+    return this.stderr.length > 0
+      ? `\nLast lines the server wrote to stderr:\n${this.stderr.join("\n")}`
+      : "";
   }
 
   private async createTransport(): Promise<Transport> {
@@ -307,7 +316,11 @@ export class McpServerConnection {
   }
 
   /** Runs a tool; every failure comes back as an error result the model can read. */
-  async callTool(tool: string, args: Readonly<Record<string, unknown>>, context: CallContext): Promise<ToolOutput> {
+  async callTool(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    context: CallContext,
+  ): Promise<ToolOutput> {
     let client: Client;
     try {
       client = await this.usable();
@@ -370,10 +383,13 @@ export class McpServerConnection {
       return { output: describe(error), isError: true };
     }
     try {
-      const result = await client.readResource({ uri }, {
-        timeout: this.settings.toolTimeoutMs,
-        ...(signal !== undefined && { signal }),
-      });
+      const result = await client.readResource(
+        { uri },
+        {
+          timeout: this.settings.toolTimeoutMs,
+          ...(signal !== undefined && { signal }),
+        },
+      );
       const blocks = result.contents.map((resource) => ({ type: "resource", resource }) as McpContent);
       const { text, image } = contentToText(blocks);
       return { output: text === "" ? "(empty resource)" : text, ...(image !== undefined && { image }) };
@@ -386,13 +402,18 @@ export class McpServerConnection {
   async getPrompt(name: string, args: Readonly<Record<string, string>>): Promise<string> {
     const client = await this.usable();
     try {
-      const result = await client.getPrompt({ name, arguments: { ...args } }, { timeout: this.settings.toolTimeoutMs });
+      const result = await client.getPrompt(
+        { name, arguments: { ...args } },
+        { timeout: this.settings.toolTimeoutMs },
+      );
       return result.messages
         .map((m) => contentToText([m.content as McpContent]).text)
         .filter((t) => t !== "")
         .join("\n\n");
     } catch (error) {
-      throw new McpError(this.name, this.callFailure(`the prompt ${name}`, error, undefined), { cause: error });
+      throw new McpError(this.name, this.callFailure(`the prompt ${name}`, error, undefined), {
+        cause: error,
+      });
     }
   }
 

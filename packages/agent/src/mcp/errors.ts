@@ -18,14 +18,6 @@ export class McpConnectError extends McpError {
   }
 }
 
-/** The connection ended while a request was waiting (the server crashed or hung up). */
-export class McpConnectionClosedError extends McpError {
-  constructor(server: string, message: string) {
-    super(server, message);
-    this.name = "McpConnectionClosedError";
-  }
-}
-
 /** A configuration the manager cannot use (unknown server, bad URL, empty command). */
 export class McpConfigError extends McpError {
   constructor(server: string, message: string) {

@@ -4,7 +4,13 @@ import type { RegisteredTool } from "../types/tool.js";
 import { type ConnectionSettings, type ListedTool, McpServerConnection } from "./connection.js";
 import { McpConfigError, McpError } from "./errors.js";
 import { mcpToolName } from "./names.js";
-import { LIST_MCP_RESOURCES, listResourcesTool, mcpTool, READ_MCP_RESOURCE, readResourceTool } from "./tools.js";
+import {
+  LIST_MCP_RESOURCES,
+  listResourcesTool,
+  mcpTool,
+  READ_MCP_RESOURCE,
+  readResourceTool,
+} from "./tools.js";
 import type {
   McpEvent,
   McpManagerOptions,
@@ -43,7 +49,10 @@ export class McpManager {
   /** Tools as last registered, by name. */
   private current = new Map<string, RegisteredTool>();
   /** Proxies per server, rebuilt only when that server's tool list changes. */
-  private readonly proxies = new Map<McpServerConnection, { list: readonly ListedTool[]; tools: Map<string, RegisteredTool> }>();
+  private readonly proxies = new Map<
+    McpServerConnection,
+    { list: readonly ListedTool[]; tools: Map<string, RegisteredTool> }
+  >();
   private readonly resourceTools: readonly RegisteredTool[];
   private readonly startupWaitMs: number;
   private readonly settings: ConnectionSettings;
@@ -55,13 +64,14 @@ export class McpManager {
   private closing: Promise<void> | undefined;
 
   constructor(servers: Readonly<Record<string, McpServerConfig>>, options: McpManagerOptions = {}) {
-    const settings: ConnectionSettings = (this.settings = {
+    const settings: ConnectionSettings = {
       connectTimeoutMs: options.connectTimeoutMs ?? MCP_DEFAULTS.connectTimeoutMs,
       toolTimeoutMs: options.toolTimeoutMs ?? MCP_DEFAULTS.toolTimeoutMs,
       cwd: options.cwd,
       clientName: options.clientName ?? "attractor",
       clientVersion: options.clientVersion ?? "0.1.0",
-    });
+    };
+    this.settings = settings;
     this.startupWaitMs = options.startupWaitMs ?? MCP_DEFAULTS.startupWaitMs;
     for (const [name, config] of Object.entries(servers)) {
       this.connections.set(
@@ -228,7 +238,8 @@ export class McpManager {
     if (connection.status === "closed") return [];
     return [...this.toolsOf(connection)].map(([name, tool]) => ({
       name,
-      serverToolName: connection.tools.find((t) => mcpToolName(connection.name, t.name) === name)?.name ?? name,
+      serverToolName:
+        connection.tools.find((t) => mcpToolName(connection.name, t.name) === name)?.name ?? name,
       description: tool.definition.description,
     }));
   }

@@ -76,7 +76,8 @@ export function contentToText(content: readonly McpContent[]): { text: string; i
       case "resource": {
         const r = (block as { resource: McpResourceContents }).resource;
         if (typeof r.text === "string") parts.push(`[resource: ${r.uri}]\n${r.text}`);
-        else if (typeof r.blob === "string") addImage(r.blob, r.mimeType ?? "application/octet-stream", `resource ${r.uri}`);
+        else if (typeof r.blob === "string")
+          addImage(r.blob, r.mimeType ?? "application/octet-stream", `resource ${r.uri}`);
         else parts.push(`[resource: ${r.uri}]`);
         break;
       }

@@ -21,7 +21,9 @@ export function loadStdioTransport(): Promise<typeof import("@modelcontextprotoc
 }
 
 /** The streamable HTTP client transport. */
-export function loadHttpTransport(): Promise<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")> {
+export function loadHttpTransport(): Promise<
+  typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+> {
   return import("@modelcontextprotocol/sdk/client/streamableHttp.js");
 }
 

@@ -9,7 +9,9 @@ export const READ_MCP_RESOURCE = "read_mcp_resource";
  * A server's input schema as a parameter schema: `$schema` goes (providers reject it, and a
  * draft ajv does not know must not stop validation), and a schema without a type becomes an object.
  */
-export function parameterSchema(input: Readonly<Record<string, unknown>> | undefined): Record<string, unknown> {
+export function parameterSchema(
+  input: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
   const { $schema: _drop, ...rest } = (input ?? {}) as Record<string, unknown>;
   return { ...rest, type: "object", properties: (rest.properties as object | undefined) ?? {} };
 }
@@ -43,7 +45,9 @@ export function listResourcesTool(servers: () => readonly McpServerConnection[])
     readOnly: true,
     executor: async (args, _env, context) => {
       const wanted = typeof args.server === "string" ? args.server : undefined;
-      const candidates = servers().filter((s) => s.hasResources && (wanted === undefined || s.name === wanted));
+      const candidates = servers().filter(
+        (s) => s.hasResources && (wanted === undefined || s.name === wanted),
+      );
       if (wanted !== undefined && candidates.length === 0)
         return { output: `No connected MCP server named "${wanted}" offers resources.`, isError: true };
       const lines: string[] = [];
@@ -58,7 +62,9 @@ export function listResourcesTool(servers: () => readonly McpServerConnection[])
           }
         } catch (error) {
           failed = true;
-          lines.push(`${server.name}: could not list resources: ${error instanceof Error ? error.message : String(error)}`);
+          lines.push(
+            `${server.name}: could not list resources: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
       if (lines.length === 0) return "No connected MCP server offers resources.";
@@ -87,7 +93,10 @@ export function readResourceTool(server: (name: string) => McpServerConnection |
     executor: async (args, _env, context) => {
       const connection = server(String(args.server));
       if (!connection?.hasResources)
-        return { output: `No connected MCP server named "${String(args.server)}" offers resources.`, isError: true };
+        return {
+          output: `No connected MCP server named "${String(args.server)}" offers resources.`,
+          isError: true,
+        };
       return connection.readResource(String(args.uri), context.signal);
     },
   };

@@ -36,7 +36,11 @@ export interface McpPromptInfo {
   readonly name: string;
   readonly serverPromptName: string;
   readonly description: string;
-  readonly arguments: readonly { readonly name: string; readonly description?: string; readonly required: boolean }[];
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly required: boolean;
+  }[];
 }
 
 /** A server's state for hosts (`/mcp`, `attractor mcp list`). */
@@ -55,7 +59,12 @@ export interface McpServerSnapshot {
 
 /** What a connection manager reports; hosts show these as they like. */
 export type McpEvent =
-  | { readonly kind: "server_status"; readonly server: string; readonly status: McpServerStatus; readonly error?: string }
+  | {
+      readonly kind: "server_status";
+      readonly server: string;
+      readonly status: McpServerStatus;
+      readonly error?: string;
+    }
   | { readonly kind: "tools_changed"; readonly server: string; readonly tools: readonly string[] }
   /** A line the server wrote to stderr (stdio servers). */
   | { readonly kind: "server_log"; readonly server: string; readonly line: string };
