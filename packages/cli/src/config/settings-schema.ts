@@ -24,6 +24,16 @@ export interface Settings {
   readonly permissions?: Partial<PermissionRuleLists>;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  /** MCP servers (read from the user's settings only), in `.mcp.json`'s format. */
+  readonly mcpServers?: Readonly<Record<string, unknown>>;
+  /** Use every server of a project's `.mcp.json` without asking (user settings only). */
+  readonly enableAllProjectMcpServers?: boolean;
+  /** Project `.mcp.json` servers to use without asking (user settings only). */
+  readonly enabledMcpjsonServers?: readonly string[];
+  /** Project `.mcp.json` servers never to use (user settings only). */
+  readonly disabledMcpjsonServers?: readonly string[];
+  /** How long the first model request waits for MCP servers still connecting, in ms. */
+  readonly mcpStartupWaitMs?: number;
 }
 
 const ruleList = {
@@ -50,6 +60,11 @@ export const SETTINGS_SCHEMA = {
       additionalProperties: false,
       properties: { allow: ruleList, ask: ruleList, deny: ruleList },
     },
+    mcpServers: { type: "object", additionalProperties: { type: "object" } },
+    enableAllProjectMcpServers: { type: "boolean" },
+    enabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    mcpStartupWaitMs: { type: "integer", minimum: 0 },
     env: {
       type: "object",
       additionalProperties: false,

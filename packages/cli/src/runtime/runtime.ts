@@ -4,6 +4,7 @@ import {
   createAskUserTool,
   createTodoTool,
   LocalExecutionEnvironment,
+  McpManager,
   type ProviderProfile,
   Session,
   type SessionConfig,
@@ -14,6 +15,7 @@ import {
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
 import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -43,6 +45,7 @@ import type {
   CostSummary,
   RewindTarget,
   Runtime,
+  RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
@@ -77,6 +80,8 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** MCP servers to connect to (in the background) and those configured but left out. */
+  readonly mcp?: McpRunOptions;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -137,6 +142,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxTurns: options.maxTurns ?? settings.maxTurns ?? 0,
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
+    ...(options.mcp !== undefined && { mcp: options.mcp }),
   });
   await runtime.start(stored);
   return runtime;
@@ -155,6 +161,7 @@ interface RuntimeParts {
   readonly maxTurns: number;
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
+  readonly mcp?: McpRunOptions;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -169,6 +176,8 @@ class AgentRuntime implements Runtime {
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
+  private readonly mcpManager: McpManager | undefined;
+  readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
   private readonly early: RuntimeNotice[] = [];
@@ -214,6 +223,34 @@ class AgentRuntime implements Runtime {
       ask: parts.headless ? async () => undefined : (question) => parts.ui.askUser(question),
     });
     this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+    const mcp = parts.mcp;
+    if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
+      for (const s of mcp.skipped ?? [])
+        this.notify({
+          kind: "warning",
+          message: `MCP server "${s.name}" (${s.origin}) is not used: ${s.reason}`,
+        });
+      // The servers connect in the background; the first model request waits for them briefly.
+      const manager = new McpManager(mcp.servers, {
+        cwd: parts.projectDir,
+        ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
+        ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
+        ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
+      });
+      manager.subscribe((event) => {
+        if (event.kind === "server_status" && event.status === "failed" && event.error !== undefined)
+          this.notify({ kind: "warning", message: event.error });
+      });
+      manager.attach(this.profile.toolRegistry);
+      this.mcpManager = manager;
+      this.mcp = {
+        servers: () => manager.servers(),
+        skipped: mcp.skipped ?? [],
+        prompts: () => manager.prompts(),
+        getPrompt: (name, args) => manager.getPrompt(name, args),
+        reconnect: (server) => manager.reconnect(server),
+      };
+    }
   }
 
   get session(): Session {
@@ -431,7 +468,12 @@ class AgentRuntime implements Runtime {
     this.detach?.();
     await this.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
-    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
+    await Promise.allSettled([
+      this.client.close(),
+      this.environment.cleanup(),
+      this.checkpoints.prepare(),
+      this.mcpManager?.close(),
+    ]);
   }
 
   // ---- wiring ----
@@ -531,6 +573,7 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
         flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),

@@ -1,5 +1,6 @@
-import type { Session, SessionEvent } from "@attractor/agent";
+import type { McpPromptInfo, McpServerSnapshot, Session, SessionEvent } from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
+import type { SkippedMcpServer } from "../mcp/servers.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
@@ -54,6 +55,19 @@ export type RuntimeNotice =
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
   | { readonly kind: "warning"; readonly message: string };
 
+/** The MCP servers of a run, for /mcp and MCP prompt commands. */
+export interface RuntimeMcp {
+  /** Each running server's state, tools and prompts. */
+  servers(): readonly McpServerSnapshot[];
+  /** Configured servers that do not run (not approved, invalid), with the reason. */
+  readonly skipped: readonly SkippedMcpServer[];
+  prompts(): readonly McpPromptInfo[];
+  /** A prompt (by its `mcp__server__prompt` name) rendered with its arguments to message text. */
+  getPrompt(name: string, args: Readonly<Record<string, string>>): Promise<string>;
+  /** Restarts a server's connection. */
+  reconnect(server: string): Promise<void>;
+}
+
 /** A user message of the current conversation that /rewind can go back to. */
 export interface RewindTarget {
   /** The message's position in `session.history`; what `rewindConversation` takes. */
@@ -92,6 +106,8 @@ export interface Runtime {
   readonly checkpoints: CheckpointManager;
   readonly store: SessionStore;
   readonly todos: readonly TodoItem[];
+  /** MCP servers, when any is configured. */
+  readonly mcp?: RuntimeMcp;
   /** Every event of the current session and its successors, plus runtime notices. */
   subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
   /**
