@@ -1,8 +1,10 @@
+import type { Runtime } from "../runtime/types.js";
 import { clearCommand } from "./builtin/clear.js";
 import { compactCommand } from "./builtin/compact.js";
 import { costCommand } from "./builtin/cost.js";
 import { exitCommand } from "./builtin/exit.js";
 import { helpCommand } from "./builtin/help.js";
+import { mcpCommand, mcpPromptCommands } from "./builtin/mcp.js";
 import { modeCommand } from "./builtin/mode.js";
 import { modelCommand } from "./builtin/model.js";
 import { resumeCommand } from "./builtin/resume.js";
@@ -22,6 +24,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   undoCommand,
   rewindCommand,
   toolsCommand,
+  mcpCommand,
   modeCommand,
   modelCommand,
   costCommand,
@@ -30,6 +33,11 @@ export const COMMANDS: readonly SlashCommand[] = [
   resumeCommand,
   exitCommand,
 ];
+
+/** The built-in commands and the MCP servers' prompts (`/mcp__server__prompt`) of a runtime. */
+export function commandsFor(runtime: Runtime): readonly SlashCommand[] {
+  return runtime.mcp ? [...COMMANDS, ...mcpPromptCommands(runtime)] : COMMANDS;
+}
 
 /** The command called `name` (or one of its aliases), case-insensitively. */
 export function findCommand(
@@ -50,7 +58,9 @@ export async function runCommand(
   context: CommandContext,
   table: readonly SlashCommand[] = COMMANDS,
 ): Promise<void> {
-  const command = findCommand(name, table);
+  const command =
+    findCommand(name, table) ??
+    (name.startsWith("mcp__") ? findCommand(name, mcpPromptCommands(context.runtime)) : undefined);
   const { host } = context;
   if (!command) {
     const near = matchingCommands(name, table).map((c) => `/${c.name}`);

@@ -38,6 +38,8 @@ export interface CommandHost {
   resetScreen(replay: boolean): void;
   /** Ends the interactive program. */
   exit(): void;
+  /** Sends text to the model as the user's message, as if typed (never read as a command). */
+  send?(text: string): void;
 }
 
 /** What a command runs against. */

@@ -1,4 +1,4 @@
-import { createInterface } from "node:readline/promises";
+import { createInterface } from "node:readline";
 import type { ApprovalDecision } from "./approval.js";
 import { describeServer, type PendingMcpServer } from "./servers.js";
 
@@ -16,7 +16,10 @@ export async function askProjectServers(
     `This project's .mcp.json names ${pending.length} MCP server${pending.length === 1 ? "" : "s"} you have not approved. ` +
       "A server runs with your rights; use only those you trust.\n",
   );
-  const rl = createInterface({ input: io.input, output: io.output });
+  // Lines are read as they come rather than through question(): answers typed ahead (or piped)
+  // must not be lost when the input ends before the last question.
+  const rl = createInterface({ input: io.input, terminal: false });
+  const lines = rl[Symbol.asyncIterator]();
   try {
     let all = false;
     for (const server of pending) {
@@ -24,13 +27,11 @@ export async function askProjectServers(
         answers.set(server.name, "approved");
         continue;
       }
-      const answer = (
-        await rl.question(
-          `Use MCP server "${server.name}" (${describeServer(server.config)})? [y]es, [n]o, [a]ll: `,
-        )
-      )
-        .trim()
-        .toLowerCase();
+      io.output.write(
+        `Use MCP server "${server.name}" (${describeServer(server.config)})? [y]es, [n]o, [a]ll: `,
+      );
+      const next = await lines.next();
+      const answer = next.done ? "" : String(next.value).trim().toLowerCase();
       all = answer === "a" || answer === "all";
       answers.set(server.name, all || answer === "y" || answer === "yes" ? "approved" : "denied");
     }

@@ -13,6 +13,7 @@ import {
 import {
   type Choice,
   type CommandHost,
+  commandsFor,
   completeCommand,
   matchingCommands,
   nextMode,
@@ -112,6 +113,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   );
 
   const dialogs = useRef(0);
+  const sendMessage = useRef<(text: string) => void>(() => {});
   const host = useMemo<CommandHost>(() => {
     /** Shows a dialog whose first answer settles it; later answers to it are ignored. */
     const ask = (
@@ -161,6 +163,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      send: (text) => sendMessage.current(text),
     };
   }, [runtime, write, leave]);
 
@@ -185,24 +188,29 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runSlash(parsed.name, parsed.args);
         return;
       }
-      dispatch({ type: "submitted", text: parsed.text, whileBusy: busyRef.current });
-      busyRef.current = true;
-      inflight.current++;
-      runtime.submit(parsed.text).then(
-        () => {
-          if (--inflight.current === 0) dispatch({ type: "settled" });
-        },
-        (error: unknown) => {
-          inflight.current--;
-          dispatch({
-            type: "failed",
-            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
-          });
-        },
-      );
+      sendMessage.current(parsed.text);
     },
-    [runtime, runSlash],
+    [runSlash],
   );
+
+  /** Sends text to the model as the user's message (a slash command's text included). */
+  sendMessage.current = (text: string) => {
+    dispatch({ type: "submitted", text, whileBusy: busyRef.current });
+    busyRef.current = true;
+    inflight.current++;
+    runtime.submit(text).then(
+      () => {
+        if (--inflight.current === 0) dispatch({ type: "settled" });
+      },
+      (error: unknown) => {
+        inflight.current--;
+        dispatch({
+          type: "failed",
+          message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      },
+    );
+  };
 
   /** Enter: while the agent works, a message steers it; otherwise it is sent. */
   const submit = useCallback(
@@ -273,7 +281,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     lastEsc.current = now;
   });
 
-  const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
+  const suggestions = /^\/[\w-]*$/.test(inputText)
+    ? matchingCommands(inputText.slice(1), commandsFor(runtime)).slice(0, 6)
+    : [];
   const inputActive = !prompt && !dialog;
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
@@ -362,7 +372,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             {...(state.busy && { onQueue: send })}
             onChange={setInputText}
             isActive={inputActive}
-            complete={(text) => completeCommand(text)}
+            complete={(text) => completeCommand(text, commandsFor(runtime))}
             fills={state.inputFills}
             placeholder={
               state.busy
