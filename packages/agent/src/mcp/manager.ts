@@ -123,20 +123,23 @@ export class McpManager {
     });
   };
 
-  /** Offers the servers' tools through `registry`, kept current; returns the detach function. */
+  /**
+   * Offers the servers' tools through `registry`, kept current; returns the detach function.
+   * Connecting begins with start() or the first waitForStartup().
+   */
   attach(registry: Registry): () => void {
     this.registries.add(registry);
     for (const tool of this.current.values()) registry.register(tool);
-    this.start();
     return () => {
       this.registries.delete(registry);
       for (const name of this.current.keys()) registry.unregister(name);
     };
   }
 
-  /** attach() to a session's registry, and close() when that session ends. */
+  /** attach() to a session's registry, and close() when that session ends; starts connecting. */
   attachSession(session: McpSessionTarget): () => void {
     const detach = this.attach(session.profile.toolRegistry);
+    this.start();
     const unsubscribe = session.subscribe((event) => {
       if (event.kind === "session_end" && event.sessionId === session.id) void this.close();
     });

@@ -200,9 +200,9 @@ async function get(ctx: Context, name: string): Promise<number> {
     });
     const a = approvals.get(name);
     approved = a?.state === "approved";
-    out.write(
-      `  approval: ${a?.state === "pending" ? "not approved (attractor mcp approve " + name + ")" : `${a?.state} (${a?.by})`}\n`,
-    );
+    const shown =
+      a?.state === "pending" ? `not approved (attractor mcp approve ${name})` : `${a?.state} (${a?.by})`;
+    out.write(`  approval: ${shown}\n`);
   }
   if (!approved) return 0;
   const { McpManager } = await import("@attractor/agent");

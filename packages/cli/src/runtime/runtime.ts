@@ -230,7 +230,8 @@ class AgentRuntime implements Runtime {
           kind: "warning",
           message: `MCP server "${s.name}" (${s.origin}) is not used: ${s.reason}`,
         });
-      // The servers connect in the background; the first model request waits for them briefly.
+      // The servers connect in the background (see RuntimeMcp.start); the first model request
+      // waits for them briefly.
       const manager = new McpManager(mcp.servers, {
         cwd: parts.projectDir,
         ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
@@ -243,7 +244,9 @@ class AgentRuntime implements Runtime {
       });
       manager.attach(this.profile.toolRegistry);
       this.mcpManager = manager;
+      if (parts.headless) manager.start();
       this.mcp = {
+        start: () => manager.start(),
         servers: () => manager.servers(),
         skipped: mcp.skipped ?? [],
         prompts: () => manager.prompts(),

@@ -57,6 +57,12 @@ export type RuntimeNotice =
 
 /** The MCP servers of a run, for /mcp and MCP prompt commands. */
 export interface RuntimeMcp {
+  /**
+   * Starts connecting the servers in the background (idempotent). Headless runs start at once;
+   * the interactive UI starts them after its first frame; the first model request starts them
+   * in any case.
+   */
+  start(): void;
   /** Each running server's state, tools and prompts. */
   servers(): readonly McpServerSnapshot[];
   /** Configured servers that do not run (not approved, invalid), with the reason. */

@@ -87,9 +87,13 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
     }),
     { stdin, stdout, stderr, exitOnCtrlC: false },
   );
+  // The first frame is on the terminal once render() returns: MCP servers start now, so their
+  // start-up (and the MCP SDK's loading) does not delay it.
+  const mcpStart = setTimeout(() => runtime.mcp?.start(), 0);
   try {
     await instance.waitUntilExit();
   } finally {
+    clearTimeout(mcpStart);
     if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
   }
   stdout.write(
