@@ -7,6 +7,7 @@ import { McpManager } from "../src/mcp/manager.js";
 import { MAX_TOOL_NAME_LENGTH, mcpToolName } from "../src/mcp/names.js";
 import type { McpEvent, McpServerConfig } from "../src/mcp/types.js";
 import { Session } from "../src/session/session.js";
+import { subagentTools } from "../src/subagent/tools.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { ToolResultRecord } from "../src/types/turn.js";
 import { collect, tempDir, testProfile } from "./support/fixtures.js";
@@ -202,6 +203,47 @@ describe("MCP tools through a Session", () => {
     expect(ends(await all)[1]?.output).toBe(`Echo: ${"x".repeat(5000)}`);
     expect(ends(await all)[1]?.truncated).toBe(true);
   });
+
+  it("offers the servers' tools to subagents, which share the session's registry", async () => {
+    const firstUser = (r: Request) => {
+      const m = r.messages.find((x) => x.role === "user");
+      return m?.content[0]?.kind === "text" ? m.content[0].text : "";
+    };
+    const outputs = (r: Request) =>
+      r.messages.flatMap((m) =>
+        m.role === "tool" && m.content[0]?.kind === "tool_result"
+          ? [String(m.content[0].toolResult.content)]
+          : [],
+      );
+    const client = scriptedClient((r) => {
+      if (firstUser(r) === "child task")
+        return outputs(r).length === 0
+          ? { toolCalls: [{ name: "mcp__everything__echo", args: { message: "from the child" } }] }
+          : { text: `child got: ${outputs(r)[0]}` };
+      const outs = outputs(r);
+      if (outs.length === 0) return { toolCalls: [{ name: "spawn_agent", args: { task: "child task" } }] };
+      if (outs.length === 1) {
+        const { agent_id } = JSON.parse(outs[0] as string) as { agent_id: string };
+        return { toolCalls: [{ name: "wait", args: { agent_id } }] };
+      }
+      return { text: "parent done" };
+    });
+    const profile = testProfile(subagentTools());
+    const session = new Session({
+      profile,
+      environment: nodeEnvironment(dir),
+      client,
+      toolsReady: shared.waitForStartup,
+    });
+    const detach = shared.attach(profile.toolRegistry);
+    await session.submit("delegate");
+    await session.close();
+    detach();
+    const waited = JSON.parse(outputs(client.requests.at(-1) as Request)[1] as string);
+    expect(waited).toMatchObject({ output: "child got: Echo: from the child", success: true });
+    const childRequest = client.requests.find((r) => firstUser(r) === "child task");
+    expect(offered(childRequest)).toContain("mcp__everything__echo");
+  });
 });
 
 describe("MCP server failures", () => {
@@ -285,15 +327,16 @@ describe("MCP server failures", () => {
       { toolCalls: [{ id: "c1", name: "mcp__scripted__wait-for-cancel", args: {} }] },
       { text: "done" },
     ]);
-    const stop = session.subscribe((e) => {
-      if (e.kind === "tool_call_start") setTimeout(() => void session.interrupt(), 200);
-    });
-    await session.submit("wait");
-    stop();
+    const running = session.submit("wait");
+    // Interrupted once the server is running the call.
+    for (let i = 0; i < 500 && !existsSync(`${marker}.started`); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    await session.interrupt();
+    await running;
     const [result] = results(session);
     expect(result?.isError).toBe(true);
     expect(result?.content).toMatch(/cancelled; MCP server "scripted" was told to stop it/);
-    for (let i = 0; i < 100 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 20));
+    for (let i = 0; i < 500 && !existsSync(marker); i++) await new Promise((r) => setTimeout(r, 20));
     expect(readFileSync(marker, "utf8")).toMatch(/^cancelled/);
     // The interrupted session is still usable and closes normally.
     expect(session.state).toBe("idle");

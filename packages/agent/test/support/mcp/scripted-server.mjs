@@ -1,6 +1,6 @@
 // A small MCP server over stdio for the cases published servers do not cover: `silent` never
 // answers initialize; `normal` pages its tool list, crashes on request, answers with its pid
-// (to see a restart), runs a tool until cancelled (writing the cancellation to MARKER_FILE) and
+// (to see a restart), runs a tool until cancelled (writing its start and its cancellation to MARKER_FILE) and
 // adds a tool at run time (tools/list_changed).
 import { writeFileSync } from "node:fs";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
@@ -47,6 +47,7 @@ if (mode === "silent") {
         setTimeout(() => process.exit(3), 20);
         return new Promise(() => {});
       case "wait-for-cancel":
+        if (process.env.MARKER_FILE) writeFileSync(`${process.env.MARKER_FILE}.started`, "started");
         return new Promise((resolve) => {
           extra.signal.addEventListener("abort", () => {
             if (process.env.MARKER_FILE)
