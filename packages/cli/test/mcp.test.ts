@@ -335,8 +335,13 @@ describe("/mcp and MCP prompts in a runtime", () => {
     const list = blocks.find((b) => b.kind === "list" && b.title.startsWith("everything"));
     expect(list?.kind === "list" && list.title).toMatch(/^everything {2}\(stdio · connected · /);
     expect(list?.kind === "list" && list.rows.map((r) => r.label)).toEqual(
-      expect.arrayContaining(["mcp__everything__echo", "/mcp__everything__args-prompt", "resources"]),
+      expect.arrayContaining(["echo", "get-sum", "(resources)"]),
     );
+    const note = blocks.find((b) => b.kind === "text" && b.text.startsWith("The model calls these"));
+    expect(note?.kind === "text" && note.text).toContain(
+      "mcp__everything__<tool>; the permission rule mcp__everything",
+    );
+    expect(note?.kind === "text" && note.text).toContain("/mcp__everything__args-prompt <city> [state]");
     expect(blocks.at(-1)).toEqual({
       kind: "list",
       title: "Configured but not used",

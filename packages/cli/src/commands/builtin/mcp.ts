@@ -1,4 +1,4 @@
-import type { McpPromptInfo } from "@attractor/agent";
+import { type McpPromptInfo, sanitizeNamePart } from "@attractor/agent";
 import type { Runtime } from "../../runtime/types.js";
 import type { SlashCommand } from "../types.js";
 
@@ -36,17 +36,29 @@ export const mcpCommand: SlashCommand = {
       const about = [s.transport, s.status, s.serverName && `${s.serverName} ${s.serverVersion ?? ""}`.trim()]
         .filter(Boolean)
         .join(" · ");
+      // Rows carry the server's own tool names (the full names are long); the line below says how
+      // the model and permission rules name them.
       host.show({
         kind: "list",
         title: `${s.name}  (${about})`,
         rows: [
-          ...s.tools.map((t) => ({ label: t.name, detail: firstLine(t.description) })),
-          ...s.prompts.map((p) => ({ label: `/${p.name}`, detail: firstLine(p.description || "prompt") })),
+          ...s.tools.map((t) => ({ label: t.serverToolName, detail: firstLine(t.description) })),
           ...(s.hasResources
-            ? [{ label: "resources", detail: "list_mcp_resources / read_mcp_resource" }]
+            ? [{ label: "(resources)", detail: "list_mcp_resources / read_mcp_resource" }]
             : []),
         ],
       });
+      const notes: string[] = [];
+      const prefix = `mcp__${sanitizeNamePart(s.name)}`;
+      if (s.tools.length > 0)
+        notes.push(
+          `The model calls these as ${prefix}__<tool>; the permission rule ${prefix} covers them all.`,
+        );
+      if (s.prompts.length > 0)
+        notes.push(
+          `Prompts: ${s.prompts.map((p) => `/${p.name}${p.arguments.length > 0 ? ` ${usage(p)}` : ""}`).join(", ")}`,
+        );
+      if (notes.length > 0) host.show({ kind: "text", tone: "info", text: notes.join("\n") });
       if (s.error)
         host.show({ kind: "text", tone: s.status === "failed" ? "error" : "warning", text: s.error });
     }
