@@ -281,6 +281,46 @@ describe("MCP server failures", () => {
     expect(alive(Number(second?.content))).toBe(false);
   }, 60_000);
 
+  it("connects again to a remote server that went away and came back", async () => {
+    const first = await startEverythingHttp("streamableHttp");
+    const manager = new McpManager({ remote: { type: "http", url: first.url } }, { startupWaitMs: 60_000 });
+    const seen: McpEvent[] = [];
+    manager.subscribe((e) => seen.push(e));
+    const echo = (id: string, message: string) => ({
+      toolCalls: [{ id, name: "mcp__remote__echo", args: { message } }],
+    });
+    const { session } = mcpSession(manager, [
+      echo("c1", "there"),
+      { text: "ok" },
+      echo("c2", "gone"),
+      { text: "ok" },
+      echo("c3", "back"),
+      { text: "ok" },
+    ]);
+    await session.submit("first");
+    await first.stop();
+    await session.submit("second");
+    const again = await startEverythingHttp("streamableHttp", first.port);
+    try {
+      await session.submit("third");
+    } finally {
+      await session.close();
+      await manager.close();
+      await again.stop();
+    }
+    const [there, gone, back] = results(session);
+    expect(there).toMatchObject({ isError: false, content: "Echo: there" });
+    expect(gone?.isError).toBe(true);
+    expect(gone?.content).toMatch(/^MCP server "remote" failed echo: /);
+    expect(seen).toContainEqual({
+      kind: "server_status",
+      server: "remote",
+      status: "failed",
+      error: 'MCP server "remote" cannot be reached; it is connected again on next use.',
+    });
+    expect(back).toMatchObject({ isError: false, content: "Echo: back" });
+  }, 60_000);
+
   it("gives up on a server that never answers initialize, reports it, and works with the others", async () => {
     const manager = new McpManager(
       { silent: stdio(SCRIPTED, "silent"), scripted: stdio(SCRIPTED, "normal") },

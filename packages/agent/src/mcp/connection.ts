@@ -340,8 +340,34 @@ export class McpServerConnection {
       });
       return callResultToOutput(result as McpCallResult);
     } catch (error) {
-      return { output: this.callFailure(tool, error, context.signal), isError: true };
+      const output = this.callFailure(tool, error, context.signal);
+      if (!context.signal?.aborted && this.unreachable(error)) await this.drop(client);
+      return { output, isError: true };
     }
+  }
+
+  /**
+   * Whether a remote server's failure was the connection's rather than the call's: no JSON-RPC
+   * error code (a refused connection, a broken stream) or an HTTP status (a session the server no
+   * longer knows after a restart).
+   */
+  private unreachable(error: unknown): boolean {
+    if (!isRemote(this.config)) return false;
+    const code = codeOf(error);
+    return code === undefined || code > 0;
+  }
+
+  /** Closes a remote connection that stopped working; the next use connects again. */
+  private async drop(client: Client): Promise<void> {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.transport = undefined;
+    await this.dispose(client, undefined);
+    if (!this.closed)
+      this.setStatus(
+        "failed",
+        `MCP server "${this.name}" cannot be reached; it is connected again on next use.`,
+      );
   }
 
   private callFailure(what: string, error: unknown, signal: AbortSignal | undefined): string {

@@ -103,8 +103,7 @@ function buildProgram(version: string, io: ParseIo): Command {
     .option(
       "--mcp-config <file>",
       "MCP servers from a file (or JSON string) in .mcp.json's format; repeatable",
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option("--strict-mcp-config", "use only the --mcp-config servers (not .mcp.json nor settings)")
     .version(version, "-v, --version", "print the version")
@@ -144,7 +143,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     continue?: boolean;
     resume?: string | true;
     cwd?: string;
-    mcpConfig: string[];
+    mcpConfig?: string[];
     strictMcpConfig?: boolean;
   }>();
   const words = program.args.join(" ").trim();
@@ -162,7 +161,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),
       continueLatest: o.continue ?? false,
-      mcpConfig: o.mcpConfig,
+      mcpConfig: o.mcpConfig ?? [],
       strictMcpConfig: o.strictMcpConfig ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),

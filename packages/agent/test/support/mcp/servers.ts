@@ -44,8 +44,9 @@ async function accepting(port: number): Promise<boolean> {
 /** Starts the everything server over HTTP (`streamableHttp` or `sse`); resolves once it listens. */
 export async function startEverythingHttp(
   transport: "streamableHttp" | "sse",
-): Promise<{ url: string; process: ChildProcess; stop: () => Promise<void> }> {
-  const port = await freePort();
+  port?: number,
+): Promise<{ url: string; port: number; process: ChildProcess; stop: () => Promise<void> }> {
+  port ??= await freePort();
   const child = spawn(process.execPath, [EVERYTHING, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: "ignore",
@@ -59,6 +60,7 @@ export async function startEverythingHttp(
   const path = transport === "sse" ? "sse" : "mcp";
   return {
     url: `http://127.0.0.1:${port}/${path}`,
+    port,
     process: child,
     stop: async () => {
       if (child.exitCode !== null) return;
