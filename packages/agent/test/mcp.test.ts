@@ -137,6 +137,35 @@ describe("MCP tools through a Session", () => {
     expect(JSON.parse(end?.output ?? "")).toEqual(end?.details?.structuredContent);
   });
 
+  it("inlines embedded resources and maps a tool's failure (isError) to an error result", async () => {
+    const { session } = mcpSession(shared, [
+      {
+        toolCalls: [
+          {
+            id: "c1",
+            name: "mcp__everything__get-resource-reference",
+            args: { resourceType: "Text", resourceId: 2 },
+          },
+          {
+            id: "c2",
+            name: "mcp__everything__get-resource-reference",
+            args: { resourceType: "Text", resourceId: 0 },
+          },
+        ],
+      },
+      { text: "done" },
+    ]);
+    await session.submit("resource");
+    await session.close();
+    const [embedded, failed] = results(session);
+    expect(embedded?.isError).toBe(false);
+    expect(embedded?.content).toMatch(
+      /^Returning resource reference for Resource 2:\n\[resource: \S+\/2\]\n.+\nYou can access/s,
+    );
+    expect(failed?.isError).toBe(true);
+    expect(failed?.content).toContain("Invalid resourceId: 0");
+  });
+
   it("reads resources with list_mcp_resources and read_mcp_resource", async () => {
     const { session } = mcpSession(shared, [
       { toolCalls: [{ id: "c1", name: "list_mcp_resources", args: { server: "everything" } }] },
