@@ -130,9 +130,10 @@ function firstFrame(cwd, home) {
       seen = true;
       clearTimeout(timer);
       const ms = performance.now() - t0;
-      // Ctrl-D twice: the UI exits and closes its MCP servers.
-      child.stdin.write("\u0004\u0004");
-      const killer = setTimeout(() => child.kill("SIGKILL"), 5000);
+      // /exit: the UI closes its MCP servers and exits, so no run leaves work behind for the next.
+      child.stdin.write("/exit");
+      setTimeout(() => child.stdin.write("\r"), 200);
+      const killer = setTimeout(() => child.kill("SIGKILL"), 10_000);
       child.on("close", () => {
         clearTimeout(killer);
         resolve(ms);
