@@ -217,6 +217,20 @@ describe("the attractor command with MCP servers", () => {
     expect(tools).toContain("mcp__filesystem__read_text_file");
   }, 60_000);
 
+  it("headless stream-json: the init line lists the MCP servers, connected, and their tools", async () => {
+    await userSettings({ enabledMcpjsonServers: ["everything"], disabledMcpjsonServers: ["filesystem"] });
+    model = await startScriptedModel("anthropic", [{ text: "hi" }]);
+    const result = await run(["-p", "--output-format", "stream-json", "hello"]);
+    expect(result.code).toBe(0);
+    const init = JSON.parse(result.stdout.split("\n")[0] ?? "");
+    expect(init).toMatchObject({
+      type: "system",
+      subtype: "init",
+      mcp_servers: [{ name: "everything", status: "connected" }],
+    });
+    expect(init.tools).toContain("mcp__everything__echo");
+  }, 60_000);
+
   it("headless: an MCP call without an allow rule is refused; unapproved project servers are left out with a warning", async () => {
     await userSettings({ enabledMcpjsonServers: ["everything"] });
     model = await startScriptedModel("anthropic", [

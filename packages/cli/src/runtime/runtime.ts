@@ -294,6 +294,7 @@ class AgentRuntime implements Runtime {
       if (parts.headless) manager.start();
       this.mcp = {
         start: () => manager.start(),
+        ready: () => manager.waitForStartup(),
         servers: () => manager.servers(),
         skipped: mcp.skipped ?? [],
         prompts: () => manager.prompts(),

@@ -63,6 +63,8 @@ export interface RuntimeMcp {
    * in any case.
    */
   start(): void;
+  /** Starts the servers and resolves once each has connected or failed, or the start-up wait ended. */
+  ready(): Promise<void>;
   /** Each running server's state, tools and prompts. */
   servers(): readonly McpServerSnapshot[];
   /** Configured servers that do not run (not approved, invalid), with the reason. */
