@@ -1,5 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write ${VAR} references as .mcp.json holds them
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
@@ -19,6 +19,17 @@ const serverEntry = (pkg: string) =>
   join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 const EVERYTHING = serverEntry("@modelcontextprotocol/server-everything");
 const FILESYSTEM = serverEntry("@modelcontextprotocol/server-filesystem");
+
+/** Command lines of the running processes that mention `text` (from /proc). */
+async function processesNaming(text: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const pid of await readdir("/proc").catch(() => [] as string[])) {
+    if (!/^\d+$/.test(pid)) continue;
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes(text)) found.push(cmdline.replace(/\0/g, " "));
+  }
+  return found;
+}
 
 /** A project .mcp.json naming both published servers, with ${VAR} and ${VAR:-default} in it. */
 const projectMcpJson = (project: string) =>
@@ -215,6 +226,8 @@ describe("the attractor command with MCP servers", () => {
     const tools = model.seen()[0]?.tools ?? [];
     expect(tools).toContain("mcp__everything__echo");
     expect(tools).toContain("mcp__filesystem__read_text_file");
+    // The filesystem server was started with the project's path: no process with it is left.
+    expect(await processesNaming(project)).toEqual([]);
   }, 60_000);
 
   it("headless stream-json: the init line lists the MCP servers, connected, and their tools", async () => {
