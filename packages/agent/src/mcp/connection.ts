@@ -62,6 +62,8 @@ const REQUEST_TIMEOUT = -32001;
 const MAX_PAGES = 100;
 const STDERR_LINES = 20;
 
+/** "500 ms", "30 s": how a timeout reads in messages. */
+const duration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
 const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 const codeOf = (error: unknown): number | undefined =>
   typeof (error as { code?: unknown })?.code === "number" ? (error as { code: number }).code : undefined;
@@ -236,7 +238,7 @@ export class McpServerConnection {
       await this.dispose(client, transport);
       const message =
         codeOf(error) === REQUEST_TIMEOUT
-          ? `did not answer initialize within ${Math.round(this.settings.connectTimeoutMs / 1000)} s`
+          ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
           : describe(error);
       const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;
       if (!this.closed) this.setStatus("failed", full);
@@ -375,7 +377,7 @@ export class McpServerConnection {
       return `The call to ${what} was cancelled; MCP server "${this.name}" was told to stop it.`;
     switch (codeOf(error)) {
       case REQUEST_TIMEOUT:
-        return `${what} on MCP server "${this.name}" did not finish within ${Math.round(this.settings.toolTimeoutMs / 1000)} s and was cancelled.`;
+        return `${what} on MCP server "${this.name}" did not finish within ${duration(this.settings.toolTimeoutMs)} and was cancelled.`;
       case CONNECTION_CLOSED:
         return `MCP server "${this.name}" closed the connection during ${what} (it crashed or exited); it is started again on next use.${this.stderrHint()}`;
       default:
