@@ -1,5 +1,6 @@
 export { attractorHome, projectSettingsPath, userSettingsPath } from "./home.js";
 export { findJsonSyntaxError, type JsonSyntaxProblem } from "./json-position.js";
+export { tightenSandbox } from "./sandbox-settings.js";
 export {
   formatIssue,
   loadSettings,
@@ -15,6 +16,9 @@ export {
   type PermissionMode,
   type PermissionRuleLists,
   REASONING_EFFORTS,
+  SANDBOX_MODES,
+  type SandboxModeSetting,
+  type SandboxSettings,
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,

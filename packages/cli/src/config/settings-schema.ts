@@ -9,6 +9,18 @@ export { PERMISSION_MODES, type PermissionMode };
 
 export const REASONING_EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
 export const TOOL_MODES = ["native", "prompted"] as const;
+/** The sandbox modes shell commands run in (the agent library's SandboxMode), strictest first. */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export type SandboxModeSetting = (typeof SANDBOX_MODES)[number];
+
+/** How shell commands are sandboxed. A project's settings file may tighten these, never loosen them. */
+export interface SandboxSettings {
+  readonly mode?: SandboxModeSetting;
+  /** Network access for sandboxed commands (default false). */
+  readonly network?: boolean;
+  /** Directories writable besides the project in workspace-write (absolute, or relative to the home). */
+  readonly writableDirs?: readonly string[];
+}
 
 /** Rule lists as written in a settings file: `tool` or `tool(pattern)` strings. */
 export interface PermissionRuleLists {
@@ -40,6 +52,7 @@ export interface Settings {
   readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  readonly sandbox?: SandboxSettings;
   /** MCP servers (read from the user's settings only), in `.mcp.json`'s format. */
   readonly mcpServers?: Readonly<Record<string, unknown>>;
   /** Use every server of a project's `.mcp.json` without asking (user settings only). */
@@ -93,6 +106,15 @@ export const SETTINGS_SCHEMA = {
       additionalProperties: false,
       properties: {
         allow: { type: "array", items: { type: "string", pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$" } },
+      },
+    },
+    sandbox: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { enum: [...SANDBOX_MODES] },
+        network: { type: "boolean" },
+        writableDirs: { type: "array", items: { type: "string", minLength: 1 } },
       },
     },
   },

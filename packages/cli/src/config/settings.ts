@@ -4,6 +4,7 @@ import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
+import { tightenSandbox } from "./sandbox-settings.js";
 import { type PermissionRuleLists, SETTINGS_SCHEMA, type Settings } from "./settings-schema.js";
 
 /** One thing wrong with a settings file. */
@@ -131,7 +132,7 @@ export function mergeSettings(
   const additionalDirectories: string[] = [];
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
-      if (key === "permissions" || key === "env" || key === "$schema") continue;
+      if (key === "permissions" || key === "env" || key === "sandbox" || key === "$schema") continue;
       merged[key] = key === "mode" ? toPermissionMode(value as string) : value;
     }
     if (layer.permissions?.defaultMode !== undefined && layer.mode === undefined)
@@ -143,11 +144,15 @@ export function mergeSettings(
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
+  // The first layer is the user's; every later one may only tighten the sandbox.
+  let sandbox = layers[0]?.sandbox;
+  for (const layer of layers.slice(1)) sandbox = tightenSandbox(sandbox, layer.sandbox);
   return {
     ...(merged as Omit<ResolvedSettings, "permissions" | "env" | "sources" | "additionalDirectories">),
     permissions,
     env: { allow: envAllow },
     additionalDirectories,
+    ...(sandbox !== undefined && { sandbox }),
     sources,
   };
 }
@@ -159,14 +164,17 @@ export function mergeSettings(
  */
 export async function loadSettings(options: { home: string; projectDir: string }): Promise<ResolvedSettings> {
   const files = [userSettingsPath(options.home), projectSettingsPath(options.projectDir)];
-  const layers: Settings[] = [];
+  // The user's layer always comes first (empty when there is no file): the project's may only
+  // tighten the sandbox, never be taken for the user's.
+  const layers: Settings[] = [{}];
   const sources: string[] = [];
   const issues: SettingsIssue[] = [];
   for (const file of files) {
     try {
       const settings = await readSettingsFile(file);
       if (settings) {
-        layers.push(settings);
+        if (file === files[0]) layers[0] = settings;
+        else layers.push(settings);
         sources.push(file);
       }
     } catch (error) {

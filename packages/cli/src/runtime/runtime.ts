@@ -4,9 +4,10 @@ import {
   createAskUserTool,
   createTodoTool,
   type ExecutionEnvironment,
-  LocalExecutionEnvironment,
   McpManager,
   type ProviderProfile,
+  type SandboxedExecutionEnvironment,
+  type SandboxMode,
   Session,
   type SessionConfig,
   type SessionEvent,
@@ -36,6 +37,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
@@ -45,7 +47,7 @@ import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
 import { planRewindTargets } from "./rewind-targets.js";
 import { todosFromHistory } from "./stored-history.js";
 import { loadSession, readStoredSession, type StoredGrant, selectStoredSession } from "./stored-session.js";
-import { createToolGuard } from "./tool-guard.js";
+import { createToolGuard, mayChangeFiles } from "./tool-guard.js";
 import type {
   ConversationRewind,
   CostSummary,
@@ -70,6 +72,8 @@ export interface RuntimeOptions {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
+  /** The sandbox for shell commands (the --sandbox flag); settings, then workspace-write, otherwise. */
+  readonly sandbox?: SandboxMode;
   /** Model responses allowed per submitted message; 0 = unlimited. */
   readonly maxTurns?: number;
   readonly reasoningEffort?: ReasoningEffort;
@@ -167,6 +171,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   checkpoints.prepare().catch(() => {});
   const runtime = new AgentRuntime({
     env,
+    home,
+    ...(options.sandbox !== undefined && { sandbox: options.sandbox }),
     projectDir,
     settings,
     choice,
@@ -179,6 +185,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
     additionalDirectories,
+    // Only directories given on the command line are writable to sandboxed commands: a project's
+    // settings file cannot widen the sandbox.
+    sandboxDirectories: options.additionalDirectories ?? [],
     ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
@@ -190,6 +199,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 interface RuntimeParts {
   readonly env: Env;
+  readonly home: string;
+  readonly sandbox?: SandboxMode;
   readonly projectDir: string;
   readonly settings: ResolvedSettings;
   readonly choice: ModelChoice;
@@ -202,6 +213,7 @@ interface RuntimeParts {
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
   readonly additionalDirectories: readonly string[];
+  readonly sandboxDirectories: readonly string[];
   /** The tools' environment on a remote host, initialized; the local project otherwise. */
   readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
@@ -218,6 +230,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: ExecutionEnvironment;
+  /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
+  private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
+  private readonly sandboxRequired: boolean;
+  private sandboxWarned = false;
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -253,13 +269,31 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment =
-      parts.remote ??
-      new LocalExecutionEnvironment({
-        workingDirectory: parts.projectDir,
-        envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-        baseEnv: parts.env,
-      });
+    const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
+    // A remote host's commands run there as they are: the sandbox is the local machine's.
+    const commands = parts.remote
+      ? undefined
+      : createCommandEnvironment({
+          projectDir: parts.projectDir,
+          env: parts.env,
+          settings: parts.settings,
+          home: parts.home,
+          projectDirs: parts.sandboxDirectories,
+          ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
+          headless: parts.headless,
+          warn: (message) => this.warnSandbox(message),
+          // The same judgement that spares a command its checkpoint (see tool-guard) makes it
+          // run with the project read-only.
+          readOnlyFor: (command) =>
+            !mayChangeFiles(
+              { callId: "", toolName: "shell", arguments: { command } },
+              this.profile.toolRegistry,
+            ),
+          ...(!parts.headless && askEscape !== undefined && { askEscape }),
+        });
+    this.sandboxed = commands?.environment;
+    this.sandboxRequired = commands?.required ?? false;
+    this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -322,6 +356,12 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
+    if (this.sandboxed)
+      sandboxStartupNotice(this.sandboxed, this.sandboxRequired).then(
+        (message) => message !== undefined && this.warnSandbox(message),
+        () => {},
+      );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
     for (const rule of rulesForUnknownTools(
@@ -334,6 +374,13 @@ class AgentRuntime implements Runtime {
       });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
+  }
+
+  /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
+  private warnSandbox(message: string): void {
+    if (this.sandboxWarned) return;
+    this.sandboxWarned = true;
+    this.notify({ kind: "warning", message });
   }
 
   subscribe(listener: Listener): () => void {
@@ -801,22 +848,4 @@ function safeCall(listener: Listener, event: SessionEvent | RuntimeNotice): void
   } catch {
     // A front end's faulty listener must not break the run.
   }
-}
-
-/** Names from settings' env.allow, with `*` wildcards expanded against the environment. */
-function expandNames(patterns: readonly string[], env: Env): string[] {
-  const names = new Set<string>();
-  for (const pattern of patterns) {
-    if (!pattern.includes("*")) {
-      names.add(pattern);
-      continue;
-    }
-    const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "i");
-    for (const name of Object.keys(env)) if (re.test(name)) names.add(name);
-  }
-  return [...names];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

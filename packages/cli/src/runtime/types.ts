@@ -1,4 +1,11 @@
-import type { McpPromptInfo, McpServerSnapshot, Session, SessionEvent } from "@attractor/agent";
+import type {
+  McpPromptInfo,
+  McpServerSnapshot,
+  SandboxEscapeAnswer,
+  SandboxEscapeRequest,
+  Session,
+  SessionEvent,
+} from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { SkippedMcpServer } from "../mcp/servers.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
@@ -26,6 +33,11 @@ export interface RuntimeUi {
   askPermission(request: PermissionRequest): Promise<AskAnswer>;
   /** Resolves with the user's answer (one of the options, or free text). */
   askUser(question: AskUserQuestion): Promise<string>;
+  /**
+   * Asks whether a command the sandbox blocked may run again outside it (once, or always for
+   * this exact command). Front ends without a user leave it out: the model is told instead.
+   */
+  askSandboxEscape?(request: SandboxEscapeRequest): Promise<SandboxEscapeAnswer>;
 }
 
 /** Tokens and money spent so far in this run (all sessions of the runtime). */

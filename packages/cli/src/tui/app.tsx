@@ -25,6 +25,7 @@ import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
+import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
 import { Elapsed, Spinner } from "./components/spinner.js";
 import { StatusLine } from "./components/status-line.js";
@@ -340,6 +341,12 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               ui.answerPermission(prompt.id, answer);
               if (answer === "abort") interrupt();
             }}
+          />
+        ) : prompt?.kind === "sandbox" ? (
+          <SandboxPrompt
+            key={prompt.id}
+            request={prompt.request}
+            onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
           />
         ) : prompt?.kind === "question" ? (
           <AskUserPrompt
