@@ -381,6 +381,15 @@ describe("/mcp and MCP prompts in a runtime", () => {
     expect(sent[0]).toContain("Ile de France");
 
     blocks.length = 0;
+    await runCommand("mcp", "reconnect everything", { runtime, host, busy: false });
+    expect(blocks.at(-1)).toEqual({
+      kind: "text",
+      tone: "success",
+      text: 'MCP server "everything" is connected.',
+    });
+    expect(runtime.mcp?.servers()[0]?.status).toBe("connected");
+
+    blocks.length = 0;
     await runCommand("mcp__everything__args-prompt", "", { runtime, host, busy: false });
     expect(blocks).toEqual([
       {
