@@ -1,3 +1,4 @@
+import type { HookEventName } from "@attractor/agent";
 import {
   PERMISSION_MODE_NAMES,
   PERMISSION_MODES,
@@ -52,6 +53,8 @@ export interface Settings {
   readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
+  readonly hooks?: HooksSetting;
   readonly sandbox?: SandboxSettings;
   /** MCP servers (read from the user's settings only), in `.mcp.json`'s format. */
   readonly mcpServers?: Readonly<Record<string, unknown>>;
@@ -64,6 +67,62 @@ export interface Settings {
   /** How long the first model request waits for MCP servers still connecting, in ms. */
   readonly mcpStartupWaitMs?: number;
 }
+
+/** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
+export const HOOK_EVENTS: readonly HookEventName[] = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "Notification",
+];
+
+/** One command a hook runs. */
+export interface CommandHookSetting {
+  /** "command" (the only kind run; others are skipped with a warning). */
+  readonly type: string;
+  readonly command?: string;
+  /** Seconds (default 60). */
+  readonly timeout?: number;
+}
+
+/** Hooks for one event whose matcher matches (a tool-name regex for the tool events). */
+export interface HookMatcherSetting {
+  readonly matcher?: string;
+  readonly hooks: readonly CommandHookSetting[];
+}
+
+/** The `hooks` setting: per event, a list of matcher groups. */
+export type HooksSetting = Readonly<Partial<Record<HookEventName, readonly HookMatcherSetting[]>>>;
+
+const hookGroups = {
+  type: "array",
+  items: {
+    type: "object",
+    additionalProperties: false,
+    required: ["hooks"],
+    properties: {
+      matcher: { type: "string" },
+      hooks: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["type"],
+          properties: {
+            type: { type: "string", minLength: 1 },
+            command: { type: "string", minLength: 1 },
+            timeout: { type: "number", exclusiveMinimum: 0 },
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 const ruleList = {
   type: "array",
@@ -107,6 +166,11 @@ export const SETTINGS_SCHEMA = {
       properties: {
         allow: { type: "array", items: { type: "string", pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$" } },
       },
+    },
+    hooks: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hookGroups])),
     },
     sandbox: {
       type: "object",

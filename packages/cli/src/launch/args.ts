@@ -68,6 +68,8 @@ export interface CliArgs {
   readonly mcpConfig: readonly string[];
   /** Use only the `--mcp-config` servers. */
   readonly strictMcpConfig: boolean;
+  /** The user trusts the project: its settings' hooks may run. */
+  readonly trustProject: boolean;
 }
 
 /** What parsing produced: arguments to run with, or text already printed and the exit code. */
@@ -188,6 +190,7 @@ function buildProgram(version: string, io: ParseIo): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option("--strict-mcp-config", "use only the --mcp-config servers (not .mcp.json nor settings)")
+    .option("--trust-project", "trust this project: run the hooks its settings define")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)
@@ -237,6 +240,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     cwd?: string;
     mcpConfig?: string[];
     strictMcpConfig?: boolean;
+    trustProject?: boolean;
   }>();
   const words = program.args.join(" ").trim();
   return {
@@ -266,6 +270,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       strictMcpConfig: o.strictMcpConfig ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
+      trustProject: o.trustProject ?? false,
     },
   };
 }

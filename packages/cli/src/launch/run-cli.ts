@@ -165,6 +165,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
       continueLatest: args.continueLatest,
+      trustProject: args.trustProject,
       ...(resume !== undefined && { resume }),
       ...(mcp !== undefined && { mcp }),
     });

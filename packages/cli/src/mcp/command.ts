@@ -3,6 +3,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { McpServerConfig } from "@attractor/agent";
 import { Command, CommanderError, Option } from "commander";
+import { applyEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-parser";
 import { attractorHome, userSettingsPath } from "../config/home.js";
 import { parseSettings, readSettingsFile } from "../config/settings.js";
 import { forgetApprovals, projectApprovals, recordApprovals } from "./approval.js";
@@ -31,30 +32,33 @@ class McpCommandError extends Error {
   }
 }
 
-async function readJsonObject(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
+/** A file's text, or undefined when it does not exist. */
+async function readText(file: string): Promise<string | undefined> {
   try {
-    text = await readFile(file, "utf8");
+    return await readFile(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new McpCommandError(`cannot read ${file}: ${(error as Error).message}`);
   }
-  try {
-    const data = JSON.parse(text) as unknown;
-    if (data !== null && typeof data === "object" && !Array.isArray(data))
-      return data as Record<string, unknown>;
-  } catch {
-    // Reported below.
-  }
+}
+
+/** A JSON (or JSONC, as settings may be) object file, or undefined when it does not exist. */
+async function readJsonObject(file: string): Promise<Record<string, unknown> | undefined> {
+  const text = await readText(file);
+  if (text === undefined) return undefined;
+  const errors: ParseError[] = [];
+  const data: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  if (errors.length === 0 && data !== null && typeof data === "object" && !Array.isArray(data))
+    return data as Record<string, unknown>;
   throw new McpCommandError(`${file} is not a JSON object; fix it by hand, it was left as it is.`);
 }
 
-/** Writes a JSON file whole or not at all. */
-async function writeJson(file: string, data: unknown): Promise<void> {
+/** Writes a file whole or not at all. */
+async function writeText(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
   try {
-    await writeFile(temp, `${JSON.stringify(data, null, 2)}\n`);
+    await writeFile(temp, text);
     await rename(temp, file);
   } catch (error) {
     await rm(temp, { force: true });
@@ -86,14 +90,16 @@ async function setServer(
   entry: unknown | undefined,
 ): Promise<void> {
   const file = fileOf(scope, ctx);
-  const data = (await readJsonObject(file)) ?? {};
-  const servers = { ...((data.mcpServers as Record<string, unknown> | undefined) ?? {}) };
-  if (entry === undefined) delete servers[name];
-  else servers[name] = entry;
-  const next = { ...data, mcpServers: servers };
+  await readJsonObject(file);
+  // Edited in place, so the file's comments and layout stay as they were.
+  const text = (await readText(file)) ?? "{}\n";
+  const edits = modify(text, ["mcpServers", name], entry, {
+    formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" },
+  });
+  const next = applyEdits(text, edits);
   // The user settings must stay loadable: checked as a whole before anything is written.
-  if (scope === "user") await parseSettings(JSON.stringify(next), file);
-  await writeJson(file, next);
+  if (scope === "user") await parseSettings(next, file);
+  await writeText(file, next.endsWith("\n") ? next : `${next}\n`);
 }
 
 function printEntry(ctx: Context, name: string, scope: Scope, raw: unknown, state?: string): void {

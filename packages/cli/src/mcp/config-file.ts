@@ -1,5 +1,5 @@
 import type { McpServerConfig } from "@attractor/agent";
-import { findJsonSyntaxError } from "../config/json-position.js";
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { expandVariables } from "./expand.js";
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -17,16 +17,16 @@ export class McpConfigFileError extends Error {
 
 /** The server entries of a `{"mcpServers": {...}}` text, unvalidated; throws McpConfigFileError. */
 export function parseMcpJson(text: string, file: string): Readonly<Record<string, unknown>> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    const where = findJsonSyntaxError(text);
+  // Plain JSON as Claude Code writes it; comments and trailing commas are tolerated, as in settings.
+  const errors: ParseError[] = [];
+  const data: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset).split("\n");
+    const column = (before.at(-1)?.length ?? 0) + 1;
     throw new McpConfigFileError(
       file,
-      where
-        ? `invalid JSON at line ${where.line}, column ${where.column}: ${where.message}`
-        : `invalid JSON: ${(error as Error).message}`,
+      `invalid JSON at line ${before.length}, column ${column}: ${printParseErrorCode(first.error)}`,
     );
   }
   if (data === null || typeof data !== "object" || Array.isArray(data))

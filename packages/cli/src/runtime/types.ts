@@ -5,8 +5,11 @@ import type {
   SandboxEscapeRequest,
   Session,
   SessionEvent,
+  Skill,
+  SubagentType,
 } from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
+import type { CustomCommand } from "../customization/index.js";
 import type { SkippedMcpServer } from "../mcp/servers.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
@@ -65,7 +68,9 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string };
+  | { readonly kind: "warning"; readonly message: string }
+  /** What a hook printed for the user (plain output of tool and stop hooks). */
+  | { readonly kind: "hook_output"; readonly text: string };
 
 /** The MCP servers of a run, for /mcp and MCP prompt commands. */
 export interface RuntimeMcp {
@@ -182,4 +187,17 @@ export interface Runtime {
   resume(sessionId: string): Promise<void>;
   /** Closes the session and flushes the transcript. */
   close(): Promise<void>;
+  /** Slash commands from markdown files (user, .claude/commands, .attractor/commands). */
+  readonly customCommands?: readonly CustomCommand[];
+  /** Custom subagent types the model may spawn. */
+  readonly subagentTypes?: readonly SubagentType[];
+  readonly skills?: readonly Skill[];
+  /**
+   * Expands custom command `name` with `args` ($ARGUMENTS, $1…, @file, !`command` through the
+   * permission policy) and runs the result as a message, with the command's model for that turn.
+   * Rejects with CommandExpansionError when a `!` line is refused or fails (nothing is sent).
+   */
+  runCustomCommand?(name: string, args: string): Promise<void>;
+  /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
+  instructionFiles?(): Promise<readonly string[]>;
 }

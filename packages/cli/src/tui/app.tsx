@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
-import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
   useCallback,
@@ -13,12 +14,13 @@ import {
 import {
   type Choice,
   type CommandHost,
-  commandsFor,
+  commandTable,
   completeCommand,
   matchingCommands,
   nextMode,
   parseInput,
   runCommand,
+  withMcpPrompts,
 } from "../commands/index.js";
 import type { Runtime } from "../runtime/types.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
@@ -72,6 +74,8 @@ export interface AppProps {
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
   const { write } = useStdout();
+  const { setRawMode, isRawModeSupported } = useStdin();
+  const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
   const [epoch, setEpoch] = useState(0);
   const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
@@ -165,19 +169,33 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       },
       exit: () => void leave(0),
       send: (text) => sendMessage.current(text),
+      editFile: async (path) => {
+        // The editor owns the terminal until it exits; then the transcript is drawn again.
+        const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+        if (isRawModeSupported) setRawMode(false);
+        try {
+          spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "editor", path], { stdio: "inherit" });
+        } finally {
+          if (isRawModeSupported) setRawMode(true);
+          write(CLEAR_SCREEN);
+          dispatch({ type: "reset" });
+          setEpoch((e) => e + 1);
+          for (const item of startItems(runtime, true)) dispatch({ type: "append", item });
+        }
+      },
     };
-  }, [runtime, write, leave]);
+  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
       setCommandRunning(name);
       try {
-        await runCommand(name, args, { runtime, host, busy: busyRef.current });
+        await runCommand(name, args, { runtime, host, busy: busyRef.current }, commands);
       } finally {
         setCommandRunning(undefined);
       }
     },
-    [runtime, host],
+    [runtime, host, commands],
   );
 
   /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
@@ -282,8 +300,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     lastEsc.current = now;
   });
 
-  const suggestions = /^\/[\w-]*$/.test(inputText)
-    ? matchingCommands(inputText.slice(1), commandsFor(runtime)).slice(0, 6)
+  const suggestions = /^\/[\w:-]*$/.test(inputText)
+    ? matchingCommands(inputText.slice(1), withMcpPrompts(commands, runtime)).slice(0, 6)
     : [];
   const inputActive = !prompt && !dialog;
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
@@ -297,6 +315,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       {state.running.map((call) => (
         <Box key={call.callId} marginTop={1}>
           <ToolCallBlock call={call} />
+        </Box>
+      ))}
+      {state.subagents.map((agent) => (
+        <Box key={agent.agentId} paddingLeft={2}>
+          <Text dimColor>
+            ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
+            {agent.toolCalls === 1 ? "" : "s"}
+          </Text>
         </Box>
       ))}
       {state.streaming ? (
@@ -379,7 +405,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             {...(state.busy && { onQueue: send })}
             onChange={setInputText}
             isActive={inputActive}
-            complete={(text) => completeCommand(text, commandsFor(runtime))}
+            complete={(text) => completeCommand(text, withMcpPrompts(commands, runtime))}
             fills={state.inputFills}
             placeholder={
               state.busy
