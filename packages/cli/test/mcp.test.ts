@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
+import { parse as parseJsonc } from "jsonc-parser";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type CommandHost, type OutputBlock, runCommand } from "../src/commands/index.js";
 import { askProjectServers } from "../src/mcp/approval-prompt.js";
@@ -283,9 +284,14 @@ describe("the attractor command with MCP servers", () => {
   }, 60_000);
 
   it("attractor mcp add, list, get, approve and remove", async () => {
+    // The user settings are JSONC: the edit keeps what the user wrote around it.
+    await writeFile(join(root, "attractor", "settings.json"), '{\n  // my mode\n  "mode": "normal",\n}\n');
     const add = await run(["mcp", "add", "echoer", process.execPath, EVERYTHING, "stdio"]);
     expect(add.code).toBe(0);
-    const settings = JSON.parse(await readFile(join(root, "attractor", "settings.json"), "utf8"));
+    const text = await readFile(join(root, "attractor", "settings.json"), "utf8");
+    expect(text).toContain("// my mode");
+    const settings = parseJsonc(text);
+    expect(settings.mode).toBe("normal");
     expect(settings.mcpServers.echoer).toEqual({ command: process.execPath, args: [EVERYTHING, "stdio"] });
 
     const list = await run(["mcp", "list", "--no-check"]);
@@ -305,7 +311,7 @@ describe("the attractor command with MCP servers", () => {
     expect(checked.stdout).toContain("filesystem  (project, not approved)");
 
     expect((await run(["mcp", "remove", "echoer"])).code).toBe(0);
-    expect(JSON.parse(await readFile(join(root, "attractor", "settings.json"), "utf8")).mcpServers).toEqual(
+    expect(parseJsonc(await readFile(join(root, "attractor", "settings.json"), "utf8")).mcpServers).toEqual(
       {},
     );
     const missing = await run(["mcp", "remove", "echoer"]);
