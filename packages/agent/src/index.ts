@@ -2,6 +2,7 @@ export * from "./compaction/index.js";
 export * from "./customization/index.js";
 export * from "./environment/index.js";
 export * from "./lsp/index.js";
+export * from "./mcp/index.js";
 export * from "./modes/index.js";
 export * from "./profiles/index.js";
 export * from "./prompted/index.js";

@@ -58,6 +58,16 @@ export interface Settings {
   /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
   readonly hooks?: HooksSetting;
   readonly sandbox?: SandboxSettings;
+  /** MCP servers (read from the user's settings only), in `.mcp.json`'s format. */
+  readonly mcpServers?: Readonly<Record<string, unknown>>;
+  /** Use every server of a project's `.mcp.json` without asking (user settings only). */
+  readonly enableAllProjectMcpServers?: boolean;
+  /** Project `.mcp.json` servers to use without asking (user settings only). */
+  readonly enabledMcpjsonServers?: readonly string[];
+  /** Project `.mcp.json` servers never to use (user settings only). */
+  readonly disabledMcpjsonServers?: readonly string[];
+  /** How long the first model request waits for MCP servers still connecting, in ms. */
+  readonly mcpStartupWaitMs?: number;
 }
 
 /** One language server as settings configure it (the key of `lsp.servers` is its id). */
@@ -167,6 +177,11 @@ export const SETTINGS_SCHEMA = {
         additionalDirectories: { type: "array", items: { type: "string", minLength: 1 } },
       },
     },
+    mcpServers: { type: "object", additionalProperties: { type: "object" } },
+    enableAllProjectMcpServers: { type: "boolean" },
+    enabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    mcpStartupWaitMs: { type: "integer", minimum: 0 },
     env: {
       type: "object",
       additionalProperties: false,

@@ -11,6 +11,7 @@ import {
   filterEnv,
   loadSkills,
   loadSubagentTypes,
+  McpManager,
   type ProviderProfile,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
@@ -47,6 +48,7 @@ import {
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
+import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -79,6 +81,7 @@ import type {
   CostSummary,
   RewindTarget,
   Runtime,
+  RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
@@ -129,6 +132,8 @@ export interface RuntimeOptions {
   readonly additionalDirectories?: readonly string[];
   /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
   readonly remote?: string;
+  /** MCP servers to connect to (in the background) and those configured but left out. */
+  readonly mcp?: McpRunOptions;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -235,6 +240,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
+    ...(options.mcp !== undefined && { mcp: options.mcp }),
   });
   await runtime.start(stored);
   return runtime;
@@ -267,6 +273,7 @@ interface RuntimeParts {
   readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
+  readonly mcp?: McpRunOptions;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -289,6 +296,8 @@ class AgentRuntime implements Runtime {
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
+  private readonly mcpManager: McpManager | undefined;
+  readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
   private readonly early: RuntimeNotice[] = [];
@@ -383,6 +392,38 @@ class AgentRuntime implements Runtime {
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
     });
+    const mcp = parts.mcp;
+    if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
+      for (const s of mcp.skipped ?? [])
+        this.notify({
+          kind: "warning",
+          message: `MCP server "${s.name}" (${s.origin}) is not used: ${s.reason}`,
+        });
+      // The servers connect in the background (see RuntimeMcp.start); the first model request
+      // waits for them briefly.
+      const manager = new McpManager(mcp.servers, {
+        cwd: parts.projectDir,
+        ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
+        ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
+        ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
+      });
+      manager.subscribe((event) => {
+        if (event.kind === "server_status" && event.status === "failed" && event.error !== undefined)
+          this.notify({ kind: "warning", message: event.error });
+      });
+      manager.attach(this.profile.toolRegistry);
+      this.mcpManager = manager;
+      if (parts.headless) manager.start();
+      this.mcp = {
+        start: () => manager.start(),
+        ready: () => manager.waitForStartup(),
+        servers: () => manager.servers(),
+        skipped: mcp.skipped ?? [],
+        prompts: () => manager.prompts(),
+        getPrompt: (name, args) => manager.getPrompt(name, args),
+        reconnect: (server) => manager.reconnect(server),
+      };
+    }
   }
 
   get session(): Session {
@@ -720,6 +761,7 @@ class AgentRuntime implements Runtime {
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
+      this.mcpManager?.close(),
     ]);
   }
 
@@ -835,6 +877,7 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
       startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
