@@ -19,7 +19,7 @@ import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
-import { unreadableToolCall } from "../prompted/unreadable.js";
+import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
@@ -64,6 +64,11 @@ export interface SessionOptions {
    * policy, 2 retries with backoff); `{ maxRetries: 0 }` turns retrying off.
    */
   readonly retry?: RetryPolicy;
+  /**
+   * Awaited before each model request, so tools that arrive in the background (MCP servers
+   * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
+   */
+  readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
 }
@@ -97,6 +102,7 @@ export class Session {
   private configValue: SessionConfig;
   private readonly client: ModelClient;
   private readonly openStream: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+  private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -122,6 +128,7 @@ export class Session {
     this.environment = options.environment;
     this.client = options.client;
     this.openStream = options.openStream ?? retryingOpenStream(options.retry);
+    this.toolsReady = options.toolsReady;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -454,6 +461,8 @@ export class Session {
     let rounds = 0;
     let stopContinues = 0;
     let overflowRetried = false;
+    // Replies meant as a call that could not be read, in a row: the model is asked again once.
+    let unreadable = 0;
     const signal = this.control.signal;
     for (;;) {
       const { maxTurns } = this.configValue;
@@ -520,6 +529,16 @@ export class Session {
         }
         if (signal.aborted) return { end: "aborted", rounds };
         return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
+      }
+      unreadable = onlyUnreadableCalls(turn.toolCalls) ? unreadable + 1 : 0;
+      if (unreadable >= 2) {
+        this.emit("error", {
+          message: UNREADABLE_TWICE_MESSAGE,
+          errorName: "UnreadableToolCallError",
+          retryable: false,
+          fatal: false,
+        });
+        return { end: "error", rounds };
       }
       // Even when interrupted here, the round runs: its calls get "did not run" results.
       rounds++;
@@ -763,6 +782,7 @@ export class Session {
       this.configValue.userInstructionFiles,
     );
     const context = await this.promptContext;
+    if (this.toolsReady) await this.toolsReady(signal);
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;
     const tools = profile.tools().filter((t) => {
