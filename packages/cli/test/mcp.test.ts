@@ -140,38 +140,47 @@ describe("configuration", () => {
 
 describe("permission rules on MCP tools", () => {
   const call = (toolName: string) => ({ callId: "c", toolName, arguments: {} });
-  const decide = (
+  // evaluate() is asynchronous: a shell line is judged by a parser loaded on first use.
+  const decide = async (
     mode: PermissionMode,
     rules: { allow?: string[]; ask?: string[]; deny?: string[] },
     tool: string,
   ) =>
-    createPermissionPolicy({
-      mode,
-      projectRoot: "/tmp",
-      rules: { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] },
-      toolTraits: () => ({ readOnly: false }),
-    }).evaluate(call(tool)).behavior;
+    (
+      await createPermissionPolicy({
+        mode,
+        projectRoot: "/tmp",
+        rules: { allow: rules.allow ?? [], ask: rules.ask ?? [], deny: rules.deny ?? [] },
+        toolTraits: () => ({ readOnly: false }),
+      }).evaluate(call(tool))
+    ).behavior;
 
-  it("asks in normal and auto-edit modes unless a rule allows; mcp__server covers all its tools", () => {
-    expect(decide("normal", {}, "mcp__everything__echo")).toBe("ask");
-    expect(decide("auto-edit", {}, "mcp__everything__echo")).toBe("ask");
-    expect(decide("yolo", {}, "mcp__everything__echo")).toBe("allow");
-    expect(decide("plan", {}, "mcp__everything__echo")).toBe("deny");
-    expect(decide("normal", { allow: ["mcp__everything"] }, "mcp__everything__echo")).toBe("allow");
-    expect(decide("normal", { allow: ["mcp__everything"] }, "mcp__everything2__echo")).toBe("ask");
-    expect(decide("normal", { allow: ["mcp__everything__*"] }, "mcp__everything__get-sum")).toBe("allow");
-    expect(decide("normal", { allow: ["mcp__everything__echo"] }, "mcp__everything__echo")).toBe("allow");
-    expect(decide("normal", { allow: ["mcp__everything__echo"] }, "mcp__everything__get-sum")).toBe("ask");
-    expect(decide("yolo", { deny: ["mcp__everything"] }, "mcp__everything__echo")).toBe("deny");
+  it("asks in normal and auto-edit modes unless a rule allows; mcp__server covers all its tools", async () => {
+    expect(await decide("normal", {}, "mcp__everything__echo")).toBe("ask");
+    expect(await decide("auto-edit", {}, "mcp__everything__echo")).toBe("ask");
+    expect(await decide("yolo", {}, "mcp__everything__echo")).toBe("allow");
+    expect(await decide("plan", {}, "mcp__everything__echo")).toBe("deny");
+    expect(await decide("normal", { allow: ["mcp__everything"] }, "mcp__everything__echo")).toBe("allow");
+    expect(await decide("normal", { allow: ["mcp__everything"] }, "mcp__everything2__echo")).toBe("ask");
+    expect(await decide("normal", { allow: ["mcp__everything__*"] }, "mcp__everything__get-sum")).toBe(
+      "allow",
+    );
+    expect(await decide("normal", { allow: ["mcp__everything__echo"] }, "mcp__everything__echo")).toBe(
+      "allow",
+    );
+    expect(await decide("normal", { allow: ["mcp__everything__echo"] }, "mcp__everything__get-sum")).toBe(
+      "ask",
+    );
+    expect(await decide("yolo", { deny: ["mcp__everything"] }, "mcp__everything__echo")).toBe("deny");
     expect(
-      decide(
+      await decide(
         "normal",
         { allow: ["mcp__everything"], ask: ["mcp__everything__get-env"] },
         "mcp__everything__get-env",
       ),
     ).toBe("ask");
     expect(
-      decide(
+      await decide(
         "normal",
         { allow: ["mcp__everything"], deny: ["mcp__everything__get-env"] },
         "mcp__everything__get-env",

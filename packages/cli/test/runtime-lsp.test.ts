@@ -108,14 +108,14 @@ describe("code intelligence in the CLI", () => {
     await expect(bad).rejects.toThrow("bad.json: at /lsp/servers/go/extensions/0:");
   });
 
-  it("checks code-intelligence calls like reads: inside the project allowed, outside asked", () => {
+  it("checks code-intelligence calls like reads: inside the project allowed, outside asked", async () => {
     const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project });
-    const call = (args: Record<string, unknown>) =>
-      policy.evaluate({ callId: "c", toolName: "find_references", arguments: args }).behavior;
-    expect(call({ path: "src/math.js", symbolName: "add" })).toBe("allow");
-    expect(call({ path: "/etc/profile.d/x.sh", line: 1 })).toBe("ask");
+    const call = async (args: Record<string, unknown>) =>
+      (await policy.evaluate({ callId: "c", toolName: "find_references", arguments: args })).behavior;
+    expect(await call({ path: "src/math.js", symbolName: "add" })).toBe("allow");
+    expect(await call({ path: "/etc/profile.d/x.sh", line: 1 })).toBe("ask");
     expect(
-      policy.evaluate({ callId: "d", toolName: "find_symbol", arguments: { query: "add" } }).behavior,
+      (await policy.evaluate({ callId: "d", toolName: "find_symbol", arguments: { query: "add" } })).behavior,
     ).toBe("allow");
   });
 });
