@@ -4,6 +4,7 @@ export {
   formatIssue,
   loadSettings,
   mergeSettings,
+  type ProjectTrustCheck,
   parseSettings,
   type ResolvedSettings,
   readSettingsFile,
@@ -19,3 +20,14 @@ export {
   type Settings,
   TOOL_MODES,
 } from "./settings-schema.js";
+export {
+  isProjectTrusted,
+  PROJECT_TRUST_FILES,
+  type ProjectTrust,
+  projectFingerprint,
+  readProjectTrust,
+  recordProjectTrust,
+  type TrustDecision,
+  trustStorePath,
+} from "./trust.js";
+export { type SplitSettings, splitUntrustedSettings } from "./trust-settings.js";

@@ -4,6 +4,7 @@ import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
 import { type PermissionRuleLists, SETTINGS_SCHEMA, type Settings } from "./settings-schema.js";
+import { splitUntrustedSettings } from "./trust-settings.js";
 
 /** One thing wrong with a settings file. */
 export interface SettingsIssue {
@@ -36,6 +37,8 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env"> 
   readonly env: { readonly allow: readonly string[] };
   /** The files that existed and were read, user first. */
   readonly sources: readonly string[];
+  /** Project settings not applied because the project is not trusted (`baseUrl`, `permissions.allow`…). */
+  readonly withheld: readonly string[];
 }
 
 // Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
@@ -133,31 +136,57 @@ export function mergeSettings(
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
-  return { ...(merged as Settings), permissions, env: { allow: envAllow }, sources };
+  return { ...(merged as Settings), permissions, env: { allow: envAllow }, sources, withheld: [] };
 }
+
+/**
+ * Decides whether an untrusted-looking project's sensitive settings apply; gets the setting
+ * names that would be withheld. Resolves true to apply them.
+ */
+export type ProjectTrustCheck = (withheld: readonly string[]) => boolean | Promise<boolean>;
 
 /**
  * Loads `<home>/settings.json` then `<projectDir>/.attractor/settings.json` (the project's file
  * overrides the user's). Missing files are fine; a broken one throws SettingsError listing
- * every problem of both files.
+ * every problem of both files. The project's security-sensitive settings (see
+ * splitUntrustedSettings) apply only when `trust` resolves true; without `trust` they never do.
  */
-export async function loadSettings(options: { home: string; projectDir: string }): Promise<ResolvedSettings> {
-  const files = [userSettingsPath(options.home), projectSettingsPath(options.projectDir)];
+export async function loadSettings(options: {
+  home: string;
+  projectDir: string;
+  trust?: ProjectTrustCheck;
+}): Promise<ResolvedSettings> {
+  const userFile = userSettingsPath(options.home);
+  const projectFile = projectSettingsPath(options.projectDir);
   const layers: Settings[] = [];
   const sources: string[] = [];
   const issues: SettingsIssue[] = [];
-  for (const file of files) {
+  const read = async (file: string): Promise<Settings | undefined> => {
     try {
-      const settings = await readSettingsFile(file);
-      if (settings) {
-        layers.push(settings);
-        sources.push(file);
-      }
+      return await readSettingsFile(file);
     } catch (error) {
       if (!(error instanceof SettingsError)) throw error;
       issues.push(...error.issues);
+      return undefined;
     }
-  }
+  };
+  const user = await read(userFile);
+  const project = await read(projectFile);
   if (issues.length > 0) throw new SettingsError(issues);
-  return mergeSettings(layers, sources);
+  if (user) {
+    layers.push(user);
+    sources.push(userFile);
+  }
+  let withheld: readonly string[] = [];
+  if (project) {
+    const split = splitUntrustedSettings(project);
+    const trusted = split.withheld.length > 0 && (await options.trust?.(split.withheld)) === true;
+    if (trusted) layers.push(project);
+    else {
+      layers.push(split.harmless);
+      withheld = split.withheld;
+    }
+    sources.push(projectFile);
+  }
+  return { ...mergeSettings(layers, sources), withheld };
 }

@@ -24,6 +24,8 @@ export interface CliArgs {
   /** An id, or true for `--resume` without one (choose from a list). */
   readonly resume?: string | true;
   readonly cwd?: string;
+  /** Apply the project's security-sensitive settings for this run (`--trust-project`). */
+  readonly trustProject: boolean;
 }
 
 /** What parsing produced: arguments to run with, or text already printed and the exit code. */
@@ -94,6 +96,10 @@ function buildProgram(version: string, io: ParseIo): Command {
     )
     .option("-r, --resume [id]", "resume a stored session (without an id: choose from a list)")
     .option("--cwd <dir>", "the project directory (default: the current directory)")
+    .option(
+      "--trust-project",
+      "apply this project's sensitive settings (base URL, provider, mode, env, allow rules) for this run",
+    )
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)
@@ -131,6 +137,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     continue?: boolean;
     resume?: string | true;
     cwd?: string;
+    trustProject?: boolean;
   }>();
   const words = program.args.join(" ").trim();
   return {
@@ -147,6 +154,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),
       continueLatest: o.continue ?? false,
+      trustProject: o.trustProject ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
     },

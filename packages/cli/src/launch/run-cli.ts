@@ -113,6 +113,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
+      trustProject: args.trustProject,
+      ...(!headless && {
+        confirmProjectTrust: async (request) =>
+          (await import("./trust-prompt.js")).askProjectTrust(request, {
+            input: io.stdin,
+            output: io.stderr,
+          }),
+      }),
     });
   } catch (error) {
     const message = configurationMessage(error);

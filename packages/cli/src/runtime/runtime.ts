@@ -13,7 +13,14 @@ import {
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
 import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
-import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import {
+  attractorHome,
+  loadSettings,
+  type ProjectTrustCheck,
+  type ResolvedSettings,
+  readProjectTrust,
+  recordProjectTrust,
+} from "../config/index.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -77,6 +84,22 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** Apply the project's security-sensitive settings for this run without asking (`--trust-project`). */
+  readonly trustProject?: boolean;
+  /**
+   * Asks the user whether to trust a project whose settings want sensitive powers; the answer is
+   * remembered under the attractor home until the project's settings change. Without it, an
+   * untrusted project's sensitive settings are withheld with a warning.
+   */
+  readonly confirmProjectTrust?: (request: ProjectTrustRequest) => Promise<boolean>;
+}
+
+/** What a trust prompt shows: the project and the settings that wait for the user's trust. */
+export interface ProjectTrustRequest {
+  readonly projectDir: string;
+  readonly withheld: readonly string[];
+  /** The project was decided on before and its settings changed since. */
+  readonly changed: boolean;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -105,7 +128,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
-  const settings = options.settings ?? (await loadSettings({ home, projectDir }));
+  const settings =
+    options.settings ??
+    (await loadSettings({ home, projectDir, trust: trustCheck(options, home, projectDir) }));
   const choice = resolveModelChoice(
     {
       ...(options.provider !== undefined && { provider: options.provider }),
@@ -138,8 +163,32 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
   });
+  if (settings.withheld.length > 0) runtime.warn(withheldWarning(settings.withheld));
   await runtime.start(stored);
   return runtime;
+}
+
+/** How createRuntime decides on an untrusted project's sensitive settings. */
+function trustCheck(options: RuntimeOptions, home: string, projectDir: string): ProjectTrustCheck {
+  return async (withheld) => {
+    if (options.trustProject === true) return true;
+    const state = await readProjectTrust({ home, projectDir });
+    if (state.kind === "trusted") return true;
+    if (state.kind !== "unknown" || !options.confirmProjectTrust || options.headless) return false;
+    const trusted = await options.confirmProjectTrust({ projectDir, withheld, changed: state.changed });
+    // The decision is pinned to the files the user was asked about.
+    await recordProjectTrust({
+      home,
+      projectDir,
+      decision: trusted ? "trusted" : "declined",
+      fingerprint: state.fingerprint,
+    });
+    return trusted;
+  };
+}
+
+function withheldWarning(withheld: readonly string[]): string {
+  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project (or trust the project when the interactive UI asks)`;
 }
 
 interface RuntimeParts {
@@ -637,6 +686,11 @@ class AgentRuntime implements Runtime {
   private setSteering(messages: string[]): void {
     this.steering = messages;
     this.notify({ kind: "steering_pending", messages });
+  }
+
+  /** Raises a start-up warning (replayed to the first listener). */
+  warn(message: string): void {
+    this.notify({ kind: "warning", message });
   }
 
   private notify(notice: RuntimeNotice): void {
