@@ -175,7 +175,12 @@ async function runCall(
   const problems = await validateArguments(tool.definition.parameters, args);
   if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`);
 
-  let info: ToolCallInfo = { callId: call.id, toolName: call.name, arguments: args };
+  let info: ToolCallInfo = {
+    callId: call.id,
+    toolName: call.name,
+    arguments: args,
+    workingDirectory: env.workingDirectory(),
+  };
   if (options.beforeToolCall) {
     let decision: Awaited<ReturnType<BeforeToolCallHook>>;
     try {

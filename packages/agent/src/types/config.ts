@@ -6,6 +6,11 @@ export interface ToolCallInfo {
   readonly callId: string;
   readonly toolName: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /**
+   * The directory the call's relative paths resolve against: the session's working directory
+   * (a subagent's may differ from its parent's). Set by the dispatcher.
+   */
+  readonly workingDirectory?: string;
 }
 
 /** What a beforeToolCall hook decides. */

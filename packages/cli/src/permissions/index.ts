@@ -9,7 +9,14 @@ export {
   type SafetyTier,
 } from "./command-safety.js";
 export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./modes.js";
-export { canonicalPath, displayPath, isInside } from "./paths.js";
+export {
+  canonicalPath,
+  displayPath,
+  extraHardLinks,
+  globReach,
+  isInside,
+  UnresolvablePathError,
+} from "./paths.js";
 export {
   type AskAnswer,
   type AskFunction,
