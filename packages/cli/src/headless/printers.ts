@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@attractor/agent";
 import { summarizeCall } from "../runtime/call-summary.js";
 import type { RuntimeNotice } from "../runtime/types.js";
+import { visibleControls } from "../terminal/visible-controls.js";
 import type { HeadlessResult } from "./run-result.js";
 
 /** The headless output formats of --output-format. */
@@ -28,15 +29,31 @@ export interface NoticeLine {
 const isSessionEvent = (e: SessionEvent | RuntimeNotice): e is SessionEvent =>
   "sessionId" in e && "data" in e;
 
-/** The printer for a format: text and json write the answer or result at the end, stream-json every event. */
-export function createPrinter(format: OutputFormat, stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+/** Returns a copy of JSON data (or a string) with secrets redacted; the identity when none are known. */
+export type Scrub = (value: unknown) => unknown;
+
+/**
+ * The printer for a format: text and json write the answer or result at the end, stream-json
+ * every event. Everything printed goes through `scrub` first, as transcripts do.
+ */
+export function createPrinter(
+  format: OutputFormat,
+  stdout: TextSink,
+  stderr: TextSink,
+  scrub: Scrub = (value) => value,
+): HeadlessPrinter {
+  // Text for a terminal: secrets redacted, and no control sequence from the model or a tool
+  // (screen clears, OSC 52 clipboard writes) reaches the terminal. JSON escapes them itself.
+  const clean = (sink: TextSink): TextSink => ({
+    write: (text) => sink.write(visibleControls(scrub(text) as string)),
+  });
   switch (format) {
     case "text":
-      return textPrinter(stdout, stderr);
+      return textPrinter(clean(stdout), clean(stderr));
     case "json":
-      return jsonPrinter(stdout, stderr);
+      return jsonPrinter(stdout, clean(stderr), scrub);
     case "stream-json":
-      return streamJsonPrinter(stdout);
+      return streamJsonPrinter(stdout, scrub);
   }
 }
 
@@ -82,20 +99,20 @@ function textPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
   };
 }
 
-function jsonPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+function jsonPrinter(stdout: TextSink, stderr: TextSink, scrub: Scrub): HeadlessPrinter {
   return {
     onEvent(event) {
       const problem = problemLine(event);
       if (problem !== undefined) stderr.write(`${problem}\n`);
     },
     finish(result) {
-      stdout.write(`${JSON.stringify(result)}\n`);
+      stdout.write(`${JSON.stringify(scrub(result))}\n`);
     },
   };
 }
 
-function streamJsonPrinter(stdout: TextSink): HeadlessPrinter {
-  const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
+function streamJsonPrinter(stdout: TextSink, scrub: Scrub): HeadlessPrinter {
+  const line = (value: unknown) => stdout.write(`${JSON.stringify(scrub(value))}\n`);
   // Notices raised before the session starts wait for session_start, so it is always the first line.
   let started = false;
   const early: NoticeLine[] = [];

@@ -1,4 +1,5 @@
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
 
@@ -32,6 +33,8 @@ export interface HeadlessOptions {
   readonly stderr: TextSink;
   /** When the process started (performance.now() time origin), for duration_ms. */
   readonly startedAt?: number;
+  /** The run's environment: its secret values are redacted from everything printed. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Receives the stop function; main wires it to SIGINT/SIGTERM. */
   readonly onStoppable?: (stop: () => void) => void;
 }
@@ -39,7 +42,8 @@ export interface HeadlessOptions {
 /** Runs one task headless: submits it, prints per the format, closes the runtime; resolves to the exit code. */
 export async function runHeadless(runtime: Runtime, options: HeadlessOptions): Promise<number> {
   const startedAt = options.startedAt ?? performance.now();
-  const printer = createPrinter(options.format, options.stdout, options.stderr);
+  const scrub = createScrubber(secretValuesFromEnv({ ...process.env, ...options.env }));
+  const printer = createPrinter(options.format, options.stdout, options.stderr, scrub);
   const tracker = createRunTracker();
   const unsubscribe = runtime.subscribe((event) => {
     tracker.onEvent(event);

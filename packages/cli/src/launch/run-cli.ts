@@ -137,6 +137,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       stdout: io.stdout,
       stderr: io.stderr,
       startedAt,
+      env: io.env,
       ...(io.onStoppable !== undefined && { onStoppable: io.onStoppable }),
     });
   }

@@ -33,6 +33,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type SessionWriter,
+  secretValuesFromEnv,
   type Transcript,
 } from "../store/index.js";
 import { contextShare, createCostTracker } from "./cost.js";
@@ -142,6 +143,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   const store = createSessionStore({
     home,
+    // The secrets of the environment the run was given as well as the process's own.
+    secrets: secretValuesFromEnv({ ...process.env, ...env }),
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);

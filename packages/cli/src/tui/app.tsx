@@ -20,6 +20,7 @@ import {
   runCommand,
 } from "../commands/index.js";
 import type { Runtime } from "../runtime/types.js";
+import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
@@ -88,7 +89,12 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const inflight = useRef(0);
   busyRef.current = state.busy;
 
-  useEffect(() => runtime.subscribe((event) => dispatch({ type: "event", event })), [runtime]);
+  // Model and tool text is shown with its control sequences made visible: nothing it holds may
+  // clear the screen, move the cursor or write the clipboard.
+  useEffect(
+    () => runtime.subscribe((event) => dispatch({ type: "event", event: visibleControlsDeep(event) })),
+    [runtime],
+  );
   // When the agent became busy, for the elapsed time shown beside the spinner.
   const busySince = useRef(0);
   const wasBusy = useRef(false);
@@ -400,7 +406,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
 function startState(runtime: Runtime) {
   return startItems(runtime, true).reduce(
     (s, item) => reduceTranscript(s, { type: "append", item }),
-    initialTranscript(runtime.todos),
+    initialTranscript(visibleControlsDeep(runtime.todos)),
   );
 }
 
@@ -411,5 +417,5 @@ function startItems(runtime: Runtime, replay: boolean): NewItem[] {
     title: "attractor",
     detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
   };
-  return [banner, ...(replay ? replayHistory(runtime.session.history) : [])];
+  return [banner, ...(replay ? visibleControlsDeep(replayHistory(runtime.session.history)) : [])];
 }

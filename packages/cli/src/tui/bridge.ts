@@ -1,5 +1,6 @@
 import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
 import type { AskUserQuestion, RuntimeUi } from "../runtime/types.js";
+import { visibleControlsDeep } from "../terminal/visible-controls.js";
 
 /** A question the runtime is waiting on, oldest first in the queue. */
 export type PendingPrompt =
@@ -59,8 +60,11 @@ export function createInteractiveUi(): InteractiveUi {
   };
 
   return {
-    askPermission: (request) => enqueue<AskAnswer>((id) => ({ kind: "permission", id, request })),
-    askUser: (question) => enqueue<string>((id) => ({ kind: "question", id, question })),
+    // What a prompt shows comes from the model: its control sequences are made visible.
+    askPermission: (request) =>
+      enqueue<AskAnswer>((id) => ({ kind: "permission", id, request: visibleControlsDeep(request) })),
+    askUser: (question) =>
+      enqueue<string>((id) => ({ kind: "question", id, question: visibleControlsDeep(question) })),
     current: () => queue[0]?.prompt,
     pendingCount: () => queue.length,
     subscribe(listener) {
