@@ -28,7 +28,7 @@ import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
 import { ContextTracker, contextWarning } from "./context-usage.js";
 import { CycleControl } from "./cycle-control.js";
 import { EventStream } from "./event-stream.js";
-import { LoopDetector, loopWarning } from "./loop-detection.js";
+import { DEFAULT_MAX_LOOP_DETECTIONS, LoopDetector, loopStopMessage, loopWarning } from "./loop-detection.js";
 import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
@@ -403,6 +403,7 @@ export class Session {
     });
     this.emit("user_input", { content: text, followUp });
     this.drainSteering();
+    this.loopDetector.resetCount();
     let rounds = 0;
     let overflowRetried = false;
     const signal = this.control.signal;
@@ -478,7 +479,16 @@ export class Session {
       this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
       if (signal.aborted) return { end: "aborted", rounds };
       this.drainSteering();
-      if (this.configValue.enableLoopDetection) this.detectLoop(turn.toolCalls);
+      if (this.configValue.enableLoopDetection && this.detectLoop(turn.toolCalls)) {
+        const detections = this.loopDetector.detections;
+        this.emit("error", {
+          message: loopStopMessage(detections),
+          errorName: "LoopDetectedError",
+          retryable: false,
+          fatal: false,
+        });
+        return { end: "error", rounds };
+      }
     }
   }
 
@@ -493,10 +503,13 @@ export class Session {
     }
   }
 
-  private detectLoop(calls: readonly { name: string; arguments: unknown }[]): void {
+  /** Records the round's calls; true when the loop persisted past maxLoopDetections warnings. */
+  private detectLoop(calls: readonly { name: string; arguments: unknown }[]): boolean {
     let length: number | undefined;
     for (const call of calls) length = this.loopDetector.record(call.name, call.arguments) ?? length;
-    if (length === undefined) return;
+    if (length === undefined) return false;
+    const limit = this.configValue.maxLoopDetections ?? DEFAULT_MAX_LOOP_DETECTIONS;
+    if (limit > 0 && this.loopDetector.detections >= limit) return true;
     const window = this.configValue.loopDetectionWindow;
     const message = loopWarning(window);
     this.turns.push({
@@ -507,6 +520,7 @@ export class Session {
     });
     const recent = this.recentToolNames(length);
     this.emit("loop_detection", { message, patternLength: length, toolNames: recent });
+    return false;
   }
 
   private recentToolNames(count: number): string[] {

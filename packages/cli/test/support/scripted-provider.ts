@@ -258,3 +258,21 @@ export function editCall(provider: Provider, path: string, before: string, after
   }
   return { name: "edit_file", args: { file_path: path, old_string: before, new_string: after } };
 }
+
+/** An Anthropic reply calling `name` with arguments given as raw JSON text (for inputs JSON.stringify cannot build). */
+export function anthropicRawCall(name: string, json: string): Reply {
+  const n = ++counter;
+  const events: Json[] = [
+    messageStart({ input_tokens: 120 }, `msg_${n}`),
+    {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: `toolu_${n}`, name, input: {} },
+    },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: json } },
+    { type: "content_block_stop", index: 0 },
+    messageDelta("tool_use", 30),
+    { type: "message_stop" },
+  ];
+  return { kind: "sse", frames: frames(events), chunking: { mode: "whole" } };
+}
