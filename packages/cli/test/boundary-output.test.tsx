@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { render } from "ink-testing-library";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
@@ -6,6 +6,7 @@ import { visibleControls, visibleControlsDeep } from "../src/terminal/visible-co
 import { App } from "../src/tui/app.js";
 import { createInteractiveUi } from "../src/tui/bridge.js";
 import { InputHistory } from "../src/tui/input/history.js";
+import { permissionPreview } from "../src/tui/permission-preview.js";
 import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import { type ScriptedModel, type Step, startScriptedModel } from "./support/scripted-provider.js";
 import { createFakeRuntime, sessionEvent } from "./tui-support.js";
@@ -115,6 +116,38 @@ describe("headless command line", () => {
 });
 
 describe("the interactive UI", () => {
+  it("a permission prompt's diff shows a file's control sequences visibly and still matches the edit", async () => {
+    const { project, remove } = await buggyProject();
+    try {
+      await writeFile(join(project, "evil.txt"), `title${CLEAR}\nline two\n`);
+      const ui = createInteractiveUi();
+      void ui.askPermission({
+        call: {
+          callId: "c",
+          toolName: "edit_file",
+          arguments: { file_path: "evil.txt", old_string: `title${CLEAR}`, new_string: "title" },
+        },
+        kind: "edit",
+        reason: `edit${OSC52}`,
+        paths: ["evil.txt"],
+        canAllowAlways: true,
+        alwaysRules: [],
+      });
+      const current = ui.current();
+      if (current?.kind !== "permission") throw new Error("expected a permission prompt");
+      expect(current.request.reason).toBe("edit␛]52;c;cm0gLXJmIH4=␇");
+      const preview = permissionPreview(current.request, project);
+      expect(preview.kind).toBe("diff");
+      const diff = preview.kind === "diff" ? preview.diff : "";
+      expect(diff).not.toMatch(RAW_CONTROL);
+      expect(diff).toContain("-title␛[2J␛[H");
+      expect(diff).toContain("line two");
+      ui.cancelAll();
+    } finally {
+      await remove();
+    }
+  });
+
   it("shows model text, tool arguments, failed output and prompts with their control sequences visible", async () => {
     const fx = await createFakeRuntime();
     const ui = createInteractiveUi();
