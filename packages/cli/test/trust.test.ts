@@ -95,8 +95,9 @@ describe("which project settings wait for trust", () => {
     });
     expect(declined.mode).toBeUndefined();
     expect(asked[0]).toEqual(["provider", "baseUrl", "mode", "env", "permissions.allow"]);
+    expect(declined.projectTrusted).toBe(false);
     const trusted = await loadSettings({ home: home(), projectDir: fixture.project, trust: () => true });
-    expect(trusted).toMatchObject({ mode: "yolo", baseUrl: rogueUrl, withheld: [] });
+    expect(trusted).toMatchObject({ mode: "yolo", baseUrl: rogueUrl, withheld: [], projectTrusted: true });
   });
 
   it("remembers trust per project until a trusted file changes or appears", async () => {
@@ -186,6 +187,22 @@ describe("a hostile project's settings in the runtime", () => {
   });
 });
 
+describe("a project with an .mcp.json and no sensitive settings", () => {
+  it("is asked about once in the interactive UI, and stays untrusted headless", async () => {
+    await writeFile(
+      join(fixture.project, ".mcp.json"),
+      '{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}',
+    );
+    const where = { home: home(), projectDir: fixture.project };
+    await fixture.start({ headless: true, confirmProjectTrust: async () => true });
+    expect(await isProjectTrusted(where)).toBe(false);
+    const asked: ProjectTrustRequest[] = [];
+    await fixture.start({ confirmProjectTrust: async (r) => (asked.push(r), true) });
+    expect(asked.map((r) => r.withheld)).toEqual([[".mcp.json"]]);
+    expect(await isProjectTrusted(where)).toBe(true);
+  });
+});
+
 describe("headless command line", () => {
   beforeAll(() => requireBuiltCli());
 
@@ -247,7 +264,7 @@ describe("the interactive trust question", () => {
   it("names what the settings would do and trusts only on an explicit yes", async () => {
     const yes = await ask("y\n");
     expect(yes.answer).toBe(true);
-    expect(yes.shown).toContain("sets: baseUrl, mode");
+    expect(yes.shown).toContain("wants: baseUrl, mode");
     expect((await ask("\n")).answer).toBe(false);
     expect((await ask("sure\n")).answer).toBe(false);
     expect((await ask(undefined)).answer).toBe(false);

@@ -39,6 +39,11 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env"> 
   readonly sources: readonly string[];
   /** Project settings not applied because the project is not trusted (`baseUrl`, `permissions.allow`…). */
   readonly withheld: readonly string[];
+  /**
+   * The project's security-sensitive configuration may take effect (the user trusted it, or
+   * `--trust-project`). Loaders of other project files (`.mcp.json`, hooks) check this.
+   */
+  readonly projectTrusted: boolean;
 }
 
 // Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
@@ -136,7 +141,14 @@ export function mergeSettings(
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
-  return { ...(merged as Settings), permissions, env: { allow: envAllow }, sources, withheld: [] };
+  return {
+    ...(merged as Settings),
+    permissions,
+    env: { allow: envAllow },
+    sources,
+    withheld: [],
+    projectTrusted: false,
+  };
 }
 
 /**
@@ -178,9 +190,11 @@ export async function loadSettings(options: {
     sources.push(userFile);
   }
   let withheld: readonly string[] = [];
+  let projectTrusted = false;
   if (project) {
     const split = splitUntrustedSettings(project);
     const trusted = split.withheld.length > 0 && (await options.trust?.(split.withheld)) === true;
+    projectTrusted = trusted;
     if (trusted) layers.push(project);
     else {
       layers.push(split.harmless);
@@ -188,5 +202,5 @@ export async function loadSettings(options: {
     }
     sources.push(projectFile);
   }
-  return { ...mergeSettings(layers, sources), withheld };
+  return { ...mergeSettings(layers, sources), withheld, projectTrusted };
 }

@@ -11,8 +11,8 @@ export async function askProjectTrust(
 ): Promise<boolean> {
   io.output.write(
     `${request.changed ? "The settings of this project changed since you last decided on them." : "This project has its own attractor settings."}\n` +
-      `  ${request.projectDir}/.attractor/settings.json sets: ${request.withheld.join(", ")}\n` +
-      "These can send your API key to another server, run commands without asking or pass secrets to the shell.\n" +
+      `  ${request.projectDir} wants: ${request.withheld.join(", ")}\n` +
+      "Project settings and servers can send your API key to another server, run commands without asking or pass secrets to the shell.\n" +
       "Trust them only if you trust whoever wrote this repository. Without trust they are ignored.\n",
   );
   const rl = createInterface({ input: io.input, output: io.output });

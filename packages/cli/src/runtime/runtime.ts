@@ -1,5 +1,5 @@
 import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import {
   createAskUserTool,
   createTodoTool,
@@ -16,6 +16,7 @@ import { type CheckpointManager, createCheckpointManager } from "../checkpoints/
 import {
   attractorHome,
   loadSettings,
+  PROJECT_TRUST_FILES,
   type ProjectTrustCheck,
   type ResolvedSettings,
   readProjectTrust,
@@ -98,6 +99,7 @@ export interface RuntimeOptions {
 /** What a trust prompt shows: the project and the settings that wait for the user's trust. */
 export interface ProjectTrustRequest {
   readonly projectDir: string;
+  /** Settings (`baseUrl`, `permissions.allow`…) and other project files (`.mcp.json`) waiting for trust. */
   readonly withheld: readonly string[];
   /** The project was decided on before and its settings changed since. */
   readonly changed: boolean;
@@ -129,9 +131,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
-  const settings =
-    options.settings ??
-    (await loadSettings({ home, projectDir, trust: trustCheck(options, home, projectDir) }));
+  const settings = options.settings ?? (await loadProjectSettings(options, home, projectDir));
   const choice = resolveModelChoice(
     {
       ...(options.provider !== undefined && { provider: options.provider }),
@@ -171,6 +171,38 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   return runtime;
 }
 
+/**
+ * Loads the settings, deciding on the project's trust once: when its settings want sensitive
+ * powers, or when it has other trust files (`.mcp.json`), whose loaders read the decision from
+ * `settings.projectTrusted`.
+ */
+async function loadProjectSettings(
+  options: RuntimeOptions,
+  home: string,
+  projectDir: string,
+): Promise<ResolvedSettings> {
+  const others: string[] = [];
+  for (const file of PROJECT_TRUST_FILES) {
+    if (file === PROJECT_SETTINGS_FILE) continue;
+    if (
+      await stat(join(projectDir, file)).then(
+        () => true,
+        () => false,
+      )
+    )
+      others.push(file);
+  }
+  const check = trustCheck(options, home, projectDir);
+  let decision: Promise<boolean> | undefined;
+  const decide: ProjectTrustCheck = (withheld) => {
+    decision ??= Promise.resolve(check([...withheld, ...others]));
+    return decision;
+  };
+  const settings = await loadSettings({ home, projectDir, trust: decide });
+  if (decision === undefined && others.length > 0) await decide([]);
+  return { ...settings, projectTrusted: (await decision) ?? false };
+}
+
 /** How createRuntime decides on an untrusted project's sensitive settings. */
 function trustCheck(options: RuntimeOptions, home: string, projectDir: string): ProjectTrustCheck {
   return async (withheld) => {
@@ -189,6 +221,8 @@ function trustCheck(options: RuntimeOptions, home: string, projectDir: string): 
     return trusted;
   };
 }
+
+const PROJECT_SETTINGS_FILE = ".attractor/settings.json";
 
 function withheldWarning(withheld: readonly string[]): string {
   return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project (or trust the project when the interactive UI asks)`;
