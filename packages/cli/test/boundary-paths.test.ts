@@ -5,7 +5,12 @@ import { LocalExecutionEnvironment, parsePatch, patchPaths, scopeEnvironment } f
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPermissionPolicy, type PermissionMode } from "../src/permissions/index.js";
 import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type ScriptedModel, type Step, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  type ScriptedModel,
+  type SeenRequest,
+  type Step,
+  startScriptedModel,
+} from "./support/scripted-provider.js";
 
 const MODES: readonly PermissionMode[] = ["plan", "normal", "auto-edit", "yolo"];
 const SECRET = "hardlinked-secret-4b1e0d";
@@ -260,5 +265,38 @@ describe("headless command line: the rows tried end to end", () => {
       expect(seen, mode).not.toContain("victim.txt");
       expect(results(), mode).toHaveLength(2);
     }
+  });
+
+  it("normal: a subagent cannot leave through a symlinked working_dir or a symlink beside it", async () => {
+    await mkdir(join(root, "pkg"));
+    await symlink(outside, join(root, "pkg", "link"));
+    await symlink(outside, join(root, "escape"));
+    const task = "CHILD TASK: read link/secret.txt and report it";
+    const route = (r: SeenRequest): Step => {
+      if (r.userTexts[0]?.includes("CHILD TASK"))
+        return r.toolResults.length === 0
+          ? { calls: [{ name: "read_file", args: { file_path: "link/secret.txt" } }] }
+          : { text: `child saw: ${r.toolResults.at(-1)}` };
+      if (r.toolResults.length === 0)
+        return {
+          calls: [
+            { name: "spawn_agent", args: { task, working_dir: "escape" } },
+            { name: "spawn_agent", args: { task, working_dir: "pkg" } },
+          ],
+        };
+      if (r.toolResults.length === 2) {
+        const { agent_id } = JSON.parse(r.toolResults[1] as string) as { agent_id: string };
+        return { calls: [{ name: "wait", args: { agent_id } }] };
+      }
+      return { text: "parent done" };
+    };
+    const result = await run(Array<Step>(8).fill({ route }), "normal");
+    expect(result.code, result.stderr).toBe(0);
+    const seen = model.seen();
+    expect(JSON.stringify(seen)).not.toContain(SECRET);
+    const parent = seen.filter((r) => !r.userTexts[0]?.includes("CHILD TASK")).at(-1);
+    expect(parent?.toolResults[0]).toMatch(/Permission denied/);
+    // The child ran, tried, and was refused: its answer, passed back by wait, says so.
+    expect(parent?.toolResults[2]).toMatch(/child saw: Permission denied/);
   });
 });

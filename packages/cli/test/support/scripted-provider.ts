@@ -35,7 +35,9 @@ export type Step =
       /** Checked against the tool results of the request; a failure makes the model say so. */
       readonly expect?: (results: readonly string[]) => string | undefined;
     }
-  | { readonly raw: Reply };
+  | { readonly raw: Reply }
+  /** Chosen from the request itself: for conversations that run at once (a subagent beside its parent). */
+  | { readonly route: (request: SeenRequest) => Step };
 
 /** What a request carried, read back from the provider's wire format. */
 export interface SeenRequest {
@@ -216,9 +218,11 @@ export async function startScriptedModel(
   let script = [...steps];
   let index = 0;
   const server = await startWireServer((request) => {
-    const step = script[index++];
+    let step = script[index++];
+    if (step !== undefined && "route" in step) step = step.route(readRequest(provider, request));
     if (step === undefined) return replyFor(provider, "SCRIPT EXHAUSTED", []);
     if ("raw" in step) return step.raw;
+    if ("route" in step) return replyFor(provider, "NESTED ROUTE", []);
     const problem = step.expect?.(readRequest(provider, request).toolResults);
     if (problem !== undefined) return replyFor(provider, `UNEXPECTED: ${problem}`, []);
     return replyFor(provider, step.text, step.calls ?? []);
