@@ -1,4 +1,5 @@
 import { getModelInfo } from "@attractor/llm";
+import { toPermissionMode } from "../permissions/modes.js";
 import type { Settings } from "./settings-schema.js";
 
 /** A project's settings cut in two: what applies without trust, and the names of what was withheld. */
@@ -9,8 +10,9 @@ export interface SplitSettings {
 }
 
 // Settings that can only make a run stricter or choose among known models. Everything else —
-// provider, base URL, mode, env passing, allow rules and any setting added later (hooks, servers)
-// — waits for trust: a new key is security-sensitive until someone decides otherwise.
+// provider, base URL, mode, env passing, allow rules, extra directories, a remote host and any
+// setting added later (hooks, servers) — waits for trust: a new key is security-sensitive until
+// someone decides otherwise.
 const HARMLESS_KEYS = new Set(["$schema", "reasoningEffort", "maxTurns", "toolMode"]);
 const HARMLESS_MODES = new Set(["normal", "plan"]);
 
@@ -28,17 +30,19 @@ export function splitUntrustedSettings(settings: Settings): SplitSettings {
       if (typeof value === "string" && getModelInfo(value) !== undefined) harmless[key] = value;
       else withheld.push("model");
     } else if (key === "mode") {
-      if (HARMLESS_MODES.has(value as string)) harmless[key] = value;
+      if (HARMLESS_MODES.has(toPermissionMode(value as string) ?? "")) harmless[key] = value;
       else withheld.push("mode");
     } else if (key === "permissions") {
       const rules = value as NonNullable<Settings["permissions"]>;
-      const kept: Record<string, readonly string[]> = {};
+      const kept: Record<string, unknown> = {};
+      // Deny and ask rules only narrow; a default mode no looser than normal neither widens.
       if (rules.deny) kept.deny = rules.deny;
       if (rules.ask) kept.ask = rules.ask;
+      if (HARMLESS_MODES.has(toPermissionMode(rules.defaultMode) ?? "")) kept.defaultMode = rules.defaultMode;
       if (Object.keys(kept).length > 0) harmless.permissions = kept;
-      for (const [list, entries] of Object.entries(rules))
-        if (list !== "deny" && list !== "ask" && Array.isArray(entries) && entries.length > 0)
-          withheld.push(`permissions.${list}`);
+      for (const [name, entry] of Object.entries(rules))
+        if (!(name in kept) && entry !== undefined && !(Array.isArray(entry) && entry.length === 0))
+          withheld.push(`permissions.${name}`);
     } else withheld.push(key);
   }
   return { harmless: harmless as Settings, withheld };

@@ -2,10 +2,14 @@ import type { SessionEvent } from "@attractor/agent";
 import { summarizeCall } from "../runtime/call-summary.js";
 import type { RuntimeNotice } from "../runtime/types.js";
 import { visibleControls } from "../terminal/visible-controls.js";
+import { createClaudeStream, type StreamInit } from "./claude-stream.js";
 import type { HeadlessResult } from "./run-result.js";
 
-/** The headless output formats of --output-format. */
-export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+/**
+ * The headless output formats of --output-format: text; json (one result object); stream-json
+ * (Claude Code's message stream); events (attractor's own event stream, every event).
+ */
+export const OUTPUT_FORMATS = ["text", "json", "stream-json", "events"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Somewhere to write text (process.stdout, process.stderr, a test buffer). */
@@ -29,31 +33,46 @@ export interface NoticeLine {
 const isSessionEvent = (e: SessionEvent | RuntimeNotice): e is SessionEvent =>
   "sessionId" in e && "data" in e;
 
-/** Returns a copy of JSON data (or a string) with secrets redacted; the identity when none are known. */
+/** What a printer may need besides the sinks. */
+export interface PrinterOptions {
+  /** stream-json: also emit attractor's own events as `attractor_event` lines. */
+  readonly verbose?: boolean;
+  /** stream-json: the facts of the `system`/`init` line, read when the session starts. */
+  readonly init?: () => StreamInit;
+  /** Redacts secrets from what is printed (data or text), as transcripts are; none by default. */
+  readonly scrub?: Scrub;
+}
+
+/** Returns a copy of JSON data (or a string) with secrets redacted. */
 export type Scrub = (value: unknown) => unknown;
 
 /**
  * The printer for a format: text and json write the answer or result at the end, stream-json
- * every event. Everything printed goes through `scrub` first, as transcripts do.
+ * Claude Code's messages as they complete, events every event.
  */
 export function createPrinter(
   format: OutputFormat,
   stdout: TextSink,
   stderr: TextSink,
-  scrub: Scrub = (value) => value,
+  options: PrinterOptions = {},
 ): HeadlessPrinter {
+  const scrub = options.scrub ?? ((value: unknown) => value);
   // Text for a terminal: secrets redacted, and no control sequence from the model or a tool
   // (screen clears, OSC 52 clipboard writes) reaches the terminal. JSON escapes them itself.
   const clean = (sink: TextSink): TextSink => ({
     write: (text) => sink.write(visibleControls(scrub(text) as string)),
   });
+  // JSON lines: secrets redacted from the data before it is written.
+  const json = (value: unknown) => stdout.write(`${JSON.stringify(scrub(value))}\n`);
   switch (format) {
     case "text":
       return textPrinter(clean(stdout), clean(stderr));
     case "json":
-      return jsonPrinter(stdout, clean(stderr), scrub);
+      return jsonPrinter(json, clean(stderr));
     case "stream-json":
-      return streamJsonPrinter(stdout, scrub);
+      return claudeStreamPrinter(json, options);
+    case "events":
+      return eventsPrinter(json);
   }
 }
 
@@ -99,20 +118,39 @@ function textPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
   };
 }
 
-function jsonPrinter(stdout: TextSink, stderr: TextSink, scrub: Scrub): HeadlessPrinter {
+function jsonPrinter(line: (value: unknown) => void, stderr: TextSink): HeadlessPrinter {
   return {
     onEvent(event) {
       const problem = problemLine(event);
       if (problem !== undefined) stderr.write(`${problem}\n`);
     },
     finish(result) {
-      stdout.write(`${JSON.stringify(scrub(result))}\n`);
+      line(result);
     },
   };
 }
 
-function streamJsonPrinter(stdout: TextSink, scrub: Scrub): HeadlessPrinter {
-  const line = (value: unknown) => stdout.write(`${JSON.stringify(scrub(value))}\n`);
+function claudeStreamPrinter(line: (value: unknown) => void, options: PrinterOptions): HeadlessPrinter {
+  const init =
+    options.init ??
+    (() => {
+      throw new Error("stream-json output needs the run's init facts");
+    });
+  const stream = createClaudeStream({
+    init,
+    emit: line,
+    ...(options.verbose !== undefined && { verbose: options.verbose }),
+  });
+  return {
+    onEvent: (event) => stream.onEvent(event),
+    finish(result) {
+      stream.flush();
+      line(result);
+    },
+  };
+}
+
+function eventsPrinter(line: (value: unknown) => void): HeadlessPrinter {
   // Notices raised before the session starts wait for session_start, so it is always the first line.
   let started = false;
   const early: NoticeLine[] = [];

@@ -12,10 +12,10 @@ import type { PermissionMode } from "./modes.js";
 import { canonicalPath, displayPath, extraHardLinks, isInside, UnresolvablePathError } from "./paths.js";
 import {
   commandPatternMatches,
-  escapeGlob,
   type PermissionRule,
   parseRules,
   pathPatternMatches,
+  pathRulePattern,
   ruleAppliesTo,
 } from "./rules.js";
 import { createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
@@ -75,6 +75,8 @@ export interface PermissionPolicyOptions {
   };
   /** Absolute project directory: paths outside it ask. */
   readonly projectRoot: string;
+  /** More directories the tools may touch as if they were in the project (--add-dir). */
+  readonly additionalDirectories?: readonly string[];
   /** Working directory relative paths resolve against; the project root by default. */
   readonly cwd?: string;
   /** Asks the user; without it (or when headless) what would ask is denied. */
@@ -151,6 +153,8 @@ interface DescribedCall {
     readonly absolute: string;
     readonly relative?: string;
     readonly shown: string;
+    /** The file has more than one hard link. */
+    readonly hardLinked: boolean;
   }[];
 }
 
@@ -160,6 +164,7 @@ const TIER_RANK: Readonly<Record<SafetyTier, number>> = { none: 0, medium: 1, hi
 export function createPermissionPolicy(options: PermissionPolicyOptions): PermissionPolicy {
   let mode = options.mode;
   const root = canonicalPath(options.projectRoot, "/");
+  const extraRoots = (options.additionalDirectories ?? []).map((d) => canonicalPath(d, root));
   const cwd = options.cwd ? canonicalPath(options.cwd, root) : root;
   const allowRules = parseRules(options.rules?.allow ?? []);
   const askRules = parseRules(options.rules?.ask ?? []);
@@ -186,6 +191,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         absolute,
         relative: inside ? displayPath(root, absolute) : undefined,
         shown: links === undefined ? shown : `${shown} (a file with ${links} hard links)`,
+        hardLinked: links !== undefined,
       };
     });
     if (kind === "shell") {
@@ -248,7 +254,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     }
     if (d.files.length > 0 && (d.kind === "read" || d.kind === "edit")) {
       return {
-        rules: d.files.map((f) => `${call.toolName}(${escapeGlob(f.relative ?? f.absolute)})`),
+        rules: d.files.map((f) => `${call.toolName}(${pathRulePattern(f.relative, f.absolute)})`),
         tier: "none",
       };
     }
@@ -284,7 +290,10 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         message: `Permission denied: ${error.message}, so where this ${call.toolName} call would act cannot be checked. Do not retry it with this path.`,
       };
     }
-    const outside = d.files.filter((f) => f.relative === undefined);
+    // A hard-linked file is outside wherever it sits: its other name may be anywhere.
+    const outside = d.files.filter(
+      (f) => f.relative === undefined && (f.hardLinked || !extraRoots.some((r) => isInside(r, f.absolute))),
+    );
     // 1. The built-in deny list: never runs.
     if (d.line?.blocked) {
       const reason = d.line.commands.find((a) => a.blocked)?.reason ?? d.line.reason;
