@@ -74,6 +74,18 @@ describe("which project settings wait for trust", () => {
       harmless: { mode: "plan" },
       withheld: ["model"],
     });
+    // Claude Code's keys and the remote host: a wider default mode, more directories and another
+    // machine to run on wait for trust; a default mode no wider than normal does not.
+    expect(
+      splitUntrustedSettings({
+        remote: "deploy@prod:/srv",
+        permissions: { defaultMode: "bypassPermissions", additionalDirectories: ["/"] },
+      }).withheld,
+    ).toEqual(["remote", "permissions.defaultMode", "permissions.additionalDirectories"]);
+    expect(splitUntrustedSettings({ permissions: { defaultMode: "default" } })).toEqual({
+      harmless: { permissions: { defaultMode: "default" } },
+      withheld: [],
+    });
   });
 
   it("loadSettings applies the project's sensitive settings only when trust says yes", async () => {
