@@ -265,7 +265,7 @@ function trustCheck(options: RuntimeOptions, home: string, projectDir: string): 
 const PROJECT_SETTINGS_FILE = ".attractor/settings.json";
 
 function withheldWarning(withheld: readonly string[]): string {
-  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project (or trust the project when the interactive UI asks)`;
+  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
 }
 
 interface RuntimeParts {
