@@ -251,13 +251,14 @@ function trustCheck(options: RuntimeOptions, home: string, projectDir: string): 
     if (state.kind === "trusted") return true;
     if (state.kind !== "unknown" || !options.confirmProjectTrust || options.headless) return false;
     const trusted = await options.confirmProjectTrust({ projectDir, withheld, changed: state.changed });
-    // The decision is pinned to the files the user was asked about.
+    // The decision is pinned to the files the user was asked about. A home that cannot be written
+    // only means the question comes again next time; the answer holds for this run.
     await recordProjectTrust({
       home,
       projectDir,
       decision: trusted ? "trusted" : "declined",
       fingerprint: state.fingerprint,
-    });
+    }).catch(() => {});
     return trusted;
   };
 }
