@@ -209,7 +209,12 @@ describe("a project with an .mcp.json and no sensitive settings", () => {
     await fixture.start({ headless: true, confirmProjectTrust: async () => true });
     expect(await isProjectTrusted(where)).toBe(false);
     const asked: ProjectTrustRequest[] = [];
-    await fixture.start({ confirmProjectTrust: async (r) => (asked.push(r), true) });
+    await fixture.start({
+      confirmProjectTrust: async (r) => {
+        asked.push(r);
+        return true;
+      },
+    });
     expect(asked.map((r) => r.withheld)).toEqual([[".mcp.json"]]);
     expect(await isProjectTrusted(where)).toBe(true);
   });

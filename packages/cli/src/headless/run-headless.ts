@@ -1,5 +1,6 @@
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
+import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
 
@@ -80,14 +81,17 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       await runtime.submit(prompt);
     } catch (error) {
       tracker.fail(error);
-      options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      // An error's message may quote a server or a tool: shown inert, like all other output.
+      options.stderr.write(
+        `error: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`,
+      );
     }
     if (last) {
       try {
         await runtime.close();
       } catch (error) {
         options.stderr.write(
-          `warning: closing the session failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          `warning: closing the session failed: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`,
         );
       }
     }
