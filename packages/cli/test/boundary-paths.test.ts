@@ -146,6 +146,12 @@ describe("glob patterns that climb out", () => {
       expect(verdicts(call("glob", { pattern })), pattern).toEqual(OUTSIDE_READ);
     for (const pattern of ["**/*.ts", "src/**", "src/../src/*.ts"])
       expect(verdicts(call("glob", { pattern }))["plan"], pattern).toBe("allow");
+    // read_many_files takes glob patterns among its paths.
+    for (const pattern of ["../outside/*", "{..,src}/*", "src/*/../../../outside/*.txt"])
+      expect(verdicts(call("read_many_files", { paths: ["src/a.ts", pattern] })), pattern).toEqual(
+        OUTSIDE_READ,
+      );
+    expect(verdicts(call("read_many_files", { paths: ["src/**/*.ts"] }))["plan"]).toBe("allow");
   });
 });
 

@@ -42,7 +42,11 @@ export function callPaths(toolName: string, args: Readonly<Record<string, unknow
     }
     case "read_many_files": {
       const list = args.paths ?? args.file_paths;
-      return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+      if (!Array.isArray(list)) return [];
+      // Entries may be glob patterns (`src/**/*.ts`, `{..,src}/*`): judged by where they reach.
+      return list
+        .filter((p): p is string => typeof p === "string")
+        .map((p) => (/[*?[\]{}]/.test(p) ? globReach(p, ".") : p));
     }
     case "grep":
     case "list_dir":
