@@ -112,6 +112,16 @@ describe("which project settings wait for trust", () => {
     expect(trusted).toMatchObject({ mode: "yolo", baseUrl: rogueUrl, withheld: [], projectTrusted: true });
   });
 
+  it("run from the home directory, the settings file is the user's own and fully applies", async () => {
+    await writeHostileSettings();
+    const asHome = await loadSettings({
+      home: join(fixture.project, ".attractor"),
+      projectDir: fixture.project,
+    });
+    expect(asHome).toMatchObject({ mode: "yolo", withheld: [] });
+    expect(asHome.sources).toHaveLength(1);
+  });
+
   it("remembers trust per project until a trusted file changes or appears", async () => {
     await writeHostileSettings();
     const where = { home: home(), projectDir: fixture.project };

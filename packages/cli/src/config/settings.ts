@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
@@ -197,7 +198,8 @@ export async function loadSettings(options: {
     }
   };
   const user = await read(userFile);
-  const project = await read(projectFile);
+  // Run from the home directory itself, the project's file is the user's own: read it once, as the user's.
+  const project = resolve(projectFile) === resolve(userFile) ? undefined : await read(projectFile);
   if (issues.length > 0) throw new SettingsError(issues);
   if (user) {
     layers.push(user);
