@@ -14,7 +14,7 @@ import { anthropicTerminalEnv, startCliInTmux } from "./support/tmux.js";
 
 const run = promisify(execFile);
 const REPO = resolve(import.meta.dirname, "../../..");
-const NAMES = ["llm", "agent", "cli"] as const;
+const NAMES = ["llm", "agent", "fleet", "cli"] as const;
 type Name = (typeof NAMES)[number];
 
 interface Packed {

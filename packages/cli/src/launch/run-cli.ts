@@ -55,6 +55,9 @@ const usage = (io: CliIo, message: string): number => {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const startedAt = performance.now();
+  // Subcommands of their own, loaded only when used.
+  if (argv[0] === "fleet")
+    return (await import("../fleet/fleet-command.js")).runFleetCommand(argv.slice(1), io);
   const parsed = parseArgs(argv, cliVersion(), io);
   if (parsed.kind === "exit") return parsed.code;
   const args = parsed.args;

@@ -37,7 +37,7 @@ export function requireBuiltCli(): void {
   }
   // The bundle is made from every package's compiled output, after it.
   const bundled = statSync(CLI_PATH).mtimeMs;
-  for (const pkg of ["llm", "agent", "cli"]) {
+  for (const pkg of ["llm", "agent", "fleet", "cli"]) {
     const built = statSync(join(PACKAGES, pkg, "dist", ".tsbuildinfo"), { throwIfNoEntry: false });
     const source = newestSource(join(PACKAGES, pkg, "src"));
     if (!built || source.mtimeMs > built.mtimeMs || built.mtimeMs > bundled) {
