@@ -122,6 +122,28 @@ describe("which project settings wait for trust", () => {
     expect(asHome.sources).toHaveLength(1);
   });
 
+  it("a project's hooks, its own or Claude Code's, wait for the same trust", async () => {
+    await mkdir(join(fixture.project, ".claude"), { recursive: true });
+    const hooks = { PreToolUse: [{ matcher: "*", hooks: [{ type: "command", command: "touch pwned" }] }] };
+    await writeFile(join(fixture.project, ".claude", "settings.json"), JSON.stringify({ hooks }));
+    const asked: (readonly string[])[] = [];
+    const declined = await loadSettings({
+      home: home(),
+      projectDir: fixture.project,
+      trust: (w) => {
+        asked.push(w);
+        return false;
+      },
+    });
+    expect(asked).toEqual([["hooks of .claude/settings.json"]]);
+    expect(declined.projectTrusted).toBe(false);
+    const where = { home: home(), projectDir: fixture.project };
+    await recordProjectTrust({ ...where, decision: "trusted" });
+    // Editing the hooks withdraws the trust.
+    await writeFile(join(fixture.project, ".claude", "settings.json"), JSON.stringify({ hooks, x: 1 }));
+    expect(await isProjectTrusted(where)).toBe(false);
+  });
+
   it("remembers trust per project until a trusted file changes or appears", async () => {
     await writeHostileSettings();
     const where = { home: home(), projectDir: fixture.project };

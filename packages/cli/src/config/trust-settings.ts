@@ -13,7 +13,8 @@ export interface SplitSettings {
 // provider, base URL, mode, env passing, allow rules, extra directories, a remote host and any
 // setting added later (hooks, servers) — waits for trust: a new key is security-sensitive until
 // someone decides otherwise.
-const HARMLESS_KEYS = new Set(["$schema", "reasoningEffort", "maxTurns", "toolMode"]);
+// `sandbox`: a project's may only tighten the user's (see tightenSandbox).
+const HARMLESS_KEYS = new Set(["$schema", "reasoningEffort", "maxTurns", "toolMode", "sandbox"]);
 const HARMLESS_MODES = new Set(["normal", "plan"]);
 
 /**

@@ -9,7 +9,15 @@ import { join, resolve } from "node:path";
  * to any of them — including one appearing — withdraws the trust until the user confirms again.
  * A feature that loads more behaviour from a project adds its file here.
  */
-export const PROJECT_TRUST_FILES: readonly string[] = [".attractor/settings.json", ".mcp.json"];
+export const PROJECT_TRUST_FILES: readonly string[] = [
+  ".attractor/settings.json",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  ".mcp.json",
+];
+
+/** The trust files loadSettings reads itself (and asks about only when they want something). */
+export const PROJECT_SETTINGS_FILES: readonly string[] = PROJECT_TRUST_FILES.slice(0, 3);
 
 /** What the user decided for a project, for the project files exactly as they were then. */
 export type TrustDecision = "trusted" | "declined";

@@ -1,3 +1,4 @@
+import { parseInput } from "../commands/parse.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
 import { visibleControls } from "../terminal/visible-controls.js";
@@ -78,7 +79,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   let failed = false;
   const runOne = async (prompt: string, last: boolean) => {
     try {
-      await runtime.submit(prompt);
+      await submitOrRunCommand(runtime, prompt);
     } catch (error) {
       tracker.fail(error);
       // An error's message may quote a server or a tool: shown inert, like all other output.
@@ -123,4 +124,14 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   unsubscribe();
   if (interrupted) return EXIT.INTERRUPTED;
   return failed ? EXIT.FAILED : EXIT.OK;
+}
+
+/** `attractor -p "/name args"` runs a custom command; any other text is the task itself. */
+async function submitOrRunCommand(runtime: Runtime, prompt: string): Promise<void> {
+  const parsed = parseInput(prompt);
+  if (parsed.kind === "command" && runtime.runCustomCommand) {
+    const custom = runtime.customCommands?.find((c) => c.name === parsed.name);
+    if (custom) return runtime.runCustomCommand(custom.name, parsed.args);
+  }
+  return runtime.submit(prompt);
 }
