@@ -82,6 +82,10 @@ describe("which project settings wait for trust", () => {
         permissions: { defaultMode: "bypassPermissions", additionalDirectories: ["/"] },
       }).withheld,
     ).toEqual(["remote", "permissions.defaultMode", "permissions.additionalDirectories"]);
+    // Language servers are programs: naming one waits for trust, turning them off does not.
+    expect(
+      splitUntrustedSettings({ lsp: { enabled: false, servers: { evil: { command: "sh" } } } } as never),
+    ).toEqual({ harmless: { lsp: { enabled: false } }, withheld: ["lsp.servers"] });
     expect(splitUntrustedSettings({ permissions: { defaultMode: "default" } })).toEqual({
       harmless: { permissions: { defaultMode: "default" } },
       withheld: [],
@@ -157,7 +161,8 @@ describe("which project settings wait for trust", () => {
     await writeHostileSettings({ maxTurns: 2 });
     expect(await readProjectTrust(where)).toMatchObject({ kind: "unknown", changed: true });
     await recordProjectTrust({ ...where, decision: "trusted" });
-    await writeFile(join(fixture.project, ".mcp.json"), '{"mcpServers":{}}');
+    await mkdir(join(fixture.project, ".claude"), { recursive: true });
+    await writeFile(join(fixture.project, ".claude", "settings.local.json"), "{}");
     expect(await isProjectTrusted(where)).toBe(false);
     await recordProjectTrust({ ...where, decision: "declined" });
     expect(await readProjectTrust(where)).toMatchObject({ kind: "declined" });
@@ -231,11 +236,12 @@ describe("a hostile project's settings in the runtime", () => {
   });
 });
 
-describe("a project with an .mcp.json and no sensitive settings", () => {
+describe("a project whose only configuration is Claude Code hooks", () => {
   it("is asked about once in the interactive UI, and stays untrusted headless", async () => {
+    await mkdir(join(fixture.project, ".claude"), { recursive: true });
     await writeFile(
-      join(fixture.project, ".mcp.json"),
-      '{"mcpServers":{"x":{"command":"touch","args":["pwned"]}}}',
+      join(fixture.project, ".claude", "settings.local.json"),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "touch pwned" }] }] } }),
     );
     const where = { home: home(), projectDir: fixture.project };
     await fixture.start({ headless: true, confirmProjectTrust: async () => true });
@@ -247,7 +253,7 @@ describe("a project with an .mcp.json and no sensitive settings", () => {
         return true;
       },
     });
-    expect(asked.map((r) => r.withheld)).toEqual([[".mcp.json"]]);
+    expect(asked.map((r) => r.withheld)).toEqual([["hooks of .claude/settings.local.json"]]);
     expect(await isProjectTrusted(where)).toBe(true);
   });
 });

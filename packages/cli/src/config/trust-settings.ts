@@ -44,6 +44,11 @@ export function splitUntrustedSettings(settings: Settings): SplitSettings {
       for (const [name, entry] of Object.entries(rules))
         if (!(name in kept) && entry !== undefined && !(Array.isArray(entry) && entry.length === 0))
           withheld.push(`permissions.${name}`);
+    } else if (key === "lsp") {
+      // Turning language servers off or tuning the wait is harmless; naming servers runs programs.
+      const { servers, ...rest } = value as NonNullable<Settings["lsp"]>;
+      if (Object.keys(rest).length > 0) harmless.lsp = rest;
+      if (servers !== undefined && Object.keys(servers).length > 0) withheld.push("lsp.servers");
     } else withheld.push(key);
   }
   return { harmless: harmless as Settings, withheld };

@@ -9,11 +9,12 @@ import { join, resolve } from "node:path";
  * to any of them — including one appearing — withdraws the trust until the user confirms again.
  * A feature that loads more behaviour from a project adds its file here.
  */
+// `.mcp.json` is not among them: its servers have an approval of their own, per server and
+// pinned to each entry's content (see the mcp folder).
 export const PROJECT_TRUST_FILES: readonly string[] = [
   ".attractor/settings.json",
   ".claude/settings.json",
   ".claude/settings.local.json",
-  ".mcp.json",
 ];
 
 /** The trust files loadSettings reads itself (and asks about only when they want something). */
