@@ -26,7 +26,7 @@ import { InputBox } from "./components/input-box.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
-import { Elapsed, Spinner } from "./components/spinner.js";
+import { AnimationContext, Elapsed, Spinner } from "./components/spinner.js";
 import { StatusLine } from "./components/status-line.js";
 import { StreamingMessage } from "./components/streaming-message.js";
 import { TodoPanel } from "./components/todo-panel.js";
@@ -280,127 +280,130 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
   return (
-    <Box flexDirection="column">
-      <Static key={epoch} items={state.items as (typeof state.items)[number][]}>
-        {(item) => <TranscriptItemView key={item.id} item={item} />}
-      </Static>
-      {state.running.map((call) => (
-        <Box key={call.callId} marginTop={1}>
-          <ToolCallBlock call={call} />
-        </Box>
-      ))}
-      {state.streaming ? (
-        <StreamingMessage
-          reasoning={state.streaming.reasoning}
-          text={state.streaming.text}
-          first={!state.streaming.committedAny}
-        />
-      ) : null}
-      {state.busy || (commandRunning && !dialog) ? (
-        <Box marginTop={1}>
-          <Spinner color="magenta" />
-          <Text> {state.activity ?? (commandRunning ? `Running /${commandRunning}` : "Working")}… </Text>
-          {state.busy ? (
-            <Text dimColor>
-              (<Elapsed since={busySince.current} /> · esc to interrupt)
-            </Text>
+    <AnimationContext.Provider value={!prompt}>
+      <Box flexDirection="column">
+        <Static key={epoch} items={state.items as (typeof state.items)[number][]}>
+          {(item) => <TranscriptItemView key={item.id} item={item} />}
+        </Static>
+        {state.running.map((call) => (
+          <Box key={call.callId} marginTop={1}>
+            <ToolCallBlock call={call} />
+          </Box>
+        ))}
+        {state.streaming ? (
+          <StreamingMessage
+            reasoning={state.streaming.reasoning}
+            text={state.streaming.text}
+            first={!state.streaming.committedAny}
+          />
+        ) : null}
+        {state.busy || (commandRunning && !dialog) ? (
+          <Box marginTop={1}>
+            {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}
+            {state.running.length > 0 ? <Text color="magenta">✻</Text> : <Spinner color="magenta" />}
+            <Text> {state.activity ?? (commandRunning ? `Running /${commandRunning}` : "Working")}… </Text>
+            {state.busy ? (
+              <Text dimColor>
+                (<Elapsed since={busySince.current} /> · esc to interrupt)
+              </Text>
+            ) : null}
+          </Box>
+        ) : null}
+        {state.steering.map((text, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows at the end and shrinks at the front
+          <Text key={`s${i}`} dimColor>
+            {"  "}steering: {text}
+          </Text>
+        ))}
+        {state.queued.map((text, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
+          <Text key={`q${i}`} dimColor>
+            {"  "}queued: {text}
+          </Text>
+        ))}
+        {showTodos ? <TodoPanel todos={state.todos} /> : null}
+        <Box marginTop={1} flexDirection="column">
+          {prompt?.kind === "permission" ? (
+            <PermissionPrompt
+              key={prompt.id}
+              request={prompt.request}
+              projectDir={runtime.projectDir}
+              queued={ui.pendingCount() - 1}
+              onAnswer={(answer) => {
+                ui.answerPermission(prompt.id, answer);
+                if (answer === "abort") interrupt();
+              }}
+            />
+          ) : prompt?.kind === "sandbox" ? (
+            <SandboxPrompt
+              key={prompt.id}
+              request={prompt.request}
+              onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
+            />
+          ) : prompt?.kind === "question" ? (
+            <AskUserPrompt
+              key={prompt.id}
+              question={prompt.question}
+              onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
+              onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
+            />
+          ) : dialog ? (
+            <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+              <Text bold>{dialog.title}</Text>
+              <SelectList
+                question={dialog.id}
+                options={dialog.options}
+                onSelect={(i) => dialog.pick(i)}
+                onCancel={() => dialog.pick(undefined)}
+              />
+              <Text dimColor>enter select · esc cancel</Text>
+            </Box>
           ) : null}
-        </Box>
-      ) : null}
-      {state.steering.map((text, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows at the end and shrinks at the front
-        <Text key={`s${i}`} dimColor>
-          {"  "}steering: {text}
-        </Text>
-      ))}
-      {state.queued.map((text, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
-        <Text key={`q${i}`} dimColor>
-          {"  "}queued: {text}
-        </Text>
-      ))}
-      {showTodos ? <TodoPanel todos={state.todos} /> : null}
-      <Box marginTop={1} flexDirection="column">
-        {prompt?.kind === "permission" ? (
-          <PermissionPrompt
-            key={prompt.id}
-            request={prompt.request}
-            projectDir={runtime.projectDir}
-            queued={ui.pendingCount() - 1}
-            onAnswer={(answer) => {
-              ui.answerPermission(prompt.id, answer);
-              if (answer === "abort") interrupt();
+          <Box
+            display={inputActive ? "flex" : "none"}
+            flexDirection="column"
+            borderStyle="round"
+            borderColor="gray"
+            paddingX={1}
+          >
+            <InputBox
+              onSubmit={submit}
+              {...(state.busy && { onQueue: send })}
+              onChange={setInputText}
+              isActive={inputActive}
+              complete={(text) => completeCommand(text)}
+              fills={state.inputFills}
+              placeholder={
+                state.busy
+                  ? "Enter steers the agent now · Tab queues a message for after this turn"
+                  : "Ask anything, or / for commands"
+              }
+              {...(history !== undefined && { history })}
+            />
+          </Box>
+          {inputActive && suggestions.length > 0 ? (
+            <Box flexDirection="column" paddingLeft={2}>
+              {suggestions.map((c) => (
+                <Text key={c.name}>
+                  <Text color="cyan">/{c.name}</Text>
+                  {c.args ? <Text dimColor> {c.args}</Text> : null}
+                  <Text dimColor> · {c.summary}</Text>
+                </Text>
+              ))}
+            </Box>
+          ) : null}
+          <StatusLine
+            info={{
+              model: runtime.model,
+              mode: runtime.mode,
+              cost: runtime.cost(),
+              contextPercent: runtime.contextPercent(),
+              ...(hint !== undefined && { hint }),
             }}
           />
-        ) : prompt?.kind === "sandbox" ? (
-          <SandboxPrompt
-            key={prompt.id}
-            request={prompt.request}
-            onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
-          />
-        ) : prompt?.kind === "question" ? (
-          <AskUserPrompt
-            key={prompt.id}
-            question={prompt.question}
-            onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
-            onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
-          />
-        ) : dialog ? (
-          <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
-            <Text bold>{dialog.title}</Text>
-            <SelectList
-              question={dialog.id}
-              options={dialog.options}
-              onSelect={(i) => dialog.pick(i)}
-              onCancel={() => dialog.pick(undefined)}
-            />
-            <Text dimColor>enter select · esc cancel</Text>
-          </Box>
-        ) : null}
-        <Box
-          display={inputActive ? "flex" : "none"}
-          flexDirection="column"
-          borderStyle="round"
-          borderColor="gray"
-          paddingX={1}
-        >
-          <InputBox
-            onSubmit={submit}
-            {...(state.busy && { onQueue: send })}
-            onChange={setInputText}
-            isActive={inputActive}
-            complete={(text) => completeCommand(text)}
-            fills={state.inputFills}
-            placeholder={
-              state.busy
-                ? "Enter steers the agent now · Tab queues a message for after this turn"
-                : "Ask anything, or / for commands"
-            }
-            {...(history !== undefined && { history })}
-          />
         </Box>
-        {inputActive && suggestions.length > 0 ? (
-          <Box flexDirection="column" paddingLeft={2}>
-            {suggestions.map((c) => (
-              <Text key={c.name}>
-                <Text color="cyan">/{c.name}</Text>
-                {c.args ? <Text dimColor> {c.args}</Text> : null}
-                <Text dimColor> · {c.summary}</Text>
-              </Text>
-            ))}
-          </Box>
-        ) : null}
-        <StatusLine
-          info={{
-            model: runtime.model,
-            mode: runtime.mode,
-            cost: runtime.cost(),
-            contextPercent: runtime.contextPercent(),
-            ...(hint !== undefined && { hint }),
-          }}
-        />
       </Box>
-    </Box>
+    </AnimationContext.Provider>
   );
 }
 

@@ -85,7 +85,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
         code = c;
       },
     }),
-    { stdin, stdout, stderr, exitOnCtrlC: false },
+    // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
+    { stdin, stdout, stderr, exitOnCtrlC: false, incrementalRendering: true },
   );
   try {
     await instance.waitUntilExit();
