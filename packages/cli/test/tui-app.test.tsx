@@ -311,7 +311,7 @@ describe("the interactive app", () => {
     await see(/› queued one[^\n]*\n[^\n]*steer one/);
   });
 
-  it("Shift+Tab cycles the mode; Esc interrupts a running turn; Ctrl+C twice exits", async () => {
+  it("Shift+Tab cycles the mode; Esc and Ctrl+C interrupt a running turn; Ctrl+C clears a draft, twice on an empty input exits", async () => {
     await press(KEYS.shiftTab);
     await see("· auto-edit ·");
     await press(KEYS.shiftTab);
@@ -324,6 +324,21 @@ describe("the interactive app", () => {
     await press(KEYS.esc);
     await vi.waitFor(() => expect(fx.runtime.calls.interrupts).toBe(1));
 
+    // While the turn runs, Ctrl+C interrupts it and does not arm the exit.
+    await press(KEYS.ctrlC);
+    await vi.waitFor(() => expect(fx.runtime.calls.interrupts).toBe(2));
+    fx.runtime.emit(
+      sessionEvent("processing_end", { state: "idle" as never, reason: "aborted", toolRounds: 0, usage }),
+    );
+    await see("Interrupted.");
+    expect(exits).toEqual([]);
+
+    // A draft is cleared by the first press; a press over the empty input then arms the exit.
+    await press("half a thought");
+    await see("half a thought");
+    await press(KEYS.ctrlC);
+    await vi.waitFor(() => expect(frame()).not.toContain("half a thought"));
+    expect(frame()).not.toContain("Press Ctrl+C again to exit");
     await press(KEYS.ctrlC);
     await see("Press Ctrl+C again to exit");
     expect(exits).toEqual([]);

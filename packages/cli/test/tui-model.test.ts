@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseDiff } from "../src/tui/components/diff-view.js";
 import {
   backspace,
+  deleteForward,
   deleteWordBefore,
   EMPTY_EDITOR,
   editorWith,
@@ -344,6 +345,17 @@ describe("input editor", () => {
     expect(moveVertical(s, 1)).toBeUndefined();
     expect(killToLineEnd({ ...s, cursor: 5 }).text).toBe("hello\nsecond");
     expect(backspace(moveHorizontal(editorWith("a😀b"), -1)).text).toBe("ab");
+  });
+
+  it("deletes and moves over whole grapheme clusters", () => {
+    // A family (five code points joined), a toned thumb, a letter with a combining accent, a flag.
+    for (const cluster of ["👨‍👩‍👧", "👍🏽", "e\u0301", "🇫🇷"]) {
+      expect(backspace(editorWith(`x${cluster}`))).toEqual({ text: "x", cursor: 1 });
+      expect(deleteForward({ text: `${cluster}y`, cursor: 0 }).text).toBe("y");
+      expect(moveHorizontal(editorWith(`x${cluster}`), -1).cursor).toBe(1);
+      expect(moveHorizontal({ text: `${cluster}y`, cursor: 0 }, 1).cursor).toBe(cluster.length);
+    }
+    expect(backspace(editorWith("日本語")).text).toBe("日本");
   });
 });
 

@@ -239,19 +239,37 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     void runtime.interrupt().catch(() => undefined);
   }, [runtime, ui]);
 
+  const inputActive = !prompt && !dialog;
+
+  /**
+   * Ctrl+C in the input box. The first press always does something that loses nothing for good:
+   * it clears the draft, or interrupts the running turn; only a press over an empty, idle input
+   * arms the exit, and a second such press within the window leaves.
+   */
+  const onCtrlC = (draft: string) => {
+    if (draft !== "" || busyRef.current || commandRunning) {
+      lastCtrlC.current = 0;
+      if (draft === "" && busyRef.current) interrupt();
+      return;
+    }
+    const now = Date.now();
+    if (now - lastCtrlC.current < EXIT_WINDOW_MS) {
+      void leave(0);
+      return;
+    }
+    lastCtrlC.current = now;
+    setHint(EXIT_HINT);
+    clearTimeout(hintTimer.current);
+    hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
+  };
+
   useInput((input, key) => {
     if (key.ctrl && input === "c") {
-      const now = Date.now();
-      if (now - lastCtrlC.current < EXIT_WINDOW_MS) {
-        void leave(0);
-        return;
-      }
-      lastCtrlC.current = now;
+      // With the input box on screen, it reports the press with its draft (onCtrlC).
+      if (inputActive) return;
+      lastCtrlC.current = 0;
       if (dialog) dialog.pick(undefined);
       else if (prompt || state.busy) interrupt();
-      setHint(EXIT_HINT);
-      clearTimeout(hintTimer.current);
-      hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
       return;
     }
     if (key.tab && key.shift) {
@@ -275,14 +293,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   });
 
   const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
-  const inputActive = !prompt && !dialog;
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
   return (
     <AnimationContext.Provider value={!prompt}>
       <Box flexDirection="column">
-        <Static key={epoch} items={state.items as (typeof state.items)[number][]}>
+        {/* Static is positioned absolutely: without a width, Yoga lays its text out a column or two
+          wider than the terminal, and every wrapped line of the transcript overflows. */}
+        <Static key={epoch} items={state.items as (typeof state.items)[number][]} style={{ width: "100%" }}>
           {(item) => <TranscriptItemView key={item.id} item={item} />}
         </Static>
         {state.running.map((call) => (
@@ -370,6 +389,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               onSubmit={submit}
               {...(state.busy && { onQueue: send })}
               onChange={setInputText}
+              onCtrlC={onCtrlC}
               isActive={inputActive}
               complete={(text) => completeCommand(text)}
               fills={state.inputFills}
