@@ -44,7 +44,19 @@ export function startCliInTmux(
   ]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(" ");
-  tmux("new-session", "-d", "-s", name, "-x", String(size.columns), "-y", String(size.rows), "-c", cwd, command);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    name,
+    "-x",
+    String(size.columns),
+    "-y",
+    String(size.rows),
+    "-c",
+    cwd,
+    command,
+  );
   tmux("set-option", "-t", name, "remain-on-exit", "on");
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
   const waitForScreen = async (predicate: (text: string) => boolean, what: string, limitMs = 20_000) => {
