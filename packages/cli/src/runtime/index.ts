@@ -34,4 +34,5 @@ export type {
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
+  UserCommandResult,
 } from "./types.js";

@@ -33,6 +33,8 @@ import { TodoPanel } from "./components/todo-panel.js";
 import { ToolCallBlock } from "./components/tool-call-block.js";
 import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
+import { expandMentions, findMentions } from "./input/mentions.js";
+import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -44,6 +46,21 @@ const EXIT_HINT = "Press Ctrl+C again to exit";
 const DOUBLE_ESC_MS = 800;
 /** Erases the screen and the scrollback, then homes the cursor. */
 const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
+
+/** An `@path` being typed at the end of the input: the part after the @. */
+const MENTION_AT_END = /(?:^|\s)@([^\s@]*)$/;
+
+/** The message with the mentioned files' content put first; problems are reported, not fatal. */
+async function withMentions(
+  text: string,
+  projectDir: string,
+  report: (problem: string) => void,
+): Promise<string> {
+  if (findMentions(text).length === 0) return text;
+  const expanded = await expandMentions(text, projectDir);
+  for (const problem of expanded.problems) report(`Not attached: ${problem}`);
+  return expanded.text;
+}
 
 /** A picker or yes/no question a slash command is waiting on. */
 interface Dialog {
@@ -77,6 +94,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const [hint, setHint] = useState<string | undefined>(undefined);
   const [inputText, setInputText] = useState("");
   const [commandRunning, setCommandRunning] = useState<string | undefined>(undefined);
+  /** The project's files and directories for @ completion; listed when an @ is first typed. */
+  const [mentionPaths, setMentionPaths] = useState<readonly string[] | undefined>(undefined);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const prompt = useSyncExternalStore(ui.subscribe, ui.current);
   const lastCtrlC = useRef(0);
@@ -177,6 +196,40 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     [runtime, host],
   );
 
+  /** `!command`: runs in the project's shell through the permission policy; its output becomes context. */
+  const runBang = useCallback(
+    async (command: string) => {
+      dispatch({ type: "append", item: { kind: "user", text: `!${command}` } });
+      setCommandRunning(`!${command}`);
+      try {
+        const result = await runtime.runUserCommand(command);
+        if (result.kind === "denied") {
+          dispatch({ type: "notice", tone: "warning", text: `Not run: ${result.message}` });
+          return;
+        }
+        const status = result.timedOut ? "timed out" : `exit ${result.exitCode ?? "signal"}`;
+        const failed = result.timedOut || result.exitCode !== 0;
+        dispatch({
+          type: "output",
+          block: {
+            kind: "text",
+            tone: failed ? "error" : "info",
+            text: `${result.output.trimEnd() || "(no output)"}\n(${status} · added to the conversation as context)`,
+          },
+        });
+      } catch (error) {
+        dispatch({
+          type: "notice",
+          tone: "error",
+          text: `Could not run: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      } finally {
+        setCommandRunning(undefined);
+      }
+    },
+    [runtime],
+  );
+
   /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
   const send = useCallback(
     (text: string) => {
@@ -186,23 +239,34 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runSlash(parsed.name, parsed.args);
         return;
       }
+      const bang = /^\s*!(.+)$/s.exec(parsed.text);
+      if (bang && !busyRef.current) {
+        void runBang((bang[1] as string).trim());
+        return;
+      }
+      // Project files change; the next @ lists them afresh.
+      setMentionPaths(undefined);
       dispatch({ type: "submitted", text: parsed.text, whileBusy: busyRef.current });
       busyRef.current = true;
       inflight.current++;
-      runtime.submit(parsed.text).then(
-        () => {
-          if (--inflight.current === 0) dispatch({ type: "settled" });
-        },
-        (error: unknown) => {
-          inflight.current--;
-          dispatch({
-            type: "failed",
-            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
-          });
-        },
-      );
+      withMentions(parsed.text, runtime.projectDir, (problem) =>
+        dispatch({ type: "notice", tone: "warning", text: problem }),
+      )
+        .then((full) => runtime.submit(full))
+        .then(
+          () => {
+            if (--inflight.current === 0) dispatch({ type: "settled" });
+          },
+          (error: unknown) => {
+            inflight.current--;
+            dispatch({
+              type: "failed",
+              message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+            });
+          },
+        );
     },
-    [runtime, runSlash],
+    [runtime, runSlash, runBang],
   );
 
   /** Enter: while the agent works, a message steers it; otherwise it is sent. */
@@ -293,6 +357,31 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   });
 
   const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
+  const mentionQuery = MENTION_AT_END.exec(inputText)?.[1];
+  const wantsPaths = mentionQuery !== undefined && mentionPaths === undefined;
+  useEffect(() => {
+    if (!wantsPaths) return;
+    let live = true;
+    void listProjectFiles(runtime.projectDir).then((files) => {
+      if (live) setMentionPaths([...files, ...directoriesOf(files)]);
+    });
+    return () => {
+      live = false;
+    };
+  }, [wantsPaths, runtime.projectDir]);
+  const mentionSuggestions =
+    mentionQuery !== undefined && mentionPaths ? fuzzyMatch(mentionPaths, mentionQuery, 6) : [];
+  /** Tab: a slash command's name, or the best file for the `@` being typed. */
+  const complete = (text: string): string | undefined => {
+    const command = completeCommand(text);
+    if (command !== undefined) return command;
+    const query = MENTION_AT_END.exec(text)?.[1];
+    if (query === undefined || !mentionPaths) return undefined;
+    const best = fuzzyMatch(mentionPaths, query, 1)[0];
+    return best === undefined || best === query
+      ? undefined
+      : text.slice(0, text.length - query.length) + best;
+  };
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
@@ -320,7 +409,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
           <Box marginTop={1}>
             {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}
             {state.running.length > 0 ? <Text color="magenta">✻</Text> : <Spinner color="magenta" />}
-            <Text> {state.activity ?? (commandRunning ? `Running /${commandRunning}` : "Working")}… </Text>
+            <Text>
+              {" "}
+              {state.activity ??
+                (commandRunning
+                  ? `Running ${commandRunning.startsWith("!") ? "" : "/"}${commandRunning}`
+                  : "Working")}
+              …{" "}
+            </Text>
             {state.busy ? (
               <Text dimColor>
                 (<Elapsed since={busySince.current} /> · esc to interrupt)
@@ -391,7 +487,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               onChange={setInputText}
               onCtrlC={onCtrlC}
               isActive={inputActive}
-              complete={(text) => completeCommand(text)}
+              complete={complete}
               fills={state.inputFills}
               placeholder={
                 state.busy
@@ -401,6 +497,16 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               {...(history !== undefined && { history })}
             />
           </Box>
+          {inputActive && mentionSuggestions.length > 0 ? (
+            <Box flexDirection="column" paddingLeft={2}>
+              {mentionSuggestions.map((path, i) => (
+                <Text key={path} wrap="truncate-middle" {...(i > 0 && { dimColor: true })}>
+                  @{path}
+                  {i === 0 ? <Text dimColor> · tab</Text> : null}
+                </Text>
+              ))}
+            </Box>
+          ) : null}
           {inputActive && suggestions.length > 0 ? (
             <Box flexDirection="column" paddingLeft={2}>
               {suggestions.map((c) => (
