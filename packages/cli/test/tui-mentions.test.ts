@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { shellContextBlock, typedText } from "../src/runtime/user-context.js";
 import { expandMentions, findMentions } from "../src/tui/input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "../src/tui/input/project-files.js";
 
@@ -52,6 +53,14 @@ describe("@ mentions", () => {
     expect(out.text).toContain('<attached-directory path="src/util">\nstrings.ts\n</attached-directory>');
     expect(out.text).toContain("already provided");
     expect(out.text.endsWith("Explain @src/a.ts:10-12 and @src/util")).toBe(true);
+  });
+
+  it("the transcript shows the message as typed, without the context put before it", async () => {
+    const expanded = await expandMentions("Explain @src/a.ts:1-2", project);
+    const stored = shellContextBlock("ls", "a\nb\n", "exit 0") + expanded.text;
+    expect(typedText(stored)).toBe("Explain @src/a.ts:1-2");
+    // A message that merely starts like a block, without its note, is left whole.
+    expect(typedText("<attached-file> is a tag I made up")).toBe("<attached-file> is a tag I made up");
   });
 
   it("refuses paths outside the project, symbolic links leading out, binary files and ranges past the end", async () => {

@@ -72,7 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   terminal?.kill();
   server?.closeAllConnections();
-  await new Promise((r) => server?.close(r));
+  if (server) await new Promise((r) => server.close(r));
   if (root) await rm(root, { recursive: true, force: true });
 });
 

@@ -36,3 +36,4 @@ export type {
   TodoItem,
   UserCommandResult,
 } from "./types.js";
+export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -56,6 +56,7 @@ import type {
   TodoItem,
   UserCommandResult,
 } from "./types.js";
+import { shellContextBlock } from "./user-context.js";
 
 /** How long a `!command` may run: long enough for a build or a test run. */
 const USER_COMMAND_TIMEOUT_MS = 600_000;
@@ -393,10 +394,7 @@ class AgentRuntime implements Runtime {
     const status = result.timedOut
       ? `timed out after ${USER_COMMAND_TIMEOUT_MS / 1000} s`
       : `exit ${result.exitCode ?? result.signal ?? "?"}`;
-    this.userContext.push(
-      `<user-shell-command>\n$ ${command}\n${result.output.trimEnd()}\n(${status})\n</user-shell-command>\n` +
-        "The user ran the command above in the project's shell themselves; its output is context for what follows.\n\n",
-    );
+    this.userContext.push(shellContextBlock(command, result.output, status));
     return { kind: "ran", output: result.output, exitCode: result.exitCode, timedOut: result.timedOut };
   }
 

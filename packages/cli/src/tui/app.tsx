@@ -213,7 +213,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
           type: "output",
           block: {
             kind: "text",
-            tone: failed ? "error" : "info",
+            tone: failed ? "error" : "success",
             text: `${result.output.trimEnd() || "(no output)"}\n(${status} · added to the conversation as context)`,
           },
         });

@@ -1,5 +1,6 @@
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
+import { MENTIONS_NOTE } from "../../runtime/user-context.js";
 
 /** A `@path` or `@path:from-to` in a message. */
 export interface Mention {
@@ -68,10 +69,7 @@ export async function expandMentions(text: string, projectDir: string): Promise<
     }
   }
   if (blocks.length === 0) return { text, attached, problems };
-  const note =
-    "The user attached the content above with @mentions in the message below. It is already " +
-    "provided: there is no need to read these files again unless they change.\n\n";
-  return { text: `${blocks.join("")}${note}${text}`, attached, problems };
+  return { text: `${blocks.join("")}${MENTIONS_NOTE}${text}`, attached, problems };
 }
 
 async function attach(mention: Mention, root: string): Promise<string> {

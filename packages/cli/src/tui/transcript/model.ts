@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@attractor/agent";
 import type { OutputBlock, Tone } from "../../commands/types.js";
 import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
+import { typedText } from "../../runtime/user-context.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
 
 /** The assistant message being streamed. */
@@ -132,7 +133,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const queued = [...state.queued];
       const at = queued.indexOf(e.data.content);
       if (at >= 0) queued.splice(at, 1);
-      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: e.data.content }]);
+      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: typedText(e.data.content) }]);
     }
     case "assistant_text_start":
       return { ...state, busy: true, streaming: { text: "", reasoning: "", committedAny: false } };
