@@ -149,6 +149,8 @@ describe("runtime", () => {
     expect(sent).toContain("(exit 0)");
     expect(sent).not.toContain("rm test.js");
     expect(sent.indexOf("math.js")).toBeLessThan(sent.indexOf("What did that list?"));
+    // The system prompt says such attached content is already provided.
+    expect(JSON.stringify(fx.model.seen().at(-1)?.body.system)).toContain("is already provided and current");
   });
 
   it("plan mode offers read-only tools only; a mode or model switch takes effect on the next call", async () => {

@@ -56,7 +56,7 @@ import type {
   TodoItem,
   UserCommandResult,
 } from "./types.js";
-import { shellContextBlock } from "./user-context.js";
+import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
 
 /** How long a `!command` may run: long enough for a build or a test run. */
 const USER_COMMAND_TIMEOUT_MS = 600_000;
@@ -646,7 +646,9 @@ class AgentRuntime implements Runtime {
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
-      ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
+      userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
+        .filter((part) => part !== undefined)
+        .join("\n\n"),
     };
   }
 

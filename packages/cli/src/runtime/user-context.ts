@@ -4,6 +4,12 @@
  * transcript shows the message as typed (typedText), not the context.
  */
 
+/** Told to the model in the system prompt, so it trusts what the user attached. */
+export const USER_CONTEXT_INSTRUCTIONS =
+  "A user message may begin with <attached-file>, <attached-directory> or <user-shell-command> " +
+  "blocks: content the user attached with @mentions or commands they ran themselves. That content " +
+  "is already provided and current; do not read those files again unless they have changed since.";
+
 /** Follows the output of the user's `!command`s. */
 export const SHELL_CONTEXT_NOTE =
   "The user ran the command above in the project's shell themselves; its output is context for what follows.\n\n";
