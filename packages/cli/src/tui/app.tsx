@@ -35,6 +35,7 @@ import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
+import { loadHighlighter } from "./markdown/highlight.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -109,6 +110,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   busyRef.current = state.busy;
 
   useEffect(() => runtime.subscribe((event) => dispatch({ type: "event", event })), [runtime]);
+  // After the first frame: code blocks get colours once the grammars are in.
+  useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
   const busySince = useRef(0);
   const wasBusy = useRef(false);
