@@ -2,7 +2,7 @@
  * The interactive UI in a 60-column tmux pane: nothing it draws is wider than the pane (the
  * banner, the answer, the permission prompt with its diff, the input box and the status line),
  * wide characters and emoji are measured by their cells, and backspace removes a whole grapheme
- * cluster. Ctrl+C clears a draft, never exits while one is typed, and exits on a second press
+ * cluster; ctrl+o scrolls a long diff in the prompt. Ctrl+C clears a draft, never exits while one is typed, and exits on a second press
  * over an empty input.
  */
 import { execFileSync } from "node:child_process";
@@ -23,6 +23,8 @@ import {
 
 const COLUMNS = 60;
 const LONG_LINE = `const message = "${"x".repeat(90)}";`;
+/** Enough added lines that the prompt's diff is cut and ctrl+o has something to scroll. */
+const ROWS = Array.from({ length: 60 }, (_, i) => `const row${i + 1} = ${i + 1};`).join("\n");
 const ANSWER =
   "I will widen the constant now. 日本語の文章も正しく折り返されるべきです。" +
   " Emoji such as 🎉 take two cells, e\u0301 takes one, and this sentence is long enough to wrap twice at sixty.";
@@ -44,7 +46,7 @@ function startModel() {
               type: "tool_use",
               id: "toolu_edit_1",
               name: "edit_file",
-              input: { file_path: "wide.ts", old_string: "short", new_string: LONG_LINE },
+              input: { file_path: "wide.ts", old_string: "short", new_string: `${LONG_LINE}\n${ROWS}` },
             },
           ],
           "tool_use",
@@ -116,6 +118,19 @@ describe("the interactive UI at 60 columns", () => {
     expect(box.length).toBeGreaterThan(4);
     for (const line of box) expect(line.trimEnd()).toMatch(/[│╮╯]$/);
 
+    // ctrl+o scrolls the rest of the diff inside the same box, still within the pane.
+    expect(prompt).toContain("ctrl+o to scroll the whole diff");
+    expect(prompt).not.toContain("row60 ");
+    press("C-o");
+    await waitFor("ctrl+o back to the answers");
+    press("Down", "Down", "Down", "Down", "Down");
+    await waitFor("↑ 5 diff lines above");
+    press("PageDown", "PageDown", "PageDown", "PageDown");
+    const end = await waitFor("const row60 = 60;");
+    expect(tooWide(end)).toEqual([]);
+    expect(end).not.toContain("more diff lines");
+    press("C-o");
+    await waitFor("ctrl+o to scroll the whole diff");
     press("y");
     await waitFor("Done.");
     const after = screen();
