@@ -11,7 +11,9 @@ import type {
   GlobResult,
   GrepOptions,
   GrepResult,
+  LongLivedProcess,
   ReadFileOptions,
+  StartProcessOptions,
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
 import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
@@ -20,6 +22,7 @@ import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
 import { readLines } from "./line-reader.js";
+import { spawnLongLived } from "./long-lived-process.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
 /** Spec defaults for command timeouts. */
@@ -35,7 +38,10 @@ export interface LocalExecutionEnvironmentOptions {
   readonly defaultTimeoutMs?: number;
   /** Upper bound for any command's timeout (600 000 ms). */
   readonly maxTimeoutMs?: number;
-  /** "auto" (default) uses ripgrep when it is on PATH, else the JavaScript engine. */
+  /**
+   * grep and glob: "auto" (default) uses ripgrep (the binary shipped with the package, else `rg`
+   * on PATH) when it can run, else the JavaScript engine; or one engine forced.
+   */
   readonly grepEngine?: GrepEngineChoice;
   /** Bytes of each output stream kept at its head and at its tail (1 MiB). */
   readonly outputCaptureBytes?: number;
@@ -248,6 +254,27 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     });
   }
 
+  /** Starts a program with piped stdio in its own process group; cleanup() kills it. */
+  async startProcess(
+    command: string,
+    args: readonly string[],
+    options: StartProcessOptions = {},
+  ): Promise<LongLivedProcess> {
+    const cwd = options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir);
+    const dir = await fsStat(cwd).catch((err) => {
+      throw fromNodeError(err, options.workingDir ?? cwd);
+    });
+    if (!dir.isDirectory()) throw new NotADirectoryError(options.workingDir ?? cwd);
+    return spawnLongLived(command, args, {
+      cwd,
+      env: buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env),
+      register: (kill) => {
+        this.running.add(kill);
+        return () => this.running.delete(kill);
+      },
+    });
+  }
+
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepResult> {
     const abs = this.resolvePath(path);
     const s = await fsStat(abs).catch(() => undefined);
@@ -265,6 +292,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     const s = await fsStat(abs).catch(() => undefined);
     if (!s) throw new FileNotFoundError(path);
     if (!s.isDirectory()) throw new NotADirectoryError(path);
-    return globFiles(pattern, abs, { ...options, display: (p) => this.display(p) });
+    return globFiles(pattern, abs, {
+      ...options,
+      display: (p) => this.display(p),
+      engine: this.options.grepEngine ?? "auto",
+    });
   }
 }

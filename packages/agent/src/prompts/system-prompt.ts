@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "@attractor/llm";
+import { codeNavigationGuidance } from "./code-navigation.js";
 
 /** The layers of a system prompt, in the order they are joined (later wins). */
 export interface SystemPromptLayers {
@@ -14,6 +15,8 @@ export interface SystemPromptLayers {
   readonly toolCallInstructions?: string;
   /** 4. Project instructions (AGENTS.md…), already within budget. */
   readonly projectDocs?: string;
+  /** 4a. Skills: names and descriptions, loaded on demand through the skill tool. */
+  readonly skills?: string;
   /** 4b. A read-only mode's instructions (explore, plan, review). */
   readonly modeInstructions?: string;
   /** 5. The host's or user's own instructions: last, highest priority. */
@@ -37,11 +40,14 @@ export function assembleSystemPrompt(layers: SystemPromptLayers): string {
   if (layers.git) sections.push(layers.git);
   const tools = layers.toolCallInstructions?.trim() || formatToolSummary(layers.tools);
   if (tools) sections.push(tools);
+  const navigation = codeNavigationGuidance(layers.tools);
+  if (navigation) sections.push(navigation);
   if (layers.projectDocs) {
     sections.push(
       `# Project instructions\nThe files below come from the project. Instructions in deeper directories take precedence.\n\n${layers.projectDocs}`,
     );
   }
+  if (layers.skills?.trim()) sections.push(layers.skills.trim());
   if (layers.modeInstructions?.trim()) sections.push(layers.modeInstructions.trim());
   if (layers.userInstructions?.trim())
     sections.push(`# User instructions\n${layers.userInstructions.trim()}`);

@@ -10,17 +10,21 @@ import {
   type StreamEvent,
   systemMessage,
   type ToolCallData,
+  type ToolDefinition,
 } from "@attractor/llm";
 import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
+import { formatSkillsSection } from "../customization/skills.js";
+import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
 import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
-import { unreadableToolCall } from "../prompted/unreadable.js";
+import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
+import type { HookEventName, SessionStartSource, StopDecision } from "../types/hooks.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { SessionState } from "../types/session.js";
 import type { Turn } from "../types/turn.js";
@@ -60,7 +64,17 @@ export interface SessionOptions {
    * policy, 2 retries with backoff); `{ maxRetries: 0 }` turns retrying off.
    */
   readonly retry?: RetryPolicy;
+  /**
+   * Awaited before each model request, so tools that arrive in the background (MCP servers
+   * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
+   */
+  readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
+  /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
+  readonly startSource?: SessionStartSource;
 }
+
+/** How many times in a row stop hooks may send the model back to work on one input. */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 
 /** Input for submit(): text, or text with images. */
 export type SessionInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
@@ -88,6 +102,7 @@ export class Session {
   private configValue: SessionConfig;
   private readonly client: ModelClient;
   private readonly openStream: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+  private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -103,6 +118,8 @@ export class Session {
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
   private readonly compactor = new Compactor();
+  private readonly startSource: SessionStartSource;
+  private startHookRan = false;
 
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
@@ -111,9 +128,11 @@ export class Session {
     this.environment = options.environment;
     this.client = options.client;
     this.openStream = options.openStream ?? retryingOpenStream(options.retry);
+    this.toolsReady = options.toolsReady;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
+    this.startSource = options.startSource ?? (this.turns.length > 0 ? "resume" : "startup");
     for (const t of this.turns) {
       if (t.kind === "assistant") this.usageTotals = addUsage(this.usageTotals, t.usage);
     }
@@ -122,7 +141,7 @@ export class Session {
       this.profileValue.contextWindowSize,
       this.configValue.contextWarningThreshold,
     );
-    this.subagents = new SubagentManager(this);
+    this.subagents = new SubagentManager(this, (data) => this.emit("subagent_event", data));
     this.subagents.setChildFactory(
       (child) => new Session({ ...child, client: this.client, openStream: this.openStream }),
     );
@@ -274,6 +293,15 @@ export class Session {
     await Promise.all([cycle, this.subagents.interruptAll()]);
   }
 
+  /**
+   * Tells the notification hook that the user's attention is needed (a permission prompt, a
+   * question); resolves when the hook has run. Never rejects.
+   */
+  async notify(message: string): Promise<void> {
+    const hook = this.configValue.hooks?.notification;
+    await this.hook("Notification", hook && (() => hook({ message })));
+  }
+
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
     await this.cycle;
@@ -339,6 +367,8 @@ export class Session {
       }
     }
     await this.subagents.closeAll();
+    const endHook = this.configValue.hooks?.sessionEnd;
+    await this.hook("SessionEnd", endHook && (() => endHook({ reason })));
     this.stateValue = SessionState.CLOSED;
     this.emit("session_end", {
       state: SessionState.CLOSED,
@@ -395,6 +425,27 @@ export class Session {
     images: readonly ImageData[] | undefined,
     followUp: boolean,
   ): Promise<{ end: CycleEnd; rounds: number }> {
+    const hooks = this.configValue.hooks;
+    const startContext = await this.runStartHook();
+    const submitHook = hooks?.userPromptSubmit;
+    const prompt = await this.hook("UserPromptSubmit", submitHook && (() => submitHook({ prompt: text })));
+    if (prompt?.halt !== undefined) this.halt(prompt.halt);
+    // Interrupted before the hooks had vetted it: the input is not sent (a hook may have been
+    // about to block it).
+    if (this.control.signal.aborted && submitHook) {
+      this.emit("warning", {
+        code: "hook",
+        message: "The input was not sent: interrupted while the UserPromptSubmit hook ran.",
+      });
+      return { end: "aborted", rounds: 0 };
+    }
+    if (prompt?.action === "block") {
+      this.emit("warning", {
+        code: "hook",
+        message: `A UserPromptSubmit hook blocked the input: ${prompt.reason}`,
+      });
+      return { end: "completed", rounds: 0 };
+    }
     this.turns.push({
       kind: "user",
       content: text,
@@ -402,9 +453,16 @@ export class Session {
       timestamp: new Date().toISOString(),
     });
     this.emit("user_input", { content: text, followUp });
+    if (startContext) this.injectHookMessage(startContext);
+    if (prompt?.action === "allow" && prompt.additionalContext?.trim()) {
+      this.injectHookMessage(prompt.additionalContext);
+    }
     this.drainSteering();
     let rounds = 0;
+    let stopContinues = 0;
     let overflowRetried = false;
+    // Replies meant as a call that could not be read, in a row: the model is asked again once.
+    let unreadable = 0;
     const signal = this.control.signal;
     for (;;) {
       const { maxTurns } = this.configValue;
@@ -456,7 +514,31 @@ export class Session {
       });
       this.checkContext(request);
       if (turn.toolCalls.length === 0) {
+        const stop = await this.stopDecision(turn.content, stopContinues > 0);
+        if (stop?.halt !== undefined) this.halt(stop.halt);
+        if (stop?.action === "continue" && !signal.aborted) {
+          if (stopContinues < MAX_STOP_HOOK_CONTINUATIONS) {
+            stopContinues++;
+            this.injectHookMessage(stop.reason);
+            continue;
+          }
+          this.emit("warning", {
+            code: "hook",
+            message: `Stop hooks asked the model to continue ${MAX_STOP_HOOK_CONTINUATIONS} times in a row; the answer stands.`,
+          });
+        }
+        if (signal.aborted) return { end: "aborted", rounds };
         return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
+      }
+      unreadable = onlyUnreadableCalls(turn.toolCalls) ? unreadable + 1 : 0;
+      if (unreadable >= 2) {
+        this.emit("error", {
+          message: UNREADABLE_TWICE_MESSAGE,
+          errorName: "UnreadableToolCallError",
+          retryable: false,
+          fatal: false,
+        });
+        return { end: "error", rounds };
       }
       // Even when interrupted here, the round runs: its calls get "did not run" results.
       rounds++;
@@ -474,12 +556,85 @@ export class Session {
         onOutputDelta: (data) => this.emit("tool_call_output_delta", data),
         onEnd: (data) => this.emit("tool_call_end", data),
         guard: (call) => this.refusal(call),
+        onHookError: (event, error) => this.hookFailed(event, error),
+        onHalt: (reason) => this.halt(reason),
       });
       this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
       if (signal.aborted) return { end: "aborted", rounds };
       this.drainSteering();
       if (this.configValue.enableLoopDetection) this.detectLoop(turn.toolCalls);
     }
+  }
+
+  /** Runs a host hook; a failure becomes a WARNING and counts as no answer. */
+  private async hook<T>(
+    event: HookEventName,
+    run: (() => T | Promise<T>) | undefined,
+  ): Promise<Awaited<T> | undefined> {
+    if (!run) return undefined;
+    const pending = (async (): Promise<Awaited<T> | undefined> => {
+      try {
+        return await run();
+      } catch (error) {
+        this.hookFailed(event, error);
+        return undefined;
+      }
+    })();
+    // An interrupt stops waiting for a slow hook (its answer no longer matters); a hook started
+    // while stopping (sessionEnd) is awaited.
+    const signal = this.control.signal;
+    if (signal.aborted) return pending;
+    return new Promise<Awaited<T> | undefined>((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      void pending.then((value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      });
+    });
+  }
+
+  private hookFailed(event: HookEventName, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.emit("warning", { code: "hook", message: `The ${event} hook failed: ${message}` });
+  }
+
+  /** A hook asked to stop: the running cycle ends as if interrupted, and the host is told why. */
+  private halt(reason: string): void {
+    this.emit("warning", { code: "hook", message: `Stopped by a hook: ${reason}` });
+    this.control.interrupt();
+  }
+
+  /** The sessionStart hook, once per session, before its first input: the context it returns. */
+  private async runStartHook(): Promise<string | undefined> {
+    if (this.startHookRan) return undefined;
+    this.startHookRan = true;
+    const hook = this.configValue.hooks?.sessionStart;
+    const outcome = await this.hook("SessionStart", hook && (() => hook({ source: this.startSource })));
+    const context = outcome?.additionalContext?.trim();
+    return context ? context : undefined;
+  }
+
+  private async stopDecision(
+    lastMessage: string,
+    stopHookActive: boolean,
+  ): Promise<StopDecision | undefined> {
+    const hooks = this.configValue.hooks;
+    if (this.depth > 0) {
+      const hook = hooks?.subagentStop;
+      return this.hook(
+        "SubagentStop",
+        hook && (() => hook({ stopHookActive, lastMessage, agentId: this.id })),
+      );
+    }
+    const hook = hooks?.stop;
+    return this.hook("Stop", hook && (() => hook({ stopHookActive, lastMessage })));
+  }
+
+  /** A hook's words for the model, as a steering message. */
+  private injectHookMessage(content: string): void {
+    this.turns.push({ kind: "steering", content, source: "hook", timestamp: new Date().toISOString() });
+    this.emit("steering_injected", { content, source: "hook" });
   }
 
   private emitTurnLimit(limit: EventDataMap["turn_limit"]["limit"], value: number, rounds: number): void {
@@ -580,6 +735,16 @@ export class Session {
     request: Request,
     focus?: string,
   ): Promise<CompactionResult> {
+    const preCompact = this.configValue.hooks?.preCompact;
+    await this.hook(
+      "PreCompact",
+      preCompact &&
+        (() =>
+          preCompact({
+            trigger: reason === "manual" ? "manual" : "auto",
+            ...(focus !== undefined && { focus }),
+          })),
+    );
     const result = await this.compactor.compact({
       reason,
       turns: this.turns,
@@ -593,6 +758,12 @@ export class Session {
       onEnd: (data) => this.emit("compaction_end", data),
     });
     if (result.turns !== this.turns) this.turns.splice(0, this.turns.length, ...result.turns);
+    // As after a fresh start, the sessionStart hook may give context to carry past the summary.
+    const startHook = this.configValue.hooks?.sessionStart;
+    if (result.summarized && startHook) {
+      const outcome = await this.hook("SessionStart", () => startHook({ source: "compact" }));
+      if (outcome?.additionalContext?.trim()) this.injectHookMessage(outcome.additionalContext.trim());
+    }
     if (result.usage) this.usageTotals = addUsage(this.usageTotals, result.usage);
     return result;
   }
@@ -605,22 +776,30 @@ export class Session {
   }
 
   private async buildRequest(signal: AbortSignal): Promise<Request> {
-    this.promptContext ??= preparePromptContext(this.environment, this.profileValue);
+    this.promptContext ??= preparePromptContext(
+      this.environment,
+      this.profileValue,
+      this.configValue.userInstructionFiles,
+    );
     const context = await this.promptContext;
+    if (this.toolsReady) await this.toolsReady(signal);
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;
     const tools = profile.tools().filter((t) => {
       const tool = profile.toolRegistry.get(t.name);
       return tool !== undefined && this.isToolAllowed(t.name) && offeredInMode(mode, tool);
     });
-    const offer = toolOffer(profile, tools);
+    const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
+    const offer = toolOffer(profile, offered);
     const systemPrompt = profile.buildSystemPrompt({
       environment: this.environment,
       model: profile.model,
       environmentBlock: context.environmentBlock(profile),
       ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
       projectDocs: context.projectDocs,
-      tools,
+      tools: offered,
+      ...(this.configValue.skills !== undefined &&
+        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
       ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
       ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
       ...(this.configValue.userInstructions !== undefined && {
@@ -650,4 +829,15 @@ export class Session {
 function asksQuestion(text: string): boolean {
   const trimmed = text.trimEnd();
   return trimmed.endsWith("?");
+}
+
+/** The tools with spawn_agent's description listing the subagent types, when there are any. */
+function withSubagentTypes(
+  tools: readonly ToolDefinition[],
+  types: readonly SubagentType[] | undefined,
+): ToolDefinition[] {
+  if (!types || types.length === 0) return [...tools];
+  return tools.map((t) =>
+    t.name === "spawn_agent" ? { ...t, description: t.description + describeSubagentTypes(types) } : t,
+  );
 }

@@ -41,6 +41,36 @@ export interface ExecutionEnvironment {
   grep(pattern: string, path: string, options?: GrepOptions): Promise<GrepResult>;
   /** Files matching the glob under path, .gitignore honoured, newest first. */
   glob(pattern: string, path?: string, options?: GlobOptions): Promise<GlobResult>;
+
+  /**
+   * Optional: starts a long-lived program (a language server) with piped stdio, where the files
+   * are. Rejects with CommandError when it cannot be started; cleanup() kills it. Environments
+   * without it cannot host such programs, and features needing one report themselves unavailable.
+   */
+  startProcess?(
+    command: string,
+    args: readonly string[],
+    options?: StartProcessOptions,
+  ): Promise<LongLivedProcess>;
+}
+
+export interface StartProcessOptions {
+  /** Directory to run in; the working directory by default. */
+  readonly workingDir?: string;
+  /** Extra variables, added after the env-var policy is applied. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A program started by startProcess(), talking over its standard streams. */
+export interface LongLivedProcess {
+  readonly pid: number | undefined;
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  readonly stderr: NodeJS.ReadableStream;
+  /** Settles once the process has exited (never rejects). */
+  readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
+  /** Stops the process and everything it started (SIGTERM, then SIGKILL after a grace period). */
+  kill(): void;
 }
 
 export interface ReadFileOptions {
@@ -145,9 +175,15 @@ export interface GrepResult {
   readonly matches: readonly GrepMatch[];
   /** files_with_matches and count modes: one entry per file. */
   readonly files: readonly { readonly path: string; readonly count: number }[];
-  /** Total found before max_results applied. */
+  /** Total found before max_results applied (a lower bound when stoppedEarly). */
   readonly total: number;
   readonly truncated: boolean;
+  /**
+   * The search stopped once it had max_results and one more, without scanning the rest: more
+   * results exist, but how many is not known. Which ones are returned then depends on the order
+   * the engine found them in.
+   */
+  readonly stoppedEarly?: boolean;
   /** "ripgrep" or "javascript": which engine answered. */
   readonly engine: "ripgrep" | "javascript";
 }

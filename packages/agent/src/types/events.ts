@@ -2,7 +2,7 @@ import type { Usage } from "@attractor/llm";
 import type { SessionState } from "./session.js";
 import type { ToolDetails } from "./tool.js";
 
-/** The kinds of event a Session emits: the spec's fifteen and the two of context compaction. */
+/** The kinds of event a Session emits: the spec's fifteen, the two of context compaction and forwarded subagent events. */
 export const EventKind = {
   SESSION_START: "session_start",
   SESSION_END: "session_end",
@@ -21,6 +21,7 @@ export const EventKind = {
   ERROR: "error",
   COMPACTION_START: "compaction_start",
   COMPACTION_END: "compaction_end",
+  SUBAGENT_EVENT: "subagent_event",
 } as const;
 
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
@@ -85,7 +86,7 @@ export interface EventDataMap {
     readonly details?: ToolDetails;
     readonly durationMs: number;
   };
-  steering_injected: { readonly content: string; readonly source: "host" | "loop_detection" };
+  steering_injected: { readonly content: string; readonly source: "host" | "loop_detection" | "hook" };
   turn_limit: {
     readonly limit: "max_tool_rounds_per_input" | "max_turns";
     readonly value: number;
@@ -99,7 +100,7 @@ export interface EventDataMap {
     readonly toolNames: readonly string[];
   };
   warning: {
-    readonly code: "context_usage" | "context_length" | "config" | "shutdown" | "compaction";
+    readonly code: "context_usage" | "context_length" | "config" | "shutdown" | "compaction" | "hook";
     readonly message: string;
     readonly usedTokens?: number;
     readonly contextWindow?: number;
@@ -126,6 +127,16 @@ export interface EventDataMap {
     readonly prunedToolOutputs: number;
     /** Whether older turns were replaced by a summary. */
     readonly summarized: boolean;
+  };
+  /** An event of a subagent, forwarded to its parent from the child's first event on. */
+  subagent_event: {
+    /** The child's id (what spawn_agent returned). */
+    readonly agentId: string;
+    /** The id of the parent's spawn_agent call that started the child. */
+    readonly parentCallId?: string;
+    /** The custom subagent type it runs as, when one was given. */
+    readonly agentType?: string;
+    readonly event: SessionEvent;
   };
 }
 

@@ -11,6 +11,8 @@ export interface StreamInit {
   readonly provider: string;
   readonly permissionMode: PermissionMode;
   readonly version: string;
+  /** MCP servers and their state. */
+  readonly mcpServers?: readonly { readonly name: string; readonly status: string }[];
 }
 
 /** Claude Code's content blocks, as far as attractor produces them. */
@@ -208,8 +210,10 @@ export function createClaudeStream(options: {
       });
   };
 
-  const complete = () =>
-    pending !== undefined && pending.end.data.toolCalls.every((c) => pending?.inputs.has(c.id));
+  const complete = () => {
+    const held = pending;
+    return held?.end.data.toolCalls.every((c) => held.inputs.has(c.id)) === true;
+  };
 
   return {
     onEvent(event) {
@@ -229,7 +233,7 @@ export function createClaudeStream(options: {
           uuid: uuid(),
           cwd: init.cwd,
           tools: init.tools,
-          mcp_servers: [],
+          mcp_servers: init.mcpServers ?? [],
           model: init.model,
           permissionMode: CLAUDE_PERMISSION_MODE[init.permissionMode],
           apiKeySource: "environment",

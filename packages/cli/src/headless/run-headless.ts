@@ -1,3 +1,4 @@
+import { parseInput } from "../commands/parse.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
@@ -58,6 +59,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       provider: runtime.provider,
       permissionMode: runtime.mode,
       version: options.version ?? "unknown",
+      mcpServers: (runtime.mcp?.servers() ?? []).map((s) => ({ name: s.name, status: s.status })),
     }),
   });
   let tracker = createRunTracker();
@@ -73,7 +75,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   let failed = false;
   const runOne = async (prompt: string, last: boolean) => {
     try {
-      await runtime.submit(prompt);
+      await submitOrRunCommand(runtime, prompt);
     } catch (error) {
       tracker.fail(error);
       options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -100,6 +102,9 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
     tracker = createRunTracker();
     startedAt = performance.now();
   };
+  // The first model request would wait for the MCP servers anyway; waiting before it lets the
+  // stream's init line report them with their tools.
+  await runtime.mcp?.ready();
   if (options.messages) {
     let any = false;
     for await (const message of options.messages) {
@@ -115,4 +120,14 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   unsubscribe();
   if (interrupted) return EXIT.INTERRUPTED;
   return failed ? EXIT.FAILED : EXIT.OK;
+}
+
+/** `attractor -p "/name args"` runs a custom command; any other text is the task itself. */
+async function submitOrRunCommand(runtime: Runtime, prompt: string): Promise<void> {
+  const parsed = parseInput(prompt);
+  if (parsed.kind === "command" && runtime.runCustomCommand) {
+    const custom = runtime.customCommands?.find((c) => c.name === parsed.name);
+    if (custom) return runtime.runCustomCommand(custom.name, parsed.args);
+  }
+  return runtime.submit(prompt);
 }

@@ -1,15 +1,25 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import {
+  CODE_INTELLIGENCE_TOOL_NAMES,
+  type CodeIntelligence,
   createAskUserTool,
+  createSkillTool,
   createTodoTool,
+  discoverProjectDocs,
   type ExecutionEnvironment,
+  filterEnv,
+  loadSkills,
+  loadSubagentTypes,
+  McpManager,
   type ProviderProfile,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
   Session,
   type SessionConfig,
   type SessionEvent,
+  type Skill,
+  type SubagentType,
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
@@ -19,7 +29,26 @@ import {
   createCheckpointManager,
   unavailableCheckpoints,
 } from "../checkpoints/index.js";
-import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import {
+  attractorHome,
+  formatIssue,
+  type HookSource,
+  loadSettings,
+  type ResolvedSettings,
+} from "../config/index.js";
+import {
+  type CustomCommand,
+  definitionFolders,
+  expandCommandBody,
+  loadCustomCommands,
+} from "../customization/index.js";
+import {
+  type CommandHooks,
+  createCommandHooks,
+  projectHooksGate,
+  trustedHookSources,
+} from "../hooks/index.js";
+import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -35,7 +64,8 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
-import { createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
+import { codeIntelligenceFromSettings } from "./code-intelligence.js";
+import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
@@ -51,6 +81,7 @@ import type {
   CostSummary,
   RewindTarget,
   Runtime,
+  RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
@@ -92,6 +123,8 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** The user trusts this project: its own hooks may run (see projectHooksGate). */
+  readonly trustProject?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
   /** Deny rules added to the settings' (--disallowedTools). */
@@ -104,6 +137,8 @@ export interface RuntimeOptions {
   readonly additionalDirectories?: readonly string[];
   /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
   readonly remote?: string;
+  /** MCP servers to connect to (in the background) and those configured but left out. */
+  readonly mcp?: McpRunOptions;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -169,12 +204,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
+  const hookSources = settings.hooks ?? [];
+  const gate = projectHooksGate({ sources: hookSources, trustProject: options.trustProject ?? false });
+  const [commands, agents, skills] = await Promise.all([
+    loadCustomCommands(definitionFolders("commands", home, projectDir)),
+    loadSubagentTypes(definitionFolders("agents", home, projectDir)),
+    loadSkills(definitionFolders("skills", home, projectDir)),
+  ]);
+  const startupWarnings = [
+    ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
+    ...(gate.warning !== undefined ? [gate.warning] : []),
+    ...[...commands.problems, ...agents.problems, ...skills.problems].map(
+      (p) => `${p.file}: ${p.problem} (skipped)`,
+    ),
+  ];
   const runtime = new AgentRuntime({
     env,
     home,
     ...(options.sandbox !== undefined && { sandbox: options.sandbox }),
     projectDir,
     settings,
+    hookSources: trustedHookSources(hookSources, gate),
+    startupWarnings,
+    commands: commands.commands,
+    subagentTypes: agents.items,
+    skills: skills.items,
     choice,
     store,
     checkpoints,
@@ -191,6 +245,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
+    ...(options.mcp !== undefined && { mcp: options.mcp }),
   });
   await runtime.start(stored);
   return runtime;
@@ -202,6 +257,12 @@ interface RuntimeParts {
   readonly sandbox?: SandboxMode;
   readonly projectDir: string;
   readonly settings: ResolvedSettings;
+  /** Hook sources that passed the trust gate. */
+  readonly hookSources: readonly HookSource[];
+  readonly startupWarnings: readonly string[];
+  readonly commands: readonly CustomCommand[];
+  readonly subagentTypes: readonly SubagentType[];
+  readonly skills: readonly Skill[];
   readonly choice: ModelChoice;
   readonly store: SessionStore;
   readonly checkpoints: CheckpointManager;
@@ -217,6 +278,7 @@ interface RuntimeParts {
   readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
+  readonly mcp?: McpRunOptions;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -228,6 +290,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: ExecutionEnvironment;
+  /** Language servers, when settings allow them; started only when a tool needs one. */
+  private readonly codeIntelligence: CodeIntelligence | undefined;
+  /** Settles once the code-intelligence tools are registered (when a server is available). */
+  private codeIntelligenceReady: Promise<unknown> = Promise.resolve();
   /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
   private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
   private readonly sandboxRequired: boolean;
@@ -235,6 +301,8 @@ class AgentRuntime implements Runtime {
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
+  private readonly mcpManager: McpManager | undefined;
+  readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
   private readonly early: RuntimeNotice[] = [];
@@ -258,6 +326,11 @@ class AgentRuntime implements Runtime {
   private lastContext: number | undefined;
   private snapshotWarned = false;
   private closed = false;
+  private readonly hooks: CommandHooks;
+  /** What the SessionEnd hook is told when the current session closes. */
+  private endReason = "other";
+  /** What the next session's SessionStart hook is told. */
+  private nextStart: "startup" | "resume" | "clear" = "startup";
 
   constructor(parts: RuntimeParts) {
     this.parts = parts;
@@ -292,6 +365,8 @@ class AgentRuntime implements Runtime {
     this.sandboxed = commands?.environment;
     this.sandboxRequired = commands?.required ?? false;
     this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    // Language servers run where the files are: an environment that cannot start them has none.
+    this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -299,9 +374,63 @@ class AgentRuntime implements Runtime {
       },
     });
     const askUser = createAskUserTool({
-      ask: parts.headless ? async () => undefined : (question) => parts.ui.askUser(question),
+      ask: parts.headless
+        ? async () => undefined
+        : (question) => {
+            void this.current.notify(`attractor has a question for you: ${question.question}`);
+            return parts.ui.askUser(question);
+          },
     });
-    this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+    // Skill folders are on this machine even when the tools work on a remote host.
+    const skillTools =
+      parts.skills.length > 0
+        ? [createSkillTool(() => parts.skills, { readFile: (path) => readFile(path, "utf8"), listFiles })]
+        : [];
+    this.profile = createProfile(parts.choice, [this.todoTool, askUser, ...skillTools], parts.toolMode);
+    for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
+    this.hooks = createCommandHooks(parts.hookSources, {
+      projectDir: parts.projectDir,
+      // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
+      env: filterEnv(parts.env, { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) }),
+      sessionId: () => this.current?.id ?? "",
+      endReason: () => this.endReason,
+      transcriptPath: () => this.writer?.path,
+      permissionMode: () => this.policy?.mode ?? parts.mode,
+      notify: (tone, text) =>
+        this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+    });
+    const mcp = parts.mcp;
+    if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
+      for (const s of mcp.skipped ?? [])
+        this.notify({
+          kind: "warning",
+          message: `MCP server "${s.name}" (${s.origin}) is not used: ${s.reason}`,
+        });
+      // The servers connect in the background (see RuntimeMcp.start); the first model request
+      // waits for them briefly.
+      const manager = new McpManager(mcp.servers, {
+        cwd: parts.projectDir,
+        ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
+        ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
+        ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
+      });
+      manager.subscribe((event) => {
+        if (event.kind === "server_status" && event.status === "failed" && event.error !== undefined)
+          this.notify({ kind: "warning", message: event.error });
+      });
+      manager.attach(this.profile.toolRegistry);
+      this.mcpManager = manager;
+      if (parts.headless) manager.start();
+      this.mcp = {
+        start: () => manager.start(),
+        ready: () => manager.waitForStartup(),
+        servers: () => manager.servers(),
+        skipped: mcp.skipped ?? [],
+        prompts: () => manager.prompts(),
+        getPrompt: (name, args) => manager.getPrompt(name, args),
+        reconnect: (server) => manager.reconnect(server),
+      };
+    }
   }
 
   get session(): Session {
@@ -320,8 +449,91 @@ class AgentRuntime implements Runtime {
     return this.todoList;
   }
 
+  get customCommands(): readonly CustomCommand[] {
+    return this.parts.commands;
+  }
+
+  get subagentTypes(): readonly SubagentType[] {
+    return this.parts.subagentTypes;
+  }
+
+  get skills(): readonly Skill[] {
+    return this.parts.skills;
+  }
+
+  async runCustomCommand(name: string, args: string): Promise<void> {
+    const command = this.parts.commands.find((c) => c.name === name);
+    if (!command) throw new ConfigurationError(`Unknown command /${name}.`);
+    const prompt = await expandCommandBody(name, command.body, args, {
+      // Where the tools work: the project, or the remote host's copy of it.
+      readFile: (path) => this.environment.readFile(path),
+      runShell: (line) => this.commandShell(line, command.allowedTools),
+    });
+    const previous = this.modelValue;
+    let switched = false;
+    if (command.model !== undefined && command.model !== previous && !MODEL_ALIASES.has(command.model)) {
+      try {
+        this.setModel(command.model);
+        switched = true;
+      } catch (error) {
+        this.notify({
+          kind: "warning",
+          message: `/${name} asks for the model ${command.model}: ${error instanceof Error ? error.message : String(error)} Using ${previous}.`,
+        });
+      }
+    }
+    try {
+      await this.submit(prompt);
+    } finally {
+      if (switched && this.modelValue === command.model) this.setModel(previous);
+    }
+  }
+
+  async instructionFiles(): Promise<readonly string[]> {
+    const found = await discoverProjectDocs(this.environment, {
+      providerFiles: this.profile.projectDocFiles,
+      userFiles: [this.userInstructionsFile],
+    });
+    return [...new Set([this.userInstructionsFile, ...found.docs.map((d) => d.path)])];
+  }
+
+  /** The user-level instructions file: `<home>/AGENTS.md`. */
+  private get userInstructionsFile(): string {
+    return join(this.parts.home, "AGENTS.md");
+  }
+
+  /**
+   * Runs a custom command's !`line` after the permission policy allows it (the command's
+   * allowed-tools count as allow rules for it); rejects with the policy's message when refused.
+   */
+  private async commandShell(line: string, allowedTools: readonly string[]): Promise<string> {
+    const rules = this.parts.settings.permissions;
+    const policy = createPermissionPolicy({
+      mode: this.policy.mode,
+      rules: { ...rules, allow: [...rules.allow, ...this.policy.grants(), ...allowedTools] },
+      projectRoot: this.projectDir,
+      headless: this.parts.headless,
+      ask: (request) => this.askPermission(request),
+      toolTraits: (name) => this.profile.toolRegistry.get(name),
+    });
+    const decision = await policy.check({
+      callId: "custom-command",
+      toolName: "shell",
+      arguments: { command: line },
+    });
+    if (decision.behavior === "deny") throw new Error(decision.message);
+    const result = await this.environment.execCommand(line, { timeoutMs: 120_000 });
+    if (result.timedOut) throw new Error("it timed out after 120 s");
+    return result.output;
+  }
+
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // Checking for language servers reads a few files; it runs beside opening the transcript
+    // and is waited for only before the first model request.
+    this.codeIntelligenceReady =
+      this.codeIntelligence?.install(this.profile.toolRegistry).catch(() => false) ?? Promise.resolve();
+    this.nextStart = stored ? "resume" : "startup";
     // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
     if (this.sandboxed)
       sandboxStartupNotice(this.sandboxed, this.sandboxRequired).then(
@@ -330,9 +542,11 @@ class AgentRuntime implements Runtime {
       );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
+    // Code-intelligence tools are registered once a server is found, which may be later than this.
+    const codeTools: readonly string[] = this.codeIntelligence ? CODE_INTELLIGENCE_TOOL_NAMES : [];
     for (const rule of rulesForUnknownTools(
       [...allow, ...ask, ...deny],
-      (name) => registry.get(name) !== undefined,
+      (name) => registry.get(name) !== undefined || codeTools.includes(name),
     ))
       this.notify({
         kind: "warning",
@@ -361,6 +575,7 @@ class AgentRuntime implements Runtime {
     if (this.closed) throw new Error("the runtime is closed");
     this.running++;
     try {
+      await this.codeIntelligenceReady;
       let next: string | undefined = this.userContext.splice(0).join("") + text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
@@ -539,8 +754,11 @@ class AgentRuntime implements Runtime {
   }
 
   async clear(): Promise<void> {
+    this.endReason = "clear";
     await this.retire();
+    this.endReason = "other";
     this.todoTool.set([]);
+    this.nextStart = "clear";
     this.install(await this.openNew());
   }
 
@@ -551,23 +769,33 @@ class AgentRuntime implements Runtime {
   async resume(sessionId: string): Promise<void> {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
+    this.nextStart = "resume";
     this.install(await this.openStored(transcript));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
+    this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
     await this.current.close();
     await this.recorder.flush();
     this.detach?.();
     await this.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
-    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
+    await Promise.allSettled([
+      this.client.close(),
+      this.codeIntelligence?.shutdown(),
+      this.environment.cleanup(),
+      this.checkpoints.prepare(),
+      this.mcpManager?.close(),
+    ]);
   }
 
   // ---- wiring ----
 
   private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+    void this.current.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
     if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
@@ -630,7 +858,17 @@ class AgentRuntime implements Runtime {
 
   private sessionConfig(): Partial<SessionConfig> {
     return {
+      hooks: this.hooks.sessionHooks,
+      subagentTypes: this.parts.subagentTypes,
+      skills: this.parts.skills,
+      userInstructionFiles: [this.userInstructionsFile],
       beforeToolCall: createToolGuard({
+        ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
+        ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
+        onHalt: (reason) => {
+          this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
+          void this.current.interrupt();
+        },
         policy: this.policy,
         checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
@@ -645,6 +883,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)
@@ -667,12 +906,16 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
+      startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
         flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
     });
     applyReadOnlyMode(session, this.policy.mode);
     this.current = session;
+    // A session rebuilt from this one's history (after an error, a rewind) continues it.
+    this.nextStart = "resume";
     this.writer = parts.writer;
     this.rootId = parts.rootId;
     this.recorder = createHistoryRecorder({
@@ -691,8 +934,10 @@ class AgentRuntime implements Runtime {
     const recorder = this.recorder;
     this.steering = [];
     this.lastEnd = undefined;
+    const childModels = new Map<string, string>();
     this.detach = session.subscribe((event) => {
       recorder.onEvent(event);
+      if (event.kind === "subagent_event") this.recordSubagentSpending(event.data, childModels);
       if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
@@ -711,6 +956,18 @@ class AgentRuntime implements Runtime {
     if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
       this.notify({ kind: "session_changed", sessionId: session.id, restoredTurns: parts.history.length });
     }
+  }
+
+  /** A subagent's model responses count in /cost too (its own model's prices), nested ones included. */
+  private recordSubagentSpending(
+    data: Extract<SessionEvent, { kind: "subagent_event" }>["data"],
+    models: Map<string, string>,
+  ): void {
+    const inner = data.event;
+    if (inner.kind === "session_start") models.set(data.agentId, inner.data.model);
+    else if (inner.kind === "assistant_text_end")
+      this.spending.record(models.get(data.agentId) ?? this.modelValue, inner.data.usage);
+    else if (inner.kind === "subagent_event") this.recordSubagentSpending(inner.data, models);
   }
 
   /** Closes the current session quietly (its SESSION_END is not forwarded) and its transcript. */
@@ -788,6 +1045,17 @@ class AgentRuntime implements Runtime {
   }
 }
 
+/** Files under a local folder, relative to it (a skill's bundled files). */
+async function listFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(folder, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** Claude Code's model aliases in command files: they mean the session's own model here. */
+const MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "sonnet", "opus", "haiku"]);
 /**
  * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
  * aliases, identity file, known_hosts), the user's agent used when there is one, and the

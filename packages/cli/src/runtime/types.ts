@@ -1,5 +1,16 @@
-import type { SandboxEscapeAnswer, SandboxEscapeRequest, Session, SessionEvent } from "@attractor/agent";
+import type {
+  McpPromptInfo,
+  McpServerSnapshot,
+  SandboxEscapeAnswer,
+  SandboxEscapeRequest,
+  Session,
+  SessionEvent,
+  Skill,
+  SubagentType,
+} from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
+import type { CustomCommand } from "../customization/index.js";
+import type { SkippedMcpServer } from "../mcp/servers.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
@@ -57,7 +68,30 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string };
+  | { readonly kind: "warning"; readonly message: string }
+  /** What a hook printed for the user (plain output of tool and stop hooks). */
+  | { readonly kind: "hook_output"; readonly text: string };
+
+/** The MCP servers of a run, for /mcp and MCP prompt commands. */
+export interface RuntimeMcp {
+  /**
+   * Starts connecting the servers in the background (idempotent). Headless runs start at once;
+   * the interactive UI starts them after its first frame; the first model request starts them
+   * in any case.
+   */
+  start(): void;
+  /** Starts the servers and resolves once each has connected or failed, or the start-up wait ended. */
+  ready(): Promise<void>;
+  /** Each running server's state, tools and prompts. */
+  servers(): readonly McpServerSnapshot[];
+  /** Configured servers that do not run (not approved, invalid), with the reason. */
+  readonly skipped: readonly SkippedMcpServer[];
+  prompts(): readonly McpPromptInfo[];
+  /** A prompt (by its `mcp__server__prompt` name) rendered with its arguments to message text. */
+  getPrompt(name: string, args: Readonly<Record<string, string>>): Promise<string>;
+  /** Restarts a server's connection. */
+  reconnect(server: string): Promise<void>;
+}
 
 /** A user message of the current conversation that /rewind can go back to. */
 export interface RewindTarget {
@@ -97,6 +131,8 @@ export interface Runtime {
   readonly checkpoints: CheckpointManager;
   readonly store: SessionStore;
   readonly todos: readonly TodoItem[];
+  /** MCP servers, when any is configured. */
+  readonly mcp?: RuntimeMcp;
   /** Every event of the current session and its successors, plus runtime notices. */
   subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
   /**
@@ -157,6 +193,19 @@ export interface Runtime {
   resume(sessionId: string): Promise<void>;
   /** Closes the session and flushes the transcript. */
   close(): Promise<void>;
+  /** Slash commands from markdown files (user, .claude/commands, .attractor/commands). */
+  readonly customCommands?: readonly CustomCommand[];
+  /** Custom subagent types the model may spawn. */
+  readonly subagentTypes?: readonly SubagentType[];
+  readonly skills?: readonly Skill[];
+  /**
+   * Expands custom command `name` with `args` ($ARGUMENTS, $1…, @file, !`command` through the
+   * permission policy) and runs the result as a message, with the command's model for that turn.
+   * Rejects with CommandExpansionError when a `!` line is refused or fails (nothing is sent).
+   */
+  runCustomCommand?(name: string, args: string): Promise<void>;
+  /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
+  instructionFiles?(): Promise<readonly string[]>;
 }
 
 /** How a `!command` ended: refused by the permission policy, or run (whatever its exit code). */

@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
-import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
   useCallback,
@@ -13,11 +14,13 @@ import {
 import {
   type Choice,
   type CommandHost,
+  commandTable,
   completeCommand,
   matchingCommands,
   nextMode,
   parseInput,
   runCommand,
+  withMcpPrompts,
 } from "../commands/index.js";
 import type { Runtime } from "../runtime/types.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
@@ -89,6 +92,8 @@ export interface AppProps {
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
   const { write } = useStdout();
+  const { setRawMode, isRawModeSupported } = useStdin();
+  const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
   const [epoch, setEpoch] = useState(0);
   const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
@@ -135,6 +140,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   );
 
   const dialogs = useRef(0);
+  const sendMessage = useRef<(text: string) => void>(() => {});
   const host = useMemo<CommandHost>(() => {
     /** Shows a dialog whose first answer settles it; later answers to it are ignored. */
     const ask = (
@@ -184,19 +190,34 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      send: (text) => sendMessage.current(text),
+      editFile: async (path) => {
+        // The editor owns the terminal until it exits; then the transcript is drawn again.
+        const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+        if (isRawModeSupported) setRawMode(false);
+        try {
+          spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "editor", path], { stdio: "inherit" });
+        } finally {
+          if (isRawModeSupported) setRawMode(true);
+          write(CLEAR_SCREEN);
+          dispatch({ type: "reset" });
+          setEpoch((e) => e + 1);
+          for (const item of startItems(runtime, true)) dispatch({ type: "append", item });
+        }
+      },
     };
-  }, [runtime, write, leave]);
+  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
       setCommandRunning(name);
       try {
-        await runCommand(name, args, { runtime, host, busy: busyRef.current });
+        await runCommand(name, args, { runtime, host, busy: busyRef.current }, commands);
       } finally {
         setCommandRunning(undefined);
       }
     },
-    [runtime, host],
+    [runtime, host, commands],
   );
 
   /** `!command`: runs in the project's shell through the permission policy; its output becomes context. */
@@ -247,30 +268,35 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runBang((bang[1] as string).trim());
         return;
       }
-      // Project files change; the next @ lists them afresh.
-      setMentionPaths(undefined);
-      dispatch({ type: "submitted", text: parsed.text, whileBusy: busyRef.current });
-      busyRef.current = true;
-      inflight.current++;
-      withMentions(parsed.text, runtime.projectDir, (problem) =>
-        dispatch({ type: "notice", tone: "warning", text: problem }),
-      )
-        .then((full) => runtime.submit(full))
-        .then(
-          () => {
-            if (--inflight.current === 0) dispatch({ type: "settled" });
-          },
-          (error: unknown) => {
-            inflight.current--;
-            dispatch({
-              type: "failed",
-              message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
-            });
-          },
-        );
+      sendMessage.current(parsed.text);
     },
-    [runtime, runSlash, runBang],
+    [runSlash, runBang],
   );
+
+  /** Sends text to the model as the user's message (a slash command's text included). */
+  sendMessage.current = (text: string) => {
+    dispatch({ type: "submitted", text, whileBusy: busyRef.current });
+    busyRef.current = true;
+    inflight.current++;
+    // Project files change; the next @ lists them afresh.
+    setMentionPaths(undefined);
+    withMentions(text, runtime.projectDir, (problem) =>
+      dispatch({ type: "notice", tone: "warning", text: problem }),
+    )
+      .then((full) => runtime.submit(full))
+      .then(
+        () => {
+          if (--inflight.current === 0) dispatch({ type: "settled" });
+        },
+        (error: unknown) => {
+          inflight.current--;
+          dispatch({
+            type: "failed",
+            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        },
+      );
+  };
 
   /** Enter: while the agent works, a message steers it; otherwise it is sent. */
   const submit = useCallback(
@@ -359,7 +385,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     lastEsc.current = now;
   });
 
-  const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
+  const suggestions = /^\/[\w:-]*$/.test(inputText)
+    ? matchingCommands(inputText.slice(1), withMcpPrompts(commands, runtime)).slice(0, 6)
+    : [];
   const mentionQuery = MENTION_AT_END.exec(inputText)?.[1];
   const wantsPaths = mentionQuery !== undefined && mentionPaths === undefined;
   useEffect(() => {
@@ -376,7 +404,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     mentionQuery !== undefined && mentionPaths ? fuzzyMatch(mentionPaths, mentionQuery, 6) : [];
   /** Tab: a slash command's name, or the best file for the `@` being typed. */
   const complete = (text: string): string | undefined => {
-    const command = completeCommand(text);
+    const command = completeCommand(text, withMcpPrompts(commands, runtime));
     if (command !== undefined) return command;
     const query = MENTION_AT_END.exec(text)?.[1];
     if (query === undefined || !mentionPaths) return undefined;
@@ -399,6 +427,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         {state.running.map((call) => (
           <Box key={call.callId} marginTop={1}>
             <ToolCallBlock call={call} />
+          </Box>
+        ))}
+        {state.subagents.map((agent) => (
+          <Box key={agent.agentId} paddingLeft={2}>
+            <Text dimColor>
+              ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
+              {agent.toolCalls === 1 ? "" : "s"}
+            </Text>
           </Box>
         ))}
         {state.streaming ? (
