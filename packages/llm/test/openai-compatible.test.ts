@@ -282,7 +282,16 @@ describe("OpenAICompatibleAdapter: tools", () => {
       toolResultMessage("call_Q", "Mon", false),
       toolResultMessage("call_R", "boom", true),
     ];
-    const step2 = finishOf(await collect(a.stream({ model: "qwen3:8b", messages: history, tools })));
+    const step2 = finishOf(
+      await collect(
+        a.stream({
+          model: "qwen3:8b",
+          messages: history,
+          tools,
+          providerOptions: { "openai-compatible": { sendReasoning: true } },
+        }),
+      ),
+    );
     expect(responseText(step2)).toBe("It is Monday.");
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
       {
@@ -300,7 +309,7 @@ describe("OpenAICompatibleAdapter: tools", () => {
       a.stream({
         model: "qwen3:8b",
         messages: history,
-        providerOptions: { "openai-compatible": { sendReasoning: false, keep_alive: "5m" } },
+        providerOptions: { "openai-compatible": { keep_alive: "5m" } },
       }),
     );
     const third = server.requests[2]!.body;

@@ -171,11 +171,8 @@ describe("OpenAIAdapter: text", () => {
     expect(body.input).toEqual([
       { type: "message", role: "developer", content: [{ type: "input_text", text: "Prefer metric units." }] },
       { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] },
-      {
-        type: "message",
-        role: "assistant",
-        content: [{ type: "output_text", text: "Checking.", annotations: [] }],
-      },
+      // Text that came from no Responses output item goes back as a plain assistant message.
+      { type: "message", role: "assistant", content: "Checking." },
       { type: "function_call", call_id: "call_w", name: "weather", arguments: '{"city":"Oslo"}' },
       { type: "function_call_output", call_id: "call_w", output: "12 C" },
     ]);
@@ -344,9 +341,12 @@ describe("OpenAIAdapter: reasoning and caching", () => {
       encrypted_content: "gAAAA-enc",
       summary: [{ type: "summary_text", text: "First I look.\n\nThen I answer." }],
     });
+    // The output message goes back as the same item: its id and status, as an input item needs.
     expect(input[2]).toEqual({
       type: "message",
       role: "assistant",
+      id: "msg_r",
+      status: "completed",
       content: [{ type: "output_text", text: "42", annotations: [] }],
     });
     expect(input.filter((i) => i.type === "reasoning")).toHaveLength(1);
@@ -431,8 +431,13 @@ describe("OpenAIAdapter: request content", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("requests structured output with text.format", async () => {
-    const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+  it("requests structured output with text.format, strict only for a schema strict mode accepts", async () => {
+    const schema = {
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+      additionalProperties: false,
+    };
     server.setHandler([
       { kind: "json", body: responseObject("r", [messageItem("m", '{"n":3}')], usage(1, 1)) },
       { kind: "json", body: responseObject("r", [messageItem("m", "{}")], usage(1, 1)) },
@@ -446,6 +451,15 @@ describe("OpenAIAdapter: request content", () => {
     });
     await adapter().complete(ask("json", { responseFormat: { type: "json" } }));
     expect(server.requests[1]!.body.text).toEqual({ format: { type: "json_object" } });
+    // An optional field (not in required) and an open object: strict mode would reject the schema.
+    const loose = { type: "object", properties: { n: { type: "integer" }, note: { type: "string" } } };
+    server.setHandler([
+      { kind: "json", body: responseObject("r", [messageItem("m", '{"n":1}')], usage(1, 1)) },
+    ]);
+    await adapter().complete(
+      ask("count", { responseFormat: { type: "json_schema", schema: loose, name: "count", strict: true } }),
+    );
+    expect(server.requests[2]!.body.text.format.strict).toBe(false);
   });
 
   it("sends auth, organization, project and custom headers, and merges providerOptions last", async () => {
