@@ -39,7 +39,8 @@ import { type Reply, sse, startWireServer, type WireServer } from "./support/wir
 
 let server: WireServer;
 beforeAll(async () => {
-  server = await startWireServer([]);
+  // keep_alive is Ollama's extension, sent through providerOptions by one test on purpose.
+  server = await startWireServer([], { allowFields: ["keep_alive"] });
 });
 afterAll(() => server.close());
 afterEach(() => {
@@ -265,7 +266,10 @@ describe("OpenAICompatibleAdapter: tools", () => {
     const first: Completion = {
       id: "s1",
       reasoning: "I should run it.",
-      calls: [{ id: "call_Q", name: "shell", args: '{"command":"date"}' }],
+      calls: [
+        { id: "call_Q", name: "shell", args: '{"command":"date"}' },
+        { id: "call_R", name: "shell", args: '{"command":"false"}' },
+      ],
       finish: "tool_calls",
     };
     const second: Completion = { id: "s2", content: "It is Monday.", finish: "stop" };
@@ -300,6 +304,7 @@ describe("OpenAICompatibleAdapter: tools", () => {
         reasoning_content: "I should run it.",
         tool_calls: [
           { id: "call_Q", type: "function", function: { name: "shell", arguments: '{"command":"date"}' } },
+          { id: "call_R", type: "function", function: { name: "shell", arguments: '{"command":"false"}' } },
         ],
       },
       { role: "tool", tool_call_id: "call_Q", content: "Mon" },

@@ -267,7 +267,10 @@ describe("OpenAIAdapter: tools", () => {
   it("sends calls and their results back as function_call and function_call_output items", async () => {
     const first = responseObject(
       "resp_s1",
-      [callItem("fc_1", "call_X", "read_file", '{"path":"a.txt"}')],
+      [
+        callItem("fc_1", "call_X", "read_file", '{"path":"a.txt"}'),
+        callItem("fc_2", "call_Y", "read_file", '{"path":"b.txt"}'),
+      ],
       usage(20, 7),
     );
     const second = responseObject("resp_s2", [messageItem("msg_s2", "The file says hi.")], usage(40, 6));
@@ -285,6 +288,7 @@ describe("OpenAIAdapter: tools", () => {
     const input = server.requests[1]!.body.input as Record<string, unknown>[];
     expect(input.slice(1)).toEqual([
       { type: "function_call", call_id: "call_X", name: "read_file", arguments: '{"path":"a.txt"}' },
+      { type: "function_call", call_id: "call_Y", name: "read_file", arguments: '{"path":"b.txt"}' },
       { type: "function_call_output", call_id: "call_X", output: "hi" },
       { type: "function_call_output", call_id: "call_Y", output: 'Error: {"code":2}' },
     ]);
