@@ -35,8 +35,16 @@ export interface HeadlessResult {
     readonly call_id: string;
     readonly message: string;
   }[];
-  /** The error that ended the run, when one did. */
-  readonly error?: { readonly name: string; readonly message: string; readonly status_code?: number };
+  /**
+   * The error that ended the run, when one did; `finish_reason` is the provider's own reason when
+   * the model's response itself was the failure (refusal, SAFETY, max_tokens…).
+   */
+  readonly error?: {
+    readonly name: string;
+    readonly message: string;
+    readonly status_code?: number;
+    readonly finish_reason?: string;
+  };
 }
 
 /** Follows a run's events and turns them into a HeadlessResult. */
@@ -61,6 +69,7 @@ const DENIED = /^Permission denied\b/;
 export function createRunTracker(): RunTracker {
   let reason: ExitReason | undefined;
   let finalText = "";
+  let continuing = false;
   let turns = 0;
   let toolCalls = 0;
   let error: HeadlessResult["error"];
@@ -72,7 +81,10 @@ export function createRunTracker(): RunTracker {
       switch (event.kind) {
         case "assistant_text_end":
           turns++;
-          if (event.data.text.trim() !== "") finalText = event.data.text;
+          // An answer cut at the output limit is continued by the next response: they are one answer.
+          if (continuing) finalText += event.data.text;
+          else if (event.data.text.trim() !== "") finalText = event.data.text;
+          continuing = event.data.finishReason === "length" && event.data.toolCalls.length === 0;
           break;
         case "tool_call_start":
           toolCalls++;
@@ -90,6 +102,7 @@ export function createRunTracker(): RunTracker {
             name: event.data.errorName,
             message: event.data.message,
             ...(event.data.statusCode !== undefined && { status_code: event.data.statusCode }),
+            ...(event.data.finishReason !== undefined && { finish_reason: event.data.finishReason }),
           };
           break;
         case "processing_end":
