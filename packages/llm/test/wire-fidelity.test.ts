@@ -8,6 +8,7 @@ import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
 import {
   assistantMessage,
+  type ContentPart,
   type Message,
   type Request,
   type Response,
@@ -64,11 +65,29 @@ async function collect(stream: AsyncIterable<StreamEvent>): Promise<Response> {
   return last.response;
 }
 
-/** Two parallel calls, the image coming from the first or the second. */
-function parallelWithImage(imageFrom: "first" | "last"): Message[] {
+/** The provider's own reasoning, as its adapter returned it, for histories with reasoning on. */
+const OWN_THINKING: Record<string, ContentPart> = {
+  anthropic: {
+    kind: "thinking",
+    thinking: { text: "Both at once.", signature: "c2ln", provider: "anthropic" },
+  },
+  openai: {
+    kind: "thinking",
+    thinking: { text: "Both at once.", signature: "gAAA-enc", id: "rs_p", provider: "openai" },
+  },
+  gemini: { kind: "thinking", thinking: { text: "Both at once.", signature: "c2ln", provider: "gemini" } },
+  "openai-compatible": {
+    kind: "thinking",
+    thinking: { text: "Both at once.", provider: "openai-compatible", id: "reasoning-0" },
+  },
+};
+
+/** Two parallel calls, the image coming from the first or the second; reasoning first when given. */
+function parallelWithImage(imageFrom: "first" | "last", thinking?: ContentPart): Message[] {
   return [
     userMessage("Look at logo.png and list the files."),
     assistantMessage([
+      ...(thinking !== undefined ? [thinking] : []),
       { kind: "tool_call", toolCall: { id: "call_a", name: "read_file", arguments: { path: "logo.png" } } },
       { kind: "tool_call", toolCall: { id: "call_b", name: "shell", arguments: { command: "ls" } } },
     ]),
@@ -149,6 +168,99 @@ describe("parallel tool results with an image", () => {
       expect(results.map((b: { type: string }) => b.type)).toEqual(["tool_result", "tool_result"]);
       const withImage = results[from === "first" ? 0 : 1];
       expect(withImage.content.map((b: { type: string }) => b.type)).toEqual(["text", "image"]);
+    });
+  }
+});
+
+describe("parallel tool results with an image, reasoning on", () => {
+  for (const from of ["first", "last"] as const) {
+    it(`Anthropic keeps thinking on and the thinking block first (image ${from})`, async () => {
+      const { body } = await bodyOf(anthropic(), {
+        model: "claude-sonnet-4-5",
+        messages: parallelWithImage(from, OWN_THINKING.anthropic),
+        tools,
+        reasoningEffort: "medium",
+      });
+      expect(body.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
+      expect(body.messages[1].content.map((b: { type: string }) => b.type)).toEqual([
+        "thinking",
+        "tool_use",
+        "tool_use",
+      ]);
+    });
+
+    it(`Responses replays the reasoning item before the calls (image ${from})`, async () => {
+      const { body } = await bodyOf(openai(), {
+        model: "gpt-5.2",
+        messages: parallelWithImage(from, OWN_THINKING.openai),
+        tools,
+        reasoningEffort: "medium",
+      });
+      expect(body.input.map((i: { type: string }) => i.type)).toEqual([
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call",
+        "function_call_output",
+        "function_call_output",
+      ]);
+      expect(body.include).toEqual(["reasoning.encrypted_content"]);
+    });
+
+    it(`Gemini 3 keeps the thought and the call's own signature (image ${from})`, async () => {
+      const messages = parallelWithImage(from, OWN_THINKING.gemini).map((m) =>
+        m.role !== "assistant"
+          ? m
+          : {
+              ...m,
+              content: m.content.map((p) =>
+                p.kind === "tool_call" && p.toolCall.id === "call_a"
+                  ? { ...p, toolCall: { ...p.toolCall, thoughtSignature: "b3du" } }
+                  : p,
+              ),
+            },
+      );
+      const { body } = await bodyOf(gemini(), {
+        model: "gemini-3-pro-preview",
+        messages,
+        tools,
+        reasoningEffort: "high",
+      });
+      const parts = body.contents[1].parts;
+      expect(parts[0]).toMatchObject({ thought: true, thoughtSignature: "c2ln" });
+      expect(parts[1].thoughtSignature).toBe("b3du");
+      expect(body.contents[2].parts.map((p: Record<string, unknown>) => Object.keys(p)[0])).toEqual([
+        "functionResponse",
+        "functionResponse",
+        "inlineData",
+      ]);
+    });
+
+    it(`Chat Completions sends reasoning_content only to a server that asked (image ${from})`, async () => {
+      const asking = new OpenAICompatibleAdapter({
+        baseUrl: `${server.url}/v1`,
+        env: {},
+        sendReasoning: true,
+      });
+      const messages = parallelWithImage(from, OWN_THINKING["openai-compatible"]);
+      const { body } = await bodyOf(asking, { model: "deepseek-reasoner", messages, tools });
+      expect(body.messages[1].reasoning_content).toBe("Both at once.");
+      expect(body.messages.map((m: { role: string }) => m.role)).toEqual([
+        "user",
+        "assistant",
+        "tool",
+        "tool",
+        "user",
+      ]);
+      const overridden = await bodyOf(asking, {
+        model: "deepseek-reasoner",
+        messages,
+        tools,
+        providerOptions: { "openai-compatible": { sendReasoning: false } },
+      });
+      expect(overridden.body.messages[1].reasoning_content).toBeUndefined();
+      const plain = await bodyOf(compatible(), { model: "qwen3:8b", messages, tools });
+      expect(plain.body.messages[1].reasoning_content).toBeUndefined();
     });
   }
 });

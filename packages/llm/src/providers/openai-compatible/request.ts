@@ -107,7 +107,11 @@ function toolChoice(choice: ToolChoice): unknown {
  * as DeepSeek's or vLLM's reasoning parsers that want it; strict servers reject the field);
  * OpenRouter's `reasoning_details` always go back as they came.
  */
-export async function buildChatBody(request: Request, stream: boolean): Promise<ChatBody> {
+export async function buildChatBody(
+  request: Request,
+  stream: boolean,
+  sendReasoningByDefault = false,
+): Promise<ChatBody> {
   const warnings: Warning[] = [];
   const { sendReasoning, ...passThrough } = request.providerOptions?.[PROVIDER] ?? {};
   const messages: Json[] = [];
@@ -133,7 +137,7 @@ export async function buildChatBody(request: Request, stream: boolean): Promise<
         break;
       }
       case "assistant":
-        messages.push(assistantMessage(message, sendReasoning === true));
+        messages.push(assistantMessage(message, (sendReasoning ?? sendReasoningByDefault) === true));
         break;
     }
   }
