@@ -169,6 +169,7 @@ describe("headless: abnormal finishes", () => {
       ]);
       expect(code, stderr).toBe(0);
       expect(json).toMatchObject({ is_error: false, result: "The whole answer." });
+      expect(stderr).toMatch(/retrying \(1\/2\) in \d+ ms: .*\(the answer starts again\)/);
     });
   }
 

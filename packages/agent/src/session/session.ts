@@ -83,6 +83,9 @@ export class NothingToContinueError extends Error {
 /** How many times an answer cut at the output limit is continued within one input. */
 const MAX_CONTINUATIONS = 2;
 
+/** How many paused turns in a row are sent back before the input ends with an error. */
+const MAX_PAUSES = 8;
+
 /** Thrown by submit() on a closed session. */
 export class SessionClosedError extends Error {
   override readonly name = "SessionClosedError";
@@ -478,6 +481,7 @@ export class Session {
     let note: string | undefined;
     let malformedRetried = false;
     let continuations = 0;
+    let pauses = 0;
     const signal = this.control.signal;
     for (;;) {
       const { maxTurns } = this.configValue;
@@ -533,8 +537,17 @@ export class Session {
       this.checkContext(request);
       switch (finish.kind) {
         case "normal":
+          pauses = 0;
           break;
         case "paused":
+          if (++pauses > MAX_PAUSES) {
+            this.emitFinishError(
+              `The provider paused the turn ${MAX_PAUSES} times in a row; stopping here.`,
+              "PausedTurnError",
+              "pause_turn",
+            );
+            return { end: "error", rounds };
+          }
           this.emit("warning", {
             code: "paused_turn",
             message: "The provider paused a long turn; sending it back so the model goes on.",
