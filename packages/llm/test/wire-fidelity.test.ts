@@ -386,6 +386,22 @@ describe("cross-provider histories", () => {
   });
 });
 
+describe("Anthropic sampling parameters", () => {
+  it("sends temperature or top_p to Claude 4.5 and later, never both", async () => {
+    const ask = (model: string): Request => ({
+      model,
+      messages: [userMessage("x")],
+      temperature: 0.2,
+      topP: 0.9,
+    });
+    const recent = await bodyOf(anthropic(), ask("claude-sonnet-4-5"));
+    expect(recent.body).toMatchObject({ temperature: 0.2 });
+    expect(recent.body.top_p).toBeUndefined();
+    const older = await bodyOf(anthropic(), ask("claude-3-7-sonnet-20250219"));
+    expect(older.body).toMatchObject({ temperature: 0.2, top_p: 0.9 });
+  });
+});
+
 describe("Anthropic betas", () => {
   it("sends interleaved thinking for budget thinking on Claude 4 models before 4.6, not after", async () => {
     const ask = (model: string): Request => ({

@@ -201,6 +201,11 @@ function anthropicRules(body: Json): string[] {
           );
     }
   }
+  const family = /^claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?/.exec(String(body?.model));
+  const recent =
+    family !== null && (Number(family[1]) > 4 || (family[1] === "4" && Number(family[2] ?? 0) >= 5));
+  if (recent && body.temperature !== undefined && body.top_p !== undefined)
+    errors.push("Claude 4.5 and later take temperature or top_p, not both");
   const marked = JSON.stringify(body).match(/"cache_control":\{/g)?.length ?? 0;
   if (marked > 4) errors.push(`${marked} cache_control breakpoints; at most 4 are allowed`);
   const thinking = body?.thinking;

@@ -195,6 +195,15 @@ function unthoughtToolTurn(messages: readonly WireMessage[]): boolean {
   return first !== "thinking" && first !== "redacted_thinking";
 }
 
+/** Whether the model rejects temperature and top_p together (Claude 4.5 and later). */
+function samplesWithOne(model: string): boolean {
+  const m = /^claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?:\b|-)/.exec(model);
+  if (m === null) return false;
+  const major = Number(m[1]);
+  const minor = Number(m[2] ?? 0);
+  return major > 4 || (major === 4 && minor >= 5);
+}
+
 /** Claude 4 models before 4.6 think between tool calls only with the interleaved-thinking beta. */
 const interleaves = (model: string): boolean =>
   /^claude-(opus|sonnet|haiku)-4\b/.test(model) || /^claude-4-/.test(model);
@@ -240,7 +249,10 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
     body.thinking = { type: "enabled", budget_tokens: budget };
   }
   if (request.temperature !== undefined && !thinking) body.temperature = request.temperature;
-  if (request.topP !== undefined && (!thinking || request.topP >= 0.95)) body.top_p = request.topP;
+  // Claude 4.5 and later take temperature or top_p, not both; temperature is the one kept.
+  const oneSampler = samplesWithOne(request.model) && body.temperature !== undefined;
+  if (request.topP !== undefined && (!thinking || request.topP >= 0.95) && !oneSampler)
+    body.top_p = request.topP;
   if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
     body.stop_sequences = [...request.stopSequences];
   }
