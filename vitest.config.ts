@@ -6,7 +6,11 @@ const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.
 export default defineConfig({
   resolve: {
     // Tests run against the sources, so a change is tested without a build step.
-    alias: { "@attractor/llm": src("llm"), "@attractor/agent": src("agent") },
+    alias: {
+      "@attractor/llm": src("llm"),
+      "@attractor/agent": src("agent"),
+      "@attractor/fleet": src("fleet"),
+    },
   },
   test: {
     include: [

@@ -13,7 +13,14 @@ await rm(new URL("../dist/bundle", import.meta.url), { recursive: true, force: t
 
 const result = await build({
   absWorkingDir: packageDir,
-  entryPoints: { attractor: "dist/main.js" },
+  // The command, and the embedding entry points the package exports (./runtime, ./headless, ./tui):
+  // bundled too, so the published package needs no dependencies at all.
+  entryPoints: {
+    attractor: "dist/main.js",
+    runtime: "dist/runtime/index.js",
+    headless: "dist/headless/index.js",
+    tui: "dist/tui/index.js",
+  },
   outdir: "dist/bundle",
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,
@@ -26,16 +33,26 @@ const result = await build({
   // React (the terminal UI) in its production build: no development checks, and its development
   // builds are left out of the bundle.
   define: { "process.env.NODE_ENV": JSON.stringify("production") },
-  sourcemap: "linked",
-  // Maps point into the compiled files and node_modules rather than carrying their text.
+  // Maps beside the files for local debugging, not referenced from them: they point into the
+  // compiled files and node_modules (rather than carrying their text), which the published
+  // package does not ship, so the package leaves them out and nothing refers to a missing file.
+  sourcemap: "external",
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  // Ink imports React's devtools only when DEV=true; they are not a dependency.
-  external: ["react-devtools-core"],
-  // CommonJS dependencies call require() for Node's built-in modules, which ESM output lacks.
+  // Ink imports React's devtools only when DEV=true; they are not a dependency. ssh2 tries its
+  // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
+  // to JavaScript, which is what the self-contained bundle uses.
+  external: ["react-devtools-core", "*.node", "cpu-features"],
+  // CommonJS dependencies call require() for Node's built-in modules and read __dirname (ssh2),
+  // which ESM output lacks: each output file gets its own, from its own location.
   banner: {
-    js: 'import { createRequire as __attractorCreateRequire } from "node:module";\nconst require = __attractorCreateRequire(import.meta.url);',
+    js: [
+      'import { createRequire as __attractorCreateRequire } from "node:module";',
+      'import { fileURLToPath as __attractorFileURLToPath } from "node:url";',
+      "const require = __attractorCreateRequire(import.meta.url);",
+      'const __dirname = __attractorFileURLToPath(new URL(".", import.meta.url));',
+    ].join("\n"),
   },
 });
 // Which inputs went into which output file: tests read it to check what a run loads.

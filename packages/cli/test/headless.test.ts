@@ -96,28 +96,33 @@ describe("headless runs against each provider's wire protocol", () => {
 
       const json = parseResult(result.stdout);
       expect(json).toMatchObject({
-        kind: "result",
+        type: "result",
         subtype: "success",
         is_error: false,
         exit_reason: "completed",
         result: FINAL,
         provider,
         model: MODEL[provider],
-        turns: 4,
+        num_turns: 4,
         tool_calls: 3,
         permission_denials: [],
       });
       expect(json.usage.input_tokens).toBe(4 * 120);
       expect(json.usage.output_tokens).toBe(4 * 30);
       expect(json.duration_ms).toBeGreaterThan(0);
-      if (provider === "openai-compatible") expect(json.cost_usd).toBeNull();
-      else {
+      expect(json.duration_api_ms).toBeGreaterThan(0);
+      expect(json.duration_api_ms).toBeLessThanOrEqual(json.duration_ms);
+      if (provider === "openai-compatible") {
+        expect(json.total_cost_usd).toBe(0);
+        expect(json.cost_known).toBe(false);
+      } else {
         const expected = estimateCost(MODEL[provider], {
           inputTokens: 480,
           outputTokens: 120,
           totalTokens: 600,
         });
-        expect(json.cost_usd).toBeCloseTo(expected as number, 10);
+        expect(json.total_cost_usd).toBeCloseTo(expected as number, 10);
+        expect(json.cost_known).toBe(true);
         expect(defaultModel(provider)?.id).toBe(MODEL[provider]);
       }
 
@@ -203,12 +208,12 @@ describe("headless exit codes and outputs", () => {
     expect(second?.userTexts.join("\n")).toContain("return a - b");
   });
 
-  it("stream-json: one parseable event per line, bracketed by session_start and session_end, then the result", async () => {
+  it("events: one parseable event per line, bracketed by session_start and session_end, then the result", async () => {
     model = await startScriptedModel("gemini", [
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { text: "It subtracts." },
     ]);
-    const result = await run(["-p", "Look at add()", "--output-format", "stream-json"]);
+    const result = await run(["-p", "Look at add()", "--output-format", "events"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
@@ -217,19 +222,19 @@ describe("headless exit codes and outputs", () => {
     const kinds = lines.map((l) => l.kind);
     expect(kinds[0]).toBe("session_start");
     expect(kinds.at(-2)).toBe("session_end");
-    expect(kinds.at(-1)).toBe("result");
+    expect(lines.at(-1).type).toBe("result");
     for (const k of ["user_input", "assistant_text_start", "assistant_text_delta", "assistant_text_end"])
       expect(kinds).toContain(k);
     const start = lines.find((l) => l.kind === "tool_call_start");
     expect(start.data).toMatchObject({ toolName: "read_file", arguments: { file_path: "src/math.js" } });
     const end = lines.find((l) => l.kind === "tool_call_end");
     expect(end.data.output).toContain("return a - b");
-    expect(lines.every((l) => l.kind === "result" || typeof l.sessionId === "string")).toBe(true);
+    expect(lines.every((l) => l.type === "result" || typeof l.sessionId === "string")).toBe(true);
     expect(lines.at(-1)).toMatchObject({
-      kind: "result",
+      type: "result",
       subtype: "success",
       result: "It subtracts.",
-      turns: 2,
+      num_turns: 2,
     });
     expect(lines.at(-1).session_id).toBe(lines[0].sessionId);
   });
@@ -247,7 +252,11 @@ describe("headless exit codes and outputs", () => {
     const json = parseResult(result.stdout);
     expect(json.result).toBe("I could not run the tests: running commands needs approval.");
     expect(json.permission_denials).toHaveLength(1);
-    expect(json.permission_denials[0]).toMatchObject({ tool: "shell" });
+    expect(json.permission_denials[0]).toMatchObject({
+      tool_name: "shell",
+      tool_input: { command: "node test.js" },
+    });
+    expect(json.permission_denials[0]?.tool_use_id).toMatch(/./);
     const denial = model.seen()[1]?.toolResults[0] ?? "";
     expect(denial).toMatch(/^Permission denied: shell needs approval/);
     expect(denial).toContain("--mode");
@@ -300,7 +309,7 @@ describe("headless exit codes and outputs", () => {
     expect(parseResult(result.stdout)).toMatchObject({
       subtype: "error_max_turns",
       exit_reason: "turn_limit",
-      turns: 2,
+      num_turns: 2,
     });
     expect(model.seen()).toHaveLength(2);
   });
@@ -315,7 +324,7 @@ describe("where and how long a headless run works", () => {
         env: cleanEnv(root, { ...model?.env(), ...env }),
       });
       expect(result.code, result.stderr).toBe(0);
-      return JSON.parse(result.stdout.split("\n")[0] as string).data.workingDirectory;
+      return JSON.parse(result.stdout.split("\n")[0] as string).cwd;
     };
     expect(await workingDir(["--cwd", "project"], {})).toBe(project);
     expect(await workingDir([], { npm_lifecycle_event: "start", INIT_CWD: project })).toBe(project);
@@ -339,10 +348,10 @@ describe("where and how long a headless run works", () => {
     expect(result.code).toBe(130);
     const json = parseResult(result.stdout);
     expect(json).toMatchObject({
-      subtype: "error_interrupted",
+      subtype: "error_during_execution",
       is_error: true,
       exit_reason: "aborted",
-      turns: 1,
+      num_turns: 1,
     });
     const sessionsDir = join(root, "attractor", "sessions");
     const [dir] = await readdir(sessionsDir);
@@ -380,7 +389,7 @@ describe("bad usage and configuration exit 2 before anything runs", () => {
     );
     expect(await bad(["-p", "x", "--max-turns", "0"])).toContain("expected a whole number of at least 1");
     expect(await bad(["-p", "x", "--output-format", "xml"])).toContain(
-      "Allowed choices are text, json, stream-json",
+      "Allowed choices are text, json, stream-json, events",
     );
     expect(await bad(["-p", "x", "--continue", "--resume", "abc"])).toContain("cannot be used with");
   });

@@ -116,7 +116,7 @@ describe("permission modes", () => {
 
 describe("settings rules", () => {
   const rules = {
-    allow: ["shell(npm test:*)", "shell(git commit:*)", "edit(src/**)", "read_file(/etc/hosts)"],
+    allow: ["shell(npm test:*)", "shell(git commit:*)", "edit(/src/**)", "read_file(//etc/hosts)"],
     ask: ["shell(git push:*)"],
     deny: ["read_file(**/.env)", "shell(curl:*)"],
   };

@@ -87,6 +87,7 @@ describe("provider and model resolution", () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect((error as NoProviderError).variables).toEqual([
       "ANTHROPIC_API_KEY",
+      "ANTHROPIC_AUTH_TOKEN",
       "OPENAI_API_KEY",
       "GEMINI_API_KEY",
       "GOOGLE_API_KEY",

@@ -71,7 +71,7 @@ const ENV_PROVIDERS: readonly {
 }[] = [
   {
     name: "anthropic",
-    enabled: (env) => Boolean(env.ANTHROPIC_API_KEY),
+    enabled: (env) => Boolean(env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN),
     load: () => import("./providers/anthropic/index.js"),
     exportName: "AnthropicAdapter",
   },

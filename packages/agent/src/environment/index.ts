@@ -9,3 +9,4 @@ export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";
 export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";
+export * from "./ssh/index.js";

@@ -85,9 +85,16 @@ class LineBuffer {
  * for a multi-gigabyte file or a single gigantic line. Lines end at LF (a CR before it is dropped)
  * and are joined with "\n" (no trailing newline).
  */
-export async function readLines(path: string, options: ReadLinesOptions): Promise<string> {
+export function readLines(path: string, options: ReadLinesOptions): Promise<string> {
+  return readLinesFrom(createReadStream(path, { highWaterMark: 64 * 1024 }), options);
+}
+
+/** readLines over any byte stream (a remote file, say); the stream is destroyed when done. */
+export async function readLinesFrom(
+  stream: AsyncIterable<Buffer> & { destroy(): unknown },
+  options: ReadLinesOptions,
+): Promise<string> {
   const { offset, limit, maxLineLength } = options;
-  const stream = createReadStream(path, { highWaterMark: 64 * 1024 });
   const out: string[] = [];
   if (limit !== undefined && limit <= 0) {
     stream.destroy();
@@ -99,7 +106,7 @@ export async function readLines(path: string, options: ReadLinesOptions): Promis
   let lineNo = 1;
   let done = false;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for await (const chunk of stream) {
       let pos = 0;
       while (pos < chunk.length) {
         const nl = chunk.indexOf(NEWLINE, pos);

@@ -53,7 +53,7 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
     ...(spec.knowledgeCutoff !== undefined && { knowledgeCutoff: spec.knowledgeCutoff }),
     buildSystemPrompt(context: SystemPromptContext): string {
       return assembleSystemPrompt({
-        base: spec.basePrompt,
+        base: context.basePrompt ?? spec.basePrompt,
         environment: context.environmentBlock,
         ...(context.gitSnapshot !== undefined && { git: context.gitSnapshot }),
         tools: context.tools,

@@ -820,6 +820,7 @@ export class Session {
       ...(this.configValue.userInstructions !== undefined && {
         userInstructions: this.configValue.userInstructions,
       }),
+      ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
     });
     const providerOptions = profile.providerOptions();
     return {

@@ -66,6 +66,11 @@ export interface SessionConfig {
   readonly contextWarningThreshold: number;
   /** Appended last to the system prompt. */
   readonly userInstructions?: string;
+  /**
+   * Replaces the profile's base prompt (the agent's own instructions); the environment, tools,
+   * project instructions and user instructions are still added around it.
+   */
+  readonly systemPrompt?: string;
   /** Restricts the tools offered to the model (read-only modes use this); all tools when absent. */
   readonly toolFilter?: (tool: RegisteredTool) => boolean;
   readonly beforeToolCall?: BeforeToolCallHook;

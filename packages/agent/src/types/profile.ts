@@ -32,6 +32,8 @@ export interface SystemPromptContext {
   /** The tools the model is offered this call. */
   readonly tools: readonly ToolDefinition[];
   readonly userInstructions?: string;
+  /** Replaces the profile's base prompt when set (SessionConfig.systemPrompt). */
+  readonly basePrompt?: string;
   /**
    * Prompted tool calling: the tool descriptions and the call format. A profile puts it where
    * the tools layer goes, in place of the short tool list.

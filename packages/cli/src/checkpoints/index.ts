@@ -9,3 +9,4 @@ export {
   type SnapshotOptions,
 } from "./checkpoint-manager.js";
 export { CheckpointGitError } from "./git-runner.js";
+export { CheckpointsUnavailableError, unavailableCheckpoints } from "./unavailable.js";

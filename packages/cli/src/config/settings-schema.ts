@@ -1,4 +1,9 @@
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/modes.js";
+import {
+  PERMISSION_MODE_NAMES,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PermissionModeName,
+} from "../permissions/modes.js";
 
 export { PERMISSION_MODES, type PermissionMode };
 
@@ -12,16 +17,27 @@ export interface PermissionRuleLists {
   readonly deny: readonly string[];
 }
 
+/** The `permissions` object of a settings file: rule lists, and Claude Code's two other keys. */
+export interface PermissionSettings extends Partial<PermissionRuleLists> {
+  /** The mode when none is given on the command line (Claude Code's key; `mode` works too). */
+  readonly defaultMode?: PermissionModeName;
+  /** More directories the tools may touch, as --add-dir gives them. */
+  readonly additionalDirectories?: readonly string[];
+}
+
 /** The contents of one settings file, every field optional. */
 export interface Settings {
   readonly model?: string;
   readonly provider?: string;
   readonly baseUrl?: string;
-  readonly mode?: PermissionMode;
+  /** Our mode names, or Claude Code's and gemini-cli's aliases. */
+  readonly mode?: PermissionModeName;
   readonly reasoningEffort?: (typeof REASONING_EFFORTS)[number];
   readonly maxTurns?: number;
   readonly toolMode?: (typeof TOOL_MODES)[number];
-  readonly permissions?: Partial<PermissionRuleLists>;
+  readonly permissions?: PermissionSettings;
+  /** Run the tools on this SSH host, `[user@]host:/path`, as --remote does. */
+  readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
 }
@@ -41,14 +57,21 @@ export const SETTINGS_SCHEMA = {
     model: { type: "string", minLength: 1 },
     provider: { type: "string", minLength: 1 },
     baseUrl: { type: "string", pattern: "^https?://" },
-    mode: { enum: [...PERMISSION_MODES] },
+    mode: { enum: [...PERMISSION_MODE_NAMES] },
     reasoningEffort: { enum: [...REASONING_EFFORTS] },
     maxTurns: { type: "integer", minimum: 0 },
     toolMode: { enum: [...TOOL_MODES] },
+    remote: { type: "string", minLength: 1 },
     permissions: {
       type: "object",
       additionalProperties: false,
-      properties: { allow: ruleList, ask: ruleList, deny: ruleList },
+      properties: {
+        allow: ruleList,
+        ask: ruleList,
+        deny: ruleList,
+        defaultMode: { enum: [...PERMISSION_MODE_NAMES] },
+        additionalDirectories: { type: "array", items: { type: "string", minLength: 1 } },
+      },
     },
     env: {
       type: "object",

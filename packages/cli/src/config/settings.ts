@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
 import { projectSettingsPath, userSettingsPath } from "./home.js";
 import { findJsonSyntaxError } from "./json-position.js";
@@ -31,8 +32,12 @@ export function formatIssue(issue: SettingsIssue): string {
 }
 
 /** Settings after merging the user's and the project's files. */
-export interface ResolvedSettings extends Omit<Settings, "permissions" | "env"> {
+export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" | "mode"> {
   readonly permissions: PermissionRuleLists;
+  /** `mode` or `permissions.defaultMode`, aliases resolved; the later file wins. */
+  readonly mode?: PermissionMode;
+  /** `permissions.additionalDirectories` of every file, each resolved against its file's project. */
+  readonly additionalDirectories: readonly string[];
   readonly env: { readonly allow: readonly string[] };
   /** The files that existed and were read, user first. */
   readonly sources: readonly string[];
@@ -123,17 +128,28 @@ export function mergeSettings(
   const merged: Record<string, unknown> = {};
   const permissions = { allow: [] as string[], ask: [] as string[], deny: [] as string[] };
   const envAllow: string[] = [];
+  const additionalDirectories: string[] = [];
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
       if (key === "permissions" || key === "env" || key === "$schema") continue;
-      merged[key] = value;
+      merged[key] = key === "mode" ? toPermissionMode(value as string) : value;
     }
+    if (layer.permissions?.defaultMode !== undefined && layer.mode === undefined)
+      merged.mode = toPermissionMode(layer.permissions.defaultMode);
+    for (const dir of layer.permissions?.additionalDirectories ?? [])
+      if (!additionalDirectories.includes(dir)) additionalDirectories.push(dir);
     permissions.allow.push(...(layer.permissions?.allow ?? []));
     permissions.ask.push(...(layer.permissions?.ask ?? []));
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
-  return { ...(merged as Settings), permissions, env: { allow: envAllow }, sources };
+  return {
+    ...(merged as Omit<ResolvedSettings, "permissions" | "env" | "sources" | "additionalDirectories">),
+    permissions,
+    env: { allow: envAllow },
+    additionalDirectories,
+    sources,
+  };
 }
 
 /**

@@ -1,10 +1,14 @@
 import type { SessionEvent } from "@attractor/agent";
 import { summarizeCall } from "../runtime/call-summary.js";
 import type { RuntimeNotice } from "../runtime/types.js";
+import { createClaudeStream, type StreamInit } from "./claude-stream.js";
 import type { HeadlessResult } from "./run-result.js";
 
-/** The headless output formats of --output-format. */
-export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+/**
+ * The headless output formats of --output-format: text; json (one result object); stream-json
+ * (Claude Code's message stream); events (attractor's own event stream, every event).
+ */
+export const OUTPUT_FORMATS = ["text", "json", "stream-json", "events"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /** Somewhere to write text (process.stdout, process.stderr, a test buffer). */
@@ -28,15 +32,33 @@ export interface NoticeLine {
 const isSessionEvent = (e: SessionEvent | RuntimeNotice): e is SessionEvent =>
   "sessionId" in e && "data" in e;
 
-/** The printer for a format: text and json write the answer or result at the end, stream-json every event. */
-export function createPrinter(format: OutputFormat, stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+/** What a printer may need besides the sinks. */
+export interface PrinterOptions {
+  /** stream-json: also emit attractor's own events as `attractor_event` lines. */
+  readonly verbose?: boolean;
+  /** stream-json: the facts of the `system`/`init` line, read when the session starts. */
+  readonly init?: () => StreamInit;
+}
+
+/**
+ * The printer for a format: text and json write the answer or result at the end, stream-json
+ * Claude Code's messages as they complete, events every event.
+ */
+export function createPrinter(
+  format: OutputFormat,
+  stdout: TextSink,
+  stderr: TextSink,
+  options: PrinterOptions = {},
+): HeadlessPrinter {
   switch (format) {
     case "text":
       return textPrinter(stdout, stderr);
     case "json":
       return jsonPrinter(stdout, stderr);
     case "stream-json":
-      return streamJsonPrinter(stdout);
+      return claudeStreamPrinter(stdout, options);
+    case "events":
+      return eventsPrinter(stdout);
   }
 }
 
@@ -96,7 +118,28 @@ function jsonPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
   };
 }
 
-function streamJsonPrinter(stdout: TextSink): HeadlessPrinter {
+function claudeStreamPrinter(stdout: TextSink, options: PrinterOptions): HeadlessPrinter {
+  const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
+  const init =
+    options.init ??
+    (() => {
+      throw new Error("stream-json output needs the run's init facts");
+    });
+  const stream = createClaudeStream({
+    init,
+    emit: line,
+    ...(options.verbose !== undefined && { verbose: options.verbose }),
+  });
+  return {
+    onEvent: (event) => stream.onEvent(event),
+    finish(result) {
+      stream.flush();
+      line(result);
+    },
+  };
+}
+
+function eventsPrinter(stdout: TextSink): HeadlessPrinter {
   const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
   // Notices raised before the session starts wait for session_start, so it is always the first line.
   let started = false;

@@ -26,8 +26,15 @@ export const HEADLESS_UI: RuntimeUi = {
 };
 
 export interface HeadlessOptions {
-  readonly prompt: string;
+  /** The task; or, with `messages`, nothing. */
+  readonly prompt?: string;
+  /** User messages to run one after another (`--input-format stream-json`), each with its result. */
+  readonly messages?: AsyncIterable<string>;
   readonly format: OutputFormat;
+  /** stream-json: add attractor's own events as `attractor_event` lines. */
+  readonly verbose?: boolean;
+  /** The command's version, for stream-json's init line. */
+  readonly version?: string;
   readonly stdout: TextSink;
   readonly stderr: TextSink;
   /** When the process started (performance.now() time origin), for duration_ms. */
@@ -36,11 +43,24 @@ export interface HeadlessOptions {
   readonly onStoppable?: (stop: () => void) => void;
 }
 
-/** Runs one task headless: submits it, prints per the format, closes the runtime; resolves to the exit code. */
+/**
+ * Runs a task (or each message of `messages`, in order) headless: submits it, prints per the
+ * format, closes the runtime; resolves to the exit code (1 when any message's run failed).
+ */
 export async function runHeadless(runtime: Runtime, options: HeadlessOptions): Promise<number> {
-  const startedAt = options.startedAt ?? performance.now();
-  const printer = createPrinter(options.format, options.stdout, options.stderr);
-  const tracker = createRunTracker();
+  let startedAt = options.startedAt ?? performance.now();
+  const printer = createPrinter(options.format, options.stdout, options.stderr, {
+    ...(options.verbose !== undefined && { verbose: options.verbose }),
+    init: () => ({
+      cwd: runtime.projectDir,
+      tools: runtime.session.profile.toolRegistry.names(),
+      model: runtime.model,
+      provider: runtime.provider,
+      permissionMode: runtime.mode,
+      version: options.version ?? "unknown",
+    }),
+  });
+  let tracker = createRunTracker();
   const unsubscribe = runtime.subscribe((event) => {
     tracker.onEvent(event);
     printer.onEvent(event);
@@ -50,30 +70,49 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
     interrupted = true;
     void runtime.interrupt();
   });
-  const sessionId = runtime.session.id;
-  try {
-    await runtime.submit(options.prompt);
-  } catch (error) {
-    tracker.fail(error);
-    options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+  let failed = false;
+  const runOne = async (prompt: string, last: boolean) => {
+    try {
+      await runtime.submit(prompt);
+    } catch (error) {
+      tracker.fail(error);
+      options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    }
+    if (last) {
+      try {
+        await runtime.close();
+      } catch (error) {
+        options.stderr.write(
+          `warning: closing the session failed: ${error instanceof Error ? error.message : String(error)}\n`,
+        );
+      }
+    }
+    const result: HeadlessResult = tracker.result({
+      sessionId: runtime.session.id,
+      provider: runtime.provider,
+      model: runtime.model,
+      cost: runtime.cost(),
+      durationMs: performance.now() - startedAt,
+      interrupted,
+    });
+    printer.finish(result);
+    if (result.is_error) failed = true;
+    tracker = createRunTracker();
+    startedAt = performance.now();
+  };
+  if (options.messages) {
+    let any = false;
+    for await (const message of options.messages) {
+      if (interrupted) break;
+      any = true;
+      await runOne(message, false);
+    }
+    await runtime.close().catch(() => {});
+    if (!any) options.stderr.write("warning: no user message arrived on stdin\n");
+  } else {
+    await runOne(options.prompt ?? "", true);
   }
-  try {
-    await runtime.close();
-  } catch (error) {
-    options.stderr.write(
-      `warning: closing the session failed: ${error instanceof Error ? error.message : String(error)}\n`,
-    );
-  }
-  const result: HeadlessResult = tracker.result({
-    sessionId,
-    provider: runtime.provider,
-    model: runtime.model,
-    cost: runtime.cost(),
-    durationMs: performance.now() - startedAt,
-    interrupted,
-  });
-  printer.finish(result);
   unsubscribe();
   if (interrupted) return EXIT.INTERRUPTED;
-  return result.is_error ? EXIT.FAILED : EXIT.OK;
+  return failed ? EXIT.FAILED : EXIT.OK;
 }

@@ -1,40 +1,51 @@
+import { randomUUID } from "node:crypto";
 import type { SessionEvent } from "@attractor/agent";
 import type { CostSummary, RuntimeNotice } from "../runtime/types.js";
 
 /** Why a headless run ended. */
 export type ExitReason = "completed" | "awaiting_input" | "turn_limit" | "error" | "aborted";
 
-/** The one object `--output-format json` prints, and the last line of `stream-json`. */
+/**
+ * The one object `--output-format json` prints, and the last line of `stream-json` and `events`:
+ * Claude Code's result message (`type`, `subtype`, `is_error`, `result`, `session_id`,
+ * `num_turns`, `total_cost_usd`, `duration_ms`, `duration_api_ms`, `usage`,
+ * `permission_denials`), so scripts written for it read ours, plus attractor's own fields.
+ */
 export interface HeadlessResult {
-  readonly kind: "result";
-  readonly subtype: "success" | "error_max_turns" | "error_during_execution" | "error_interrupted";
+  readonly type: "result";
+  /** Claude Code's subtypes; an interrupted run is `error_during_execution` with exit_reason "aborted". */
+  readonly subtype: "success" | "error_max_turns" | "error_during_execution";
   readonly is_error: boolean;
   readonly exit_reason: ExitReason;
   /** The final answer: the text of the run's last model response that had any. */
   readonly result: string;
   readonly session_id: string;
-  readonly provider: string;
-  readonly model: string;
   /** Model responses in this run. */
-  readonly turns: number;
-  readonly tool_calls: number;
+  readonly num_turns: number;
   readonly duration_ms: number;
+  /** Time spent waiting for model responses (request sent to response complete), in total. */
+  readonly duration_api_ms: number;
+  /** US dollars from the catalog prices; 0 with `cost_known: false` when the model has no known price. */
+  readonly total_cost_usd: number;
+  readonly cost_known: boolean;
   readonly usage: {
     readonly input_tokens: number;
     readonly output_tokens: number;
+    readonly cache_read_input_tokens: number;
+    readonly cache_creation_input_tokens: number;
     readonly reasoning_tokens: number;
-    readonly cache_read_tokens: number;
-    readonly cache_write_tokens: number;
     readonly total_tokens: number;
   };
-  /** US dollars from the catalog prices; null when the model has no known price. */
-  readonly cost_usd: number | null;
-  /** Tool calls the permission policy refused, with the message the model got. */
+  /** Tool calls the permission policy refused: Claude Code's fields, and the message the model got. */
   readonly permission_denials: readonly {
-    readonly tool: string;
-    readonly call_id: string;
+    readonly tool_name: string;
+    readonly tool_use_id: string;
+    readonly tool_input: Readonly<Record<string, unknown>>;
     readonly message: string;
   }[];
+  readonly provider: string;
+  readonly model: string;
+  readonly tool_calls: number;
   /**
    * The error that ended the run, when one did; `finish_reason` is the provider's own reason when
    * the model's response itself was the failure (refusal, SAFETY, max_tokens…).
@@ -45,6 +56,7 @@ export interface HeadlessResult {
     readonly status_code?: number;
     readonly finish_reason?: string;
   };
+  readonly uuid: string;
 }
 
 /** Follows a run's events and turns them into a HeadlessResult. */
@@ -73,13 +85,22 @@ export function createRunTracker(): RunTracker {
   let turns = 0;
   let toolCalls = 0;
   let error: HeadlessResult["error"];
-  const denials: { tool: string; call_id: string; message: string }[] = [];
+  const denials: HeadlessResult["permission_denials"][number][] = [];
+  const inputs = new Map<string, Readonly<Record<string, unknown>>>();
+  // Model time: from the moment a request can go out (the message, or a tool round's end) to its answer.
+  let apiMs = 0;
+  let waitingSince: number | undefined;
 
   return {
     onEvent(event) {
       if (!("sessionId" in event)) return;
       switch (event.kind) {
+        case "user_input":
+          waitingSince = performance.now();
+          break;
         case "assistant_text_end":
+          if (waitingSince !== undefined) apiMs += performance.now() - waitingSince;
+          waitingSince = undefined;
           turns++;
           // An answer cut at the output limit is continued by the next response: they are one answer.
           if (continuing) finalText += event.data.text;
@@ -88,12 +109,15 @@ export function createRunTracker(): RunTracker {
           break;
         case "tool_call_start":
           toolCalls++;
+          inputs.set(event.data.callId, event.data.arguments);
           break;
         case "tool_call_end":
+          waitingSince = performance.now();
           if (event.data.isError && DENIED.test(event.data.output))
             denials.push({
-              tool: event.data.toolName,
-              call_id: event.data.callId,
+              tool_name: event.data.toolName,
+              tool_use_id: event.data.callId,
+              tool_input: inputs.get(event.data.callId) ?? {},
               message: event.data.output,
             });
           break;
@@ -124,37 +148,38 @@ export function createRunTracker(): RunTracker {
     result(details) {
       const exit = reason ?? "error";
       const subtype: HeadlessResult["subtype"] = details.interrupted
-        ? "error_interrupted"
+        ? "error_during_execution"
         : exit === "completed" || exit === "awaiting_input"
           ? "success"
           : exit === "turn_limit"
             ? "error_max_turns"
-            : exit === "aborted"
-              ? "error_interrupted"
-              : "error_during_execution";
+            : "error_during_execution";
       const c = details.cost;
       return {
-        kind: "result",
+        type: "result",
         subtype,
         is_error: subtype !== "success",
-        exit_reason: exit,
+        exit_reason: details.interrupted ? "aborted" : exit,
         result: finalText,
         session_id: details.sessionId,
-        provider: details.provider,
-        model: details.model,
-        turns,
-        tool_calls: toolCalls,
+        num_turns: turns,
         duration_ms: Math.round(details.durationMs),
+        duration_api_ms: Math.round(apiMs),
+        total_cost_usd: c.costUsd ?? 0,
+        cost_known: c.costUsd !== undefined,
         usage: {
           input_tokens: c.inputTokens,
           output_tokens: c.outputTokens,
+          cache_read_input_tokens: c.cacheReadTokens,
+          cache_creation_input_tokens: c.cacheWriteTokens,
           reasoning_tokens: c.reasoningTokens,
-          cache_read_tokens: c.cacheReadTokens,
-          cache_write_tokens: c.cacheWriteTokens,
           total_tokens: c.totalTokens,
         },
-        cost_usd: c.costUsd ?? null,
         permission_denials: denials,
+        provider: details.provider,
+        model: details.model,
+        tool_calls: toolCalls,
+        uuid: randomUUID(),
         ...(error !== undefined && subtype !== "success" && { error }),
       };
     },

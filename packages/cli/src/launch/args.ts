@@ -1,8 +1,33 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { TOOL_MODES } from "../config/settings-schema.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../headless/printers.js";
-import { PERMISSION_MODES, type PermissionMode } from "../permissions/modes.js";
+import { PERMISSION_MODE_NAMES, type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { PROVIDERS } from "../runtime/provider-names.js";
+
+/** The headless input formats of --input-format. */
+export const INPUT_FORMATS = ["text", "stream-json"] as const;
+
+/**
+ * Splits a tool-rule list as Claude Code's --allowedTools takes it: rules separated by commas or
+ * spaces, except inside a rule's parentheses (`Bash(git diff:*),Edit` is two rules).
+ */
+export function splitRuleList(text: string): string[] {
+  const rules: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of text) {
+    if (ch === "(") depth++;
+    else if (ch === ")") depth = Math.max(0, depth - 1);
+    if (depth === 0 && (ch === "," || /\s/.test(ch))) {
+      if (current !== "") rules.push(current);
+      current = "";
+    } else current += ch;
+  }
+  if (current !== "") rules.push(current);
+  return rules;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** The reasoning efforts the command line offers (settings files accept a few more). */
 export const CLI_REASONING_EFFORTS = ["low", "medium", "high"] as const;
@@ -17,6 +42,19 @@ export interface CliArgs {
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
   readonly outputFormat?: OutputFormat;
+  readonly inputFormat?: (typeof INPUT_FORMATS)[number];
+  /** stream-json output: add attractor's own events. */
+  readonly verbose: boolean;
+  /** Allow rules from --allowedTools, in the settings' rule syntax. */
+  readonly allowedTools: readonly string[];
+  /** Deny rules from --disallowedTools. */
+  readonly disallowedTools: readonly string[];
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
+  /** Directories from --add-dir, as given. */
+  readonly addDirs: readonly string[];
+  /** `[user@]host:/path` from --remote. */
+  readonly remote?: string;
   readonly maxTurns?: number;
   readonly reasoningEffort?: (typeof CLI_REASONING_EFFORTS)[number];
   readonly toolMode?: (typeof TOOL_MODES)[number];
@@ -42,6 +80,9 @@ Examples:
   attractor "add a --verbose flag"           start it with a first message
   attractor -p "fix the failing test"        run headless: do the task, print the answer, exit
   attractor -p --output-format json "..."    print one JSON result object instead
+  attractor -p --output-format stream-json   Claude Code's message stream, one JSON object a line
+  git diff | attractor -p "review this"      the argument, then the piped text, go to the model
+  attractor -p --allowedTools "Bash(npm test:*),Edit" --permission-mode acceptEdits "..."
   git diff | attractor -p                    read the task from stdin
   attractor -c                               continue this directory's latest session
   attractor --provider openai-compatible --base-url http://localhost:11434/v1 --model qwen3:8b
@@ -71,9 +112,38 @@ function buildProgram(version: string, io: ParseIo): Command {
       "--base-url <url>",
       "server URL (required for openai-compatible unless OPENAI_COMPATIBLE_BASE_URL is set)",
     )
-    .addOption(new Option("--mode <mode>", "permission mode (default: normal)").choices(PERMISSION_MODES))
+    .addOption(
+      new Option(
+        "--mode, --permission-mode <mode>",
+        "permission mode: plan, normal, auto-edit, yolo (Claude Code's and gemini-cli's names work too: default, acceptEdits, bypassPermissions, auto_edit)",
+      ).choices(PERMISSION_MODE_NAMES),
+    )
     .addOption(
       new Option("--output-format <format>", "headless output (default: text)").choices(OUTPUT_FORMATS),
+    )
+    .addOption(
+      new Option(
+        "--input-format <format>",
+        "headless input: text, or stream-json user messages on stdin",
+      ).choices(INPUT_FORMATS),
+    )
+    .option("--verbose", "stream-json: also print attractor's own events (deltas, retries, compaction)")
+    .option(
+      "--allowedTools, --allowed-tools <rules>",
+      'allow rules, comma or space separated (e.g. "Bash(git diff:*),Edit"); repeatable',
+      collect,
+    )
+    .option(
+      "--disallowedTools, --disallowed-tools <rules>",
+      "deny rules, comma or space separated; repeatable",
+      collect,
+    )
+    .option("--system-prompt <text>", "replace the agent's own instructions in the system prompt")
+    .option("--append-system-prompt <text>", "add instructions at the end of the system prompt")
+    .option("--add-dir <dir>", "another directory the tools may work in; repeatable", collect)
+    .option(
+      "--remote <[user@]host:/path>",
+      "run the tools on an SSH host (host may be an ~/.ssh/config alias)",
     )
     .addOption(
       new Option("--max-turns <n>", "model responses allowed per message").argParser(positiveInteger),
@@ -123,8 +193,17 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     provider?: string;
     model?: string;
     baseUrl?: string;
-    mode?: PermissionMode;
+    /** --mode and --permission-mode land here (commander names an option by its last long flag). */
+    permissionMode?: string;
     outputFormat?: OutputFormat;
+    inputFormat?: CliArgs["inputFormat"];
+    verbose?: boolean;
+    allowedTools?: string[];
+    disallowedTools?: string[];
+    systemPrompt?: string;
+    appendSystemPrompt?: string;
+    addDir?: string[];
+    remote?: string;
     maxTurns?: number;
     reasoningEffort?: CliArgs["reasoningEffort"];
     toolMode?: CliArgs["toolMode"];
@@ -141,8 +220,16 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.provider !== undefined && { provider: o.provider }),
       ...(o.model !== undefined && { model: o.model }),
       ...(o.baseUrl !== undefined && { baseUrl: o.baseUrl }),
-      ...(o.mode !== undefined && { mode: o.mode }),
+      ...(o.permissionMode !== undefined && { mode: toPermissionMode(o.permissionMode) as PermissionMode }),
       ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
+      ...(o.inputFormat !== undefined && { inputFormat: o.inputFormat }),
+      verbose: o.verbose ?? false,
+      allowedTools: (o.allowedTools ?? []).flatMap(splitRuleList),
+      disallowedTools: (o.disallowedTools ?? []).flatMap(splitRuleList),
+      ...(o.systemPrompt !== undefined && { systemPrompt: o.systemPrompt }),
+      ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
+      addDirs: o.addDir ?? [],
+      ...(o.remote !== undefined && { remote: o.remote }),
       ...(o.maxTurns !== undefined && { maxTurns: o.maxTurns }),
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),

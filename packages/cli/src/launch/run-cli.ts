@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { type CliArgs, parseArgs } from "./args.js";
-import { readAll } from "./prompt-input.js";
+import { mergePromptAndPipe, readAll } from "./prompt-input.js";
 
 /** The process around a run; tests pass their own. */
 export interface CliIo {
@@ -55,6 +55,9 @@ const usage = (io: CliIo, message: string): number => {
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const startedAt = performance.now();
+  // Subcommands of their own, loaded only when used.
+  if (argv[0] === "fleet")
+    return (await import("../fleet/fleet-command.js")).runFleetCommand(argv.slice(1), io);
   const parsed = parseArgs(argv, cliVersion(), io);
   if (parsed.kind === "exit") return parsed.code;
   const args = parsed.args;
@@ -63,11 +66,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const headless = args.print || !stdinIsTty;
 
   let prompt = args.prompt;
-  if (headless) {
-    if (prompt === undefined && !stdinIsTty) {
-      const piped = (await readAll(io.stdin)).trim();
-      if (piped !== "") prompt = piped;
-    }
+  const streamInput = args.inputFormat === "stream-json";
+  if (streamInput) {
+    if (!headless) return usage(io, "--input-format stream-json applies to headless runs: add -p.");
+    if (stdinIsTty)
+      return usage(io, "--input-format stream-json reads user messages from stdin: pipe them in.");
+    if (prompt !== undefined)
+      return usage(
+        io,
+        "with --input-format stream-json, every message comes on stdin: drop the prompt argument.",
+      );
+  } else if (headless) {
+    // Piped text goes to the model with the argument, after it (as other agents do).
+    if (!stdinIsTty) prompt = mergePromptAndPipe(prompt, await readAll(io.stdin));
     if (prompt === undefined) {
       return usage(
         io,
@@ -79,6 +90,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } else if (args.outputFormat !== undefined) {
     return usage(io, "--output-format applies to headless runs: add -p.");
   }
+  if (args.verbose && args.outputFormat !== "stream-json" && headless)
+    io.stderr.write("attractor: --verbose adds events to stream-json output only; ignored.\n");
 
   let resume = typeof args.resume === "string" ? args.resume : undefined;
   if (args.resume === true) {
@@ -108,6 +121,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.model !== undefined && { model: args.model }),
       ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
       ...(args.mode !== undefined && { mode: args.mode }),
+      ...(args.allowedTools.length > 0 && { allowedTools: args.allowedTools }),
+      ...(args.disallowedTools.length > 0 && { disallowedTools: args.disallowedTools }),
+      ...(args.systemPrompt !== undefined && { systemPrompt: args.systemPrompt }),
+      ...(args.appendSystemPrompt !== undefined && { appendSystemPrompt: args.appendSystemPrompt }),
+      ...(args.addDirs.length > 0 && {
+        additionalDirectories: args.addDirs.map((d) => resolve(projectDirectory({}, io), d)),
+      }),
+      ...(args.remote !== undefined && { remote: args.remote }),
       ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
@@ -123,9 +144,14 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   if (headless) {
     const { runHeadless } = await import("../headless/run-headless.js");
+    const messages = streamInput
+      ? (await import("../headless/stdin-messages.js")).readStreamJsonMessages(io.stdin, io.stderr)
+      : undefined;
     return runHeadless(runtime, {
-      prompt: prompt as string,
-      format: args.outputFormat ?? "text",
+      ...(messages !== undefined ? { messages } : { prompt: prompt as string }),
+      format: args.outputFormat ?? (streamInput ? "stream-json" : "text"),
+      verbose: args.verbose,
+      version: cliVersion(),
       stdout: io.stdout,
       stderr: io.stderr,
       startedAt,

@@ -8,7 +8,15 @@ export {
   maxTier,
   type SafetyTier,
 } from "./command-safety.js";
-export { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./modes.js";
+export {
+  isPermissionMode,
+  PERMISSION_MODE_ALIASES,
+  PERMISSION_MODE_NAMES,
+  PERMISSION_MODES,
+  type PermissionMode,
+  type PermissionModeName,
+  toPermissionMode,
+} from "./modes.js";
 export { canonicalPath, displayPath, isInside } from "./paths.js";
 export {
   type AskAnswer,
@@ -29,8 +37,10 @@ export {
   parseRule,
   parseRules,
   pathPatternMatches,
+  pathRulePattern,
   RuleSyntaxError,
   ruleAppliesTo,
+  rulesForUnknownTools,
   TOOL_GROUPS,
 } from "./rules.js";
 export {

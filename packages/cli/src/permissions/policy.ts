@@ -12,10 +12,10 @@ import type { PermissionMode } from "./modes.js";
 import { canonicalPath, displayPath, isInside } from "./paths.js";
 import {
   commandPatternMatches,
-  escapeGlob,
   type PermissionRule,
   parseRules,
   pathPatternMatches,
+  pathRulePattern,
   ruleAppliesTo,
 } from "./rules.js";
 import { createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
@@ -75,6 +75,8 @@ export interface PermissionPolicyOptions {
   };
   /** Absolute project directory: paths outside it ask. */
   readonly projectRoot: string;
+  /** More directories the tools may touch as if they were in the project (--add-dir). */
+  readonly additionalDirectories?: readonly string[];
   /** Working directory relative paths resolve against; the project root by default. */
   readonly cwd?: string;
   /** Asks the user; without it (or when headless) what would ask is denied. */
@@ -158,6 +160,7 @@ const TIER_RANK: Readonly<Record<SafetyTier, number>> = { none: 0, medium: 1, hi
 export function createPermissionPolicy(options: PermissionPolicyOptions): PermissionPolicy {
   let mode = options.mode;
   const root = canonicalPath(options.projectRoot, "/");
+  const extraRoots = (options.additionalDirectories ?? []).map((d) => canonicalPath(d, root));
   const cwd = options.cwd ? canonicalPath(options.cwd, root) : root;
   const allowRules = parseRules(options.rules?.allow ?? []);
   const askRules = parseRules(options.rules?.ask ?? []);
@@ -239,7 +242,7 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     }
     if (d.files.length > 0 && (d.kind === "read" || d.kind === "edit")) {
       return {
-        rules: d.files.map((f) => `${call.toolName}(${escapeGlob(f.relative ?? f.absolute)})`),
+        rules: d.files.map((f) => `${call.toolName}(${pathRulePattern(f.relative, f.absolute)})`),
         tier: "none",
       };
     }
@@ -265,7 +268,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
 
   const evaluate = (call: ToolCallInfo): PermissionEvaluation => {
     const d = describe(call);
-    const outside = d.files.filter((f) => f.relative === undefined);
+    const outside = d.files.filter(
+      (f) => f.relative === undefined && !extraRoots.some((r) => isInside(r, f.absolute)),
+    );
     // 1. The built-in deny list: never runs.
     if (d.line?.blocked) {
       const reason = d.line.commands.find((a) => a.blocked)?.reason ?? d.line.reason;

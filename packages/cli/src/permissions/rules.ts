@@ -33,6 +33,8 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   bash: "shell",
   write: "write_file",
   multiedit: "edit_file",
+  ls: "list_dir",
+  notebookedit: "edit_file",
 };
 
 /** Parses `tool` or `tool(pattern)`; throws RuleSyntaxError. */
@@ -98,11 +100,12 @@ export function commandPatternMatches(pattern: string, text: string): boolean {
   return matcher(text);
 }
 
-const pathMatchers = new Map<string, (path: string) => boolean>();
+const pathMatchers = new Map<string, { absolute: boolean; test: (path: string) => boolean }>();
 
 /**
- * Matches a path glob against a file: relative patterns see the project-relative path (posix),
- * absolute and `~/` patterns see the absolute path.
+ * Matches a path glob against a file, reading the pattern as Claude Code does: `//abs/path` is an
+ * absolute path, `~/path` is under the home directory, and `/path`, `./path` or `path` are
+ * relative to the project (they see the project-relative posix path, so never match outside it).
  */
 export function pathPatternMatches(
   pattern: string,
@@ -111,14 +114,22 @@ export function pathPatternMatches(
 ): boolean {
   let matcher = pathMatchers.get(pattern);
   if (!matcher) {
-    const expanded = pattern.startsWith("~/") ? `${homedir()}/${pattern.slice(2)}` : pattern;
-    const test = picomatch(expanded.startsWith("./") ? expanded.slice(2) : expanded, { dot: true });
-    matcher = test;
+    const absolute = pattern.startsWith("//") || pattern.startsWith("~/");
+    const glob = pattern.startsWith("//")
+      ? pattern.slice(1)
+      : pattern.startsWith("~/")
+        ? `${homedir()}/${pattern.slice(2)}`
+        : pattern.replace(/^\.?\//, "");
+    matcher = { absolute, test: picomatch(glob, { dot: true }) };
     pathMatchers.set(pattern, matcher);
   }
-  const absolutePattern = pattern.startsWith("/") || pattern.startsWith("~/");
-  if (absolutePattern) return matcher(absolutePath);
-  return relativePath !== undefined && matcher(relativePath);
+  if (matcher.absolute) return matcher.test(absolutePath);
+  return relativePath !== undefined && matcher.test(relativePath);
+}
+
+/** The rule pattern naming exactly this file: project-relative inside it, `//absolute` outside. */
+export function pathRulePattern(relativePath: string | undefined, absolutePath: string): string {
+  return relativePath !== undefined ? escapeGlob(relativePath) : `/${escapeGlob(absolutePath)}`;
 }
 
 /** Escapes glob metacharacters so a literal path can be used as a rule pattern. */
@@ -128,4 +139,25 @@ export function escapeGlob(path: string): string {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/**
+ * The rules among `sources` that name no tool this session has (`known` says which names exist),
+ * so they can be reported rather than silently never matching. MCP tool rules (`mcp__…`) are left
+ * out: their servers may connect later.
+ */
+export function rulesForUnknownTools(
+  sources: readonly string[],
+  known: (toolName: string) => boolean,
+): string[] {
+  return sources.filter((source) => {
+    let rule: PermissionRule;
+    try {
+      rule = parseRule(source);
+    } catch {
+      return false;
+    }
+    if (rule.tools.includes("*")) return false;
+    return rule.tools.every((tool) => !tool.startsWith("mcp__") && !known(tool));
+  });
 }

@@ -25,12 +25,20 @@ export interface ModelRequest {
 /** Environment variables holding each keyed provider's API key, in the order auto-detection tries them. */
 export const KEY_VARIABLES: Readonly<Record<Exclude<ProviderName, "openai-compatible">, readonly string[]>> =
   {
-    anthropic: ["ANTHROPIC_API_KEY"],
+    anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"],
     openai: ["OPENAI_API_KEY"],
     gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
   };
 
 const AUTO_ORDER = ["anthropic", "openai", "gemini"] as const;
+
+/** Environment variables naming a provider's model, as other agents read them (flags and settings win). */
+export const MODEL_VARIABLES: Readonly<Record<ProviderName, string | undefined>> = {
+  anthropic: "ANTHROPIC_MODEL",
+  openai: "OPENAI_MODEL",
+  gemini: "GEMINI_MODEL",
+  "openai-compatible": undefined,
+};
 
 const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 
@@ -38,7 +46,7 @@ const set = (env: Env, name: string) => (env[name] ?? "").trim() !== "";
 export function noProviderMessage(): string {
   return [
     "No model provider is configured. Set the API key of one provider:",
-    "  ANTHROPIC_API_KEY   Anthropic (Claude)",
+    "  ANTHROPIC_API_KEY   Anthropic (Claude); ANTHROPIC_AUTH_TOKEN for a bearer token",
     "  OPENAI_API_KEY      OpenAI",
     "  GEMINI_API_KEY      Google Gemini (GOOGLE_API_KEY works too)",
     "or point attractor at a local OpenAI-compatible server (Ollama, vLLM, LM Studio, llama.cpp):",
@@ -73,6 +81,11 @@ export function resolveModelChoice(flags: ModelRequest, settings: ModelRequest, 
   }
   if (provider === undefined) provider = AUTO_ORDER.find((p) => KEY_VARIABLES[p].some((v) => set(env, v)));
   if (provider === undefined && compatibleUrl !== undefined) provider = "openai-compatible";
+  const modelVariable = provider !== undefined ? MODEL_VARIABLES[provider] : undefined;
+  const envModel =
+    model === undefined && modelVariable !== undefined ? nonEmpty(env[modelVariable]) : undefined;
+  if (envModel !== undefined)
+    return resolveModelChoice({ ...flags, provider, model: envModel }, settings, env);
   if (provider === undefined) {
     throw new NoProviderError(
       [

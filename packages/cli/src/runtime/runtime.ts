@@ -3,6 +3,7 @@ import { resolve } from "node:path";
 import {
   createAskUserTool,
   createTodoTool,
+  type ExecutionEnvironment,
   LocalExecutionEnvironment,
   type ProviderProfile,
   Session,
@@ -12,7 +13,11 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../checkpoints/index.js";
+import {
+  type CheckpointManager,
+  createCheckpointManager,
+  unavailableCheckpoints,
+} from "../checkpoints/index.js";
 import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
 import {
   type AskAnswer,
@@ -20,6 +25,7 @@ import {
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
+  rulesForUnknownTools,
 } from "../permissions/index.js";
 import {
   createSessionStore,
@@ -77,6 +83,18 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** Allow rules added to the settings' (--allowedTools). */
+  readonly allowedTools?: readonly string[];
+  /** Deny rules added to the settings' (--disallowedTools). */
+  readonly disallowedTools?: readonly string[];
+  /** Replaces the agent's own instructions in the system prompt (--system-prompt). */
+  readonly systemPrompt?: string;
+  /** Added at the end of the system prompt (--append-system-prompt). */
+  readonly appendSystemPrompt?: string;
+  /** Absolute directories the tools may touch besides the project (--add-dir). */
+  readonly additionalDirectories?: readonly string[];
+  /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
+  readonly remote?: string;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -105,7 +123,19 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
-  const settings = options.settings ?? (await loadSettings({ home, projectDir }));
+  const loaded = options.settings ?? (await loadSettings({ home, projectDir }));
+  const settings: ResolvedSettings = {
+    ...loaded,
+    permissions: {
+      allow: [...loaded.permissions.allow, ...(options.allowedTools ?? [])],
+      ask: loaded.permissions.ask,
+      deny: [...loaded.permissions.deny, ...(options.disallowedTools ?? [])],
+    },
+  };
+  const additionalDirectories = [
+    ...(loaded.additionalDirectories ?? []).map((d) => resolve(projectDir, d)),
+    ...(options.additionalDirectories ?? []),
+  ];
   const choice = resolveModelChoice(
     {
       ...(options.provider !== undefined && { provider: options.provider }),
@@ -120,7 +150,13 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);
-  const checkpoints = await createCheckpointManager({ projectRoot: projectDir, home });
+  const remoteSpec = options.remote ?? loaded.remote;
+  const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
+  const checkpoints = remote
+    ? unavailableCheckpoints(
+        `checkpoints are not taken for a project on a remote host (${remoteSpec}), so there is nothing to undo or restore`,
+      )
+    : await createCheckpointManager({ projectRoot: projectDir, home });
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
@@ -137,6 +173,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     maxTurns: options.maxTurns ?? settings.maxTurns ?? 0,
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
+    additionalDirectories,
+    ...(remote !== undefined && { remote }),
+    ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
+    ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
   });
   await runtime.start(stored);
   return runtime;
@@ -155,6 +195,11 @@ interface RuntimeParts {
   readonly maxTurns: number;
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
+  readonly additionalDirectories: readonly string[];
+  /** The tools' environment on a remote host, initialized; the local project otherwise. */
+  readonly remote?: ExecutionEnvironment;
+  readonly systemPrompt?: string;
+  readonly appendSystemPrompt?: string;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -165,7 +210,7 @@ class AgentRuntime implements Runtime {
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
   private readonly client: Client;
-  private readonly environment: LocalExecutionEnvironment;
+  private readonly environment: ExecutionEnvironment;
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -199,11 +244,13 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment = new LocalExecutionEnvironment({
-      workingDirectory: parts.projectDir,
-      envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-      baseEnv: parts.env,
-    });
+    this.environment =
+      parts.remote ??
+      new LocalExecutionEnvironment({
+        workingDirectory: parts.projectDir,
+        envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
+        baseEnv: parts.env,
+      });
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -234,6 +281,16 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    const { allow, ask, deny } = this.parts.settings.permissions;
+    const registry = this.profile.toolRegistry;
+    for (const rule of rulesForUnknownTools(
+      [...allow, ...ask, ...deny],
+      (name) => registry.get(name) !== undefined,
+    ))
+      this.notify({
+        kind: "warning",
+        message: `the permission rule ${rule} names a tool this agent does not have; it never matches (tools: ${registry.names().join(", ")})`,
+      });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
   }
@@ -477,7 +534,8 @@ class AgentRuntime implements Runtime {
     const policy = createPermissionPolicy({
       mode,
       rules: this.parts.settings.permissions,
-      projectRoot: this.projectDir,
+      projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
+      additionalDirectories: this.parts.additionalDirectories,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
@@ -500,7 +558,7 @@ class AgentRuntime implements Runtime {
     return {
       beforeToolCall: createToolGuard({
         policy: this.policy,
-        checkpoints: this.checkpoints,
+        checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
         userMessageId: () => this.recorder.lastUserEntryId,
         onSnapshotError: (error) => {
@@ -513,6 +571,8 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+      ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
+      ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
     };
   }
 
@@ -649,6 +709,31 @@ class AgentRuntime implements Runtime {
 
   private deliver(event: SessionEvent | RuntimeNotice): void {
     for (const listener of this.listeners) safeCall(listener, event);
+  }
+}
+
+/**
+ * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
+ * aliases, identity file, known_hosts), the user's agent used when there is one, and the
+ * connection made now so a wrong host, key or path is a configuration error before anything runs.
+ */
+async function openRemote(spec: string, env: Env): Promise<ExecutionEnvironment> {
+  const { resolveSshTarget, SshExecutionEnvironment, SshTargetError } = await import("@attractor/agent");
+  try {
+    const target = await resolveSshTarget(spec, {
+      ...(env.HOME !== undefined && { home: env.HOME }),
+      ...(env.USER !== undefined && { localUser: env.USER }),
+    });
+    const environment = new SshExecutionEnvironment({
+      ...target,
+      ...(env.SSH_AUTH_SOCK !== undefined && { agent: env.SSH_AUTH_SOCK }),
+    });
+    await environment.initialize();
+    return environment;
+  } catch (error) {
+    if (error instanceof SshTargetError || (error instanceof Error && "code" in error))
+      throw new ConfigurationError(`--remote ${spec}: ${error.message}`);
+    throw error;
   }
 }
 

@@ -30,7 +30,8 @@ export function mayChangeFiles(call: ToolCallInfo, registry: ProfileToolRegistry
  */
 export function createToolGuard(options: {
   readonly policy: PermissionPolicy;
-  readonly checkpoints: CheckpointManager;
+  /** Absent where no checkpoint can be taken (a remote project). */
+  readonly checkpoints: CheckpointManager | undefined;
   readonly registry: () => ProfileToolRegistry;
   readonly userMessageId: () => string | undefined;
   readonly onSnapshotError: (error: unknown) => void;
@@ -38,7 +39,7 @@ export function createToolGuard(options: {
   return async (call) => {
     const decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
-    if (mayChangeFiles(call, options.registry())) {
+    if (options.checkpoints !== undefined && mayChangeFiles(call, options.registry())) {
       try {
         const userMessageId = options.userMessageId();
         await options.checkpoints.snapshot({

@@ -37,7 +37,7 @@ export function requireBuiltCli(): void {
   }
   // The bundle is made from every package's compiled output, after it.
   const bundled = statSync(CLI_PATH).mtimeMs;
-  for (const pkg of ["llm", "agent", "cli"]) {
+  for (const pkg of ["llm", "agent", "fleet", "cli"]) {
     const built = statSync(join(PACKAGES, pkg, "dist", ".tsbuildinfo"), { throwIfNoEntry: false });
     const source = newestSource(join(PACKAGES, pkg, "src"));
     if (!built || source.mtimeMs > built.mtimeMs || built.mtimeMs > bundled) {
@@ -71,12 +71,19 @@ export function cleanEnv(home: string, extra: Record<string, string> = {}): Reco
   };
 }
 
+export interface CliOptions {
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly input?: string;
+  readonly nodeArgs?: readonly string[];
+  /** The command's entry file; the built bundle by default. */
+  readonly entry?: string;
+}
+
 /** Starts the CLI; stdin gets `input` (then EOF) or nothing (EOF at once, not a terminal). */
-export function startCli(
-  args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; input?: string; nodeArgs?: readonly string[] },
-): CliRun {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), CLI_PATH, ...args], {
+export function startCli(args: readonly string[], options: CliOptions): CliRun {
+  const entry = options.entry ?? CLI_PATH;
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), entry, ...args], {
     cwd: options.cwd,
     env: options.env,
     stdio: [options.input !== undefined ? "pipe" : "ignore", "pipe", "pipe"],
@@ -98,10 +105,7 @@ export function startCli(
 }
 
 /** Runs the CLI to its end. */
-export function runCliProcess(
-  args: readonly string[],
-  options: { cwd: string; env: Record<string, string>; input?: string; nodeArgs?: readonly string[] },
-): Promise<CliResult> {
+export function runCliProcess(args: readonly string[], options: CliOptions): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

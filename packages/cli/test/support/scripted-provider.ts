@@ -76,7 +76,8 @@ export const MODEL: Readonly<Record<Provider, string>> = {
   "openai-compatible": "qwen3:8b",
 };
 
-function replyFor(provider: Provider, text: string | undefined, calls: readonly Call[]): Reply {
+/** One reply of the scripted model in a provider's wire format: text and/or tool calls. */
+export function replyFor(provider: Provider, text: string | undefined, calls: readonly Call[]): Reply {
   const n = ++counter;
   switch (provider) {
     case "anthropic": {

@@ -20,7 +20,7 @@ export interface TmuxTerminal {
 }
 
 /**
- * Starts the built command in a 120x45 tmux pane with only `env` for its environment (the pane
+ * Starts the built command (or another entry file of it) in a 120x45 tmux pane with only `env` for its environment (the pane
  * stays after the program exits, so its last words can be read).
  */
 export function startCliInTmux(
@@ -28,6 +28,7 @@ export function startCliInTmux(
   cwd: string,
   env: Readonly<Record<string, string>>,
   args: readonly string[],
+  entry: string = CLI_PATH,
 ): TmuxTerminal {
   const socket = `attractor-${name}-${process.pid}`;
   const tmux = (...a: string[]) =>
@@ -37,7 +38,7 @@ export function startCliInTmux(
     "-i",
     ...Object.entries(env).map(([k, v]) => `${k}=${v}`),
     process.execPath,
-    CLI_PATH,
+    entry,
     ...args,
   ]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)

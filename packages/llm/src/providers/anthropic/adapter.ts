@@ -13,10 +13,12 @@ import { StreamTranslator, type WireEvent } from "./stream.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
+/** How requests authenticate: an API key (`x-api-key`) or a bearer token (`Authorization`). */
+type Credential = { readonly kind: "api-key" | "bearer"; readonly value: string };
 interface Loaded {
   readonly sdk: Sdk;
   readonly client: SdkClient;
-  readonly apiKey: string;
+  readonly credential: Credential;
   readonly pool: ConnectionPool;
 }
 
@@ -24,6 +26,11 @@ const PROVIDER = "anthropic";
 const DEFAULT_BASE_URL = "https://api.anthropic.com";
 
 export interface AnthropicAdapterOptions extends AdapterOptions {
+  /**
+   * A bearer token sent as `Authorization: Bearer …` instead of an API key (gateways and proxies);
+   * ANTHROPIC_AUTH_TOKEN by default. An API key, when there is one, is used instead.
+   */
+  readonly authToken?: string;
   /** Defaults for every request; a request's own timeout overrides them field by field. */
   readonly timeout?: TimeoutConfig;
 }
@@ -49,7 +56,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   /** Sends the request and returns the whole response. */
   async complete(request: Request): Promise<Response> {
     throwIfAborted(request.signal);
-    const { sdk, client, apiKey, pool } = await this.load();
+    const { sdk, client, credential, pool } = await this.load();
     const { body, headers } = await buildMessagesRequest(request);
     const timeouts = this.timeouts(request);
     const connect = pool.call(timeouts.connectMs);
@@ -59,7 +66,7 @@ export class AnthropicAdapter implements ProviderAdapter {
         const started = captureSdkWarnings(() =>
           client.messages
             .create(body as never, {
-              headers: authHeaders(apiKey, headers),
+              headers: authHeaders(credential, headers),
               timeout: timeouts.requestMs,
               ...(request.signal !== undefined && { signal: request.signal }),
             })
@@ -83,7 +90,7 @@ export class AnthropicAdapter implements ProviderAdapter {
   /** Streams the response; ends with `finish`, or throws. */
   async *stream(request: Request): AsyncGenerator<StreamEvent> {
     throwIfAborted(request.signal);
-    const { sdk, client, apiKey, pool } = await this.load();
+    const { sdk, client, credential, pool } = await this.load();
     const { body, headers } = await buildMessagesRequest(request);
     const timeouts = this.timeouts(request);
     const connect = pool.call(timeouts.connectMs);
@@ -91,7 +98,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     try {
       opened = await pool.runCall(connect, () =>
         openStream(client, body, {
-          headers: authHeaders(apiKey, headers),
+          headers: authHeaders(credential, headers),
           timeout: timeouts.requestMs,
           ...(request.signal !== undefined && { signal: request.signal }),
         }),
@@ -140,10 +147,17 @@ export class AnthropicAdapter implements ProviderAdapter {
   private load(): Promise<Loaded> {
     const env = this.options.env ?? process.env;
     const apiKey = this.options.apiKey ?? env.ANTHROPIC_API_KEY;
-    if (apiKey === undefined || apiKey === "") {
+    const token = this.options.authToken ?? env.ANTHROPIC_AUTH_TOKEN;
+    const credential: Credential | undefined =
+      apiKey !== undefined && apiKey !== ""
+        ? { kind: "api-key", value: apiKey }
+        : token !== undefined && token !== ""
+          ? { kind: "bearer", value: token }
+          : undefined;
+    if (credential === undefined) {
       return Promise.reject(
         new AuthenticationError(
-          "no Anthropic API key: pass apiKey to AnthropicAdapter or set ANTHROPIC_API_KEY",
+          "no Anthropic API key: pass apiKey to AnthropicAdapter or set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token)",
           { provider: PROVIDER },
         ),
       );
@@ -153,7 +167,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
       const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
       const client = new sdk.default({
-        apiKey,
+        apiKey: credential.value,
         baseURL,
         maxRetries: 0,
         fetch: pool.sdkFetch(defaultConnectMs),
@@ -161,7 +175,7 @@ export class AnthropicAdapter implements ProviderAdapter {
           defaultHeaders: { ...this.options.defaultHeaders },
         }),
       });
-      return { sdk, client, apiKey, pool };
+      return { sdk, client, credential, pool };
     });
     this.loaded.catch(() => {
       this.loaded = undefined;
@@ -185,13 +199,16 @@ function openStream(
 }
 
 /**
- * The Messages API authenticates with `x-api-key`; the SDK's Bearer header for the same key is
- * removed so exactly one credential header goes out.
+ * The Messages API authenticates with `x-api-key`, gateways with a bearer token; whichever the
+ * SDK would add besides is removed so exactly one credential header goes out.
  */
 const authHeaders = (
-  apiKey: string,
+  credential: Credential,
   extra: Readonly<Record<string, string>>,
-): Record<string, string | null> => ({ ...extra, "x-api-key": apiKey, authorization: null });
+): Record<string, string | null> =>
+  credential.kind === "api-key"
+    ? { ...extra, "x-api-key": credential.value, authorization: null }
+    : { ...extra, authorization: `Bearer ${credential.value}`, "x-api-key": null };
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError("request aborted", { cause: signal.reason });

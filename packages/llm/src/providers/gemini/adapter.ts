@@ -190,7 +190,9 @@ export class GeminiAdapter implements ProviderAdapter {
     const key = this.apiKey();
     if (this.client?.key !== key) {
       const env = this.options.env ?? process.env;
-      const url = this.options.baseUrl ?? nonEmpty(env.GEMINI_BASE_URL);
+      // GOOGLE_GEMINI_BASE_URL is gemini-cli's name for the same setting.
+      const url =
+        this.options.baseUrl ?? nonEmpty(env.GEMINI_BASE_URL) ?? nonEmpty(env.GOOGLE_GEMINI_BASE_URL);
       const split = url !== undefined ? splitBaseUrl(url) : undefined;
       const settings: ClientSettings = {
         apiKey: key,

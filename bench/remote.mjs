@@ -1,0 +1,188 @@
+// The fix-bug task (read, edit, run the test, answer) as a whole `attractor -p` process, with the
+// tools local and with them on an SSH host (`--remote`, a real sshd started here on 127.0.0.1),
+// against a zero-latency model: the per-task overhead of running the tools over SSH.
+// Needs root and openssh-server. Run after `npm run build`: node bench/remote.mjs   (RUNS=10)
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const RUNS = Number(process.env.RUNS ?? 10);
+const CLI = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  "packages",
+  "cli",
+  "dist",
+  "bundle",
+  "attractor.js",
+);
+if (!existsSync("/usr/sbin/sshd") || process.getuid?.() !== 0) {
+  console.log("needs root and /usr/sbin/sshd (Debian package openssh-server): skipped");
+  process.exit(0);
+}
+const root = mkdtempSync(join(tmpdir(), "attractor-bench-remote-"));
+
+// ---- sshd on a free port with throwaway keys ----
+const keygen = (file) => execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", file]);
+keygen(join(root, "host_key"));
+keygen(join(root, "user_key"));
+writeFileSync(join(root, "authorized_keys"), readFileSync(join(root, "user_key.pub")));
+mkdirSync("/run/sshd", { recursive: true });
+const port = await new Promise((resolve) => {
+  const s = createNetServer().listen(0, "127.0.0.1", () => {
+    const p = s.address().port;
+    s.close(() => resolve(p));
+  });
+});
+writeFileSync(
+  join(root, "sshd_config"),
+  [
+    `Port ${port}`,
+    "ListenAddress 127.0.0.1",
+    `HostKey ${join(root, "host_key")}`,
+    `AuthorizedKeysFile ${join(root, "authorized_keys")}`,
+    "PasswordAuthentication no",
+    "PermitRootLogin prohibit-password",
+    "UsePAM no",
+    "StrictModes no",
+    `PidFile ${join(root, "sshd.pid")}`,
+    "Subsystem sftp internal-sftp",
+  ].join("\n"),
+);
+const sshd = spawn("/usr/sbin/sshd", ["-D", "-f", join(root, "sshd_config")], { stdio: "ignore" });
+await new Promise((r) => setTimeout(r, 500));
+const home = join(root, "home");
+mkdirSync(join(home, ".ssh"), { recursive: true });
+const hostPub = readFileSync(join(root, "host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");
+writeFileSync(join(home, ".ssh", "known_hosts"), `[127.0.0.1]:${port} ${hostPub}\n`);
+writeFileSync(
+  join(home, ".ssh", "config"),
+  `Host benchhost\n  HostName 127.0.0.1\n  Port ${port}\n  User ${userInfo().username}\n  IdentityFile ${join(root, "user_key")}\n`,
+);
+
+// ---- a zero-latency Anthropic model scripted for the fix ----
+const frame = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
+const steps = [
+  { name: "read_file", input: { file_path: "src/math.js" } },
+  { name: "edit_file", input: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
+  { name: "shell", input: { command: "node test.js" } },
+];
+const model = createServer((req, res) => {
+  let body = "";
+  req.on("data", (d) => {
+    body += d;
+  });
+  req.on("end", () => {
+    const results = JSON.parse(body).messages.filter(
+      (m) => Array.isArray(m.content) && m.content.some((b) => b.type === "tool_result"),
+    ).length;
+    const step = steps[results];
+    const block = step
+      ? [
+          {
+            type: "content_block_start",
+            index: 0,
+            content_block: { type: "tool_use", id: `t${results}`, name: step.name, input: {} },
+          },
+          {
+            type: "content_block_delta",
+            index: 0,
+            delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) },
+          },
+        ]
+      : [
+          { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
+          { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Fixed." } },
+        ];
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(
+      [
+        {
+          type: "message_start",
+          message: {
+            id: `m${results}`,
+            type: "message",
+            role: "assistant",
+            model: "claude-sonnet-4-5",
+            content: [],
+            stop_reason: null,
+            usage: { input_tokens: 100, output_tokens: 1 },
+          },
+        },
+        ...block,
+        { type: "content_block_stop", index: 0 },
+        {
+          type: "message_delta",
+          delta: { stop_reason: step ? "tool_use" : "end_turn" },
+          usage: { output_tokens: 10 },
+        },
+        { type: "message_stop" },
+      ]
+        .map(frame)
+        .join(""),
+    );
+  });
+});
+await new Promise((r) => model.listen(0, "127.0.0.1", r));
+
+const project = join(root, "project");
+mkdirSync(join(project, "src"), { recursive: true });
+const reset = () => {
+  writeFileSync(
+    join(project, "src", "math.js"),
+    "function add(a, b) {\n  return a - b;\n}\nmodule.exports = { add };\n",
+  );
+  writeFileSync(
+    join(project, "test.js"),
+    'const { add } = require("./src/math.js");\nprocess.exit(add(2, 3) === 5 ? 0 : 1);\n',
+  );
+};
+const env = {
+  PATH: process.env.PATH,
+  HOME: home,
+  USER: userInfo().username,
+  ATTRACTOR_HOME: join(root, "attractor"),
+  ANTHROPIC_API_KEY: "bench",
+  ANTHROPIC_BASE_URL: `http://127.0.0.1:${model.address().port}`,
+};
+// The model server lives in this process, so runs are awaited, never spawned synchronously.
+const runOnce = (extra) =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, "-p", "fix add", "--permission-mode", "yolo", ...extra], {
+      cwd: project,
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.on("close", (status) => resolve({ status, stderr }));
+  });
+const time = async (extra) => {
+  const samples = [];
+  for (let i = 0; i < RUNS; i++) {
+    reset();
+    const started = performance.now();
+    const r = await runOnce(extra);
+    samples.push(performance.now() - started);
+    if (r.status !== 0 || !readFileSync(join(project, "src", "math.js"), "utf8").includes("a + b"))
+      throw new Error(`the run failed: ${r.stderr}`);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)];
+};
+const local = await time([]);
+const remote = await time(["--remote", `benchhost:${project}`]);
+console.log(`fix-bug task (read, edit, shell, answer), median of ${RUNS} whole-process runs:`);
+console.log(`  tools local:        ${local.toFixed(0)} ms`);
+console.log(
+  `  tools over SSH:     ${remote.toFixed(0)} ms (${(remote / local).toFixed(2)}x; +${(remote - local).toFixed(0)} ms per task: connection, SFTP and exec round trips)`,
+);
+sshd.kill("SIGTERM");
+model.close();
+rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,84 @@
+/** One task of a fleet: a repository, a prompt, and how to run the agent on it. */
+export interface FleetTask {
+  /** Unique in the queue: submitting the same id again does nothing. */
+  readonly id: string;
+  /** A git repository: a path on the worker's machine or a URL it can clone. */
+  readonly repo: string;
+  /** Branch, tag or commit to check out; the repository's default branch when absent. */
+  readonly ref?: string;
+  readonly prompt: string;
+  readonly provider?: string;
+  readonly model?: string;
+  /** Permission mode (any name `attractor --permission-mode` takes); yolo when absent. */
+  readonly mode?: string;
+  readonly max_turns?: number;
+  /** Wall-clock limit of one attempt, in seconds (default 1800). */
+  readonly timeout_s?: number;
+  /** Run the tools on this SSH host instead of the worker (`[user@]host:/path`). */
+  readonly remote?: string;
+}
+
+/** A line of a task file that is not a valid task. */
+export interface TaskLineError {
+  readonly line: number;
+  readonly message: string;
+}
+
+const STRING_FIELDS = ["id", "repo", "ref", "prompt", "provider", "model", "mode", "remote"] as const;
+const NUMBER_FIELDS = ["max_turns", "timeout_s"] as const;
+const KNOWN = new Set<string>([...STRING_FIELDS, ...NUMBER_FIELDS]);
+
+/** Why a parsed value is not a task, or undefined when it is one. */
+function problemOf(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  const task = value as Record<string, unknown>;
+  for (const key of Object.keys(task)) if (!KNOWN.has(key)) return `unknown field "${key}"`;
+  for (const key of ["id", "repo", "prompt"])
+    if (typeof task[key] !== "string" || (task[key] as string).trim() === "")
+      return `"${key}" is required (a non-empty string)`;
+  for (const key of STRING_FIELDS)
+    if (task[key] !== undefined && typeof task[key] !== "string") return `"${key}" must be a string`;
+  for (const key of NUMBER_FIELDS) {
+    const v = task[key];
+    if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1))
+      return `"${key}" must be a whole number of at least 1`;
+  }
+  // Keys and base URLs come from the worker's environment, never from the queue.
+  if (/^[\w-]+:\/\//.test(String(task.provider ?? ""))) return '"provider" is a provider name, not a URL';
+  return undefined;
+}
+
+/**
+ * Parses a JSONL task file: one task per line, blank lines and `#` comments skipped. Every bad
+ * line is reported with its number; duplicate ids are errors too.
+ */
+export function parseTasks(text: string): { tasks: FleetTask[]; errors: TaskLineError[] } {
+  const tasks: FleetTask[] = [];
+  const errors: TaskLineError[] = [];
+  const seen = new Set<string>();
+  text.split("\n").forEach((raw, index) => {
+    const line = index + 1;
+    const trimmed = raw.trim();
+    if (trimmed === "" || trimmed.startsWith("#")) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(trimmed);
+    } catch (error) {
+      errors.push({ line, message: `not JSON: ${(error as Error).message}` });
+      return;
+    }
+    const problem = problemOf(value);
+    if (problem !== undefined) {
+      errors.push({ line, message: problem });
+      return;
+    }
+    const task = value as FleetTask;
+    if (seen.has(task.id)) {
+      errors.push({ line, message: `duplicate id "${task.id}"` });
+      return;
+    }
+    seen.add(task.id);
+    tasks.push(task);
+  });
+  return { tasks, errors };
+}
