@@ -411,6 +411,28 @@ describe("recovery for embedders", () => {
     await s.close();
   });
 
+  it("continue() after a stream that kept breaking mid-answer beyond its retries", async () => {
+    server.setHandler([
+      openai.broken("reset"),
+      openai.broken("error_event"),
+      openai.broken("malformed_line"),
+      openai.text("Complete at last."),
+    ]);
+    const { s, events } = session(openai);
+    await s.submit("Answer.");
+    expect(endOf(events).reason).toBe("error");
+    expect(kinds(events, "retry").map((e) => e.kind === "retry" && e.data.discardPartial)).toEqual([
+      true,
+      true,
+    ]);
+    expect(kinds(events, "error").at(-1)?.data).toMatchObject({ fatal: false });
+    expect(s.history.filter((t) => t.kind === "assistant")).toHaveLength(0);
+    await s.continue();
+    expect(endOf(events).reason).toBe("completed");
+    expect(s.history.at(-1)).toMatchObject({ kind: "assistant", content: "Complete at last." });
+    await s.close();
+  });
+
   it("leaves the session usable after a context overflow compaction cannot fix", async () => {
     server.setHandler([
       {
