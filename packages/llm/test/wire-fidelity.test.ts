@@ -229,11 +229,15 @@ describe("parallel tool results with an image, reasoning on", () => {
       const parts = body.contents[1].parts;
       expect(parts[0]).toMatchObject({ thought: true, thoughtSignature: "c2ln" });
       expect(parts[1].thoughtSignature).toBe("b3du");
-      expect(body.contents[2].parts.map((p: Record<string, unknown>) => Object.keys(p)[0])).toEqual([
+      // Gemini 3 takes the image inside the function response that returned it.
+      const replies = body.contents[2].parts;
+      expect(replies.map((p: Record<string, unknown>) => Object.keys(p)[0])).toEqual([
         "functionResponse",
         "functionResponse",
-        "inlineData",
       ]);
+      const withImage = replies[from === "first" ? 0 : 1].functionResponse;
+      expect(withImage.parts).toEqual([{ inlineData: { mimeType: "image/png", data: PNG } }]);
+      expect(replies[from === "first" ? 1 : 0].functionResponse.parts).toBeUndefined();
     });
 
     it(`Chat Completions sends reasoning_content only to a server that asked (image ${from})`, async () => {

@@ -162,7 +162,16 @@ function assistantParts(content: readonly ContentPart[], model: string): Part[] 
   return parts;
 }
 
-async function toolResultParts(message: Message, names: ReadonlyMap<string, string>): Promise<Part[]> {
+/**
+ * The function responses of a tool message, in order, and the images they returned. Gemini 3
+ * takes an inline image inside its functionResponse (`parts`), next to the result it belongs to;
+ * earlier models, and images given by URL, get the image as a part after all the responses.
+ */
+async function toolResultParts(
+  message: Message,
+  names: ReadonlyMap<string, string>,
+  model: string,
+): Promise<Part[]> {
   const parts: Part[] = [];
   const images: Part[] = [];
   for (const p of message.content) {
@@ -175,14 +184,17 @@ async function toolResultParts(message: Message, names: ReadonlyMap<string, stri
         { provider: PROVIDER },
       );
     }
+    const image = result.image === undefined ? undefined : await mediaPart(result.image, "image/png");
+    const nested = image?.inlineData !== undefined && isGemini3(model) ? image.inlineData : undefined;
     parts.push({
       functionResponse: {
         name,
         response: functionResponse(result),
         ...(!isSyntheticCallId(result.toolCallId) && { id: result.toolCallId }),
+        ...(nested !== undefined && { parts: [{ inlineData: nested }] }),
       },
     });
-    if (result.image !== undefined) images.push(await mediaPart(result.image, "image/png"));
+    if (image !== undefined && nested === undefined) images.push(image);
   }
   return [...parts, ...images];
 }
@@ -231,7 +243,10 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
       }
       case "user": {
         // A user message may also carry tool results (some hosts put them there).
-        const parts = [...(await toolResultParts(message, names)), ...(await userParts(message.content))];
+        const parts = [
+          ...(await toolResultParts(message, names, request.model)),
+          ...(await userParts(message.content)),
+        ];
         if (parts.length > 0) contents.push({ role: "user", parts });
         break;
       }
@@ -241,7 +256,7 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
         break;
       }
       case "tool": {
-        const parts = await toolResultParts(message, names);
+        const parts = await toolResultParts(message, names, request.model);
         if (parts.length > 0) contents.push({ role: "user", parts });
         break;
       }
