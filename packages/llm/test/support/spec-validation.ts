@@ -245,8 +245,12 @@ function geminiRules(body: Json): string[] {
     if (c.role !== "model" || calls.length === 0 || contents[i + 1] === undefined) continue;
     const next: Json[] = contents[i + 1].parts ?? [];
     const responses: string[] = [];
+    const callIds = parts.filter((p) => p.functionCall !== undefined).map((p) => p.functionCall.id);
     for (const p of next) {
       if (p.functionResponse === undefined) break;
+      const id = callIds[responses.length];
+      if (id !== undefined && p.functionResponse.id !== id)
+        errors.push(`contents[${i + 1}]: the response to call ${id} must echo its id`);
       responses.push(p.functionResponse.name);
     }
     if (responses.join(",") !== calls.join(","))
