@@ -1,4 +1,5 @@
 export * from "./compaction/index.js";
+export * from "./customization/index.js";
 export * from "./environment/index.js";
 export * from "./modes/index.js";
 export * from "./profiles/index.js";

@@ -44,6 +44,8 @@ const result = await build({
   // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
   // to JavaScript, which is what the self-contained bundle uses.
   external: ["react-devtools-core", "*.node", "cpu-features"],
+  // jsonc-parser's "main" is a UMD build that requires its parts at run time; its ES module build bundles.
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   // CommonJS dependencies call require() for Node's built-in modules and read __dirname (ssh2),
   // which ESM output lacks: each output file gets its own, from its own location.
   banner: {

@@ -90,10 +90,75 @@ describe("settings", () => {
     );
     expect(byPath["user:/mode"]).toMatch(/must be one of "plan", "normal", "auto-edit", "yolo"/);
     expect(byPath["user:/maxTurns"]).toMatch(/>= 0/);
-    expect(byPath["user:/colour"]).toBe('unknown setting "colour"');
+    // An unknown key is a warning, never an error.
+    expect(byPath["user:/colour"]).toBeUndefined();
     expect(byPath["project:/permissions/allow/1"]).toMatch(/string/);
     expect(byPath["project:/baseUrl"]).toMatch(/http/);
     expect(error.message).toContain(`${userFile()}: at /mode:`);
+  });
+
+  it("accepts JSON with comments and trailing commas, and warns about unknown keys instead of failing", async () => {
+    await writeFile(
+      userFile(),
+      `{
+  // my defaults
+  "model": "a", /* inline */
+  "statusLine": { "type": "command" },
+  "permissions": { "allow": ["shell(npm test:*)"], "disableBypassPermissionsMode": "disable" },
+}
+`,
+    );
+    const s = await loadSettings({ home, projectDir: project });
+    expect(s.model).toBe("a");
+    expect(s.permissions.allow).toEqual(["shell(npm test:*)"]);
+    expect(s.warnings?.map((w) => [w.jsonPath, w.problem])).toEqual([
+      ["/statusLine", 'unknown setting "statusLine"'],
+      ["/permissions/disableBypassPermissionsMode", 'unknown setting "disableBypassPermissionsMode"'],
+    ]);
+    expect(s).not.toHaveProperty("statusLine");
+  });
+
+  it("collects hooks per file with their scope, .claude/settings.json's hooks only", async () => {
+    const group = (command: string) => [{ matcher: "Bash", hooks: [{ type: "command", command }] }];
+    await writeFile(userFile(), JSON.stringify({ hooks: { PreToolUse: group("user.sh") } }));
+    await writeFile(
+      projectFile(),
+      JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: "command", command: "p.sh", timeout: 5 }] }] } }),
+    );
+    await mkdir(join(project, ".claude"), { recursive: true });
+    await writeFile(
+      join(project, ".claude", "settings.json"),
+      // Claude Code's own keys (its rule syntax, env as a map) are not read.
+      JSON.stringify({
+        permissions: { allow: ["Bash(npm run test:*)"] },
+        env: { FOO: "1" },
+        hooks: { PostToolUse: group("claude.sh") },
+      }),
+    );
+    await writeFile(
+      join(project, ".claude", "settings.local.json"),
+      JSON.stringify({ hooks: { Notification: group("notify-send hi") } }),
+    );
+    const s = await loadSettings({ home, projectDir: project });
+    expect(s.hooks?.map((h) => [h.scope, h.file, Object.keys(h.hooks)])).toEqual([
+      ["user", userFile(), ["PreToolUse"]],
+      ["project", projectFile(), ["Stop"]],
+      ["project", join(project, ".claude", "settings.json"), ["PostToolUse"]],
+      ["project", join(project, ".claude", "settings.local.json"), ["Notification"]],
+    ]);
+    expect(s.permissions.allow).toEqual([]);
+    expect(s).not.toHaveProperty("hooks.PreToolUse");
+  });
+
+  it("reports a malformed hooks entry with its JSON path", async () => {
+    await writeFile(
+      projectFile(),
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", timeout: -1 }] }] },
+      }),
+    );
+    const error = await errorOf();
+    expect(error.issues[0]).toMatchObject({ jsonPath: "/hooks/PreToolUse/0/hooks/0/timeout" });
   });
 
   it("rejects rule strings it cannot parse", async () => {

@@ -9,4 +9,18 @@ export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";
 export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";
+export { describeSandbox, detectSandboxBlock } from "./sandbox/blocked.js";
+export { type BwrapLayout, bwrapArguments } from "./sandbox/bwrap-args.js";
+export { type BubblewrapStatus, findBubblewrap, probeBubblewrap } from "./sandbox/bwrap-probe.js";
+export {
+  createSandboxPolicy,
+  gitDirectories,
+  HIDDEN_HOME_PATHS,
+  SANDBOX_MODES,
+  type SandboxMode,
+  type SandboxPolicy,
+  type SandboxPolicyOptions,
+} from "./sandbox/policy.js";
+export { seatbeltProfile } from "./sandbox/seatbelt.js";
+export * from "./sandboxed.js";
 export * from "./ssh/index.js";

@@ -43,6 +43,19 @@ export interface LocalExecutionEnvironmentOptions {
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
 }
 
+/** A command ready to spawn: where it runs and the variables it gets. */
+export interface PreparedCommand {
+  readonly command: string;
+  readonly cwd: string;
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** How to spawn a prepared command: the program and its arguments, and the variables if changed. */
+export interface LaunchPlan {
+  readonly argv: readonly [string, ...string[]];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
  * The default ExecutionEnvironment: the local file system and `/bin/bash -c` commands, each in
  * its own process group so a timeout, an abort or cleanup() kills everything it started.
@@ -197,6 +210,18 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   }
 
   async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    return this.runCommandWith(command, options);
+  }
+
+  /**
+   * Runs a command under this environment's timeout, directory and variable rules; `launch`, when
+   * given, turns the prepared command into the program to spawn (a sandbox wraps bash this way).
+   */
+  protected async runCommandWith(
+    command: string,
+    options: ExecOptions,
+    launch?: (prepared: PreparedCommand) => Promise<LaunchPlan>,
+  ): Promise<ExecResult> {
     const max = this.options.maxTimeoutMs ?? MAX_COMMAND_TIMEOUT_MS;
     const requested = options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS;
     const timeoutMs = Math.max(1, Math.min(requested, max));
@@ -206,11 +231,14 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       throw fromNodeError(err, options.workingDir ?? cwd);
     });
     if (!dir.isDirectory()) throw new NotADirectoryError(options.workingDir ?? cwd);
+    const env = buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env);
+    const plan = launch ? await launch({ command, cwd, env }) : undefined;
     return runCommand(command, {
       cwd,
-      env: buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env),
+      env: plan?.env ?? env,
       timeoutMs,
       captureLimit: this.options.outputCaptureBytes ?? DEFAULT_CAPTURE_LIMIT,
+      ...(plan !== undefined && { argv: plan.argv }),
       ...(options.signal !== undefined && { signal: options.signal }),
       ...(options.onOutput !== undefined && { onOutput: options.onOutput }),
       register: (kill) => {

@@ -21,6 +21,11 @@ export interface RunCommandOptions {
   readonly captureLimit?: number;
   /** Called with a killer for the process group while the command runs (for cleanup()). */
   readonly register?: (kill: () => void) => () => void;
+  /**
+   * The program and arguments to run instead of `/bin/bash -c command` (a sandbox launcher that
+   * ends in `/bin/bash -c command`); the first element is the executable.
+   */
+  readonly argv?: readonly [string, ...string[]];
 }
 
 /** Sends a signal to a whole process group, ignoring groups that are already gone. */
@@ -43,7 +48,7 @@ function groupAlive(pid: number): boolean {
 }
 
 /**
- * Runs `command` with `/bin/bash -c` in a new process group with stdin closed. Resolves once the
+ * Runs `command` with `/bin/bash -c` (or the launcher `argv` given) in a new process group with stdin closed. Resolves once the
  * process has exited and its pipes are closed; never rejects for a non-zero exit, a timeout or an
  * abort. Rejects with CommandError only when bash cannot be started.
  */
@@ -55,7 +60,8 @@ export function runCommand(command: string, options: RunCommandOptions): Promise
       resolve(emptyResult(true, performance.now() - started));
       return;
     }
-    const child = spawn("/bin/bash", ["-c", command], {
+    const [program, ...args] = options.argv ?? ["/bin/bash", "-c", command];
+    const child = spawn(program, args, {
       cwd: options.cwd,
       env: options.env,
       detached: true,

@@ -61,6 +61,7 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
           toolCallInstructions: context.toolCallInstructions,
         }),
         ...(context.modeInstructions !== undefined && { modeInstructions: context.modeInstructions }),
+        ...(context.skills !== undefined && { skills: context.skills }),
         projectDocs: context.projectDocs,
         ...(context.userInstructions !== undefined && { userInstructions: context.userInstructions }),
       });

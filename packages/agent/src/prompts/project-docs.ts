@@ -8,6 +8,12 @@ export const PROJECT_DOCS_TRUNCATION_MARKER = "[Project instructions truncated a
 /** The universal instructions file, loaded for every profile. */
 export const UNIVERSAL_PROJECT_DOC = "AGENTS.md";
 
+/**
+ * The instruction files every profile reads, whatever the provider, so a project set up for
+ * Claude Code or gemini-cli works with any model. Profiles add their own (.codex/instructions.md).
+ */
+export const COMMON_PROJECT_DOCS: readonly string[] = [UNIVERSAL_PROJECT_DOC, "CLAUDE.md", "GEMINI.md"];
+
 /** One instructions file found on the way from the root to the working directory. */
 export interface ProjectDoc {
   /** Absolute path. */
@@ -37,9 +43,12 @@ export function directoriesFromRoot(root: string, dir: string): string[] {
 }
 
 /**
- * Finds AGENTS.md plus the profile's own files (CLAUDE.md, GEMINI.md, .codex/instructions.md…)
- * in each directory from the git root (or the working directory outside a repository) down to
- * the working directory, and joins them within a 32 KB budget.
+ * Reads the host's user-level files first (`userFiles`, absolute paths such as
+ * ~/.attractor/AGENTS.md), then AGENTS.md, CLAUDE.md, GEMINI.md and the profile's own files
+ * (.codex/instructions.md…) in each directory from the git root (or the working directory
+ * outside a repository) down to the working directory, and joins them within a 32 KB budget. A
+ * file whose text equals one already read (a symlink such as CLAUDE.md → AGENTS.md, a hard
+ * link, a copy) is read once.
  */
 export async function discoverProjectDocs(
   env: ExecutionEnvironment,
@@ -48,22 +57,29 @@ export async function discoverProjectDocs(
     readonly providerFiles: readonly string[];
     readonly gitRoot?: string;
     readonly budgetBytes?: number;
+    /** Absolute paths read before the project's files (user-level instructions). */
+    readonly userFiles?: readonly string[];
   },
 ): Promise<ProjectDocsResult> {
   const cwd = env.workingDirectory();
-  const names = [UNIVERSAL_PROJECT_DOC, ...options.providerFiles.filter((f) => f !== UNIVERSAL_PROJECT_DOC)];
+  const names = [...new Set([...COMMON_PROJECT_DOCS, ...options.providerFiles])];
   const docs: ProjectDoc[] = [];
-  for (const dir of directoriesFromRoot(options.gitRoot ?? cwd, cwd)) {
-    for (const name of names) {
-      const file = path.join(dir, name);
-      try {
-        const stat = await env.stat(file);
-        if (!stat?.isFile) continue;
-        docs.push({ path: file, content: await env.readFile(file) });
-      } catch {
-        // An unreadable instructions file is skipped, not fatal.
-      }
+  const seen = new Set<string>();
+  const read = async (file: string) => {
+    try {
+      const stat = await env.stat(file);
+      if (!stat?.isFile) return;
+      const content = await env.readFile(file);
+      if (content.trim() === "" || seen.has(content)) return;
+      seen.add(content);
+      docs.push({ path: file, content });
+    } catch {
+      // An unreadable instructions file is skipped, not fatal.
     }
+  };
+  for (const file of options.userFiles ?? []) await read(file);
+  for (const dir of directoriesFromRoot(options.gitRoot ?? cwd, cwd)) {
+    for (const name of names) await read(path.join(dir, name));
   }
   return joinWithinBudget(docs, options.budgetBytes ?? PROJECT_DOCS_BUDGET_BYTES);
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -19,7 +19,7 @@ const git = (...args: string[]) =>
   execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: root });
 
 describe("project docs", () => {
-  it("walks from the git root to the working dir, root first, profile files only", async () => {
+  it("walks from the git root to the working dir, root first, AGENTS.md, CLAUDE.md and GEMINI.md for any profile", async () => {
     git("init", "-q", "-b", "main");
     const sub = path.join(root, "pkg", "app");
     await mkdir(sub, { recursive: true });
@@ -30,15 +30,34 @@ describe("project docs", () => {
     await writeFile(path.join(sub, "CLAUDE.md"), "app claude");
     const env = nodeEnvironment(sub);
     const snap = await captureGitSnapshot(env);
-    const result = await discoverProjectDocs(env, { providerFiles: ["CLAUDE.md"], gitRoot: snap!.root });
+    const result = await discoverProjectDocs(env, { providerFiles: [], gitRoot: snap!.root });
     expect(result.docs.map((d) => d.content)).toEqual([
       "root agents",
       "root claude",
+      "root gemini",
       "pkg agents",
       "app claude",
     ]);
-    expect(result.text).not.toContain("gemini");
     expect(result.truncated).toBe(false);
+  });
+
+  it("reads a file reached twice through a symlink once, and user-level files first", async () => {
+    await writeFile(path.join(root, "AGENTS.md"), "shared instructions");
+    await symlink("AGENTS.md", path.join(root, "CLAUDE.md"));
+    const userDir = await mkdtemp(path.join(tmpdir(), "user-docs-"));
+    await writeFile(path.join(userDir, "AGENTS.md"), "my personal rules");
+    try {
+      const result = await discoverProjectDocs(nodeEnvironment(root), {
+        providerFiles: ["CLAUDE.md"],
+        userFiles: [path.join(userDir, "AGENTS.md"), path.join(userDir, "missing.md")],
+      });
+      expect(result.docs.map((d) => [path.basename(d.path), d.content])).toEqual([
+        ["AGENTS.md", "my personal rules"],
+        ["AGENTS.md", "shared instructions"],
+      ]);
+    } finally {
+      await rm(userDir, { recursive: true, force: true });
+    }
   });
 
   it("uses only the working dir outside a repository and truncates at 32 KB with the marker", async () => {

@@ -14,6 +14,8 @@ export interface SystemPromptLayers {
   readonly toolCallInstructions?: string;
   /** 4. Project instructions (AGENTS.md…), already within budget. */
   readonly projectDocs?: string;
+  /** 4a. Skills: names and descriptions, loaded on demand through the skill tool. */
+  readonly skills?: string;
   /** 4b. A read-only mode's instructions (explore, plan, review). */
   readonly modeInstructions?: string;
   /** 5. The host's or user's own instructions: last, highest priority. */
@@ -42,6 +44,7 @@ export function assembleSystemPrompt(layers: SystemPromptLayers): string {
       `# Project instructions\nThe files below come from the project. Instructions in deeper directories take precedence.\n\n${layers.projectDocs}`,
     );
   }
+  if (layers.skills?.trim()) sections.push(layers.skills.trim());
   if (layers.modeInstructions?.trim()) sections.push(layers.modeInstructions.trim());
   if (layers.userInstructions?.trim())
     sections.push(`# User instructions\n${layers.userInstructions.trim()}`);

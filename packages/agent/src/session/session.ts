@@ -15,9 +15,12 @@ import {
   type StreamEvent,
   systemMessage,
   type ToolCallData,
+  type ToolDefinition,
   userMessage,
 } from "@attractor/llm";
 import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
+import { formatSkillsSection } from "../customization/skills.js";
+import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
 import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
@@ -27,6 +30,7 @@ import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
+import type { HookEventName, SessionStartSource, StopDecision } from "../types/hooks.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { SessionState } from "../types/session.js";
 import type { Turn } from "../types/turn.js";
@@ -67,7 +71,12 @@ export interface SessionOptions {
    * policy, 2 retries with backoff); `{ maxRetries: 0 }` turns retrying off.
    */
   readonly retry?: RetryPolicy;
+  /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
+  readonly startSource?: SessionStartSource;
 }
+
+/** How many times in a row stop hooks may send the model back to work on one input. */
+export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 
 /** Input for submit(): text, or text with images. */
 export type SessionInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
@@ -133,6 +142,8 @@ export class Session {
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
   private readonly compactor = new Compactor();
+  private readonly startSource: SessionStartSource;
+  private startHookRan = false;
 
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
@@ -155,6 +166,7 @@ export class Session {
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
+    this.startSource = options.startSource ?? (this.turns.length > 0 ? "resume" : "startup");
     for (const t of this.turns) {
       if (t.kind === "assistant") this.usageTotals = addUsage(this.usageTotals, t.usage);
     }
@@ -163,7 +175,7 @@ export class Session {
       this.profileValue.contextWindowSize,
       this.configValue.contextWarningThreshold,
     );
-    this.subagents = new SubagentManager(this);
+    this.subagents = new SubagentManager(this, (data) => this.emit("subagent_event", data));
     this.subagents.setChildFactory(
       (child) =>
         new Session({
@@ -349,6 +361,15 @@ export class Session {
     await Promise.all([cycle, this.subagents.interruptAll()]);
   }
 
+  /**
+   * Tells the notification hook that the user's attention is needed (a permission prompt, a
+   * question); resolves when the hook has run. Never rejects.
+   */
+  async notify(message: string): Promise<void> {
+    const hook = this.configValue.hooks?.notification;
+    await this.hook("Notification", hook && (() => hook({ message })));
+  }
+
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
     await this.cycle;
@@ -414,6 +435,8 @@ export class Session {
       }
     }
     await this.subagents.closeAll();
+    const endHook = this.configValue.hooks?.sessionEnd;
+    await this.hook("SessionEnd", endHook && (() => endHook({ reason })));
     this.stateValue = SessionState.CLOSED;
     this.emit("session_end", {
       state: SessionState.CLOSED,
@@ -432,7 +455,7 @@ export class Session {
     let next: CycleInput | undefined = first;
     let resume = first === undefined;
     while (next || resume) {
-      const outcome = await this.processInput(next);
+      const outcome = resume ? await this.answerHistory() : await this.processInput(next!);
       resume = false;
       rounds += outcome.rounds;
       end = outcome.end;
@@ -463,19 +486,48 @@ export class Session {
 
   private fatal = false;
 
-  private async processInput(input: CycleInput | undefined): Promise<{ end: CycleEnd; rounds: number }> {
-    if (input !== undefined) {
-      const { text, images, followUp } = input;
-      this.turns.push({
-        kind: "user",
-        content: text,
-        ...(images && images.length > 0 && { images }),
-        timestamp: new Date().toISOString(),
+  private async processInput(input: CycleInput): Promise<{ end: CycleEnd; rounds: number }> {
+    const { text, images, followUp } = input;
+    const hooks = this.configValue.hooks;
+    const startContext = await this.runStartHook();
+    const submitHook = hooks?.userPromptSubmit;
+    const prompt = await this.hook("UserPromptSubmit", submitHook && (() => submitHook({ prompt: text })));
+    if (prompt?.halt !== undefined) this.halt(prompt.halt);
+    // Interrupted before the hooks had vetted it: the input is not sent (a hook may have been
+    // about to block it).
+    if (this.control.signal.aborted && submitHook) {
+      this.emit("warning", {
+        code: "hook",
+        message: "The input was not sent: interrupted while the UserPromptSubmit hook ran.",
       });
-      this.emit("user_input", { content: text, followUp });
+      return { end: "aborted", rounds: 0 };
     }
+    if (prompt?.action === "block") {
+      this.emit("warning", {
+        code: "hook",
+        message: `A UserPromptSubmit hook blocked the input: ${prompt.reason}`,
+      });
+      return { end: "completed", rounds: 0 };
+    }
+    this.turns.push({
+      kind: "user",
+      content: text,
+      ...(images && images.length > 0 && { images }),
+      timestamp: new Date().toISOString(),
+    });
+    this.emit("user_input", { content: text, followUp });
+    if (startContext) this.injectHookMessage(startContext);
+    if (prompt?.action === "allow" && prompt.additionalContext?.trim()) {
+      this.injectHookMessage(prompt.additionalContext);
+    }
+    return this.answerHistory();
+  }
+
+  /** The loop proper: model calls and tool rounds until the model answers (continue() starts here). */
+  private async answerHistory(): Promise<{ end: CycleEnd; rounds: number }> {
     this.drainSteering();
     let rounds = 0;
+    let stopContinues = 0;
     let overflowRetried = false;
     // A note for the next request only (after a malformed call or a cut answer); never stored.
     let note: string | undefined;
@@ -601,6 +653,20 @@ export class Session {
           return { end: "error", rounds };
       }
       if (turn.toolCalls.length === 0) {
+        const stop = await this.stopDecision(turn.content, stopContinues > 0);
+        if (stop?.halt !== undefined) this.halt(stop.halt);
+        if (stop?.action === "continue" && !signal.aborted) {
+          if (stopContinues < MAX_STOP_HOOK_CONTINUATIONS) {
+            stopContinues++;
+            this.injectHookMessage(stop.reason);
+            continue;
+          }
+          this.emit("warning", {
+            code: "hook",
+            message: `Stop hooks asked the model to continue ${MAX_STOP_HOOK_CONTINUATIONS} times in a row; the answer stands.`,
+          });
+        }
+        if (signal.aborted) return { end: "aborted", rounds };
         return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
       }
       // Even when interrupted here, the round runs: its calls get "did not run" results.
@@ -619,6 +685,8 @@ export class Session {
         onOutputDelta: (data) => this.emit("tool_call_output_delta", data),
         onEnd: (data) => this.emit("tool_call_end", data),
         guard: (call) => this.refusal(call),
+        onHookError: (event, error) => this.hookFailed(event, error),
+        onHalt: (reason) => this.halt(reason),
       });
       this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
       if (signal.aborted) return { end: "aborted", rounds };
@@ -674,6 +742,77 @@ export class Session {
   /** A response that ended the input without success: a non-fatal ERROR naming the finish reason. */
   private emitFinishError(message: string, errorName: string, finishReason: string): void {
     this.emit("error", { message, errorName, retryable: false, fatal: false, finishReason });
+  }
+
+  /** Runs a host hook; a failure becomes a WARNING and counts as no answer. */
+  private async hook<T>(
+    event: HookEventName,
+    run: (() => T | Promise<T>) | undefined,
+  ): Promise<Awaited<T> | undefined> {
+    if (!run) return undefined;
+    const pending = (async (): Promise<Awaited<T> | undefined> => {
+      try {
+        return await run();
+      } catch (error) {
+        this.hookFailed(event, error);
+        return undefined;
+      }
+    })();
+    // An interrupt stops waiting for a slow hook (its answer no longer matters); a hook started
+    // while stopping (sessionEnd) is awaited.
+    const signal = this.control.signal;
+    if (signal.aborted) return pending;
+    return new Promise<Awaited<T> | undefined>((resolve) => {
+      const onAbort = () => resolve(undefined);
+      signal.addEventListener("abort", onAbort, { once: true });
+      void pending.then((value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      });
+    });
+  }
+
+  private hookFailed(event: HookEventName, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    this.emit("warning", { code: "hook", message: `The ${event} hook failed: ${message}` });
+  }
+
+  /** A hook asked to stop: the running cycle ends as if interrupted, and the host is told why. */
+  private halt(reason: string): void {
+    this.emit("warning", { code: "hook", message: `Stopped by a hook: ${reason}` });
+    this.control.interrupt();
+  }
+
+  /** The sessionStart hook, once per session, before its first input: the context it returns. */
+  private async runStartHook(): Promise<string | undefined> {
+    if (this.startHookRan) return undefined;
+    this.startHookRan = true;
+    const hook = this.configValue.hooks?.sessionStart;
+    const outcome = await this.hook("SessionStart", hook && (() => hook({ source: this.startSource })));
+    const context = outcome?.additionalContext?.trim();
+    return context ? context : undefined;
+  }
+
+  private async stopDecision(
+    lastMessage: string,
+    stopHookActive: boolean,
+  ): Promise<StopDecision | undefined> {
+    const hooks = this.configValue.hooks;
+    if (this.depth > 0) {
+      const hook = hooks?.subagentStop;
+      return this.hook(
+        "SubagentStop",
+        hook && (() => hook({ stopHookActive, lastMessage, agentId: this.id })),
+      );
+    }
+    const hook = hooks?.stop;
+    return this.hook("Stop", hook && (() => hook({ stopHookActive, lastMessage })));
+  }
+
+  /** A hook's words for the model, as a steering message. */
+  private injectHookMessage(content: string): void {
+    this.turns.push({ kind: "steering", content, source: "hook", timestamp: new Date().toISOString() });
+    this.emit("steering_injected", { content, source: "hook" });
   }
 
   private emitTurnLimit(limit: EventDataMap["turn_limit"]["limit"], value: number, rounds: number): void {
@@ -774,6 +913,16 @@ export class Session {
     request: Request,
     focus?: string,
   ): Promise<CompactionResult> {
+    const preCompact = this.configValue.hooks?.preCompact;
+    await this.hook(
+      "PreCompact",
+      preCompact &&
+        (() =>
+          preCompact({
+            trigger: reason === "manual" ? "manual" : "auto",
+            ...(focus !== undefined && { focus }),
+          })),
+    );
     const result = await this.compactor.compact({
       reason,
       turns: this.turns,
@@ -787,6 +936,12 @@ export class Session {
       onEnd: (data) => this.emit("compaction_end", data),
     });
     if (result.turns !== this.turns) this.turns.splice(0, this.turns.length, ...result.turns);
+    // As after a fresh start, the sessionStart hook may give context to carry past the summary.
+    const startHook = this.configValue.hooks?.sessionStart;
+    if (result.summarized && startHook) {
+      const outcome = await this.hook("SessionStart", () => startHook({ source: "compact" }));
+      if (outcome?.additionalContext?.trim()) this.injectHookMessage(outcome.additionalContext.trim());
+    }
     if (result.usage) this.usageTotals = addUsage(this.usageTotals, result.usage);
     return result;
   }
@@ -799,7 +954,11 @@ export class Session {
   }
 
   private async buildRequest(signal: AbortSignal, note?: string): Promise<Request> {
-    this.promptContext ??= preparePromptContext(this.environment, this.profileValue);
+    this.promptContext ??= preparePromptContext(
+      this.environment,
+      this.profileValue,
+      this.configValue.userInstructionFiles,
+    );
     const context = await this.promptContext;
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;
@@ -807,14 +966,17 @@ export class Session {
       const tool = profile.toolRegistry.get(t.name);
       return tool !== undefined && this.isToolAllowed(t.name) && offeredInMode(mode, tool);
     });
-    const offer = toolOffer(profile, tools);
+    const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
+    const offer = toolOffer(profile, offered);
     const systemPrompt = profile.buildSystemPrompt({
       environment: this.environment,
       model: profile.model,
       environmentBlock: context.environmentBlock(profile),
       ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
       projectDocs: context.projectDocs,
-      tools,
+      tools: offered,
+      ...(this.configValue.skills !== undefined &&
+        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
       ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
       ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
       ...(this.configValue.userInstructions !== undefined && {
@@ -850,4 +1012,15 @@ export class Session {
 function asksQuestion(text: string): boolean {
   const trimmed = text.trimEnd();
   return trimmed.endsWith("?");
+}
+
+/** The tools with spawn_agent's description listing the subagent types, when there are any. */
+function withSubagentTypes(
+  tools: readonly ToolDefinition[],
+  types: readonly SubagentType[] | undefined,
+): ToolDefinition[] {
+  if (!types || types.length === 0) return [...tools];
+  return tools.map((t) =>
+    t.name === "spawn_agent" ? { ...t, description: t.description + describeSubagentTypes(types) } : t,
+  );
 }

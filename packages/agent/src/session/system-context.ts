@@ -16,10 +16,12 @@ export interface PromptContext {
 export async function preparePromptContext(
   env: ExecutionEnvironment,
   profile: ProviderProfile,
+  userFiles: readonly string[] = [],
 ): Promise<PromptContext> {
   const git = await captureGitSnapshot(env).catch(() => undefined);
   const docs = await discoverProjectDocs(env, {
     providerFiles: profile.projectDocFiles,
+    userFiles,
     ...(git !== undefined && { gitRoot: git.root }),
   }).catch(() => ({ text: "" }));
   const date = localDate();

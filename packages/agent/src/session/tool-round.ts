@@ -1,9 +1,10 @@
 import type { ToolCallData } from "@attractor/llm";
 import type { SubagentManager } from "../subagent/manager.js";
 import { dispatchToolCalls, type ToolCallOutcome } from "../tools/dispatch.js";
-import type { SessionConfig } from "../types/config.js";
+import type { BeforeToolCallDecision, SessionConfig, ToolCallInfo, ToolCallResult } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap } from "../types/events.js";
+import type { HookEventName } from "../types/hooks.js";
 import type { ProfileToolRegistry } from "../types/profile.js";
 import type { ToolResultRecord } from "../types/turn.js";
 
@@ -36,6 +37,10 @@ export interface ToolRoundContext {
   readonly subagents?: SubagentManager;
   /** Overrides INTERRUPT_GRACE_MS. */
   readonly interruptGraceMs?: number;
+  /** A non-fatal hook failure (postToolUse), for the session to report. */
+  readonly onHookError?: (event: HookEventName, error: unknown) => void;
+  /** A hook asked to stop the cycle. */
+  readonly onHalt?: (reason: string) => void;
 }
 
 const record = (o: ToolCallOutcome): ToolResultRecord => ({
@@ -96,10 +101,8 @@ export async function runToolRound(
     maxCommandTimeoutMs: ctx.config.maxCommandTimeoutMs,
     isAllowed: ctx.allowed,
     beforeToolCall: (info) =>
-      ctx.signal.aborted
-        ? { action: "deny", message: INTERRUPTED_BEFORE_RUN }
-        : ctx.config.beforeToolCall?.(info),
-    ...(ctx.config.afterToolCall !== undefined && { afterToolCall: ctx.config.afterToolCall }),
+      ctx.signal.aborted ? { action: "deny", message: INTERRUPTED_BEFORE_RUN } : beforeCall(ctx.config, info),
+    afterToolCall: (info, result) => afterCall(ctx, info, result),
     onStart: (call) => {
       started.add(call.id);
       ctx.onStart({ toolName: call.name, callId: call.id, arguments: call.arguments });
@@ -168,4 +171,39 @@ function untilStoppedOrGrace<T>(
       },
     );
   });
+}
+
+/** hooks.preToolUse, then the host's beforeToolCall on the (possibly rewritten) call. */
+async function beforeCall(
+  config: SessionConfig,
+  info: ToolCallInfo,
+): Promise<BeforeToolCallDecision | undefined> {
+  const first = await config.hooks?.preToolUse?.(info);
+  if (first?.action === "deny") return first;
+  const rewritten = first?.action === "rewrite" ? first.arguments : undefined;
+  const call = rewritten ? { ...info, arguments: rewritten } : info;
+  const second = await config.beforeToolCall?.(call);
+  if (second !== undefined && second.action !== "allow") return second;
+  return rewritten ? { action: "rewrite", arguments: rewritten } : second;
+}
+
+/** The host's afterToolCall, then hooks.postToolUse; a failing postToolUse leaves the result as it was. */
+async function afterCall(
+  ctx: ToolRoundContext,
+  info: ToolCallInfo,
+  result: ToolCallResult,
+): Promise<ToolCallResult | undefined> {
+  const { afterToolCall, hooks } = ctx.config;
+  let current = (await afterToolCall?.(info, result)) ?? result;
+  if (!hooks?.postToolUse) return current;
+  try {
+    const outcome = await hooks.postToolUse(info, current);
+    if (outcome?.result) current = outcome.result;
+    if (outcome?.feedback?.trim())
+      current = { ...current, output: `${current.output}\n\n${outcome.feedback.trim()}` };
+    if (outcome?.halt !== undefined) ctx.onHalt?.(outcome.halt);
+  } catch (error) {
+    ctx.onHookError?.("PostToolUse", error);
+  }
+  return current;
 }

@@ -1,6 +1,8 @@
+import { toolNamesFor } from "../customization/claude-code-names.js";
+import type { SubagentType } from "../customization/subagent-types.js";
 import type { SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
-import type { SessionEvent } from "../types/events.js";
+import type { EventDataMap, SessionEvent } from "../types/events.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { type SubAgentResult, SubAgentStatus } from "../types/session.js";
 import type { RegisteredTool } from "../types/tool.js";
@@ -54,7 +56,14 @@ export interface SpawnOptions {
   readonly model?: string;
   /** 0 = unlimited. */
   readonly maxTurns?: number;
+  /** The name of one of the parent's config.subagentTypes. */
+  readonly subagentType?: string;
+  /** The parent's tool call that spawns it; forwarded events carry it. */
+  readonly callId?: string;
 }
+
+/** Model names that mean "the parent's model" in a subagent file (Claude Code's aliases included). */
+const INHERITED_MODELS = new Set(["inherit", "sonnet", "opus", "haiku"]);
 
 /** Thrown for a request the model can correct (unknown id, depth limit…); tools turn it into an error result. */
 export class SubagentError extends Error {
@@ -76,7 +85,11 @@ export class SubagentManager {
   private createChild: ChildFactory | undefined;
   private readonly bound = new WeakMap<RegisteredTool, RegisteredTool>();
 
-  constructor(private readonly parent: ManagedSession) {}
+  constructor(
+    private readonly parent: ManagedSession,
+    /** Receives every event of every child, tagged (the parent emits it as SUBAGENT_EVENT). */
+    private readonly forward?: (data: EventDataMap["subagent_event"]) => void,
+  ) {}
 
   /** Installs the factory for child sessions (done by Session). */
   setChildFactory(factory: ChildFactory): void {
@@ -121,14 +134,22 @@ export class SubagentManager {
       options.workingDir === undefined
         ? this.parent.environment
         : scopeEnvironment(this.parent.environment, options.workingDir);
+    const type = this.subagentType(options.subagentType);
+    const typeModel = type?.model && !INHERITED_MODELS.has(type.model) ? type.model : undefined;
+    const model = options.model ?? typeModel;
     const profile =
-      options.model && options.model !== this.parent.profile.model
-        ? this.parent.profile.withModel(options.model)
+      model && model !== this.parent.profile.model
+        ? this.parent.profile.withModel(model)
         : this.parent.profile;
     const session = this.createChild({
       profile,
       environment,
-      config: { ...this.parent.config, maxTurns: options.maxTurns ?? 0 },
+      config: {
+        ...this.parent.config,
+        ...childHooks(this.parent.config.hooks),
+        ...(type && typeConfig(type, this.parent.config)),
+        maxTurns: options.maxTurns ?? 0,
+      },
       depth,
     });
     const entry: Entry = {
@@ -140,6 +161,12 @@ export class SubagentManager {
     };
     session.subscribe((event) => {
       if (event.kind === "processing_end") entry.lastEnd = event.data.reason;
+      this.forward?.({
+        agentId: session.id,
+        ...(options.callId !== undefined && { parentCallId: options.callId }),
+        ...(type !== undefined && { agentType: type.name }),
+        event,
+      });
     });
     this.entries.set(entry.id, entry);
     this.run(entry, options.task);
@@ -224,6 +251,19 @@ export class SubagentManager {
     return { output, success: entry.status === SubAgentStatus.COMPLETED, turnsUsed: entry.session.turnCount };
   }
 
+  private subagentType(name: string | undefined): SubagentType | undefined {
+    if (name === undefined || name.trim() === "") return undefined;
+    const types = this.parent.config.subagentTypes ?? [];
+    const found = types.find((t) => t.name === name);
+    if (!found) {
+      const known = types.map((t) => t.name);
+      throw new SubagentError(
+        `Unknown subagent_type: ${name}${known.length ? ` (available: ${known.join(", ")})` : " (none are defined)"}`,
+      );
+    }
+    return found;
+  }
+
   private entry(id: string): Entry {
     const entry = this.entries.get(id);
     if (!entry) {
@@ -238,4 +278,26 @@ export class SubagentManager {
 
 function aborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/**
+ * The hooks a child runs: tool, subagent-stop, compaction and notification hooks. The session
+ * hooks (start, end, prompt submission, stop) belong to the user's own session, as in Claude Code.
+ */
+function childHooks(hooks: SessionConfig["hooks"]): Partial<SessionConfig> {
+  if (!hooks) return {};
+  const { sessionStart: _start, sessionEnd: _end, userPromptSubmit: _prompt, stop: _stop, ...rest } = hooks;
+  return { hooks: rest };
+}
+
+/** A child's configuration for a subagent type: its file's body as the system prompt, only its tools. */
+function typeConfig(type: SubagentType, parent: SessionConfig): Partial<SessionConfig> {
+  const allowed = type.tools ? new Set(type.tools.flatMap((t) => toolNamesFor(t))) : undefined;
+  const parentFilter = parent.toolFilter;
+  return {
+    ...(type.prompt.trim() !== "" && { systemPrompt: type.prompt }),
+    ...(allowed && {
+      toolFilter: (tool) => allowed.has(tool.definition.name) && (parentFilter ? parentFilter(tool) : true),
+    }),
+  };
 }

@@ -52,14 +52,20 @@ export const spawnAgentTool = (): RegisteredTool =>
             minimum: 0,
             description: "Limit on the subagent's model turns; 0 = unlimited.",
           },
+          subagent_type: {
+            type: "string",
+            description: "A specialised subagent listed in this description; a general one when omitted.",
+          },
         },
         required: ["task"],
         additionalProperties: false,
       }),
     },
-    executor: async (args) => {
+    executor: async (args, _env, context: ToolContext) => {
       const handle = manager().spawn({
         task: String(args.task ?? ""),
+        callId: context.toolCallId,
+        ...(str(args.subagent_type) !== undefined && { subagentType: str(args.subagent_type)! }),
         ...(str(args.working_dir) !== undefined && { workingDir: str(args.working_dir)! }),
         ...(str(args.model) !== undefined && { model: str(args.model)! }),
         ...(typeof args.max_turns === "number" && { maxTurns: args.max_turns }),

@@ -1,3 +1,4 @@
+import { createSkillTool } from "../customization/skills.js";
 import { createAnthropicProfile } from "../profiles/anthropic/index.js";
 import { createGeminiProfile } from "../profiles/gemini/index.js";
 import { createOpenAIProfile } from "../profiles/openai/index.js";
@@ -19,9 +20,12 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createGeminiProfile("gemini-2.5-pro"),
       createOpenAICompatibleProfile("llama3.2"),
     ].flatMap((p) => p.toolRegistry.definitions()),
-    ...[...subagentTools(), createTodoTool(), createAskUserTool({ ask: async () => "" })].map(
-      (t) => t.definition,
-    ),
+    ...[
+      ...subagentTools(),
+      createTodoTool(),
+      createAskUserTool({ ask: async () => "" }),
+      createSkillTool(() => []),
+    ].map((t) => t.definition),
   ];
   const seen = new Set<string>();
   return definitions.filter((d) => {

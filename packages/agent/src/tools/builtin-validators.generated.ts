@@ -928,8 +928,8 @@ validate17.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_5783073bebfcdfb5 = validate18;
-const schema19 = {"type":"object","properties":{"task":{"type":"string","description":"What the subagent should do, with all the context it needs."},"working_dir":{"type":"string","description":"Subdirectory (relative to the working directory) to scope the subagent to."},"model":{"type":"string","description":"Model for the subagent; defaults to yours."},"max_turns":{"type":"integer","minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited."}},"required":["task"],"additionalProperties":false};
+export const validate_67395a30087dc567 = validate18;
+const schema19 = {"type":"object","properties":{"task":{"type":"string","description":"What the subagent should do, with all the context it needs."},"working_dir":{"type":"string","description":"Subdirectory (relative to the working directory) to scope the subagent to."},"model":{"type":"string","description":"Model for the subagent; defaults to yours."},"max_turns":{"type":"integer","minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited."},"subagent_type":{"type":"string","description":"A specialised subagent listed in this description; a general one when omitted."}},"required":["task"],"additionalProperties":false};
 
 function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -946,7 +946,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!((((key0 === "task") || (key0 === "working_dir")) || (key0 === "model")) || (key0 === "max_turns"))){
+if(!(((((key0 === "task") || (key0 === "working_dir")) || (key0 === "model")) || (key0 === "max_turns")) || (key0 === "subagent_type"))){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -1018,14 +1018,26 @@ errors++;
 }
 }
 }
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.subagent_type !== undefined){
+if(typeof data.subagent_type !== "string"){
+const err7 = {instancePath:instancePath+"/subagent_type",schemaPath:"#/properties/subagent_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
 else {
 vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
 }
 errors++;
 }
@@ -1708,10 +1720,78 @@ validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_fef56fff16d10361 = validate26;
-const schema27 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
+export const validate_fd7957f1827253e4 = validate26;
+const schema27 = {"type":"object","properties":{"name":{"type":"string","description":"The skill's name."},"file":{"type":"string","description":"A file bundled with the skill, relative to its folder; omit to load the instructions."}},"required":["name"],"additionalProperties":false};
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "file"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err2 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.file !== undefined){
+if(typeof data.file !== "string"){
+const err3 = {instancePath:instancePath+"/file",schemaPath:"#/properties/file/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_fef56fff16d10361 = validate27;
+const schema28 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1810,7 +1890,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
 
@@ -1824,7 +1904,7 @@ export const BUILTIN_VALIDATORS = {
   "43cd20c793b39577": validate_43cd20c793b39577,
   "4a457d5d4a1bcf1e": validate_4a457d5d4a1bcf1e,
   "54a473b0c3c92241": validate_54a473b0c3c92241,
-  "5783073bebfcdfb5": validate_5783073bebfcdfb5,
+  "67395a30087dc567": validate_67395a30087dc567,
   "89285a9f280b6cc7": validate_89285a9f280b6cc7,
   "a456a27072156f9e": validate_a456a27072156f9e,
   "a5ee8e39bc4e6fff": validate_a5ee8e39bc4e6fff,
@@ -1832,5 +1912,6 @@ export const BUILTIN_VALIDATORS = {
   "d60ef69b5e904619": validate_d60ef69b5e904619,
   "dbad723e3c12cd43": validate_dbad723e3c12cd43,
   "dc61d15d181f0322": validate_dc61d15d181f0322,
+  "fd7957f1827253e4": validate_fd7957f1827253e4,
   "fef56fff16d10361": validate_fef56fff16d10361,
 };

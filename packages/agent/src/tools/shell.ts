@@ -51,6 +51,8 @@ function executor(options: ShellToolOptions): ToolExecutor {
     if (body.length > 0) parts.push(body);
     if (result.timedOut) parts.push(timeoutMessage(timeoutMs));
     else if (result.aborted) parts.push("[Command was aborted.]");
+    if (result.sandboxBlock !== undefined) parts.push(result.sandboxBlock.message);
+    if (result.unsandboxed) parts.push("[The user let this command run outside the sandbox.]");
     const exit = result.exitCode ?? (result.signal ? `killed by ${result.signal}` : "unknown");
     parts.push(`Exit code: ${exit}`, `Duration: ${result.durationMs} ms`);
     return {
@@ -61,6 +63,8 @@ function executor(options: ShellToolOptions): ToolExecutor {
         durationMs: result.durationMs,
         timedOut: result.timedOut,
         ...(result.droppedBytes > 0 && { droppedBytes: result.droppedBytes }),
+        ...(result.sandboxBlock !== undefined && { sandboxBlock: result.sandboxBlock.kind }),
+        ...(result.unsandboxed && { unsandboxed: true }),
       },
     };
   };

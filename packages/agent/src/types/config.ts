@@ -1,4 +1,7 @@
 import type { ReasoningEffort } from "@attractor/llm";
+import type { Skill } from "../customization/skills.js";
+import type { SubagentType } from "../customization/subagent-types.js";
+import type { SessionHooks } from "./hooks.js";
 import type { RegisteredTool, ToolDetails } from "./tool.js";
 
 /** A tool call as hooks see it: after argument validation, before execution. */
@@ -66,6 +69,8 @@ export interface SessionConfig {
   readonly contextWarningThreshold: number;
   /** Appended last to the system prompt. */
   readonly userInstructions?: string;
+  /** Instruction files read before the project's AGENTS.md files (e.g. ~/.attractor/AGENTS.md). */
+  readonly userInstructionFiles?: readonly string[];
   /**
    * Replaces the profile's base prompt (the agent's own instructions); the environment, tools,
    * project instructions and user instructions are still added around it.
@@ -73,8 +78,16 @@ export interface SessionConfig {
   readonly systemPrompt?: string;
   /** Restricts the tools offered to the model (read-only modes use this); all tools when absent. */
   readonly toolFilter?: (tool: RegisteredTool) => boolean;
+  /** Runs after hooks.preToolUse (the host's permission check); deny or rewrite a call. */
   readonly beforeToolCall?: BeforeToolCallHook;
+  /** Runs before hooks.postToolUse. */
   readonly afterToolCall?: AfterToolCallHook;
+  /** Lifecycle callbacks (tool use, prompts, stop, start/end, compaction, notifications). */
+  readonly hooks?: SessionHooks;
+  /** Custom subagent types spawn_agent offers (its `subagent_type` argument). */
+  readonly subagentTypes?: readonly SubagentType[];
+  /** Skills named in the system prompt; register createSkillTool() so the model can load them. */
+  readonly skills?: readonly Skill[];
   /** A read-only mode, or undefined for normal work; may change between calls (updateConfig). */
   readonly readOnlyMode?: ReadOnlyMode | undefined;
   /** Compact the history before a model call when context use reaches this fraction of the window. */

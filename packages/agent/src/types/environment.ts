@@ -98,6 +98,22 @@ export interface ExecResult {
   readonly durationMs: number;
   /** Bytes dropped from the middle of the output to keep memory bounded. */
   readonly droppedBytes: number;
+  /** Set by a sandboxed environment when the failure was caused by its sandbox. */
+  readonly sandboxBlock?: SandboxBlock;
+  /** True when a sandboxed environment ran this command outside its sandbox, as its host allowed. */
+  readonly unsandboxed?: boolean;
+}
+
+/** Why the sandbox, and not the command itself, looks to be the cause of a failure. */
+export type SandboxBlockKind = "write-outside" | "network" | "hidden-path";
+
+/** A command failure a sandbox caused, as recognised from the command's output. */
+export interface SandboxBlock {
+  readonly kind: SandboxBlockKind;
+  /** The output line that shows it. */
+  readonly evidence: string;
+  /** What to tell the model: the sandbox blocked it, and how the user can allow it. */
+  readonly message: string;
 }
 
 export type GrepOutputMode = "content" | "files_with_matches" | "count";

@@ -3,8 +3,8 @@ import type { SessionState } from "./session.js";
 import type { ToolDetails } from "./tool.js";
 
 /**
- * The kinds of event a Session emits: the spec's fifteen, the two of context compaction and the
- * retry of a model call.
+ * The kinds of event a Session emits: the spec's fifteen, the two of context compaction,
+ * forwarded subagent events and the retry of a model call.
  */
 export const EventKind = {
   SESSION_START: "session_start",
@@ -24,6 +24,7 @@ export const EventKind = {
   ERROR: "error",
   COMPACTION_START: "compaction_start",
   COMPACTION_END: "compaction_end",
+  SUBAGENT_EVENT: "subagent_event",
   RETRY: "retry",
 } as const;
 
@@ -89,7 +90,7 @@ export interface EventDataMap {
     readonly details?: ToolDetails;
     readonly durationMs: number;
   };
-  steering_injected: { readonly content: string; readonly source: "host" | "loop_detection" };
+  steering_injected: { readonly content: string; readonly source: "host" | "loop_detection" | "hook" };
   turn_limit: {
     readonly limit: "max_tool_rounds_per_input" | "max_turns";
     readonly value: number;
@@ -109,6 +110,7 @@ export interface EventDataMap {
       | "config"
       | "shutdown"
       | "compaction"
+      | "hook"
       | "malformed_call"
       | "continued"
       | "paused_turn";
@@ -158,6 +160,16 @@ export interface EventDataMap {
     readonly prunedToolOutputs: number;
     /** Whether older turns were replaced by a summary. */
     readonly summarized: boolean;
+  };
+  /** An event of a subagent, forwarded to its parent from the child's first event on. */
+  subagent_event: {
+    /** The child's id (what spawn_agent returned). */
+    readonly agentId: string;
+    /** The id of the parent's spawn_agent call that started the child. */
+    readonly parentCallId?: string;
+    /** The custom subagent type it runs as, when one was given. */
+    readonly agentType?: string;
+    readonly event: SessionEvent;
   };
 }
 

@@ -41,6 +41,8 @@ export interface SystemPromptContext {
   readonly toolCallInstructions?: string;
   /** The read-only mode's instructions (explore, plan, review), placed before user instructions. */
   readonly modeInstructions?: string;
+  /** The skills section (names and descriptions), placed after project instructions. */
+  readonly skills?: string;
 }
 
 /**

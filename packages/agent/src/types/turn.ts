@@ -63,8 +63,8 @@ export interface SystemTurn {
 export interface SteeringTurn {
   readonly kind: "steering";
   readonly content: string;
-  /** Who injected it: the host (steer()) or the loop detector. */
-  readonly source: "host" | "loop_detection";
+  /** Who injected it: the host (steer()), the loop detector, or a hook (context, stop feedback). */
+  readonly source: "host" | "loop_detection" | "hook";
   readonly timestamp: string;
 }
 

@@ -1,8 +1,12 @@
+import type { CustomCommand } from "../customization/index.js";
 import { clearCommand } from "./builtin/clear.js";
 import { compactCommand } from "./builtin/compact.js";
 import { costCommand } from "./builtin/cost.js";
+import { customSlashCommand } from "./builtin/custom.js";
 import { exitCommand } from "./builtin/exit.js";
 import { helpCommand } from "./builtin/help.js";
+import { initCommand } from "./builtin/init.js";
+import { memoryCommand } from "./builtin/memory.js";
 import { modeCommand } from "./builtin/mode.js";
 import { modelCommand } from "./builtin/model.js";
 import { resumeCommand } from "./builtin/resume.js";
@@ -12,6 +16,7 @@ import { undoCommand } from "./builtin/undo.js";
 import type { CommandContext, SlashCommand } from "./types.js";
 
 export { KEY_HELP } from "./builtin/help.js";
+export { INIT_PROMPT } from "./builtin/init.js";
 export { nextMode } from "./builtin/mode.js";
 export { type ParsedInput, parseInput } from "./parse.js";
 export type { Choice, CommandContext, CommandHost, OutputBlock, SlashCommand, Tone } from "./types.js";
@@ -28,8 +33,28 @@ export const COMMANDS: readonly SlashCommand[] = [
   compactCommand,
   clearCommand,
   resumeCommand,
+  initCommand,
+  memoryCommand,
   exitCommand,
 ];
+
+/**
+ * The built-in commands followed by the custom ones (a custom command never hides a built-in of
+ * the same name), with /help listing them all.
+ */
+export function commandTable(custom: readonly CustomCommand[] = []): readonly SlashCommand[] {
+  if (custom.length === 0) return COMMANDS;
+  const builtins = COMMANDS.slice(1);
+  const taken = new Set(builtins.flatMap((c) => [c.name, ...(c.aliases ?? [])]));
+  taken.add("help");
+  const table: SlashCommand[] = [];
+  table.push(
+    helpCommand(() => table),
+    ...builtins,
+    ...custom.filter((c) => !taken.has(c.name)).map(customSlashCommand),
+  );
+  return table;
+}
 
 /** The command called `name` (or one of its aliases), case-insensitively. */
 export function findCommand(
@@ -91,7 +116,7 @@ export function matchingCommands(prefix: string, table: readonly SlashCommand[] 
  * longest common prefix of several; undefined when the text is not a command name being typed.
  */
 export function completeCommand(text: string, table: readonly SlashCommand[] = COMMANDS): string | undefined {
-  const m = /^\/([\w-]*)$/.exec(text);
+  const m = /^\/([\w:-]*)$/.exec(text);
   if (!m) return undefined;
   const names = matchingCommands(m[1] as string, table).map((c) =>
     c.name.startsWith((m[1] as string).toLowerCase())

@@ -10,7 +10,7 @@ export type ParsedInput =
 export function parseInput(line: string): ParsedInput {
   const text = line.trim();
   if (text.startsWith("//")) return { kind: "message", text: text.slice(1) };
-  const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text);
+  const match = /^\/([A-Za-z][\w-]*(?::[\w-]+)*)(?:\s+([\s\S]*))?$/.exec(text);
   if (!match) return { kind: "message", text: line };
   return { kind: "command", name: (match[1] as string).toLowerCase(), args: (match[2] ?? "").trim() };
 }

@@ -38,6 +38,8 @@ export interface CommandHost {
   resetScreen(replay: boolean): void;
   /** Ends the interactive program. */
   exit(): void;
+  /** Opens a file in the user's $EDITOR and resolves when the editor exits (interactive only). */
+  editFile?(path: string): Promise<void>;
 }
 
 /** What a command runs against. */

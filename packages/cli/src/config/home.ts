@@ -12,6 +12,16 @@ export function userSettingsPath(home: string): string {
   return join(home, "settings.json");
 }
 
+/** Claude Code's project settings file, whose hooks attractor runs too. */
+export function claudeSettingsPath(projectDir: string): string {
+  return join(projectDir, ".claude", "settings.json");
+}
+
+/** Claude Code's personal project settings file (not committed), whose hooks attractor runs too. */
+export function claudeLocalSettingsPath(projectDir: string): string {
+  return join(projectDir, ".claude", "settings.local.json");
+}
+
 /** The project settings file of a project directory. */
 export function projectSettingsPath(projectDir: string): string {
   return join(projectDir, ".attractor", "settings.json");

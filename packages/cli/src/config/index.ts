@@ -1,20 +1,35 @@
-export { attractorHome, projectSettingsPath, userSettingsPath } from "./home.js";
-export { findJsonSyntaxError, type JsonSyntaxProblem } from "./json-position.js";
+export {
+  attractorHome,
+  claudeLocalSettingsPath,
+  claudeSettingsPath,
+  projectSettingsPath,
+  userSettingsPath,
+} from "./home.js";
+export { tightenSandbox } from "./sandbox-settings.js";
 export {
   formatIssue,
+  type HookSource,
   loadSettings,
   mergeSettings,
   parseSettings,
   type ResolvedSettings,
+  readClaudeHooks,
   readSettingsFile,
   SettingsError,
   type SettingsIssue,
 } from "./settings.js";
 export {
+  type CommandHookSetting,
+  HOOK_EVENTS,
+  type HookMatcherSetting,
+  type HooksSetting,
   PERMISSION_MODES,
   type PermissionMode,
   type PermissionRuleLists,
   REASONING_EFFORTS,
+  SANDBOX_MODES,
+  type SandboxModeSetting,
+  type SandboxSettings,
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,

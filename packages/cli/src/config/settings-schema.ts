@@ -1,3 +1,4 @@
+import type { HookEventName } from "@attractor/agent";
 import {
   PERMISSION_MODE_NAMES,
   PERMISSION_MODES,
@@ -9,6 +10,18 @@ export { PERMISSION_MODES, type PermissionMode };
 
 export const REASONING_EFFORTS = ["minimal", "low", "medium", "high", "xhigh"] as const;
 export const TOOL_MODES = ["native", "prompted"] as const;
+/** The sandbox modes shell commands run in (the agent library's SandboxMode), strictest first. */
+export const SANDBOX_MODES = ["read-only", "workspace-write", "danger-full-access"] as const;
+export type SandboxModeSetting = (typeof SANDBOX_MODES)[number];
+
+/** How shell commands are sandboxed. A project's settings file may tighten these, never loosen them. */
+export interface SandboxSettings {
+  readonly mode?: SandboxModeSetting;
+  /** Network access for sandboxed commands (default false). */
+  readonly network?: boolean;
+  /** Directories writable besides the project in workspace-write (absolute, or relative to the home). */
+  readonly writableDirs?: readonly string[];
+}
 
 /** Rule lists as written in a settings file: `tool` or `tool(pattern)` strings. */
 export interface PermissionRuleLists {
@@ -40,7 +53,66 @@ export interface Settings {
   readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
+  readonly hooks?: HooksSetting;
+  readonly sandbox?: SandboxSettings;
 }
+
+/** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
+export const HOOK_EVENTS: readonly HookEventName[] = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SubagentStop",
+  "SessionStart",
+  "SessionEnd",
+  "PreCompact",
+  "Notification",
+];
+
+/** One command a hook runs. */
+export interface CommandHookSetting {
+  /** "command" (the only kind run; others are skipped with a warning). */
+  readonly type: string;
+  readonly command?: string;
+  /** Seconds (default 60). */
+  readonly timeout?: number;
+}
+
+/** Hooks for one event whose matcher matches (a tool-name regex for the tool events). */
+export interface HookMatcherSetting {
+  readonly matcher?: string;
+  readonly hooks: readonly CommandHookSetting[];
+}
+
+/** The `hooks` setting: per event, a list of matcher groups. */
+export type HooksSetting = Readonly<Partial<Record<HookEventName, readonly HookMatcherSetting[]>>>;
+
+const hookGroups = {
+  type: "array",
+  items: {
+    type: "object",
+    additionalProperties: false,
+    required: ["hooks"],
+    properties: {
+      matcher: { type: "string" },
+      hooks: {
+        type: "array",
+        items: {
+          type: "object",
+          additionalProperties: false,
+          required: ["type"],
+          properties: {
+            type: { type: "string", minLength: 1 },
+            command: { type: "string", minLength: 1 },
+            timeout: { type: "number", exclusiveMinimum: 0 },
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 const ruleList = {
   type: "array",
@@ -78,6 +150,20 @@ export const SETTINGS_SCHEMA = {
       additionalProperties: false,
       properties: {
         allow: { type: "array", items: { type: "string", pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$" } },
+      },
+    },
+    hooks: {
+      type: "object",
+      additionalProperties: false,
+      properties: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hookGroups])),
+    },
+    sandbox: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        mode: { enum: [...SANDBOX_MODES] },
+        network: { type: "boolean" },
+        writableDirs: { type: "array", items: { type: "string", minLength: 1 } },
       },
     },
   },

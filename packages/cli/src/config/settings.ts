@@ -1,10 +1,21 @@
 import { readFile } from "node:fs/promises";
 import type { ErrorObject, ValidateFunction } from "ajv";
+import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
-import { projectSettingsPath, userSettingsPath } from "./home.js";
-import { findJsonSyntaxError } from "./json-position.js";
-import { type PermissionRuleLists, SETTINGS_SCHEMA, type Settings } from "./settings-schema.js";
+import {
+  claudeLocalSettingsPath,
+  claudeSettingsPath,
+  projectSettingsPath,
+  userSettingsPath,
+} from "./home.js";
+import { tightenSandbox } from "./sandbox-settings.js";
+import {
+  type HooksSetting,
+  type PermissionRuleLists,
+  SETTINGS_SCHEMA,
+  type Settings,
+} from "./settings-schema.js";
 
 /** One thing wrong with a settings file. */
 export interface SettingsIssue {
@@ -31,8 +42,16 @@ export function formatIssue(issue: SettingsIssue): string {
   return `${issue.file}: ${issue.jsonPath ? `at ${issue.jsonPath}: ` : ""}${issue.problem}`;
 }
 
+/** The hooks one settings file defines, and whether the file belongs to the user or the project. */
+export interface HookSource {
+  readonly file: string;
+  /** Project hooks run only in a trusted project (see projectHooksGate). */
+  readonly scope: "user" | "project";
+  readonly hooks: HooksSetting;
+}
+
 /** Settings after merging the user's and the project's files. */
-export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" | "mode"> {
+export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" | "mode" | "hooks"> {
   readonly permissions: PermissionRuleLists;
   /** `mode` or `permissions.defaultMode`, aliases resolved; the later file wins. */
   readonly mode?: PermissionMode;
@@ -41,6 +60,10 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" |
   readonly env: { readonly allow: readonly string[] };
   /** The files that existed and were read, user first. */
   readonly sources: readonly string[];
+  /** Hooks per file: the user's, .attractor/settings.json, .claude/settings.json, .claude/settings.local.json. */
+  readonly hooks?: readonly HookSource[];
+  /** Problems that did not stop the files from being used (unknown keys…). */
+  readonly warnings?: readonly SettingsIssue[];
 }
 
 // Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
@@ -54,21 +77,59 @@ const settingsValidator = (): Promise<ValidateFunction<Settings>> => {
   return validator;
 };
 
-/** Parses and validates one settings text; throws SettingsError naming `file` on any problem. */
-export async function parseSettings(text: string, file: string): Promise<Settings> {
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (error) {
-    const where = findJsonSyntaxError(text);
-    const problem = `invalid JSON: ${where?.message ?? (error as Error).message}`;
-    throw new SettingsError([
-      { file, jsonPath: "", problem, line: where?.line ?? 1, column: where?.column ?? 1 },
-    ]);
+/** 1-based line and column of an offset. */
+function position(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset).split("\n");
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 };
+}
+
+/** Reads JSON with comments and trailing commas (JSONC); throws SettingsError at the first syntax error. */
+function parseJsonText(text: string, file: string): unknown {
+  const errors: ParseError[] = [];
+  const data: unknown = parseJsonc(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const { line, column } = position(text, first.offset);
+    const problem = `invalid JSON: ${printParseErrorCode(first.error)}`;
+    throw new SettingsError([{ file, jsonPath: "", problem, line, column }]);
+  }
+  return data;
+}
+
+/** Removes the value at a JSON Pointer's parent key. */
+function removeKey(data: unknown, pointer: string, key: string): void {
+  let node = data as Record<string, unknown> | undefined;
+  for (const part of pointer.split("/").slice(1)) {
+    node = node?.[part.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown> | undefined;
+  }
+  if (node && typeof node === "object") delete node[key];
+}
+
+/**
+ * Parses (JSONC) and validates one settings text; throws SettingsError naming `file` on any
+ * problem. Unknown keys are not errors: they are dropped and reported in `warnings`, so a file
+ * written for a peer tool still works.
+ */
+export async function parseSettings(
+  text: string,
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<Settings> {
+  const data: unknown = parseJsonText(text, file);
+  if (data === null || typeof data !== "object" || Array.isArray(data)) {
+    throw new SettingsError([{ file, jsonPath: "", problem: "must be a JSON object" }]);
   }
   const validate = await settingsValidator();
   if (!validate(data)) {
-    throw new SettingsError((validate.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
+    const unknown = (validate.errors ?? []).filter((e) => e.keyword === "additionalProperties");
+    for (const error of unknown) {
+      const key = (error.params as { additionalProperty: string }).additionalProperty;
+      warnings?.push({ file, ...describeAjvError(error) });
+      removeKey(data, error.instancePath, key);
+    }
+    if (!validate(data)) {
+      throw new SettingsError((validate.errors ?? []).map((e) => ({ file, ...describeAjvError(e) })));
+    }
   }
   const issues: SettingsIssue[] = [];
   for (const list of ["allow", "ask", "deny"] as const) {
@@ -108,7 +169,10 @@ function describeAjvError(error: ErrorObject): { jsonPath: string; problem: stri
 }
 
 /** Reads a settings file; undefined when it does not exist. Throws SettingsError otherwise. */
-export async function readSettingsFile(file: string): Promise<Settings | undefined> {
+export async function readSettingsFile(
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<Settings | undefined> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
@@ -117,7 +181,28 @@ export async function readSettingsFile(file: string): Promise<Settings | undefin
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
     throw new SettingsError([{ file, jsonPath: "", problem: `cannot read: ${(error as Error).message}` }]);
   }
-  return parseSettings(text, file);
+  return parseSettings(text, file, warnings);
+}
+
+/**
+ * Reads the hooks of a Claude Code project settings file (.claude/settings.json). Only `hooks`
+ * is taken: its other keys mean other things to Claude Code (permission rule syntax, env).
+ */
+export async function readClaudeHooks(
+  file: string,
+  warnings?: SettingsIssue[],
+): Promise<HooksSetting | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
+    throw new SettingsError([{ file, jsonPath: "", problem: `cannot read: ${(error as Error).message}` }]);
+  }
+  const data = parseJsonText(text, file) as { hooks?: unknown } | null;
+  if (data === null || typeof data !== "object" || data.hooks === undefined) return undefined;
+  return (await parseSettings(JSON.stringify({ hooks: data.hooks }), file, warnings)).hooks;
 }
 
 /** Merges settings in order: later scalars win, permission rule lists and env allow-lists concatenate. */
@@ -131,7 +216,8 @@ export function mergeSettings(
   const additionalDirectories: string[] = [];
   for (const layer of layers) {
     for (const [key, value] of Object.entries(layer)) {
-      if (key === "permissions" || key === "env" || key === "$schema") continue;
+      if (key === "permissions" || key === "env" || key === "sandbox" || key === "$schema" || key === "hooks")
+        continue;
       merged[key] = key === "mode" ? toPermissionMode(value as string) : value;
     }
     if (layer.permissions?.defaultMode !== undefined && layer.mode === undefined)
@@ -143,37 +229,66 @@ export function mergeSettings(
     permissions.deny.push(...(layer.permissions?.deny ?? []));
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
+  // The first layer is the user's; every later one may only tighten the sandbox.
+  let sandbox = layers[0]?.sandbox;
+  for (const layer of layers.slice(1)) sandbox = tightenSandbox(sandbox, layer.sandbox);
   return {
-    ...(merged as Omit<ResolvedSettings, "permissions" | "env" | "sources" | "additionalDirectories">),
+    ...(merged as Omit<
+      ResolvedSettings,
+      "permissions" | "env" | "sources" | "additionalDirectories" | "hooks"
+    >),
     permissions,
     env: { allow: envAllow },
     additionalDirectories,
+    ...(sandbox !== undefined && { sandbox }),
     sources,
   };
 }
 
 /**
  * Loads `<home>/settings.json` then `<projectDir>/.attractor/settings.json` (the project's file
- * overrides the user's). Missing files are fine; a broken one throws SettingsError listing
- * every problem of both files.
+ * overrides the user's), JSON with comments accepted, plus the hooks of the project's
+ * `.claude/settings.json` and `.claude/settings.local.json`. Missing files are fine; unknown keys
+ * are warnings; a broken file throws SettingsError listing every problem of all files.
  */
 export async function loadSettings(options: { home: string; projectDir: string }): Promise<ResolvedSettings> {
-  const files = [userSettingsPath(options.home), projectSettingsPath(options.projectDir)];
-  const layers: Settings[] = [];
+  const files = [
+    { file: userSettingsPath(options.home), scope: "user" as const },
+    { file: projectSettingsPath(options.projectDir), scope: "project" as const },
+  ];
+  // The user's layer always comes first (empty when there is no file): the project's may only
+  // tighten the sandbox, never be taken for the user's.
+  const layers: Settings[] = [{}];
   const sources: string[] = [];
   const issues: SettingsIssue[] = [];
-  for (const file of files) {
+  const warnings: SettingsIssue[] = [];
+  const hooks: HookSource[] = [];
+  for (const { file, scope } of files) {
     try {
-      const settings = await readSettingsFile(file);
+      const settings = await readSettingsFile(file, warnings);
       if (settings) {
-        layers.push(settings);
+        if (scope === "user") layers[0] = settings;
+        else layers.push(settings);
         sources.push(file);
+        if (settings.hooks) hooks.push({ file, scope, hooks: settings.hooks });
       }
     } catch (error) {
       if (!(error instanceof SettingsError)) throw error;
       issues.push(...error.issues);
     }
   }
+  for (const claudeFile of [
+    claudeSettingsPath(options.projectDir),
+    claudeLocalSettingsPath(options.projectDir),
+  ]) {
+    try {
+      const claudeHooks = await readClaudeHooks(claudeFile, warnings);
+      if (claudeHooks) hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
+    } catch (error) {
+      if (!(error instanceof SettingsError)) throw error;
+      issues.push(...error.issues);
+    }
+  }
   if (issues.length > 0) throw new SettingsError(issues);
-  return mergeSettings(layers, sources);
+  return { ...mergeSettings(layers, sources), hooks, warnings };
 }

@@ -208,8 +208,10 @@ export function createClaudeStream(options: {
       });
   };
 
-  const complete = () =>
-    pending !== undefined && pending.end.data.toolCalls.every((c) => pending?.inputs.has(c.id));
+  const complete = () => {
+    const held = pending;
+    return held?.end.data.toolCalls.every((c) => held.inputs.has(c.id)) === true;
+  };
 
   return {
     onEvent(event) {

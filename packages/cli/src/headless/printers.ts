@@ -80,6 +80,7 @@ function problemLine(event: SessionEvent | RuntimeNotice): string | undefined {
         return undefined;
     }
   }
+  if (event.kind === "hook_output") return event.text;
   return event.kind === "warning" ? `warning: ${event.message}` : undefined;
 }
 

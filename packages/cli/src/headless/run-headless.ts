@@ -1,3 +1,4 @@
+import { parseInput } from "../commands/parse.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
@@ -73,7 +74,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   let failed = false;
   const runOne = async (prompt: string, last: boolean) => {
     try {
-      await runtime.submit(prompt);
+      await submitOrRunCommand(runtime, prompt);
     } catch (error) {
       tracker.fail(error);
       options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -115,4 +116,14 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   unsubscribe();
   if (interrupted) return EXIT.INTERRUPTED;
   return failed ? EXIT.FAILED : EXIT.OK;
+}
+
+/** `attractor -p "/name args"` runs a custom command; any other text is the task itself. */
+async function submitOrRunCommand(runtime: Runtime, prompt: string): Promise<void> {
+  const parsed = parseInput(prompt);
+  if (parsed.kind === "command" && runtime.runCustomCommand) {
+    const custom = runtime.customCommands?.find((c) => c.name === parsed.name);
+    if (custom) return runtime.runCustomCommand(custom.name, parsed.args);
+  }
+  return runtime.submit(prompt);
 }

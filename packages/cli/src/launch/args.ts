@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { TOOL_MODES } from "../config/settings-schema.js";
+import { SANDBOX_MODES, type SandboxModeSetting, TOOL_MODES } from "../config/settings-schema.js";
 import { OUTPUT_FORMATS, type OutputFormat } from "../headless/printers.js";
 import { PERMISSION_MODE_NAMES, type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { PROVIDERS } from "../runtime/provider-names.js";
@@ -41,6 +41,8 @@ export interface CliArgs {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
+  /** How shell commands are sandboxed (bubblewrap); workspace-write wherever it can run. */
+  readonly sandbox?: SandboxModeSetting;
   readonly outputFormat?: OutputFormat;
   readonly inputFormat?: (typeof INPUT_FORMATS)[number];
   /** stream-json output: add attractor's own events. */
@@ -62,6 +64,8 @@ export interface CliArgs {
   /** An id, or true for `--resume` without one (choose from a list). */
   readonly resume?: string | true;
   readonly cwd?: string;
+  /** The user trusts the project: its settings' hooks may run. */
+  readonly trustProject: boolean;
 }
 
 /** What parsing produced: arguments to run with, or text already printed and the exit code. */
@@ -91,6 +95,10 @@ Provider: --provider, else settings.json, else the first key set of ANTHROPIC_AP
 OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); else OPENAI_COMPATIBLE_BASE_URL.
 Base URLs: --base-url, or ANTHROPIC_BASE_URL, OPENAI_BASE_URL, GEMINI_BASE_URL.
 
+Sandbox: shell commands run under bubblewrap (Linux) with writes only in the project and a
+private /tmp, no network, credentials hidden: --sandbox read-only | workspace-write |
+danger-full-access, or "sandbox": {"mode", "network"} in settings.json.
+
 Exit codes: 0 done, 1 the run failed (provider error, turn limit), 2 bad usage or configuration,
 130 interrupted.
 `;
@@ -117,6 +125,12 @@ function buildProgram(version: string, io: ParseIo): Command {
         "--mode, --permission-mode <mode>",
         "permission mode: plan, normal, auto-edit, yolo (Claude Code's and gemini-cli's names work too: default, acceptEdits, bypassPermissions, auto_edit)",
       ).choices(PERMISSION_MODE_NAMES),
+    )
+    .addOption(
+      new Option(
+        "--sandbox <mode>",
+        "sandbox for shell commands (default: workspace-write where bubblewrap runs)",
+      ).choices(SANDBOX_MODES),
     )
     .addOption(
       new Option("--output-format <format>", "headless output (default: text)").choices(OUTPUT_FORMATS),
@@ -164,6 +178,7 @@ function buildProgram(version: string, io: ParseIo): Command {
     )
     .option("-r, --resume [id]", "resume a stored session (without an id: choose from a list)")
     .option("--cwd <dir>", "the project directory (default: the current directory)")
+    .option("--trust-project", "trust this project: run the hooks its settings define")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)
@@ -195,6 +210,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     baseUrl?: string;
     /** --mode and --permission-mode land here (commander names an option by its last long flag). */
     permissionMode?: string;
+    sandbox?: SandboxModeSetting;
     outputFormat?: OutputFormat;
     inputFormat?: CliArgs["inputFormat"];
     verbose?: boolean;
@@ -210,6 +226,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     continue?: boolean;
     resume?: string | true;
     cwd?: string;
+    trustProject?: boolean;
   }>();
   const words = program.args.join(" ").trim();
   return {
@@ -221,6 +238,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.model !== undefined && { model: o.model }),
       ...(o.baseUrl !== undefined && { baseUrl: o.baseUrl }),
       ...(o.permissionMode !== undefined && { mode: toPermissionMode(o.permissionMode) as PermissionMode }),
+      ...(o.sandbox !== undefined && { sandbox: o.sandbox }),
       ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
       ...(o.inputFormat !== undefined && { inputFormat: o.inputFormat }),
       verbose: o.verbose ?? false,
@@ -236,6 +254,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       continueLatest: o.continue ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
+      trustProject: o.trustProject ?? false,
     },
   };
 }

@@ -121,6 +121,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.model !== undefined && { model: args.model }),
       ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
       ...(args.mode !== undefined && { mode: args.mode }),
+      ...(args.sandbox !== undefined && { sandbox: args.sandbox }),
       ...(args.allowedTools.length > 0 && { allowedTools: args.allowedTools }),
       ...(args.disallowedTools.length > 0 && { disallowedTools: args.disallowedTools }),
       ...(args.systemPrompt !== undefined && { systemPrompt: args.systemPrompt }),
@@ -133,6 +134,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
       continueLatest: args.continueLatest,
+      trustProject: args.trustProject,
       ...(resume !== undefined && { resume }),
     });
   } catch (error) {

@@ -1,14 +1,22 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readdir, readFile, stat } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
 import {
   createAskUserTool,
+  createSkillTool,
   createTodoTool,
+  discoverProjectDocs,
   type ExecutionEnvironment,
-  LocalExecutionEnvironment,
+  filterEnv,
+  loadSkills,
+  loadSubagentTypes,
   type ProviderProfile,
+  type SandboxedExecutionEnvironment,
+  type SandboxMode,
   Session,
   type SessionConfig,
   type SessionEvent,
+  type Skill,
+  type SubagentType,
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
@@ -18,7 +26,25 @@ import {
   createCheckpointManager,
   unavailableCheckpoints,
 } from "../checkpoints/index.js";
-import { attractorHome, loadSettings, type ResolvedSettings } from "../config/index.js";
+import {
+  attractorHome,
+  formatIssue,
+  type HookSource,
+  loadSettings,
+  type ResolvedSettings,
+} from "../config/index.js";
+import {
+  type CustomCommand,
+  definitionFolders,
+  expandCommandBody,
+  loadCustomCommands,
+} from "../customization/index.js";
+import {
+  type CommandHooks,
+  createCommandHooks,
+  projectHooksGate,
+  trustedHookSources,
+} from "../hooks/index.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -34,6 +60,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
@@ -43,7 +70,7 @@ import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
 import { planRewindTargets } from "./rewind-targets.js";
 import { todosFromHistory } from "./stored-history.js";
 import { loadSession, readStoredSession, type StoredGrant, selectStoredSession } from "./stored-session.js";
-import { createToolGuard } from "./tool-guard.js";
+import { createToolGuard, mayChangeFiles } from "./tool-guard.js";
 import type {
   ConversationRewind,
   CostSummary,
@@ -67,6 +94,8 @@ export interface RuntimeOptions {
   readonly model?: string;
   readonly baseUrl?: string;
   readonly mode?: PermissionMode;
+  /** The sandbox for shell commands (the --sandbox flag); settings, then workspace-write, otherwise. */
+  readonly sandbox?: SandboxMode;
   /** Model responses allowed per submitted message; 0 = unlimited. */
   readonly maxTurns?: number;
   readonly reasoningEffort?: ReasoningEffort;
@@ -83,6 +112,8 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
+  /** The user trusts this project: its own hooks may run (see projectHooksGate). */
+  readonly trustProject?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
   /** Deny rules added to the settings' (--disallowedTools). */
@@ -160,10 +191,31 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // A new project's shadow repository is created beside the first model request rather than on
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
+  const hookSources = settings.hooks ?? [];
+  const gate = projectHooksGate({ sources: hookSources, trustProject: options.trustProject ?? false });
+  const [commands, agents, skills] = await Promise.all([
+    loadCustomCommands(definitionFolders("commands", home, projectDir)),
+    loadSubagentTypes(definitionFolders("agents", home, projectDir)),
+    loadSkills(definitionFolders("skills", home, projectDir)),
+  ]);
+  const startupWarnings = [
+    ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
+    ...(gate.warning !== undefined ? [gate.warning] : []),
+    ...[...commands.problems, ...agents.problems, ...skills.problems].map(
+      (p) => `${p.file}: ${p.problem} (skipped)`,
+    ),
+  ];
   const runtime = new AgentRuntime({
     env,
+    home,
+    ...(options.sandbox !== undefined && { sandbox: options.sandbox }),
     projectDir,
     settings,
+    hookSources: trustedHookSources(hookSources, gate),
+    startupWarnings,
+    commands: commands.commands,
+    subagentTypes: agents.items,
+    skills: skills.items,
     choice,
     store,
     checkpoints,
@@ -174,6 +226,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     reasoningEffort: options.reasoningEffort ?? settings.reasoningEffort,
     toolMode: options.toolMode ?? settings.toolMode ?? "native",
     additionalDirectories,
+    // Only directories given on the command line are writable to sandboxed commands: a project's
+    // settings file cannot widen the sandbox.
+    sandboxDirectories: options.additionalDirectories ?? [],
     ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
@@ -184,8 +239,16 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 interface RuntimeParts {
   readonly env: Env;
+  readonly home: string;
+  readonly sandbox?: SandboxMode;
   readonly projectDir: string;
   readonly settings: ResolvedSettings;
+  /** Hook sources that passed the trust gate. */
+  readonly hookSources: readonly HookSource[];
+  readonly startupWarnings: readonly string[];
+  readonly commands: readonly CustomCommand[];
+  readonly subagentTypes: readonly SubagentType[];
+  readonly skills: readonly Skill[];
   readonly choice: ModelChoice;
   readonly store: SessionStore;
   readonly checkpoints: CheckpointManager;
@@ -196,6 +259,7 @@ interface RuntimeParts {
   readonly reasoningEffort: ReasoningEffort | undefined;
   readonly toolMode: ToolMode;
   readonly additionalDirectories: readonly string[];
+  readonly sandboxDirectories: readonly string[];
   /** The tools' environment on a remote host, initialized; the local project otherwise. */
   readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
@@ -211,6 +275,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: ExecutionEnvironment;
+  /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
+  private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
+  private readonly sandboxRequired: boolean;
+  private sandboxWarned = false;
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
@@ -235,6 +303,11 @@ class AgentRuntime implements Runtime {
   private lastContext: number | undefined;
   private snapshotWarned = false;
   private closed = false;
+  private readonly hooks: CommandHooks;
+  /** What the SessionEnd hook is told when the current session closes. */
+  private endReason = "other";
+  /** What the next session's SessionStart hook is told. */
+  private nextStart: "startup" | "resume" | "clear" = "startup";
 
   constructor(parts: RuntimeParts) {
     this.parts = parts;
@@ -244,13 +317,31 @@ class AgentRuntime implements Runtime {
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
     this.client = createModelClient(parts.choice, parts.env);
-    this.environment =
-      parts.remote ??
-      new LocalExecutionEnvironment({
-        workingDirectory: parts.projectDir,
-        envPolicy: { allowSecrets: expandNames(parts.settings.env.allow, parts.env) },
-        baseEnv: parts.env,
-      });
+    const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
+    // A remote host's commands run there as they are: the sandbox is the local machine's.
+    const commands = parts.remote
+      ? undefined
+      : createCommandEnvironment({
+          projectDir: parts.projectDir,
+          env: parts.env,
+          settings: parts.settings,
+          home: parts.home,
+          projectDirs: parts.sandboxDirectories,
+          ...(parts.sandbox !== undefined && { sandbox: parts.sandbox }),
+          headless: parts.headless,
+          warn: (message) => this.warnSandbox(message),
+          // The same judgement that spares a command its checkpoint (see tool-guard) makes it
+          // run with the project read-only.
+          readOnlyFor: (command) =>
+            !mayChangeFiles(
+              { callId: "", toolName: "shell", arguments: { command } },
+              this.profile.toolRegistry,
+            ),
+          ...(!parts.headless && askEscape !== undefined && { askEscape }),
+        });
+    this.sandboxed = commands?.environment;
+    this.sandboxRequired = commands?.required ?? false;
+    this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -258,9 +349,31 @@ class AgentRuntime implements Runtime {
       },
     });
     const askUser = createAskUserTool({
-      ask: parts.headless ? async () => undefined : (question) => parts.ui.askUser(question),
+      ask: parts.headless
+        ? async () => undefined
+        : (question) => {
+            void this.current.notify(`attractor has a question for you: ${question.question}`);
+            return parts.ui.askUser(question);
+          },
     });
-    this.profile = createProfile(parts.choice, [this.todoTool, askUser], parts.toolMode);
+    // Skill folders are on this machine even when the tools work on a remote host.
+    const skillTools =
+      parts.skills.length > 0
+        ? [createSkillTool(() => parts.skills, { readFile: (path) => readFile(path, "utf8"), listFiles })]
+        : [];
+    this.profile = createProfile(parts.choice, [this.todoTool, askUser, ...skillTools], parts.toolMode);
+    for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
+    this.hooks = createCommandHooks(parts.hookSources, {
+      projectDir: parts.projectDir,
+      // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
+      env: filterEnv(parts.env, { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) }),
+      sessionId: () => this.current?.id ?? "",
+      endReason: () => this.endReason,
+      transcriptPath: () => this.writer?.path,
+      permissionMode: () => this.policy?.mode ?? parts.mode,
+      notify: (tone, text) =>
+        this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+    });
   }
 
   get session(): Session {
@@ -279,8 +392,93 @@ class AgentRuntime implements Runtime {
     return this.todoList;
   }
 
+  get customCommands(): readonly CustomCommand[] {
+    return this.parts.commands;
+  }
+
+  get subagentTypes(): readonly SubagentType[] {
+    return this.parts.subagentTypes;
+  }
+
+  get skills(): readonly Skill[] {
+    return this.parts.skills;
+  }
+
+  async runCustomCommand(name: string, args: string): Promise<void> {
+    const command = this.parts.commands.find((c) => c.name === name);
+    if (!command) throw new ConfigurationError(`Unknown command /${name}.`);
+    const prompt = await expandCommandBody(name, command.body, args, {
+      // Where the tools work: the project, or the remote host's copy of it.
+      readFile: (path) => this.environment.readFile(path),
+      runShell: (line) => this.commandShell(line, command.allowedTools),
+    });
+    const previous = this.modelValue;
+    let switched = false;
+    if (command.model !== undefined && command.model !== previous && !MODEL_ALIASES.has(command.model)) {
+      try {
+        this.setModel(command.model);
+        switched = true;
+      } catch (error) {
+        this.notify({
+          kind: "warning",
+          message: `/${name} asks for the model ${command.model}: ${error instanceof Error ? error.message : String(error)} Using ${previous}.`,
+        });
+      }
+    }
+    try {
+      await this.submit(prompt);
+    } finally {
+      if (switched && this.modelValue === command.model) this.setModel(previous);
+    }
+  }
+
+  async instructionFiles(): Promise<readonly string[]> {
+    const found = await discoverProjectDocs(this.environment, {
+      providerFiles: this.profile.projectDocFiles,
+      userFiles: [this.userInstructionsFile],
+    });
+    return [...new Set([this.userInstructionsFile, ...found.docs.map((d) => d.path)])];
+  }
+
+  /** The user-level instructions file: `<home>/AGENTS.md`. */
+  private get userInstructionsFile(): string {
+    return join(this.parts.home, "AGENTS.md");
+  }
+
+  /**
+   * Runs a custom command's !`line` after the permission policy allows it (the command's
+   * allowed-tools count as allow rules for it); rejects with the policy's message when refused.
+   */
+  private async commandShell(line: string, allowedTools: readonly string[]): Promise<string> {
+    const rules = this.parts.settings.permissions;
+    const policy = createPermissionPolicy({
+      mode: this.policy.mode,
+      rules: { ...rules, allow: [...rules.allow, ...this.policy.grants(), ...allowedTools] },
+      projectRoot: this.projectDir,
+      headless: this.parts.headless,
+      ask: (request) => this.askPermission(request),
+      toolTraits: (name) => this.profile.toolRegistry.get(name),
+    });
+    const decision = await policy.check({
+      callId: "custom-command",
+      toolName: "shell",
+      arguments: { command: line },
+    });
+    if (decision.behavior === "deny") throw new Error(decision.message);
+    const result = await this.environment.execCommand(line, { timeoutMs: 120_000 });
+    if (result.timedOut) throw new Error("it timed out after 120 s");
+    return result.output;
+  }
+
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    this.nextStart = stored ? "resume" : "startup";
+    // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
+    if (this.sandboxed)
+      sandboxStartupNotice(this.sandboxed, this.sandboxRequired).then(
+        (message) => message !== undefined && this.warnSandbox(message),
+        () => {},
+      );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
     for (const rule of rulesForUnknownTools(
@@ -293,6 +491,13 @@ class AgentRuntime implements Runtime {
       });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
     this.install(parts);
+  }
+
+  /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
+  private warnSandbox(message: string): void {
+    if (this.sandboxWarned) return;
+    this.sandboxWarned = true;
+    this.notify({ kind: "warning", message });
   }
 
   subscribe(listener: Listener): () => void {
@@ -465,8 +670,11 @@ class AgentRuntime implements Runtime {
   }
 
   async clear(): Promise<void> {
+    this.endReason = "clear";
     await this.retire();
+    this.endReason = "other";
     this.todoTool.set([]);
+    this.nextStart = "clear";
     this.install(await this.openNew());
   }
 
@@ -477,12 +685,15 @@ class AgentRuntime implements Runtime {
   async resume(sessionId: string): Promise<void> {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
+    this.nextStart = "resume";
     this.install(await this.openStored(transcript));
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
+    this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
     await this.current.close();
     await this.recorder.flush();
     this.detach?.();
@@ -494,6 +705,7 @@ class AgentRuntime implements Runtime {
   // ---- wiring ----
 
   private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+    void this.current.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
     if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
@@ -556,7 +768,17 @@ class AgentRuntime implements Runtime {
 
   private sessionConfig(): Partial<SessionConfig> {
     return {
+      hooks: this.hooks.sessionHooks,
+      subagentTypes: this.parts.subagentTypes,
+      skills: this.parts.skills,
+      userInstructionFiles: [this.userInstructionsFile],
       beforeToolCall: createToolGuard({
+        ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
+        ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
+        onHalt: (reason) => {
+          this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
+          void this.current.interrupt();
+        },
         policy: this.policy,
         checkpoints: this.parts.remote ? undefined : this.checkpoints,
         registry: () => this.current.profile.toolRegistry,
@@ -591,12 +813,15 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
         flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
     });
     applyReadOnlyMode(session, this.policy.mode);
     this.current = session;
+    // A session rebuilt from this one's history (after an error, a rewind) continues it.
+    this.nextStart = "resume";
     this.writer = parts.writer;
     this.rootId = parts.rootId;
     this.recorder = createHistoryRecorder({
@@ -615,8 +840,10 @@ class AgentRuntime implements Runtime {
     const recorder = this.recorder;
     this.steering = [];
     this.lastEnd = undefined;
+    const childModels = new Map<string, string>();
     this.detach = session.subscribe((event) => {
       recorder.onEvent(event);
+      if (event.kind === "subagent_event") this.recordSubagentSpending(event.data, childModels);
       if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
@@ -635,6 +862,18 @@ class AgentRuntime implements Runtime {
     if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
       this.notify({ kind: "session_changed", sessionId: session.id, restoredTurns: parts.history.length });
     }
+  }
+
+  /** A subagent's model responses count in /cost too (its own model's prices), nested ones included. */
+  private recordSubagentSpending(
+    data: Extract<SessionEvent, { kind: "subagent_event" }>["data"],
+    models: Map<string, string>,
+  ): void {
+    const inner = data.event;
+    if (inner.kind === "session_start") models.set(data.agentId, inner.data.model);
+    else if (inner.kind === "assistant_text_end")
+      this.spending.record(models.get(data.agentId) ?? this.modelValue, inner.data.usage);
+    else if (inner.kind === "subagent_event") this.recordSubagentSpending(inner.data, models);
   }
 
   /** Closes the current session quietly (its SESSION_END is not forwarded) and its transcript. */
@@ -712,6 +951,17 @@ class AgentRuntime implements Runtime {
   }
 }
 
+/** Files under a local folder, relative to it (a skill's bundled files). */
+async function listFiles(folder: string): Promise<string[]> {
+  const entries = await readdir(folder, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => relative(folder, join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** Claude Code's model aliases in command files: they mean the session's own model here. */
+const MODEL_ALIASES: ReadonlySet<string> = new Set(["inherit", "sonnet", "opus", "haiku"]);
 /**
  * The tools' environment on an SSH host: the target resolved as OpenSSH would (ssh config
  * aliases, identity file, known_hosts), the user's agent used when there is one, and the
@@ -754,22 +1004,4 @@ function safeCall(listener: Listener, event: SessionEvent | RuntimeNotice): void
   } catch {
     // A front end's faulty listener must not break the run.
   }
-}
-
-/** Names from settings' env.allow, with `*` wildcards expanded against the environment. */
-function expandNames(patterns: readonly string[], env: Env): string[] {
-  const names = new Set<string>();
-  for (const pattern of patterns) {
-    if (!pattern.includes("*")) {
-      names.add(pattern);
-      continue;
-    }
-    const re = new RegExp(`^${pattern.split("*").map(escapeRegExp).join(".*")}$`, "i");
-    for (const name of Object.keys(env)) if (re.test(name)) names.add(name);
-  }
-  return [...names];
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

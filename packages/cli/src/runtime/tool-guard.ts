@@ -1,6 +1,19 @@
-import type { BeforeToolCallHook, ProfileToolRegistry, ToolCallInfo } from "@attractor/agent";
+import type {
+  BeforeToolCallDecision,
+  BeforeToolCallHook,
+  ProfileToolRegistry,
+  ToolCallInfo,
+} from "@attractor/agent";
 import type { CheckpointManager } from "../checkpoints/index.js";
-import { assessCommandLine, callKind, type PermissionPolicy } from "../permissions/index.js";
+import type { PreToolUseVerdict } from "../hooks/index.js";
+import {
+  type AskAnswer,
+  assessCommandLine,
+  callKind,
+  callPaths,
+  type PermissionPolicy,
+  type PermissionRequest,
+} from "../permissions/index.js";
 import { summarizeCall } from "./call-summary.js";
 
 /** Whether a call may change files, so the project is snapshotted before it runs. */
@@ -23,10 +36,11 @@ export function mayChangeFiles(call: ToolCallInfo, registry: ProfileToolRegistry
 }
 
 /**
- * The session's beforeToolCall: the permission policy decides; an allowed call that may change
- * files is preceded by a checkpoint (shell commands too, since they change files the tools never
- * see). A failing snapshot is reported and the call still runs: checkpoints protect work, they
- * must not stop it.
+ * The session's beforeToolCall: PreToolUse hooks first (they may deny, allow without asking,
+ * insist on asking, or change the arguments), then the permission policy decides; an allowed call
+ * that may change files is preceded by a checkpoint (shell commands too, since they change files
+ * the tools never see). A failing snapshot is reported and the call still runs: checkpoints
+ * protect work, they must not stop it.
  */
 export function createToolGuard(options: {
   readonly policy: PermissionPolicy;
@@ -35,10 +49,25 @@ export function createToolGuard(options: {
   readonly registry: () => ProfileToolRegistry;
   readonly userMessageId: () => string | undefined;
   readonly onSnapshotError: (error: unknown) => void;
+  /** PreToolUse command hooks. */
+  readonly preToolUse?: (call: ToolCallInfo) => Promise<PreToolUseVerdict>;
+  /** Asks the user when a hook insists; undefined when nobody can be asked (headless). */
+  readonly ask?: (request: PermissionRequest) => Promise<AskAnswer>;
+  /** A hook asked to stop the run. */
+  readonly onHalt?: (reason: string) => void;
 }): BeforeToolCallHook {
-  return async (call) => {
-    const decision = await options.policy.beforeToolCall(call);
+  return async (original) => {
+    const verdict = options.preToolUse ? await options.preToolUse(original) : ({ kind: "none" } as const);
+    if (verdict.halt !== undefined) options.onHalt?.(verdict.halt);
+    if (verdict.kind === "deny") return { action: "deny", message: verdict.message };
+    const call = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
+    let decision: BeforeToolCallDecision | undefined;
+    if (verdict.kind === "allow") decision = undefined;
+    else if (verdict.kind === "ask")
+      decision = await askAnyway(call, verdict.reason ?? "a hook asks", options);
+    else decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
+    if (verdict.arguments) decision = { action: "rewrite", arguments: verdict.arguments };
     if (options.checkpoints !== undefined && mayChangeFiles(call, options.registry())) {
       try {
         const userMessageId = options.userMessageId();
@@ -53,4 +82,35 @@ export function createToolGuard(options: {
     }
     return decision;
   };
+}
+
+/** A hook's "ask": denied by the rules stays denied; otherwise the user is asked even where rules allow. */
+async function askAnyway(
+  call: ToolCallInfo,
+  reason: string,
+  options: {
+    readonly policy: PermissionPolicy;
+    readonly ask?: (request: PermissionRequest) => Promise<AskAnswer>;
+  },
+): Promise<BeforeToolCallDecision | undefined> {
+  const evaluation = options.policy.evaluate(call);
+  if (evaluation.behavior === "deny") return { action: "deny", message: evaluation.message };
+  if (evaluation.behavior === "ask") return options.policy.beforeToolCall(call);
+  if (!options.ask) {
+    return {
+      action: "deny",
+      message: `Permission denied: a PreToolUse hook requires confirmation (${reason}) and no user is present to give it.`,
+    };
+  }
+  const answer = await options.ask({
+    call,
+    kind: callKind(call.toolName),
+    reason: `a PreToolUse hook asks: ${reason}`,
+    paths: callPaths(call.toolName, call.arguments),
+    canAllowAlways: false,
+    alwaysRules: [],
+  });
+  return answer === "allow_once" || answer === "allow_always"
+    ? undefined
+    : { action: "deny", message: `Permission denied: the user declined this ${call.toolName} call.` };
 }

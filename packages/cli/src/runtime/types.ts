@@ -1,5 +1,13 @@
-import type { Session, SessionEvent } from "@attractor/agent";
+import type {
+  SandboxEscapeAnswer,
+  SandboxEscapeRequest,
+  Session,
+  SessionEvent,
+  Skill,
+  SubagentType,
+} from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
+import type { CustomCommand } from "../customization/index.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
@@ -25,6 +33,11 @@ export interface RuntimeUi {
   askPermission(request: PermissionRequest): Promise<AskAnswer>;
   /** Resolves with the user's answer (one of the options, or free text). */
   askUser(question: AskUserQuestion): Promise<string>;
+  /**
+   * Asks whether a command the sandbox blocked may run again outside it (once, or always for
+   * this exact command). Front ends without a user leave it out: the model is told instead.
+   */
+  askSandboxEscape?(request: SandboxEscapeRequest): Promise<SandboxEscapeAnswer>;
 }
 
 /** Tokens and money spent so far in this run (all sessions of the runtime). */
@@ -52,7 +65,9 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string };
+  | { readonly kind: "warning"; readonly message: string }
+  /** What a hook printed for the user (plain output of tool and stop hooks). */
+  | { readonly kind: "hook_output"; readonly text: string };
 
 /** A user message of the current conversation that /rewind can go back to. */
 export interface RewindTarget {
@@ -146,4 +161,17 @@ export interface Runtime {
   resume(sessionId: string): Promise<void>;
   /** Closes the session and flushes the transcript. */
   close(): Promise<void>;
+  /** Slash commands from markdown files (user, .claude/commands, .attractor/commands). */
+  readonly customCommands?: readonly CustomCommand[];
+  /** Custom subagent types the model may spawn. */
+  readonly subagentTypes?: readonly SubagentType[];
+  readonly skills?: readonly Skill[];
+  /**
+   * Expands custom command `name` with `args` ($ARGUMENTS, $1…, @file, !`command` through the
+   * permission policy) and runs the result as a message, with the command's model for that turn.
+   * Rejects with CommandExpansionError when a `!` line is refused or fails (nothing is sent).
+   */
+  runCustomCommand?(name: string, args: string): Promise<void>;
+  /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
+  instructionFiles?(): Promise<readonly string[]>;
 }

@@ -1,5 +1,6 @@
+import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
-import { Box, Static, Text, useApp, useInput, useStdout } from "ink";
+import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
   useCallback,
@@ -13,6 +14,7 @@ import {
 import {
   type Choice,
   type CommandHost,
+  commandTable,
   completeCommand,
   matchingCommands,
   nextMode,
@@ -24,6 +26,7 @@ import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
+import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
 import { Elapsed, Spinner } from "./components/spinner.js";
 import { StatusLine } from "./components/status-line.js";
@@ -70,6 +73,8 @@ export interface AppProps {
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
   const { write } = useStdout();
+  const { setRawMode, isRawModeSupported } = useStdin();
+  const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
   const [epoch, setEpoch] = useState(0);
   const [dialog, setDialog] = useState<Dialog | undefined>(undefined);
@@ -161,19 +166,33 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      editFile: async (path) => {
+        // The editor owns the terminal until it exits; then the transcript is drawn again.
+        const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+        if (isRawModeSupported) setRawMode(false);
+        try {
+          spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "editor", path], { stdio: "inherit" });
+        } finally {
+          if (isRawModeSupported) setRawMode(true);
+          write(CLEAR_SCREEN);
+          dispatch({ type: "reset" });
+          setEpoch((e) => e + 1);
+          for (const item of startItems(runtime, true)) dispatch({ type: "append", item });
+        }
+      },
     };
-  }, [runtime, write, leave]);
+  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
       setCommandRunning(name);
       try {
-        await runCommand(name, args, { runtime, host, busy: busyRef.current });
+        await runCommand(name, args, { runtime, host, busy: busyRef.current }, commands);
       } finally {
         setCommandRunning(undefined);
       }
     },
-    [runtime, host],
+    [runtime, host, commands],
   );
 
   /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
@@ -273,7 +292,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     lastEsc.current = now;
   });
 
-  const suggestions = /^\/[\w-]*$/.test(inputText) ? matchingCommands(inputText.slice(1)).slice(0, 6) : [];
+  const suggestions = /^\/[\w:-]*$/.test(inputText)
+    ? matchingCommands(inputText.slice(1), commands).slice(0, 6)
+    : [];
   const inputActive = !prompt && !dialog;
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
@@ -286,6 +307,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       {state.running.map((call) => (
         <Box key={call.callId} marginTop={1}>
           <ToolCallBlock call={call} />
+        </Box>
+      ))}
+      {state.subagents.map((agent) => (
+        <Box key={agent.agentId} paddingLeft={2}>
+          <Text dimColor>
+            ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
+            {agent.toolCalls === 1 ? "" : "s"}
+          </Text>
         </Box>
       ))}
       {state.streaming ? (
@@ -331,6 +360,12 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               if (answer === "abort") interrupt();
             }}
           />
+        ) : prompt?.kind === "sandbox" ? (
+          <SandboxPrompt
+            key={prompt.id}
+            request={prompt.request}
+            onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
+          />
         ) : prompt?.kind === "question" ? (
           <AskUserPrompt
             key={prompt.id}
@@ -362,7 +397,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             {...(state.busy && { onQueue: send })}
             onChange={setInputText}
             isActive={inputActive}
-            complete={(text) => completeCommand(text)}
+            complete={(text) => completeCommand(text, commands)}
             fills={state.inputFills}
             placeholder={
               state.busy

@@ -1,17 +1,19 @@
+import type { SandboxEscapeAnswer, SandboxEscapeRequest } from "@attractor/agent";
 import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
 import type { AskUserQuestion, RuntimeUi } from "../runtime/types.js";
 
 /** A question the runtime is waiting on, oldest first in the queue. */
 export type PendingPrompt =
   | { readonly kind: "permission"; readonly id: number; readonly request: PermissionRequest }
-  | { readonly kind: "question"; readonly id: number; readonly question: AskUserQuestion };
+  | { readonly kind: "question"; readonly id: number; readonly question: AskUserQuestion }
+  | { readonly kind: "sandbox"; readonly id: number; readonly request: SandboxEscapeRequest };
 
 /** What a question resolves with when the user dismisses it (Esc, interrupt, exit). */
 export const DISMISSED_ANSWER = "The user dismissed the question without answering.";
 
 /**
- * The bridge between a runtime and the interactive UI. The runtime calls `askPermission` and
- * `askUser` (it is a RuntimeUi); each call becomes a pending prompt in a FIFO queue and its
+ * The bridge between a runtime and the interactive UI. The runtime calls `askPermission`,
+ * `askUser` and `askSandboxEscape` (it is a RuntimeUi); each call becomes a pending prompt in a FIFO queue and its
  * promise stays open until the UI answers it. The React tree reads `current()` and re-renders on
  * `subscribe`; the prompt components call `answerPermission` / `answerQuestion`. Prompts asked
  * before the UI is mounted simply wait in the queue.
@@ -27,13 +29,15 @@ export interface InteractiveUi extends RuntimeUi {
   answerPermission(id: number, answer: AskAnswer): void;
   /** Answers question `id` with an option or free text; ignored when it is no longer pending. */
   answerQuestion(id: number, answer: string): void;
-  /** Settles every pending prompt: permissions with "abort", questions with DISMISSED_ANSWER. */
+  /** Answers sandbox prompt `id` (re-run outside the sandbox?); ignored when it is no longer pending. */
+  answerSandbox(id: number, answer: SandboxEscapeAnswer): void;
+  /** Settles every pending prompt: permissions with "abort", questions with DISMISSED_ANSWER, sandbox prompts with "no". */
   cancelAll(): void;
 }
 
 interface Entry {
   readonly prompt: PendingPrompt;
-  readonly settle: (value: AskAnswer | string) => void;
+  readonly settle: (value: AskAnswer | SandboxEscapeAnswer | string) => void;
 }
 
 /** Creates the RuntimeUi bridge that `runInteractive` answers; pass it to createRuntime. */
@@ -44,13 +48,19 @@ export function createInteractiveUi(): InteractiveUi {
   const notify = () => {
     for (const l of [...listeners]) l();
   };
-  const enqueue = <T extends AskAnswer | string>(make: (id: number) => PendingPrompt): Promise<T> =>
+  const enqueue = <T extends AskAnswer | SandboxEscapeAnswer | string>(
+    make: (id: number) => PendingPrompt,
+  ): Promise<T> =>
     new Promise<T>((resolve) => {
       const prompt = make(nextId++);
       queue.push({ prompt, settle: (v) => resolve(v as T) });
       notify();
     });
-  const settle = (id: number, kind: PendingPrompt["kind"], value: AskAnswer | string) => {
+  const settle = (
+    id: number,
+    kind: PendingPrompt["kind"],
+    value: AskAnswer | SandboxEscapeAnswer | string,
+  ) => {
     const index = queue.findIndex((e) => e.prompt.id === id && e.prompt.kind === kind);
     if (index < 0) return;
     const [entry] = queue.splice(index, 1);
@@ -61,6 +71,7 @@ export function createInteractiveUi(): InteractiveUi {
   return {
     askPermission: (request) => enqueue<AskAnswer>((id) => ({ kind: "permission", id, request })),
     askUser: (question) => enqueue<string>((id) => ({ kind: "question", id, question })),
+    askSandboxEscape: (request) => enqueue<SandboxEscapeAnswer>((id) => ({ kind: "sandbox", id, request })),
     current: () => queue[0]?.prompt,
     pendingCount: () => queue.length,
     subscribe(listener) {
@@ -69,10 +80,17 @@ export function createInteractiveUi(): InteractiveUi {
     },
     answerPermission: (id, answer) => settle(id, "permission", answer),
     answerQuestion: (id, answer) => settle(id, "question", answer),
+    answerSandbox: (id, answer) => settle(id, "sandbox", answer),
     cancelAll() {
       if (queue.length === 0) return;
       for (const entry of queue.splice(0))
-        entry.settle(entry.prompt.kind === "permission" ? "abort" : DISMISSED_ANSWER);
+        entry.settle(
+          entry.prompt.kind === "permission"
+            ? "abort"
+            : entry.prompt.kind === "sandbox"
+              ? "no"
+              : DISMISSED_ANSWER,
+        );
       notify();
     },
   };

@@ -209,6 +209,20 @@ export function readRequest(provider: Provider, request: RecordedRequest): SeenR
   return { path: request.path, model, toolResults, userTexts, tools, body };
 }
 
+/** Environment variables pointing a provider at a local server (keys included). */
+function envFor(provider: Provider, url: string): Record<string, string> {
+  switch (provider) {
+    case "anthropic":
+      return { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: url };
+    case "openai":
+      return { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${url}/v1` };
+    case "gemini":
+      return { GEMINI_API_KEY: "gemini-test", GEMINI_BASE_URL: url };
+    case "openai-compatible":
+      return { OPENAI_COMPATIBLE_BASE_URL: `${url}/v1` };
+  }
+}
+
 /** Starts a scripted model for a provider. Requests beyond the script get a text reply saying so. */
 export async function startScriptedModel(
   provider: Provider,
@@ -228,22 +242,37 @@ export async function startScriptedModel(
     server,
     provider,
     seen: () => server.requests.map((r) => readRequest(provider, r)),
-    env() {
-      switch (provider) {
-        case "anthropic":
-          return { ANTHROPIC_API_KEY: "sk-ant-test", ANTHROPIC_BASE_URL: server.url };
-        case "openai":
-          return { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: `${server.url}/v1` };
-        case "gemini":
-          return { GEMINI_API_KEY: "gemini-test", GEMINI_BASE_URL: server.url };
-        case "openai-compatible":
-          return { OPENAI_COMPATIBLE_BASE_URL: `${server.url}/v1` };
-      }
-    },
+    env: () => envFor(provider, server.url),
     flags: () => (provider === "openai-compatible" ? ["--model", MODEL["openai-compatible"]] : []),
     script(next) {
       script = [...next];
       index = 0;
+    },
+    close: () => server.close(),
+  };
+}
+
+/**
+ * A model whose reply depends on the request rather than its order: for conversations that
+ * interleave, such as a subagent working beside its parent. `route` sees each request decoded.
+ */
+export async function startRoutedModel(
+  provider: Provider,
+  route: (request: SeenRequest) => Step,
+): Promise<ScriptedModel> {
+  const server = await startWireServer((request) => {
+    const step = route(readRequest(provider, request));
+    if ("raw" in step) return step.raw;
+    return replyFor(provider, step.text, step.calls ?? []);
+  });
+  return {
+    server,
+    provider,
+    seen: () => server.requests.map((r) => readRequest(provider, r)),
+    env: () => envFor(provider, server.url),
+    flags: () => (provider === "openai-compatible" ? ["--model", MODEL["openai-compatible"]] : []),
+    script() {
+      throw new Error("a routed model has no script");
     },
     close: () => server.close(),
   };

@@ -2,6 +2,18 @@ import type { SessionEvent } from "@attractor/agent";
 import type { OutputBlock, Tone } from "../../commands/types.js";
 import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
+import { targetOf } from "./tool-summary.js";
+
+/** A subagent at work, shown live under the call that spawned it. */
+export interface SubagentView {
+  readonly agentId: string;
+  /** The parent's spawn_agent call. */
+  readonly parentCallId?: string;
+  readonly agentType?: string;
+  /** What it is doing now ("read_file src/a.ts", "thinking"). */
+  readonly activity: string;
+  readonly toolCalls: number;
+}
 
 /** The assistant message being streamed. */
 export interface StreamingMessage {
@@ -29,6 +41,8 @@ export interface TranscriptState {
   /** Text to put into the input (a rewound message, messages an interrupt gave back), newest last. */
   readonly inputFills: readonly InputFill[];
   readonly todos: readonly TodoItem[];
+  /** Subagents working now, in start order. */
+  readonly subagents: readonly SubagentView[];
 }
 
 /** Text for the input box; the box applies each id once. */
@@ -81,6 +95,7 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
     steering: [],
     inputFills: [],
     todos,
+    subagents: [],
   };
 }
 
@@ -202,9 +217,11 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
         {
           kind: "notice",
           tone: e.data.source === "loop_detection" ? "warning" : "info",
-          text: `Steering: ${e.data.content}`,
+          text: `${e.data.source === "hook" ? "From a hook" : "Steering"}: ${e.data.content}`,
         },
       ]);
+    case "subagent_event":
+      return onSubagentEvent(state, e.data);
     case "turn_limit":
       return commit(state, [
         {
@@ -247,6 +264,59 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
   }
 }
 
+/** A subagent's own event: its progress line changes; its end becomes one line of the transcript. */
+function onSubagentEvent(
+  state: TranscriptState,
+  data: Extract<SessionEvent, { kind: "subagent_event" }>["data"],
+): TranscriptState {
+  const inner = data.event;
+  const current = state.subagents.find((a) => a.agentId === data.agentId);
+  const update = (patch: Partial<SubagentView>): TranscriptState => {
+    const base: SubagentView = current ?? {
+      agentId: data.agentId,
+      ...(data.parentCallId !== undefined && { parentCallId: data.parentCallId }),
+      ...(data.agentType !== undefined && { agentType: data.agentType }),
+      activity: "starting",
+      toolCalls: 0,
+    };
+    const next = { ...base, ...patch };
+    return {
+      ...state,
+      subagents: current
+        ? state.subagents.map((a) => (a === current ? next : a))
+        : [...state.subagents, next],
+    };
+  };
+  switch (inner.kind) {
+    case "session_start":
+    case "user_input":
+      return update({});
+    case "assistant_text_start":
+      return update({ activity: "thinking" });
+    case "tool_call_start": {
+      const target = targetOf(inner.data.toolName, inner.data.arguments);
+      return update({
+        activity: `${inner.data.toolName}${target ? ` ${target}` : ""}`,
+        toolCalls: (current?.toolCalls ?? 0) + 1,
+      });
+    }
+    case "processing_end": {
+      const name = data.agentType ?? "subagent";
+      const calls = current?.toolCalls ?? 0;
+      const rest = { ...state, subagents: state.subagents.filter((a) => a.agentId !== data.agentId) };
+      return commit(rest, [
+        {
+          kind: "notice",
+          tone: inner.data.reason === "error" || inner.data.reason === "aborted" ? "warning" : "info",
+          text: `↳ ${name} ${inner.data.reason === "completed" || inner.data.reason === "awaiting_input" ? "finished" : `stopped (${inner.data.reason})`} after ${calls} tool call${calls === 1 ? "" : "s"}`,
+        },
+      ]);
+    }
+    default:
+      return current ? state : update({});
+  }
+}
+
 function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): TranscriptState {
   const n = event as RuntimeNotice;
   switch (n.kind) {
@@ -260,6 +330,8 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
       return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+    case "hook_output":
+      return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":
     case "model_changed":
     case "session_changed":

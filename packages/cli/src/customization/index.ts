@@ -1,0 +1,3 @@
+export * from "./custom-commands.js";
+export * from "./expand-command.js";
+export * from "./folders.js";

@@ -1,0 +1,4 @@
+export * from "./command-hooks.js";
+export * from "./hook-output.js";
+export * from "./run-command.js";
+export * from "./trust-gate.js";
