@@ -1,76 +1,76 @@
-// glob "**/*.ts" on a generated tree of 100k files, against baselines measured in the same run:
-// a plain recursive readdir walk, the same walk plus a stat of every match (the least work a
-// newest-first glob can do), and raw `rg --files` when installed. Median of RUNS after a warm-up.
-// Also reports heap growth during one glob call.
+// glob on a generated 50k-file source tree: the glob tool (rg --files listing, JavaScript walk)
+// side by side with raw `rg --files`, raw `rg --files --glob` and the same plus a stat of each
+// match (what newest-first order costs at least), on the same tree with the same ripgrep binary,
+// measured in the same run; "**/*.ts" (two files in three) and a narrow
+// "pkg3/**/file7.ts". Median of RUNS after a warm-up; heap growth during one glob call.
 // Run after `npm run build`: node --expose-gc bench/glob.mjs   (FILES=…, RUNS=…)
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { globTool, LocalExecutionEnvironment, ripgrepAvailable } from "../packages/agent/dist/index.js";
+import {
+  globTool,
+  LocalExecutionEnvironment,
+  ripgrepAvailable,
+  ripgrepCommand,
+} from "../packages/agent/dist/index.js";
+import { median, sourceTree } from "./support/source-tree.mjs";
 
-const FILES = Number(process.env.FILES ?? 100_000);
-const RUNS = Number(process.env.RUNS ?? 3);
-const dir = mkdtempSync(join(tmpdir(), "bench-glob-"));
-for (let d = 0; d < FILES / 200; d++) {
-  const sub = join(dir, `m${d % 50}`, `d${d}`);
-  mkdirSync(sub, { recursive: true });
-  for (let f = 0; f < 200; f++) writeFileSync(join(sub, f % 2 ? `f${f}.ts` : `f${f}.md`), "");
-}
-writeFileSync(join(dir, ".gitignore"), "dist/\n");
-
-function walk(p, out) {
-  for (const e of readdirSync(p, { withFileTypes: true })) {
-    if (e.isDirectory()) walk(join(p, e.name), out);
-    else if (e.name.endsWith(".ts")) out.push(join(p, e.name));
+const FILES = Number(process.env.FILES ?? 50_000);
+const RUNS = Number(process.env.RUNS ?? 5);
+const dir = sourceTree(FILES);
+const rg = ripgrepCommand();
+const patterns = ["**/*.ts", "pkg3/**/file7.ts"];
+console.log(`glob, ${FILES} files, newest first, median of ${RUNS} (ripgrep: ${rg})`);
+console.log(`${"".padEnd(28)}${patterns.map((p) => `${p.padStart(18)}${"ratio".padStart(8)}`).join("")}`);
+const rows = [];
+const raw = (args) => () =>
+  spawnSync(rg, ["--no-config", "--no-require-git", ...args], { cwd: dir, maxBuffer: 1 << 30 });
+if (ripgrepAvailable()) {
+  const withGlob = [];
+  for (const p of patterns) withGlob.push(await median(raw(["--files", "--glob", p]), RUNS));
+  rows.push(["raw rg --files --glob", withGlob]);
+  const all = await median(raw(["--files"]), RUNS);
+  rows.push(["raw rg --files (all)", patterns.map(() => all)]);
+  // The least a newest-first glob can do: list, then stat every match for its mtime and sort.
+  const listAndStat = [];
+  for (const p of patterns) {
+    listAndStat.push(
+      await median(() => {
+        const out = raw(["--files", "--null", "--glob", p])().stdout.toString().split("\0");
+        return out
+          .filter((f) => f !== "")
+          .map((f) => [f, statSync(join(dir, f)).mtimeMs])
+          .sort((a, b) => b[1] - a[1]);
+      }, RUNS),
+    );
   }
-  return out;
+  rows.push(["raw rg --files --glob + stat", listAndStat]);
 }
-async function median(fn) {
-  await fn();
+const heap = {};
+for (const engine of ripgrepAvailable() ? ["ripgrep", "javascript"] : ["javascript"]) {
+  const env = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: engine });
   const times = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
+  for (const pattern of patterns) {
+    times.push(await median(() => globTool().executor({ pattern }, env, { toolCallId: "b" }), RUNS));
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)];
+  rows.push([`glob tool (${engine})`, times]);
+  globalThis.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  await globTool().executor({ pattern: patterns[0] }, env, { toolCallId: "b" });
+  heap[engine] = ((process.memoryUsage().heapUsed - before) / 1e6).toFixed(1);
 }
-
-const rows = [
-  ["readdir walk", await median(() => walk(dir, []).length)],
-  [
-    "walk + stat, sorted",
-    await median(() =>
-      walk(dir, [])
-        .map((p) => [p, statSync(p).mtimeMs])
-        .sort((a, b) => b[1] - a[1]),
-    ),
-  ],
-];
-if (ripgrepAvailable())
-  rows.push([
-    "raw rg --files",
-    await median(() => spawnSync("rg", ["--files", "--glob", "*.ts"], { cwd: dir, maxBuffer: 1 << 28 })),
-  ]);
-const env = new LocalExecutionEnvironment({ workingDirectory: dir });
-let total = 0;
-const glob = async () => {
-  const out = await globTool().executor({ pattern: "**/*.ts" }, env, { toolCallId: "b" });
-  total = out.details?.fileCount ?? 0;
-};
-rows.push(["glob tool", await median(glob)]);
-globalThis.gc?.();
-const heapBefore = process.memoryUsage().heapUsed;
-await glob();
-const heapGrowth = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
 const base = rows[0][1];
-const fair = rows[1][1];
-for (const [name, ms] of rows)
-  console.log(
-    `${name.padEnd(20)} ${ms.toFixed(0).padStart(7)} ms   ${(ms / base).toFixed(2)}x of readdir walk, ${(ms / fair).toFixed(2)}x of walk + stat`,
+for (const [name, times] of rows) {
+  const cells = times.map(
+    (ms, i) => `${ms.toFixed(1).padStart(15)} ms${(ms / base[i]).toFixed(2).padStart(7)}x`,
   );
+  console.log(`${name.padEnd(28)}${cells.join("")}`);
+}
 console.log(
-  `(${FILES} files, ${total} matches, median of ${RUNS}, heap growth during one glob ${heapGrowth.toFixed(1)} MB)`,
+  `(ratios against ${rows[0][0]} for the same pattern; heap growth during one "${patterns[0]}" glob: ${Object.entries(
+    heap,
+  )
+    .map(([e, mb]) => `${e} ${mb} MB`)
+    .join(", ")})`,
 );
 rmSync(dir, { recursive: true, force: true });

@@ -1,50 +1,76 @@
-// grep on a generated tree of 20k files: the grep tool (ripgrep engine and JavaScript engine)
-// against raw `rg` on the same tree, measured in the same run.
-// Run after `npm run build`: node bench/grep.mjs
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { grepTool, LocalExecutionEnvironment, ripgrepAvailable } from "../packages/agent/dist/index.js";
+// grep on a generated 50k-file source tree: the grep tool (ripgrep engine, JavaScript engine)
+// side by side with raw `rg -n` on the same tree and the same ripgrep binary, measured in the same
+// run, for a common pattern (every file matches: the tool stops once it has max_results) and a
+// rare one (the whole tree is searched). Median of RUNS after a warm-up.
+// Run after `npm run build`: node bench/grep.mjs   (FILES=…, RUNS=…)
+import { spawn, spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import {
+  grepTool,
+  LocalExecutionEnvironment,
+  ripgrepAvailable,
+  ripgrepCommand,
+} from "../packages/agent/dist/index.js";
+import { median, sourceTree } from "./support/source-tree.mjs";
 
-const FILES = Number(process.env.FILES ?? 20_000);
-const RUNS = Number(process.env.RUNS ?? 3);
-const dir = mkdtempSync(join(tmpdir(), "bench-grep-"));
-for (let d = 0; d < FILES / 100; d++) {
-  const sub = join(dir, `pkg${d}`, "src");
-  mkdirSync(sub, { recursive: true });
-  for (let f = 0; f < 100; f++) {
-    const lines = Array.from({ length: 40 }, (_, i) => `export const v${i} = compute(${d}, ${f}, ${i});`);
-    if ((d * 100 + f) % 97 === 0) lines[20] = "// TODO: needleToken here";
-    writeFileSync(join(sub, `file${f}.ts`), `${lines.join("\n")}\n`);
-  }
-}
-writeFileSync(join(dir, ".gitignore"), "dist/\n");
-
-async function time(fn) {
-  await fn();
-  const t = performance.now();
-  for (let i = 0; i < RUNS; i++) await fn();
-  return (performance.now() - t) / RUNS;
-}
-
+const FILES = Number(process.env.FILES ?? 50_000);
+const RUNS = Number(process.env.RUNS ?? 5);
+const dir = sourceTree(FILES);
+const rg = ripgrepCommand();
 const tool = grepTool();
-const args = { pattern: "needleToken", max_results: 100 };
+const patterns = [
+  ["common", "import"],
+  ["rare", "rareNeedle"],
+];
+const engines = ripgrepAvailable() ? ["ripgrep", "javascript"] : ["javascript"];
+console.log(`grep, ${FILES} files, max_results 100, median of ${RUNS} (ripgrep: ${rg})`);
+console.log(
+  `${"".padEnd(26)}${patterns.map(([name]) => `${name.padStart(12)}${"ratio".padStart(8)}`).join("")}`,
+);
 const rows = [];
 if (ripgrepAvailable()) {
-  const raw = await time(async () =>
-    spawnSync("rg", ["--no-require-git", "-n", "needleToken", "."], { cwd: dir }),
-  );
-  rows.push(["raw rg -n", raw]);
-  const env = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: "ripgrep" });
-  rows.push(["grep tool (ripgrep)", await time(() => tool.executor(args, env, { toolCallId: "b" }))]);
+  const times = [];
+  for (const [, p] of patterns) {
+    times.push(
+      await median(
+        () =>
+          spawnSync(rg, ["--no-config", "--no-require-git", "-n", p, "."], { cwd: dir, maxBuffer: 1 << 30 }),
+        RUNS,
+      ),
+    );
+  }
+  rows.push(["raw rg -n (.gitignore on)", times]);
+  // What a tool that kills rg after its limit pays: spawn, first 101 lines, kill.
+  const firstLines = (pattern) =>
+    new Promise((resolve) => {
+      const child = spawn(rg, ["--no-config", "--no-require-git", "-n", pattern, "."], { cwd: dir });
+      let lines = 0;
+      child.stdout.on("data", (chunk) => {
+        for (const byte of chunk) if (byte === 10) lines++;
+        if (lines > 100) child.kill();
+      });
+      child.on("close", resolve);
+    });
+  const stopped = [];
+  for (const [, p] of patterns) stopped.push(await median(() => firstLines(p), RUNS));
+  rows.push(["raw rg -n, killed at 101", stopped]);
 }
-const js = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: "javascript" });
-rows.push(["grep tool (javascript)", await time(() => tool.executor(args, js, { toolCallId: "b" }))]);
+for (const engine of engines) {
+  const env = new LocalExecutionEnvironment({ workingDirectory: dir, grepEngine: engine });
+  const times = [];
+  for (const [, pattern] of patterns) {
+    times.push(
+      await median(() => tool.executor({ pattern, max_results: 100 }, env, { toolCallId: "b" }), RUNS),
+    );
+  }
+  rows.push([`grep tool (${engine})`, times]);
+}
 const base = rows[0][1];
-for (const [name, ms] of rows)
-  console.log(
-    `${name.padEnd(24)} ${ms.toFixed(1).padStart(8)} ms   ${(ms / base).toFixed(2)}x of ${rows[0][0]}`,
+for (const [name, times] of rows) {
+  const cells = times.map(
+    (ms, i) => `${ms.toFixed(1).padStart(9)} ms${(ms / base[i]).toFixed(2).padStart(7)}x`,
   );
-console.log(`(${FILES} files, ${RUNS} runs each)`);
+  console.log(`${name.padEnd(26)}${cells.join("")}`);
+}
+console.log(`(ratios against ${rows[0][0]} for the same pattern)`);
 rmSync(dir, { recursive: true, force: true });

@@ -127,11 +127,6 @@ describe("apply_patch on real files", () => {
 
   it.each([
     [
-      "Add over an existing file",
-      patchOf("*** Add File: keep.txt", "+new"),
-      /keep\.txt: the file already exists/,
-    ],
-    [
       "Delete of a missing file",
       patchOf("*** Delete File: nope.txt"),
       /Cannot delete nope\.txt: the file does not exist/,
@@ -140,11 +135,6 @@ describe("apply_patch on real files", () => {
       "Update of a missing file",
       patchOf("*** Update File: nope.txt", "@@", "-a", "+b"),
       /Cannot update nope\.txt/,
-    ],
-    [
-      "Move onto an existing file",
-      patchOf("*** Update File: keep.txt", "*** Move to: other.txt", "@@", "-keep", "+k"),
-      /destination already exists/,
     ],
     [
       "a malformed patch",

@@ -15,9 +15,12 @@ beforeAll(async () => {
   emptyBin = await mkdtemp(join(tmpdir(), "grep-no-rg-bin-"));
   await writeFile(join(dir, "a.ts"), "const add = (a, b) => a + b;\nadd(1, 2);\n");
   process.env.PATH = emptyBin;
+  // Not the binary shipped with the package either: only `rg` from PATH, which has none.
+  process.env.ATTRACTOR_RIPGREP = "rg";
 });
 afterAll(async () => {
   process.env.PATH = savedPath;
+  delete process.env.ATTRACTOR_RIPGREP;
   await rm(dir, { recursive: true, force: true });
   await rm(emptyBin, { recursive: true, force: true });
 });
@@ -38,5 +41,10 @@ describe("grep where ripgrep is not installed", () => {
     expect(err).toBeInstanceOf(RipgrepMissingError);
     expect(err).toBeInstanceOf(CommandError);
     expect((err as Error).message).toBe("ripgrep (rg) is not installed");
+  });
+
+  it("glob falls back to the JavaScript walk", async () => {
+    const env = new LocalExecutionEnvironment({ workingDirectory: dir });
+    expect((await env.glob("*.ts")).paths).toEqual(["a.ts"]);
   });
 });

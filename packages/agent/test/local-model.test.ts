@@ -177,6 +177,79 @@ describe("a local model without native tool calling", () => {
     expect(answer?.kind === "assistant_text_end" && answer.data.text).toContain("node test.js` passes");
   });
 
+  it("finishes the task when every call has a quirk: fences without tags, broken JSON, a bare object, one unreadable reply", async () => {
+    await repoWithBug();
+    localModel([
+      // A ```json fence without <tool_call> tags, with a trailing comma and Python True.
+      () =>
+        streamed(
+          'Reading the code.\n```json\n{"name": "read_file", "arguments": {"path": "src/math.js",}, "verbose": True}\n```',
+        ),
+      // A reply meant as a call that cannot be read.
+      () =>
+        streamed(
+          '```tool_call\n{"name": "edit_file", "arguments": {"file_path" "src/math.js" "old_string"}}\n```',
+        ),
+      // Told what was wrong, it tries again: single quotes, unquoted keys and a comment.
+      (body) =>
+        lastUser(body).includes("could not be read")
+          ? streamed(
+              "```tool_call\n{name: 'edit_file', // fixing the operator\n arguments: {file_path: 'src/math.js', old_string: 'return a - b;', new_string: 'return a + b;'}}\n```",
+            )
+          : streamed("I was not told about the broken call."),
+      // A reply that is nothing but the call object, with a raw newline in a string.
+      () =>
+        streamed(
+          '{"name": "write_file", "arguments": {"file_path": "NOTES.md", "content": "add fixed\nrun node test.js\n"}}',
+        ),
+      () => streamed('```json\n{"name": "shell", "arguments": {"command": "node test.js"}}\n```'),
+      (body) =>
+        lastUser(body).includes("ok: add(2, 3) = 5")
+          ? streamed("Fixed add in src/math.js; node test.js passes.")
+          : streamed("The test still fails."),
+    ]);
+    const { session: s, events } = session("prompted");
+    await s.submit("The test in test.js fails. Find the bug and fix it.");
+    await s.close();
+    const all: SessionEvent[] = await events;
+
+    expect(await readFile(path.join(dir, "src/math.js"), "utf8")).toContain("return a + b;");
+    expect(await readFile(path.join(dir, "NOTES.md"), "utf8")).toBe("add fixed\nrun node test.js\n");
+    const calls = all.flatMap((e) => (e.kind === "tool_call_end" ? [[e.data.toolName, e.data.isError]] : []));
+    expect(calls).toEqual([
+      ["read_file", false],
+      ["edit_file", true],
+      ["edit_file", false],
+      ["write_file", false],
+      ["shell", false],
+    ]);
+    const text = all.flatMap((e) =>
+      e.kind === "assistant_text_delta" && e.data.channel === "text" ? [e.data.delta] : [],
+    );
+    expect(text.join("")).not.toContain("```");
+    const end = all.find((e) => e.kind === "processing_end");
+    expect(end?.kind === "processing_end" && end.data).toMatchObject({ reason: "completed", toolRounds: 5 });
+  });
+
+  it("ends the run as an error, not an answer, when a call cannot be read twice in a row", async () => {
+    await repoWithBug();
+    const broken = () => streamed('```json\n{"name": "shell", "arguments": {"command": "ls" 1 2}}\n```');
+    localModel([broken, broken, () => streamed("never asked")]);
+    const { session: s, events } = session("prompted");
+    await s.submit("List the files.");
+    await s.close();
+    const all: SessionEvent[] = await events;
+    expect(server.requests).toHaveLength(2);
+    expect(lastUser(server.requests[1]!.body)).toContain("could not be read");
+    const error = all.find((e) => e.kind === "error");
+    expect(error?.kind === "error" && error.data).toMatchObject({
+      errorName: "UnreadableToolCallError",
+      fatal: false,
+    });
+    const end = all.find((e) => e.kind === "processing_end");
+    expect(end?.kind === "processing_end" && end.data.reason).toBe("error");
+  });
+
   it("in native mode sends tools, which this server refuses, so prompted mode is the way to use it", async () => {
     localModel([() => streamed("unreachable")]);
     const { session: s, events } = session("native");

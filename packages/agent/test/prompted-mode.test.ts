@@ -232,6 +232,20 @@ describe("prompted tool calling in the loop", () => {
     expect(end?.kind === "processing_end" && end.data).toMatchObject({ reason: "completed", toolRounds: 2 });
   });
 
+  it("holds a fenced block back while streaming: a call runs unseen, other JSON is shown as the answer", async () => {
+    const call = 'Checking.\n```json\n{"name": "shell", "arguments": {"command": "ls",}}\n```';
+    const example = 'Use this config:\n```json\n{"name": "demo", "port": 8080}\n```';
+    const { session, events } = run((_r, i) => ({ deltas: pieces(i === 0 ? call : example, 3) }));
+    await session.submit("go");
+    await session.close();
+    const all = await events;
+    expect(ran).toEqual([{ name: "shell", args: { command: "ls" } }]);
+    const shown = deltas(all, "text").join("");
+    expect(shown).toBe(`Checking.\n${example}`);
+    const end = all.filter((e) => e.kind === "assistant_text_end").at(-1);
+    expect(end?.kind === "assistant_text_end" && end.data.text).toBe(example);
+  });
+
   it("repairs a call cut off between arguments and runs it", async () => {
     const { session } = run((_r, i) =>
       i === 0
@@ -333,7 +347,10 @@ describe("the text protocol over a stream", () => {
   const callText = (name: string, args: Record<string, unknown>) =>
     `<tool_call>${JSON.stringify({ name, arguments: args })}</tool_call>`;
 
-  async function readAll(deltaList: readonly string[]) {
+  async function readAll(
+    deltaList: readonly string[],
+    parametersOf?: (name: string) => readonly string[] | undefined,
+  ) {
     const text = deltaList.join("");
     async function* source(): AsyncGenerator<StreamEvent> {
       yield { type: "text_start", textId: "t" };
@@ -351,7 +368,12 @@ describe("the text protocol over a stream", () => {
       yield { type: "finish", finishReason: response.finishReason, usage: response.usage, response };
     }
     let n = 0;
-    const protocol = { toolCalls: true, thinkTags: true, newCallId: () => `c${n++}` };
+    const protocol = {
+      toolCalls: true,
+      thinkTags: true,
+      newCallId: () => `c${n++}`,
+      ...(parametersOf !== undefined && { parametersOf }),
+    };
     const shown: string[] = [];
     const reasoning: string[] = [];
     let final: Response | undefined;
@@ -404,6 +426,21 @@ describe("the text protocol over a stream", () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("reads a fenced call and a JSON example the same however the reply is cut", async () => {
+    const parametersOf = (name: string) => (name === "shell" ? ["command"] : undefined);
+    const text =
+      'Run:\n```json\n{"name": "shell", "arguments": {"command": "echo `date` ```"},}\n```\nExample:\n```json\n{"port": 1}\n```';
+    const whole = await readAll([text], parametersOf);
+    const calls = whole.final.message.content.flatMap((p) => (p.kind === "tool_call" ? [p.toolCall] : []));
+    expect(calls.map((c) => c.arguments)).toEqual([{ command: "echo `date` ```" }]);
+    expect(whole.shown).toBe('Run:\n\nExample:\n```json\n{"port": 1}\n```');
+    for (let cut = 1; cut < text.length; cut++) {
+      const chunked = await readAll([text.slice(0, cut), text.slice(cut)], parametersOf);
+      expect(chunked.shown).toBe(whole.shown);
+      expect(chunked.final).toEqual(whole.final);
+    }
   });
 
   it("recovers reasoning whose opening tag the chat template supplied", () => {

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type GrepOptions,
+  type GrepResult,
   globTool,
   grepTool,
   InvalidPatternError,
@@ -64,13 +65,64 @@ it.runIf(process.env.CI !== undefined)("ripgrep is installed under CI", () => {
   expect(ripgrepAvailable()).toBe(true);
 });
 
+/**
+ * Both engines give the same result. With more results than max_results, each may stop once it
+ * has them and one more (then it says so and its total is a lower bound) or finish the scan (then
+ * its total is exact); either way it returns max_results real results, which ones depending on
+ * the order it found them in.
+ */
+async function expectAgreement(
+  rgEnv: LocalExecutionEnvironment,
+  jsEnv: LocalExecutionEnvironment,
+  pattern: string,
+  path: string,
+  options: GrepOptions,
+): Promise<GrepResult> {
+  const a = await rgEnv.grep(pattern, path, options);
+  const b = await jsEnv.grep(pattern, path, options);
+  expect(a.engine).toBe("ripgrep");
+  expect(b.engine).toBe("javascript");
+  if (!a.truncated && !b.truncated) {
+    expect({ ...b, engine: "ripgrep" }).toEqual(a);
+    return a;
+  }
+  // Per-file counts of every match, from both engines (small even for millions of matches).
+  const counting = { ...options, outputMode: "count" as const, maxResults: 1_000_000 };
+  const counts = await rgEnv.grep(pattern, path, counting);
+  expect({ ...(await jsEnv.grep(pattern, path, counting)), engine: "ripgrep" }).toEqual(counts);
+  const countOf = new Map(counts.files.map((f) => [f.path, f.count]));
+  const totalLines = counts.files.reduce((n, f) => n + f.count, 0);
+  const max = options.maxResults ?? 100;
+  for (const r of [a, b]) {
+    const exact =
+      options.outputMode === undefined || options.outputMode === "content" ? totalLines : countOf.size;
+    expect(r.truncated).toBe(true);
+    if (r.stoppedEarly === true) {
+      expect(r.total).toBeGreaterThan(max);
+      expect(r.total).toBeLessThanOrEqual(exact);
+    } else expect(r.total).toBe(exact);
+    if (r.mode === "content") {
+      expect(r.matches).toHaveLength(max);
+      const files = new Map<string, string[]>();
+      for (const m of r.matches) {
+        let lines = files.get(m.path);
+        if (lines === undefined) {
+          lines = (await readFile(join(rgEnv.workingDirectory(), m.path), "utf8")).split("\n");
+          files.set(m.path, lines);
+        }
+        expect(lines[m.line - 1]).toBe(m.text);
+      }
+    } else {
+      expect(r.files).toHaveLength(max);
+      for (const f of r.files) expect(f.count).toBe(countOf.get(f.path));
+    }
+  }
+  return a;
+}
+
 describe.skipIf(!ripgrepAvailable())("grep: ripgrep and the JavaScript engine agree", () => {
   it.each(cases)("%s", async (_name, pattern, path, options) => {
-    const a = await rg.grep(pattern, path, options);
-    const b = await js.grep(pattern, path, options);
-    expect(a.engine).toBe("ripgrep");
-    expect(b.engine).toBe("javascript");
-    expect({ ...b, engine: "ripgrep" }).toEqual(a);
+    await expectAgreement(rg, js, pattern, path, options);
   });
 });
 
@@ -112,10 +164,8 @@ describe.skipIf(!ripgrepAvailable())("grep: the engines agree on harder inputs",
     ["count over a large file", "needle|hay", ".", { outputMode: "count" }],
   ];
   it.each(hardCases)("%s", async (_name, pattern, path, options) => {
-    const a = await rgHard.grep(pattern, path, options);
-    const b = await jsHard.grep(pattern, path, options);
+    const a = await expectAgreement(rgHard, jsHard, pattern, path, options);
     expect(a.total).toBeGreaterThan(0);
-    expect({ ...b, engine: "ripgrep" }).toEqual(a);
   });
 });
 
@@ -152,6 +202,61 @@ describe.each([
 
   it.skipIf(name === "ripgrep" && !ripgrepAvailable())("rejects an invalid regex clearly", async () => {
     await expect(get().grep("foo(", ".")).rejects.toBeInstanceOf(InvalidPatternError);
+  });
+});
+
+describe("grep stops once it has what it returns", () => {
+  let many: string;
+  beforeAll(async () => {
+    many = await mkdtemp(join(tmpdir(), "search-many-"));
+    for (let d = 0; d < 20; d++) {
+      await mkdir(join(many, `d${d}`));
+      for (let f = 0; f < 100; f++) await writeFile(join(many, `d${d}`, `f${f}.txt`), "a common word\n");
+    }
+  });
+  afterAll(() => rm(many, { recursive: true, force: true }));
+
+  it.each([
+    ["ripgrep", "content"],
+    ["ripgrep", "files_with_matches"],
+    ["javascript", "content"],
+  ] as const)("%s, %s: max_results and one more, then it says more exist", async (engine, mode) => {
+    if (engine === "ripgrep" && !ripgrepAvailable()) return;
+    const env = new LocalExecutionEnvironment({ workingDirectory: many, grepEngine: engine });
+    const r = await env.grep("common", ".", { maxResults: 10, outputMode: mode });
+    expect(r).toMatchObject({ truncated: true, stoppedEarly: true });
+    // ripgrep is stopped at the 11th result; the JavaScript walk after the batch that reached it.
+    if (engine === "ripgrep") expect(r.total).toBe(11);
+    else expect(r.total).toBeLessThan(2000);
+    expect(r.mode === "content" ? r.matches : r.files).toHaveLength(10);
+    const out = await grepTool({ outputModes: true }).executor(
+      { pattern: "common", max_results: 10, output_mode: mode },
+      env,
+      { toolCallId: "t" },
+    );
+    const text = typeof out === "string" ? out : out.output;
+    expect(text).toMatch(
+      /\[Results truncated: showing the first 10 (matching lines|files) found; more exist/,
+    );
+  });
+});
+
+describe.skipIf(!ripgrepAvailable())("glob: rg --files and the JavaScript walk agree", () => {
+  it.each([
+    ["**/*.ts", "."],
+    ["*.log", "."],
+    ["**/*", "."],
+    ["src/**/*.{ts,py}", "."],
+    ["deep/*.py", "src"],
+    ["src/*", "."],
+    ["**/sub/*.ts", "."],
+    ["docs/readme.md", "."],
+  ])("%s in %s", async (pattern, path) => {
+    const a = await rg.glob(pattern, path);
+    expect(await js.glob(pattern, path)).toEqual(a);
+    // .gitignore is honoured with ripgrep too (its own --glob would let ignored files through).
+    expect(a.paths).not.toContain("src/sub/ignored.ts");
+    expect(a.paths).not.toContain("debug.log");
   });
 });
 

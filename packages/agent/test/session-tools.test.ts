@@ -1,7 +1,10 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { readFileTool } from "../src/tools/read-file.js";
 import { shellTool } from "../src/tools/shell.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { RegisteredTool } from "../src/types/tool.js";
@@ -57,6 +60,25 @@ describe("Session tool rounds", () => {
     const [sent] = toolMessages(client.requests[1]!);
     expect(sent!.content.length).toBeLessThan(51_000);
     expect(sent!.content).toContain("[WARNING: Tool output was truncated. 50000 characters were removed");
+  });
+
+  it("real read_file of a 100k-character single line: the model gets the marker, TOOL_CALL_END all of it", async () => {
+    const line = Array.from({ length: 10_000 }, (_, i) => String(i % 10).repeat(9)).join("-");
+    await writeFile(join(dir, "big.txt"), line);
+    const { session, client, all } = make(
+      [readFileTool()],
+      [{ toolCalls: [{ name: "read_file", args: { file_path: "big.txt" } }] }, { text: "read it" }],
+    );
+    await session.submit("Read big.txt");
+    await session.close();
+    const end = (await all).find((e) => e.kind === "tool_call_end");
+    expect(end?.kind === "tool_call_end" && end.data.output).toBe(`1 | ${line}`);
+    const [sent] = toolMessages(client.requests[1]!);
+    expect(sent!.content).toContain(
+      `[WARNING: Tool output was truncated. ${line.length + 4 - 50_000} characters were removed from the middle.`,
+    );
+    expect(sent!.content.startsWith(`1 | ${line.slice(0, 24_996)}`)).toBe(true);
+    expect(sent!.content.endsWith(line.slice(-25_000))).toBe(true);
   });
 
   it("honours per-tool limits from SessionConfig", async () => {

@@ -118,6 +118,8 @@ describe("the tarballs", () => {
   it("the command's package has no runtime dependencies and its bin is in the tarball", () => {
     const { manifest, files } = packed.cli;
     expect(manifest.dependencies ?? {}).toEqual({});
+    // Only the ripgrep binary, optional: without it searches use rg on PATH or JavaScript.
+    expect(Object.keys(manifest.optionalDependencies ?? {})).toEqual(["@vscode/ripgrep"]);
     expect(files).toContain(manifest.bin.attractor.replace(/^\.\//, ""));
     for (const entry of Object.values(manifest.exports) as ({ import: string } | string)[]) {
       const target = typeof entry === "string" ? entry : entry.import;
@@ -154,17 +156,22 @@ describe("the command installed from its tarball", () => {
     app = join(work, "app");
     await mkdir(app);
     await writeFile(join(app, "package.json"), JSON.stringify({ name: "app", private: true }));
-    // --offline: with no dependencies, installing needs nothing but the tarball.
+    // --offline: with no dependencies, installing needs nothing but the tarball (and the npm cache
+    // for the optional ripgrep binary, which is skipped when it is not there).
     await run("npm", ["install", "--offline", "--no-audit", "--no-fund", packed.cli.tarball], {
       cwd: app,
     });
     bin = join(app, "node_modules", ".bin", "attractor");
   }, 120_000);
 
-  it("installs nothing but itself", async () => {
+  it("installs nothing but itself and, when it can, the ripgrep binary", async () => {
     const installed = (await readdir(join(app, "node_modules"))).filter((n) => !n.startsWith("."));
-    expect(installed).toEqual(["@attractor"]);
+    expect(installed.filter((n) => n !== "@vscode")).toEqual(["@attractor"]);
     expect(await readdir(join(app, "node_modules", "@attractor"))).toEqual(["cli"]);
+    if (installed.includes("@vscode")) {
+      const vscode = await readdir(join(app, "node_modules", "@vscode"));
+      expect(vscode.every((n) => n.startsWith("ripgrep"))).toBe(true);
+    }
   });
 
   it("prints its version", async () => {

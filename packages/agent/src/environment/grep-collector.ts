@@ -10,6 +10,11 @@ export interface FileHits {
   readonly matches: readonly { readonly line: number; readonly text: string }[];
   /** Lines around the kept matches (matching lines included), by number. */
   readonly lines: ReadonlyMap<number, string>;
+  /**
+   * More matching lines than can be shown were found, so the engine stopped counting this file
+   * at one more than that (ripgrep's --max-count): `count` is a lower bound.
+   */
+  readonly capped?: boolean;
 }
 
 /**
@@ -73,8 +78,19 @@ export class HitsBuilder {
     return this.count;
   }
 
+  /** True once the count has reached one more than the cap (content mode): counting may stop. */
+  get full(): boolean {
+    return this.cap > 0 && this.count > this.cap;
+  }
+
   build(): FileHits {
-    return { path: this.path, count: this.count, matches: this.matches, lines: this.lines };
+    return {
+      path: this.path,
+      count: this.count,
+      matches: this.matches,
+      lines: this.lines,
+      ...(this.full && { capped: true }),
+    };
   }
 }
 
@@ -89,9 +105,10 @@ const byPath = (a: { path: string }, b: { path: string }): number =>
   a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 
 /**
- * Gathers per-file hits from either engine into one GrepResult ordered by path then line, so both
- * engines answer identically. Memory stays bounded: once far more than maxResults are held, the
- * hits that sort last are dropped (their counts are kept).
+ * Gathers per-file hits from either engine into one GrepResult ordered by path then line. An
+ * engine stops once enough() says the results are in; until then both engines answer
+ * identically. Memory stays bounded: once far more than maxResults are held, the hits that sort
+ * last are dropped (their counts are kept).
  */
 export class GrepCollector {
   private readonly options: CollectorOptions;
@@ -109,9 +126,27 @@ export class GrepCollector {
     return this.options.mode === "content" ? this.options.maxResults : 0;
   }
 
+  private stopped = false;
+
+  /**
+   * True once the results that will be returned are all in, plus one more that proves there are
+   * others: an engine stops searching there. `pending` counts matches of a file still being read
+   * (content mode only; the other modes decide at file ends).
+   */
+  enough(pending = 0): boolean {
+    const { mode, maxResults } = this.options;
+    const done =
+      mode === "content"
+        ? this.totalLines + pending > maxResults
+        : pending === 0 && this.totalFiles > maxResults;
+    if (done) this.stopped = true;
+    return done;
+  }
+
   /** Adds one file's hits (files without matches are ignored). */
   add(hits: FileHits): void {
     if (hits.count === 0) return;
+    if (hits.capped === true) this.stopped = true;
     this.totalLines += hits.count;
     this.totalFiles++;
     this.hits.push({ path: this.options.display(hits.path), hits });
@@ -145,6 +180,7 @@ export class GrepCollector {
         total: this.totalFiles,
         truncated: this.totalFiles > maxResults,
         engine,
+        ...(this.stopped && { stoppedEarly: true }),
       };
     }
     const matches: GrepMatch[] = [];
@@ -161,6 +197,7 @@ export class GrepCollector {
       total: this.totalLines,
       truncated: this.totalLines > maxResults,
       engine,
+      ...(this.stopped && { stoppedEarly: true }),
     };
   }
 }

@@ -55,6 +55,15 @@ class LineSearch {
 
   line(n: number, text: string): void {
     this.regex.lastIndex = 0;
+    if (this.builder.full) {
+      // Counting stopped at one more than can be shown, as ripgrep's --max-count does; only the
+      // context after the last match is still read.
+      if (this.afterLeft > 0) {
+        this.builder.context(n, text);
+        this.afterLeft--;
+      }
+      return;
+    }
     if (this.builder.saturated) {
       if (this.regex.test(text)) this.builder.countMatch();
       return;
@@ -175,6 +184,8 @@ export interface JavaScriptGrepOptions {
   readonly signal?: AbortSignal;
   /** Matches kept per file (the rest are counted). */
   readonly perFileCap: number;
+  /** True once the caller has all it will return: the walk stops there. */
+  readonly enough?: (pendingMatches: number) => boolean;
 }
 
 /** The fallback engine: walks like ripgrep and hands each file's hits to `onFile`. */
@@ -208,7 +219,10 @@ export async function grepJavaScript(
   for await (const entry of walk(root, walkOptions)) {
     if (entry.isDir) continue;
     batch.push(searchFile(entry.absolute, file));
-    if (batch.length >= CONCURRENCY) await flush();
+    if (batch.length >= CONCURRENCY) {
+      await flush();
+      if (options.enough?.(0)) return;
+    }
   }
   await flush();
 }

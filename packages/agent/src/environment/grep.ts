@@ -39,7 +39,11 @@ export async function grepFiles(
     ...(options.signal !== undefined && { signal: options.signal }),
   };
   const onFile = collector.add.bind(collector);
-  const scope = { isFile: options.isFile, perFileCap: collector.perFileCap };
+  const scope = {
+    isFile: options.isFile,
+    perFileCap: collector.perFileCap,
+    enough: (pending: number) => collector.enough(pending),
+  };
   if (engine === "ripgrep") {
     try {
       await grepRipgrep(pattern, root, { ...common, ...scope }, onFile);

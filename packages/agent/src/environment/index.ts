@@ -8,6 +8,7 @@ export { cutLongLine, lineCutMarker } from "./line-cut.js";
 export * from "./local.js";
 export * from "./logging.js";
 export * from "./read-only.js";
+export { ripgrepCommand } from "./ripgrep-binary.js";
 export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";
 export { describeSandbox, detectSandboxBlock } from "./sandbox/blocked.js";
 export { type BwrapLayout, bwrapArguments } from "./sandbox/bwrap-args.js";

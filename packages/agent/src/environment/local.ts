@@ -35,7 +35,10 @@ export interface LocalExecutionEnvironmentOptions {
   readonly defaultTimeoutMs?: number;
   /** Upper bound for any command's timeout (600 000 ms). */
   readonly maxTimeoutMs?: number;
-  /** "auto" (default) uses ripgrep when it is on PATH, else the JavaScript engine. */
+  /**
+   * grep and glob: "auto" (default) uses ripgrep (the binary shipped with the package, else `rg`
+   * on PATH) when it can run, else the JavaScript engine; or one engine forced.
+   */
   readonly grepEngine?: GrepEngineChoice;
   /** Bytes of each output stream kept at its head and at its tail (1 MiB). */
   readonly outputCaptureBytes?: number;
@@ -265,6 +268,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     const s = await fsStat(abs).catch(() => undefined);
     if (!s) throw new FileNotFoundError(path);
     if (!s.isDirectory()) throw new NotADirectoryError(path);
-    return globFiles(pattern, abs, { ...options, display: (p) => this.display(p) });
+    return globFiles(pattern, abs, {
+      ...options,
+      display: (p) => this.display(p),
+      engine: this.options.grepEngine ?? "auto",
+    });
   }
 }

@@ -13,7 +13,7 @@ import type { ToolFactories } from "./toolset.js";
 export const DEFAULT_TOOL_FACTORIES: ToolFactories = {
   readFile: readFileTool,
   writeFile: writeFileTool,
-  editFile: editFileTool,
+  editFile: (options) => editFileTool(options),
   applyPatch: applyPatchTool,
   readManyFiles: readManyFilesTool,
   shell: (options) => shellTool({ defaultTimeoutMs: options.defaultTimeoutMs }),

@@ -8,7 +8,9 @@ import type { RegisteredTool } from "../types/tool.js";
 export interface ToolFactories {
   readonly readFile: () => RegisteredTool;
   readonly writeFile: () => RegisteredTool;
-  readonly editFile: () => RegisteredTool;
+  readonly editFile: (options?: {
+    readonly multipleFlag?: "replace_all" | "allow_multiple";
+  }) => RegisteredTool;
   readonly applyPatch: () => RegisteredTool;
   readonly readManyFiles: () => RegisteredTool;
   readonly shell: (options: { readonly defaultTimeoutMs: number }) => RegisteredTool;

@@ -3,10 +3,11 @@ import { historyToMessages } from "../session/history.js";
 import type { AssistantTurn, ToolResultsTurn, Turn } from "../types/turn.js";
 import { promptedToolResult } from "./instructions.js";
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./parser.js";
+import { isPromptedBlock } from "./unreadable.js";
 
 /** A call as the model should see it in its own earlier answer: the block it wrote, or a canonical one. */
 function callMarkup(call: { name: string; arguments: unknown; rawArguments?: string }): string {
-  if (call.rawArguments?.trimStart().startsWith(TOOL_CALL_OPEN)) return call.rawArguments;
+  if (isPromptedBlock(call.rawArguments)) return call.rawArguments;
   return `${TOOL_CALL_OPEN}${JSON.stringify({ name: call.name, arguments: call.arguments })}${TOOL_CALL_CLOSE}`;
 }
 

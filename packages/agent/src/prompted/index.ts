@@ -1,3 +1,4 @@
+export * from "./fenced-calls.js";
 export * from "./history.js";
 export * from "./instructions.js";
 export * from "./json-repair.js";

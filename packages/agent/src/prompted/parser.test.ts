@@ -163,7 +163,7 @@ describe("parseToolCalls quirks", () => {
     const noName = parseToolCalls('<tool_call>{"arguments":{"a":1}}</tool_call>');
     expect(noName.calls).toEqual([]);
     expect(noName.issues[0]?.message).toMatch(/no "name"/);
-    const broken = parseToolCalls('<tool_call>{"name": "x", "arguments": {"a": tru}}</tool_call>');
+    const broken = parseToolCalls('<tool_call>{"name": "x", "arguments": {"a": 1 2}}</tool_call>');
     expect(broken.calls).toEqual([]);
     expect(broken.issues[0]?.message).toMatch(/invalid tool call JSON/);
   });
@@ -179,6 +179,106 @@ describe("parseToolCalls quirks", () => {
       stripToolCalls('I will list.\n```xml\n<tool_call>{"name":"a","arguments":{}}</tool_call>\n```\nDone'),
     ).toBe("I will list.\n\nDone");
     expect(stripToolCalls('Reading <tool_call>{"name":"a"')).toBe("Reading");
+  });
+});
+
+describe("calls written without <tool_call> tags, and broken JSON", () => {
+  const known = (name: string) =>
+    ({ read_file: ["file_path"], shell: ["command"], write_file: ["file_path", "content"] })[name] as
+      | string[]
+      | undefined;
+  const parse = (text: string) => parseToolCalls(text, { parametersOf: known });
+  const simple = (text: string) => parse(text).calls.map((c) => ({ name: c.name, arguments: c.arguments }));
+
+  it.each([
+    [
+      "a ```json fence naming a tool",
+      'Reading it.\n```json\n{"name": "read_file", "arguments": {"file_path": "a.ts"}}\n```',
+      [{ name: "read_file", arguments: { file_path: "a.ts" } }],
+    ],
+    [
+      "a ```tool_call fence",
+      '```tool_call\n{"name": "shell", "arguments": {"command": "ls"}}\n```',
+      [{ name: "shell", arguments: { command: "ls" } }],
+    ],
+    [
+      "a reply that is nothing but a call object",
+      '  {"name": "shell", "arguments": {"command": "pwd"}}\n',
+      [{ name: "shell", arguments: { command: "pwd" } }],
+    ],
+    [
+      "``` inside a string of the call does not end the fence",
+      '```json\n{"name": "write_file", "arguments": {"file_path": "R.md", "content": "```sh\\nnpm i\\n```\\n"}}\n```\nDone.',
+      [{ name: "write_file", arguments: { file_path: "R.md", content: "```sh\nnpm i\n```\n" } }],
+    ],
+    [
+      "trailing commas",
+      '<tool_call>{"name": "shell", "arguments": {"command": "ls",},}</tool_call>',
+      [{ name: "shell", arguments: { command: "ls" } }],
+    ],
+    [
+      "single quotes, with a brace inside a string",
+      "```json\n{'name': 'write_file', 'arguments': {'file_path': 'a.js', 'content': 'f() { return 1 }'}}\n```",
+      [{ name: "write_file", arguments: { file_path: "a.js", content: "f() { return 1 }" } }],
+    ],
+    [
+      "Python True, False and None",
+      '<tool_call>{"name": "shell", "arguments": {"command": "ls", "a": True, "b": False, "c": None}}</tool_call>',
+      [{ name: "shell", arguments: { command: "ls", a: true, b: false, c: null } }],
+    ],
+    [
+      "raw newlines inside a string",
+      '```json\n{"name": "write_file", "arguments": {"file_path": "a.py", "content": "x = 1\ny = 2\n"}}\n```',
+      [{ name: "write_file", arguments: { file_path: "a.py", content: "x = 1\ny = 2\n" } }],
+    ],
+    [
+      "unquoted keys",
+      '<tool_call>{name: "shell", arguments: {command: "ls"}}</tool_call>',
+      [{ name: "shell", arguments: { command: "ls" } }],
+    ],
+    [
+      "comments, with an apostrophe in one",
+      '```tool_call\n{\n  // don\'t forget the path\n  "name": "read_file", /* the file */ "arguments": {"file_path": "x"}\n}\n```',
+      [{ name: "read_file", arguments: { file_path: "x" } }],
+    ],
+  ])("%s", (_label, text, expected) => {
+    expect(simple(text)).toEqual(expected);
+  });
+
+  it("marks calls jsonrepair fixed as repaired", () => {
+    expect(
+      parse('<tool_call>{"name": "shell", "arguments": {"command": "ls",}}</tool_call>').calls[0]?.repaired,
+    ).toBe(true);
+  });
+
+  it("leaves JSON that is not a call to a known tool alone", () => {
+    expect(parse('Your package.json:\n```json\n{"name": "my-app", "version": "1.0.0"}\n```').calls).toEqual(
+      [],
+    );
+    expect(parse('{"name": "my-app", "arguments": {"x": 1}}').calls).toEqual([]);
+    expect(
+      parse('The call looks like {"name": "shell", "arguments": {"command": "ls"}} in prose.').calls,
+    ).toEqual([]);
+    // Without knowing the tools, a json fence is never taken for a call.
+    expect(parseToolCalls('```json\n{"name": "shell", "arguments": {"command": "ls"}}\n```').calls).toEqual(
+      [],
+    );
+  });
+
+  it("reports a fenced call that cannot be read", () => {
+    const { calls, issues } = parse('```json\n{"name": "shell", "arguments": {"command": "ls" 1 2}}\n```');
+    expect(calls).toEqual([]);
+    expect(issues[0]?.message).toMatch(/invalid tool call JSON/);
+  });
+
+  it("strips fenced calls for display, keeps other fences", () => {
+    expect(
+      stripToolCalls('Listing.\n```json\n{"name": "shell", "arguments": {"command": "ls"}}\n```\nDone', {
+        parametersOf: known,
+      }),
+    ).toBe("Listing.\n\nDone");
+    const example = 'Example:\n```json\n{"a": 1}\n```';
+    expect(stripToolCalls(example, { parametersOf: known })).toBe(example);
   });
 });
 
@@ -250,8 +350,12 @@ describe("parseToolCalls properties", () => {
           text = text.slice(0, at) + e.insert + text.slice(at + e.cut);
         }
         const { calls } = parseToolCalls(text);
-        // Names and keys come from the text, possibly JSON-escaped there.
-        const inText = (s: string) => text.includes(s) || text.includes(JSON.stringify(s).slice(1, -1));
+        // Names and keys come from the text, possibly JSON-escaped there, or with the backslash of
+        // an invalid escape dropped by jsonrepair.
+        const inText = (s: string) =>
+          text.includes(s) ||
+          text.includes(JSON.stringify(s).slice(1, -1)) ||
+          text.replaceAll("\\", "").includes(s.replaceAll("\\", ""));
         for (const parsed of calls) {
           expect(inText(parsed.name)).toBe(true);
           for (const key of Object.keys(parsed.arguments)) expect(inText(key)).toBe(true);

@@ -1,4 +1,5 @@
-import { extractBalancedJson } from "./json-repair.js";
+import { findFencedBlocks, TOOL_CALL_FENCE } from "./fenced-calls.js";
+import { extractBalancedJson, parseLooseJson } from "./json-repair.js";
 
 export const TOOL_CALL_OPEN = "<tool_call>";
 export const TOOL_CALL_CLOSE = "</tool_call>";
@@ -8,7 +9,7 @@ export interface PromptedToolCall {
   readonly arguments: Readonly<Record<string, unknown>>;
   /** The markup as the model wrote it. */
   readonly raw: string;
-  /** True when the call was cut off and closing brackets had to be added. */
+  /** True when the JSON had to be repaired: closing brackets added, or fixed by jsonrepair. */
   readonly repaired: boolean;
 }
 
@@ -120,20 +121,71 @@ export function findToolCallBlocks(
   }
 }
 
+/** A span of model text that holds (or was meant to hold) tool calls. */
+export interface CallBlock {
+  readonly start: number;
+  readonly end: number;
+  readonly inner: string;
+  readonly closed: boolean;
+}
+
+const NAME_GUESS = /["']?(?:name|tool|tool_name|function)["']?\s*:\s*["']([^"'\\]{1,100})["']/;
+
+/**
+ * Whether a fenced block was meant as a tool call: a ```tool_call fence always is; a ```json one
+ * when its object (read leniently, or failing that its "name" field) names one of the tools.
+ */
+export function meantAsCall(open: string, inner: string, options: ParseOptions): boolean {
+  if (open === TOOL_CALL_FENCE) return true;
+  const parametersOf = options.parametersOf;
+  if (parametersOf === undefined) return false;
+  const brace = inner.search(/\S/);
+  if (brace === -1 || inner[brace] !== "{") return false;
+  const json = extractBalancedJson(inner, brace);
+  const parsed = json === undefined ? undefined : parseLooseJson(json.json);
+  if (parsed?.ok && isObject(parsed.value)) {
+    const { name } = nameOf(parsed.value);
+    return name !== undefined && parametersOf(name) !== undefined;
+  }
+  const guess = NAME_GUESS.exec(inner)?.[1]?.trim();
+  return guess !== undefined && parametersOf(guess) !== undefined;
+}
+
+/**
+ * The blocks of a reply that hold tool calls: `<tool_call>` tags; fenced ```json / ```tool_call
+ * blocks meant as calls (see meantAsCall) outside those tags; and, when nothing else is found and
+ * the tools are known, a reply that is nothing but one call object.
+ */
+export function findCallBlocks(text: string, options: ParseOptions = {}): CallBlock[] {
+  const tagged: CallBlock[] = findToolCallBlocks(text);
+  const overlaps = (b: { start: number; end: number }) =>
+    tagged.some((t) => b.start < t.end && t.start < b.end);
+  const fenced = findFencedBlocks(text).filter((b) => !overlaps(b) && meantAsCall(b.open, b.inner, options));
+  const blocks = [...tagged, ...fenced].sort((a, b) => a.start - b.start);
+  if (blocks.length > 0 || options.parametersOf === undefined) return blocks;
+  const trimmed = text.trim();
+  if (trimmed.startsWith("{") && trimmed.endsWith("}") && meantAsCall("```json", trimmed, options)) {
+    const start = text.indexOf(trimmed);
+    return [{ start, end: start + trimmed.length, inner: trimmed, closed: true }];
+  }
+  return [];
+}
+
 /**
  * Extracts tool calls written as `<tool_call>{"name": …, "arguments": {…}}</tool_call>` from model
  * text. Tolerates the quirks of small models (name and argument field aliases, arguments at the top
- * level, several objects in one block, calls inside code fences, cut-off JSON) and never throws;
- * text outside tool_call tags never yields a call.
+ * level, several objects in one block, calls inside code fences, cut-off JSON, JSON that jsonrepair
+ * can fix) and never throws. Besides `<tool_call>` blocks, only the blocks findCallBlocks accepts
+ * (fenced calls, a reply that is one call) yield calls.
  */
 export function parseToolCalls(text: string, options: ParseOptions = {}): PromptedParseResult {
   const calls: PromptedToolCall[] = [];
   const issues: PromptedParseIssue[] = [];
-  for (const block of findToolCallBlocks(text)) {
+  for (const block of findCallBlocks(text, options)) {
     const raw = text.slice(block.start, block.end);
     let i = block.inner.indexOf("{");
     if (i < 0) {
-      issues.push({ raw, message: "no JSON object inside <tool_call>" });
+      issues.push({ raw, message: "no JSON object in the tool call block" });
       continue;
     }
     let found = 0;
@@ -150,19 +202,18 @@ export function parseToolCalls(text: string, options: ParseOptions = {}): Prompt
         });
         break;
       }
-      let value: unknown;
-      try {
-        value = JSON.parse(json.json);
-      } catch (err) {
+      // A cut-off call is only closed, never guessed at: jsonrepair would invent structure there.
+      const parsed = parseLooseJson(json.json, json.complete);
+      if (!parsed.ok) {
         issues.push({
           raw,
-          message: `${json.complete ? "invalid" : "cut-off"} tool call JSON: ${(err as Error).message}`,
+          message: `${json.complete ? "invalid" : "cut-off"} tool call JSON: ${parsed.message}`,
         });
         break;
       }
-      const objects = isObject(value) ? [value] : [];
+      const objects = isObject(parsed.value) ? [parsed.value] : [];
       for (const obj of objects) {
-        const call = toCall(obj, raw, !json.complete, options);
+        const call = toCall(obj, raw, !json.complete || parsed.repaired, options);
         if (typeof call === "string") issues.push({ raw, message: call });
         else {
           calls.push(call);
@@ -181,10 +232,10 @@ export function parseToolCalls(text: string, options: ParseOptions = {}): Prompt
 }
 
 /** The text with tool-call markup removed (and code fences left empty by that), for display. */
-export function stripToolCalls(text: string): string {
+export function stripToolCalls(text: string, options: ParseOptions = {}): string {
   let out = "";
   let from = 0;
-  for (const block of findToolCallBlocks(text)) {
+  for (const block of findCallBlocks(text, options)) {
     out += text.slice(from, block.start);
     from = block.end;
   }

@@ -10,6 +10,10 @@ export interface SplitTag {
   readonly open: string;
   readonly close: string;
   readonly kind: "reasoning" | "tool_call";
+  /** Where the close tag starts in the block's content, when finding it takes more than a search. */
+  readonly findClose?: (body: string) => number | undefined;
+  /** For tool_call tags: whether a finished block is a call or, after all, answer text. */
+  readonly classify?: (raw: string) => "tool_call" | "text";
 }
 
 /** `<think>` and `<thinking>` blocks: reasoning that local models write into their answer text. */
@@ -56,6 +60,21 @@ export class TaggedStreamSplitter {
     this.buffer += delta;
     const out: SplitPiece[] = [];
     while (this.buffer !== "") {
+      if (this.inside?.findClose) {
+        const tag = this.inside;
+        // A close tag needs its last character in the new text: only then is the block rescanned.
+        const fresh = this.buffer;
+        this.block += fresh;
+        this.buffer = "";
+        if (!fresh.includes(tag.close.at(-1) as string)) return out;
+        const close = tag.findClose?.(this.block);
+        if (close === undefined) return out;
+        out.push(this.finished(tag, tag.open + this.block.slice(0, close) + tag.close));
+        this.buffer = this.block.slice(close + tag.close.length);
+        this.block = "";
+        this.inside = undefined;
+        continue;
+      }
       if (this.inside) {
         const tag = this.inside;
         const close = this.buffer.indexOf(tag.close);
@@ -99,11 +118,15 @@ export class TaggedStreamSplitter {
     return out;
   }
 
+  private finished(tag: SplitTag, raw: string): SplitPiece {
+    return tag.classify?.(raw) === "text" ? { kind: "text", text: raw } : { kind: "tool_call", raw };
+  }
+
   /** Ends the stream: held-back text is released, an unclosed tool call is emitted as one. */
   flush(): SplitPiece[] {
     const out: SplitPiece[] = [];
     if (this.inside?.kind === "tool_call")
-      out.push({ kind: "tool_call", raw: this.inside.open + this.block + this.buffer });
+      out.push(this.finished(this.inside, this.inside.open + this.block + this.buffer));
     else if (this.inside) {
       if (this.buffer !== "") out.push({ kind: "reasoning", text: this.buffer });
     } else if (this.buffer !== "") out.push({ kind: "text", text: this.buffer });

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ContentPart, FinishReason, Response, StreamEvent, ToolCallData } from "@attractor/llm";
-import { parseToolCalls } from "./parser.js";
+import { CALL_FENCES, FENCE_CLOSE, fenceCloseIn } from "./fenced-calls.js";
+import { findCallBlocks, meantAsCall, parseToolCalls, TOOL_CALL_OPEN } from "./parser.js";
 import {
   REASONING_TAGS,
   type SplitPiece,
@@ -23,8 +24,27 @@ export interface TextProtocol {
 
 const THINK_ID = "think";
 
+// Fenced calls are held back like tagged ones until the fence closes, then shown as text after all
+// when they turn out not to be a call (a JSON example in the answer).
+function fenceTags(protocol: TextProtocol): SplitTag[] {
+  const options = protocol.parametersOf === undefined ? {} : { parametersOf: protocol.parametersOf };
+  return CALL_FENCES.map((open) => ({
+    open,
+    close: FENCE_CLOSE,
+    kind: "tool_call" as const,
+    findClose: fenceCloseIn,
+    classify: (raw: string) => {
+      const inner = raw.slice(open.length, raw.endsWith(FENCE_CLOSE) ? -FENCE_CLOSE.length : undefined);
+      return inner.includes(TOOL_CALL_OPEN) || meantAsCall(open, inner, options) ? "tool_call" : "text";
+    },
+  }));
+}
+
 function tagsOf(protocol: TextProtocol): SplitTag[] {
-  return [...(protocol.thinkTags ? REASONING_TAGS : []), ...(protocol.toolCalls ? TOOL_CALL_TAGS : [])];
+  return [
+    ...(protocol.thinkTags ? REASONING_TAGS : []),
+    ...(protocol.toolCalls ? [...TOOL_CALL_TAGS, ...fenceTags(protocol)] : []),
+  ];
 }
 
 /** Whether the protocol changes anything; a native profile without think tags reads streams as they are. */
@@ -151,20 +171,29 @@ export function rewriteResponse(response: Response, protocol: TextProtocol): Res
       parts.push(part);
       continue;
     }
+    const options = protocol.parametersOf !== undefined ? { parametersOf: protocol.parametersOf } : {};
     const pieces = splitText(part.text, tags, protocol.thinkTags);
-    if (pieces.length === 1 && pieces[0]?.kind === "text" && pieces[0].text === part.text) {
+    let text = tidy(pieces.flatMap((p) => (p.kind === "text" ? [p.text] : [])).join(""));
+    let wholeCall = false;
+    if (protocol.toolCalls && !pieces.some((p) => p.kind === "tool_call")) {
+      // A reply that is nothing but a call object, without tags or fence.
+      const whole = findCallBlocks(text, options)[0];
+      if (whole !== undefined) {
+        pieces.push({ kind: "tool_call", raw: `\`\`\`json\n${whole.inner}\n\`\`\`` });
+        text = "";
+        wholeCall = true;
+      }
+    }
+    if (!wholeCall && pieces.length === 1 && pieces[0]?.kind === "text" && pieces[0].text === part.text) {
       parts.push(part);
       continue;
     }
     const reasoning = pieces.flatMap((p) => (p.kind === "reasoning" ? [p.text] : [])).join("");
     if (reasoning.trim() !== "") parts.push({ kind: "thinking", thinking: { text: reasoning.trim() } });
-    const text = tidy(pieces.flatMap((p) => (p.kind === "text" ? [p.text] : [])).join(""));
     if (text !== "") parts.push({ kind: "text", text });
     for (const piece of pieces) {
       if (piece.kind !== "tool_call") continue;
-      const parsed = parseToolCalls(piece.raw, {
-        ...(protocol.parametersOf !== undefined && { parametersOf: protocol.parametersOf }),
-      });
+      const parsed = parseToolCalls(piece.raw, options);
       for (const call of parsed.calls)
         calls.push({ id: newId(), name: call.name, arguments: call.arguments });
       if (parsed.issues.length > 0)

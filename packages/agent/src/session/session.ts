@@ -25,7 +25,7 @@ import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
-import { unreadableToolCall } from "../prompted/unreadable.js";
+import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
@@ -534,6 +534,8 @@ export class Session {
     let malformedRetried = false;
     let continuations = 0;
     let pauses = 0;
+    // Replies meant as a call that could not be read, in a row: the model is asked again once.
+    let unreadable = 0;
     const signal = this.control.signal;
     for (;;) {
       const { maxTurns } = this.configValue;
@@ -668,6 +670,16 @@ export class Session {
         }
         if (signal.aborted) return { end: "aborted", rounds };
         return { end: asksQuestion(turn.content) ? "awaiting_input" : "completed", rounds };
+      }
+      unreadable = onlyUnreadableCalls(turn.toolCalls) ? unreadable + 1 : 0;
+      if (unreadable >= 2) {
+        this.emit("error", {
+          message: UNREADABLE_TWICE_MESSAGE,
+          errorName: "UnreadableToolCallError",
+          retryable: false,
+          fatal: false,
+        });
+        return { end: "error", rounds };
       }
       // Even when interrupted here, the round runs: its calls get "did not run" results.
       rounds++;

@@ -1374,10 +1374,122 @@ validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b833016a08e437be = validate22;
-const schema23 = {"type":"object","properties":{"patch":{"type":"string","description":"The patch text, from '*** Begin Patch' to '*** End Patch'."}},"required":["patch"],"additionalProperties":false};
+export const validate_abbb9b68c719e69f = validate22;
+const schema23 = {"type":"object","properties":{"file_path":{"type":"string","description":"Path of the file to edit (absolute or relative to the working directory)."},"old_string":{"type":"string","description":"The exact text to replace."},"new_string":{"type":"string","description":"The text to put in its place."},"allow_multiple":{"type":"boolean","description":"Replace every occurrence of old_string (default false).","default":false}},"required":["file_path","old_string","new_string"],"additionalProperties":false};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.file_path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "file_path"},message:"must have required property '"+"file_path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.old_string === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "old_string"},message:"must have required property '"+"old_string"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.new_string === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "new_string"},message:"must have required property '"+"new_string"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((key0 === "file_path") || (key0 === "old_string")) || (key0 === "new_string")) || (key0 === "allow_multiple"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.file_path !== undefined){
+if(typeof data.file_path !== "string"){
+const err4 = {instancePath:instancePath+"/file_path",schemaPath:"#/properties/file_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.old_string !== undefined){
+if(typeof data.old_string !== "string"){
+const err5 = {instancePath:instancePath+"/old_string",schemaPath:"#/properties/old_string/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.new_string !== undefined){
+if(typeof data.new_string !== "string"){
+const err6 = {instancePath:instancePath+"/new_string",schemaPath:"#/properties/new_string/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.allow_multiple !== undefined){
+if(typeof data.allow_multiple !== "boolean"){
+const err7 = {instancePath:instancePath+"/allow_multiple",schemaPath:"#/properties/allow_multiple/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_b833016a08e437be = validate23;
+const schema24 = {"type":"object","properties":{"patch":{"type":"string","description":"The patch text, from '*** Begin Patch' to '*** End Patch'."}},"required":["patch"],"additionalProperties":false};
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1426,14 +1538,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_d60ef69b5e904619 = validate23;
-const schema24 = {"type":"object","properties":{"agent_id":{"type":"string","description":"The id spawn_agent returned."},"message":{"type":"string","description":"The message for the subagent."}},"required":["agent_id","message"],"additionalProperties":false};
+export const validate_d60ef69b5e904619 = validate24;
+const schema25 = {"type":"object","properties":{"agent_id":{"type":"string","description":"The id spawn_agent returned."},"message":{"type":"string","description":"The message for the subagent."}},"required":["agent_id","message"],"additionalProperties":false};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1504,14 +1616,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_dbad723e3c12cd43 = validate24;
-const schema25 = {"type":"object","properties":{"file_path":{"type":"string","description":"Path of the file (absolute or relative to the working directory)."},"offset":{"type":"integer","minimum":1,"description":"1-based line to start from (default 1)."},"limit":{"type":"integer","minimum":1,"description":"Number of lines to read (default 2000)."}},"required":["file_path"],"additionalProperties":false};
+export const validate_dbad723e3c12cd43 = validate25;
+const schema26 = {"type":"object","properties":{"file_path":{"type":"string","description":"Path of the file (absolute or relative to the working directory)."},"offset":{"type":"integer","minimum":1,"description":"1-based line to start from (default 1)."},"limit":{"type":"integer","minimum":1,"description":"Number of lines to read (default 2000)."}},"required":["file_path"],"additionalProperties":false};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1610,14 +1722,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_dc61d15d181f0322 = validate25;
-const schema26 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 10000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
+export const validate_dc61d15d181f0322 = validate26;
+const schema27 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 10000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1716,14 +1828,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_fd7957f1827253e4 = validate26;
-const schema27 = {"type":"object","properties":{"name":{"type":"string","description":"The skill's name."},"file":{"type":"string","description":"A file bundled with the skill, relative to its folder; omit to load the instructions."}},"required":["name"],"additionalProperties":false};
+export const validate_fd7957f1827253e4 = validate27;
+const schema28 = {"type":"object","properties":{"name":{"type":"string","description":"The skill's name."},"file":{"type":"string","description":"A file bundled with the skill, relative to its folder; omit to load the instructions."}},"required":["name"],"additionalProperties":false};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1784,14 +1896,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_fef56fff16d10361 = validate27;
-const schema28 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
+export const validate_fef56fff16d10361 = validate28;
+const schema29 = {"type":"object","properties":{"command":{"type":"string","minLength":1,"description":"The command line, run with /bin/bash -c."},"timeout_ms":{"type":"integer","minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000)."},"description":{"type":"string","description":"A short description of what the command does."}},"required":["command"],"additionalProperties":false};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1890,7 +2002,7 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
 
@@ -1908,6 +2020,7 @@ export const BUILTIN_VALIDATORS = {
   "89285a9f280b6cc7": validate_89285a9f280b6cc7,
   "a456a27072156f9e": validate_a456a27072156f9e,
   "a5ee8e39bc4e6fff": validate_a5ee8e39bc4e6fff,
+  "abbb9b68c719e69f": validate_abbb9b68c719e69f,
   "b833016a08e437be": validate_b833016a08e437be,
   "d60ef69b5e904619": validate_d60ef69b5e904619,
   "dbad723e3c12cd43": validate_dbad723e3c12cd43,

@@ -2,12 +2,12 @@ import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { unifiedDiff } from "./diff.js";
 import { applyEdit } from "./edit/apply-edit.js";
-import { TOLERANCE_NAMES } from "./edit/normalize.js";
+import { STRATEGY_NAMES } from "./edit/edit-types.js";
 import { readTextFile } from "./edit/text-file.js";
 import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
-const DESCRIPTION = `Replaces text in a file. old_string must match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. If no exact match exists, a single match ignoring trailing whitespace, then indentation, then typographic punctuation is used and reported. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
+const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Over-escaped strings (\\n or \\" written out) are read back when only that matches. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
 
 /** Executes edit_file: one search/replace with the documented fallbacks; returns count and diff. */
 export async function editFileExecutor(
@@ -18,7 +18,8 @@ export async function editFileExecutor(
     const path = stringArg(args, "file_path");
     const oldString = stringArg(args, "old_string");
     const newString = stringArg(args, "new_string");
-    const replaceAll = args.replace_all === true;
+    // allow_multiple: gemini-cli's name for the same flag (see EditFileToolOptions).
+    const replaceAll = args.replace_all === true || args.allow_multiple === true;
 
     const existing = await env.stat(path);
     if (existing?.isDirectory) return errorOutput(`${path} is a directory, not a file.`);
@@ -45,19 +46,44 @@ export async function editFileExecutor(
     const result = applyEdit(before, oldString, newString, { replaceAll, path });
     await env.writeFile(path, result.content);
     const diff = unifiedDiff(path, before, result.content);
-    const how = result.tolerance === "exact" ? "" : ` (matched with ${TOLERANCE_NAMES[result.tolerance]})`;
+    const how =
+      result.strategy === "exact"
+        ? ""
+        : result.strategy === "fuzzy"
+          ? ` (fuzzy match, ${Math.round((result.similarity ?? 0) * 100)}% similar: check the diff)`
+          : ` (matched with ${STRATEGY_NAMES[result.strategy]})`;
+    const escapes =
+      result.unescaped === true
+        ? ' old_string and new_string were over-escaped: their \\n, \\t and \\" were read as line breaks, tabs and quotes.'
+        : "";
     const count = `${result.replacements} replacement${result.replacements === 1 ? "" : "s"}`;
     return {
-      output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.\n${diff}`,
-      details: { path, diff, replacements: result.replacements, tolerance: result.tolerance },
+      output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.${escapes}\n${diff}`,
+      details: {
+        path,
+        diff,
+        replacements: result.replacements,
+        strategy: result.strategy,
+        ...(result.unescaped === true && { unescaped: true }),
+        ...(result.similarity !== undefined && { similarity: result.similarity }),
+      },
     };
   } catch (err) {
     return expectedFailure(err);
   }
 }
 
+export interface EditFileToolOptions {
+  /**
+   * The name of the "replace every place" flag: replace_all (Claude Code, default) or
+   * allow_multiple (gemini-cli's name, for the Gemini profile).
+   */
+  readonly multipleFlag?: "replace_all" | "allow_multiple";
+}
+
 /** The edit_file tool (old_string/new_string search and replace). */
-export function editFileTool(): RegisteredTool {
+export function editFileTool(options: EditFileToolOptions = {}): RegisteredTool {
+  const flag = options.multipleFlag ?? "replace_all";
   return {
     definition: {
       name: "edit_file",
@@ -71,7 +97,7 @@ export function editFileTool(): RegisteredTool {
           },
           old_string: { type: "string", description: "The exact text to replace." },
           new_string: { type: "string", description: "The text to put in its place." },
-          replace_all: {
+          [flag]: {
             type: "boolean",
             description: "Replace every occurrence of old_string (default false).",
             default: false,

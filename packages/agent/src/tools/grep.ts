@@ -32,6 +32,9 @@ export function formatGrepResult(result: GrepResult, withContext: boolean): stri
   if (!result.truncated) return body;
   const shown = result.mode === "content" ? result.matches.length : result.files.length;
   const what = result.mode === "content" ? "matching lines" : "files";
+  if (result.stoppedEarly === true) {
+    return `${body}\n\n[Results truncated: showing the first ${shown} ${what} found; more exist (the search stopped there, so their number is not known). Narrow the pattern, path or glob_filter, or raise max_results.]`;
+  }
   return `${body}\n\n[Results truncated: showing ${shown} of ${result.total} ${what}. Narrow the pattern, path or glob_filter, or raise max_results.]`;
 }
 
@@ -57,6 +60,7 @@ function executor(): ToolExecutor {
         fileCount: files.size,
         engine: result.engine,
         truncated: result.truncated,
+        ...(result.stoppedEarly === true && { stoppedEarly: true }),
       },
     };
   };

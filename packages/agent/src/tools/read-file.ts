@@ -10,14 +10,21 @@ import { builtinSchema } from "./schema.js";
 
 /** Lines returned when the call gives no limit. */
 export const DEFAULT_READ_LIMIT = 2000;
-/** Characters kept of a single line; the rest is replaced by a marker. */
+/** In files above WHOLE_LINES_MAX_BYTES, characters kept of a single line; the rest is replaced by a marker. */
 export const MAX_LINE_LENGTH = 2000;
+/**
+ * Files up to this size are read with their lines whole, so a host sees all of a long line in the
+ * event stream; the model's copy is cut by output truncation (read_file: 50,000 characters, head
+ * and tail kept, with the truncation marker). Larger files are streamed with lines cut at
+ * MAX_LINE_LENGTH, which keeps memory flat whatever the file holds.
+ */
+export const WHOLE_LINES_MAX_BYTES = 10 * 1024 * 1024;
 /** Images above this size are refused rather than sent to the model. */
 export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 // Below this size the file's line count is worth computing for an out-of-range offset.
 const COUNT_LINES_MAX_BYTES = 8 * 1024 * 1024;
 
-const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are not shown.`;
+const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Output longer than 50,000 characters is shortened (start and end kept, with a marker); in files above ${WHOLE_LINES_MAX_BYTES / 1024 / 1024} MB, lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are not shown.`;
 
 /** Executes read_file: a numbered window of a text file (streamed), or an image. */
 export async function readFileExecutor(
@@ -48,7 +55,12 @@ export async function readFileExecutor(
     }
 
     // One line more than asked tells whether the file goes on.
-    const raw = await env.readFile(path, { offset, limit: limit + 1, maxLineLength: MAX_LINE_LENGTH });
+    const whole = stat.size <= WHOLE_LINES_MAX_BYTES;
+    const raw = await env.readFile(path, {
+      offset,
+      limit: limit + 1,
+      ...(!whole && { maxLineLength: MAX_LINE_LENGTH }),
+    });
     let lines = raw === "" ? [] : raw.split("\n");
     if (raw === "" && (await lineExists(env, path, offset))) lines = [""];
     if (lines.length === 0) {
@@ -64,7 +76,10 @@ export async function readFileExecutor(
     const last = offset + lines.length - 1;
     const width = String(last).length;
     let output = lines
-      .map((line, i) => `${String(offset + i).padStart(width)} | ${cutLongLine(line, MAX_LINE_LENGTH)}`)
+      .map(
+        (line, i) =>
+          `${String(offset + i).padStart(width)} | ${whole ? line : cutLongLine(line, MAX_LINE_LENGTH)}`,
+      )
       .join("\n");
     if (more) {
       output += `\n\n[Showing lines ${offset}-${last}. The file has more lines: call read_file with offset=${last + 1} to continue.]`;

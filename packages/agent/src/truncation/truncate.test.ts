@@ -88,12 +88,37 @@ describe("truncateToolOutput", () => {
     }
   });
 
+  it("reports the true lines and characters removed when both limits apply (head_tail)", () => {
+    const output = Array.from({ length: 100_000 }, (_, i) => `line ${i}`).join("\n");
+    const out = truncateToolOutput(output, "shell");
+    const kept = out.split("\n");
+    expect(kept.slice(0, 128)).toEqual(Array.from({ length: 128 }, (_, i) => `line ${i}`));
+    expect(kept[128]).toBe("[... 99744 lines omitted ...]");
+    const head = kept.slice(0, 128).join("\n");
+    const tail = kept.slice(-128).join("\n");
+    expect(kept[129]).toBe(
+      `[WARNING: Tool output was truncated. ${output.length - head.length - tail.length} characters were removed from the middle. The full output is available in the event stream. If you need to see specific parts, re-run the tool with more targeted parameters.]`,
+    );
+    expect(kept.slice(-128)).toEqual(Array.from({ length: 128 }, (_, i) => `line ${99_872 + i}`));
+    expect(kept).toHaveLength(128 + 3 + 128);
+  });
+
+  it("reports the true lines and characters removed when both limits apply (tail)", () => {
+    const output = Array.from({ length: 50_000 }, (_, i) => `src/f${i}.ts:1:match`).join("\n");
+    const out = truncateToolOutput(output, "grep");
+    const kept = out.split("\n");
+    const shown = kept.slice(3).join("\n");
+    expect(kept[0]).toBe(
+      `[WARNING: Tool output was truncated. First ${output.length - shown.length} characters were removed. The full output is available in the event stream.]`,
+    );
+    expect(kept[2]).toBe("[... 49800 lines omitted ...]");
+    expect(kept.slice(3)).toEqual(Array.from({ length: 200 }, (_, i) => `src/f${49_800 + i}.ts:1:match`));
+  });
+
   it("takes character and line overrides from the config, per tool", () => {
     const config = { toolOutputLimits: { shell: 10 }, toolLineLimits: { shell: 2, read_file: 3 } };
-    // Characters first (13 → 10 plus the marker, which spans 5 lines), then 2 lines.
-    expect(truncateToolOutput("0123456789abc", "shell", config)).toBe(
-      "01234\n[... 3 lines omitted ...]\n89abc",
-    );
+    // Characters first; the marker's own lines do not trigger the line limit.
+    expect(truncateToolOutput("0123456789abc", "shell", config)).toBe(`01234${headTailMarker(3)}89abc`);
     expect(truncateToolOutput("1\n2\n3\n4\n5", "read_file", config)).toBe(
       "1\n[... 2 lines omitted ...]\n4\n5",
     );

@@ -44,9 +44,7 @@ export function truncateChars(output: string, maxChars: number, mode: Truncation
 /** Line truncation: keeps the first half and the last half of maxLines lines. */
 export function truncateLines(output: string, maxLines: number): string {
   // Count first so short outputs are never split.
-  let count = 1;
-  for (let i = output.indexOf("\n"); i !== -1; i = output.indexOf("\n", i + 1)) count++;
-  if (count <= maxLines) return output;
+  if (countLines(output) <= maxLines) return output;
   const lines = output.split("\n");
   const head = Math.floor(maxLines / 2);
   const tail = maxLines - head;
@@ -57,12 +55,55 @@ export function truncateLines(output: string, maxLines: number): string {
   );
 }
 
+function countLines(output: string): number {
+  let count = 1;
+  for (let i = output.indexOf("\n"); i !== -1; i = output.indexOf("\n", i + 1)) count++;
+  return count;
+}
+
+/**
+ * Both limits apply: the lines kept are taken from what the character cut kept, and the markers
+ * report what was really removed from the original (lines and characters), with the character
+ * warning kept. head_tail keeps the first and last lines around one gap; tail keeps the last lines.
+ */
+function truncateBoth(output: string, maxChars: number, maxLines: number, mode: TruncationMode): string {
+  const total = countLines(output);
+  if (mode === "tail") {
+    const kept = output
+      .slice(tailStart(output, output.length - maxChars))
+      .split("\n")
+      .slice(-maxLines);
+    const text = kept.join("\n");
+    return `${tailMarker(output.length - text.length)}[... ${total - kept.length} lines omitted ...]\n${text}`;
+  }
+  const half = Math.floor(maxChars / 2);
+  const headLines = output
+    .slice(0, headEnd(output, half))
+    .split("\n")
+    .slice(0, Math.floor(maxLines / 2));
+  const tailLines = output
+    .slice(tailStart(output, output.length - half))
+    .split("\n")
+    .slice(-(maxLines - Math.floor(maxLines / 2)));
+  const head = headLines.join("\n");
+  const tail = tailLines.join("\n");
+  const omitted = Math.max(0, total - headLines.length - tailLines.length);
+  return (
+    head + linesMarker(omitted) + headTailMarker(output.length - head.length - tail.length).slice(2) + tail
+  );
+}
+
 /**
  * Shortens a tool's output for the model: characters first (so a 10 MB single line is cut
- * before any split), then lines, with the tool's default limits or the config's overrides.
+ * before any split), then lines, with the tool's default limits or the config's overrides. When
+ * both limits apply, the markers give the true numbers removed and the character warning stays.
  */
 export function truncateToolOutput(output: string, toolName: string, config?: TruncationConfig): string {
   const limit = limitFor(toolName, config);
   const chars = truncateChars(output, limit.maxChars, limit.mode);
-  return limit.maxLines === undefined ? chars : truncateLines(chars, limit.maxLines);
+  if (limit.maxLines === undefined) return chars;
+  if (chars === output) return truncateLines(output, limit.maxLines);
+  // The marker's own lines do not count: only the original's lines decide the line limit.
+  if (countLines(output) <= limit.maxLines || countLines(chars) <= limit.maxLines) return chars;
+  return truncateBoth(output, limit.maxChars, limit.maxLines, limit.mode);
 }

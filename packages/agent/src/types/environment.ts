@@ -145,9 +145,15 @@ export interface GrepResult {
   readonly matches: readonly GrepMatch[];
   /** files_with_matches and count modes: one entry per file. */
   readonly files: readonly { readonly path: string; readonly count: number }[];
-  /** Total found before max_results applied. */
+  /** Total found before max_results applied (a lower bound when stoppedEarly). */
   readonly total: number;
   readonly truncated: boolean;
+  /**
+   * The search stopped once it had max_results and one more, without scanning the rest: more
+   * results exist, but how many is not known. Which ones are returned then depends on the order
+   * the engine found them in.
+   */
+  readonly stoppedEarly?: boolean;
   /** "ripgrep" or "javascript": which engine answered. */
   readonly engine: "ripgrep" | "javascript";
 }

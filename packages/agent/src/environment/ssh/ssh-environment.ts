@@ -302,6 +302,7 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
         if (batch.length >= READ_CONCURRENCY) {
           await Promise.all(batch);
           batch = [];
+          if (collector.enough()) return;
         }
       }
       await Promise.all(batch);
@@ -320,12 +321,17 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
     const args = ["rg", "--json", "--no-config", "--no-require-git"];
     args.push(options.caseInsensitive ? "--ignore-case" : "--case-sensitive");
     if (options.contextLines > 0) args.push("--context", String(options.contextLines));
+    // As locally: at most one line more per file than can be shown, and no parsing once the
+    // results are in (see GrepCollector.enough).
+    if (collector.perFileCap > 0) args.push("--max-count", String(collector.perFileCap + 1));
     if (options.globFilter) args.push("--glob", options.globFilter);
     args.push("--regexp", pattern, "--", isFile ? posix.basename(abs) : ".");
     const dir = isFile ? posix.dirname(abs) : abs;
     let current: HitsBuilder | undefined;
     let pending = "";
+    let enough = false;
     const onLine = (line: string) => {
+      if (enough) return;
       let msg: { type: string; data: Record<string, { text?: string; bytes?: string } | number> };
       try {
         msg = JSON.parse(line);
@@ -350,6 +356,7 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
       } else if (msg.type === "end" && current) {
         collector.add(current.build());
         current = undefined;
+        enough = collector.enough();
       }
     };
     const result = await this.run(

@@ -4,7 +4,8 @@ import type { ProfileOptions } from "../toolset.js";
 import { GEMINI_BASE_PROMPT } from "./prompt.js";
 
 /**
- * gemini-cli-aligned: read_file, read_many_files, write_file, edit_file, shell (10 s), grep, glob,
+ * gemini-cli-aligned: read_file, read_many_files, write_file, edit_file (with gemini-cli's
+ * allow_multiple flag), shell (10 s), grep, glob,
  * list_dir, subagent tools. Context window and reasoning support come from the llm catalog.
  */
 export function createGeminiProfile(model: string, options: ProfileOptions = {}): ProviderProfile {
@@ -17,7 +18,7 @@ export function createGeminiProfile(model: string, options: ProfileOptions = {})
         t.readFile(),
         t.readManyFiles(),
         t.writeFile(),
-        t.editFile(),
+        t.editFile({ multipleFlag: "allow_multiple" }),
         t.shell({ defaultTimeoutMs: 10_000 }),
         t.grep(),
         t.glob(),

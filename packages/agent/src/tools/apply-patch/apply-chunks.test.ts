@@ -61,9 +61,13 @@ describe("applyChunks", () => {
     expect(apply("a\nb\n", "@@ a\n+between").content).toBe("a\nbetween\nb\n");
   });
 
-  it("keeps CRLF, BOM and a missing final newline", () => {
+  it("keeps CRLF, BOM and a missing final newline where no hunk touches the end", () => {
     expect(apply("\uFEFFa\r\nb\r\n", "@@\n a\n-b\n+B").content).toBe("\uFEFFa\r\nB\r\n");
-    expect(apply("a\nb", "@@\n a\n-b\n+B").content).toBe("a\nB");
+    expect(apply("a\nb\nc", "@@\n-a\n+A\n b").content).toBe("A\nb\nc");
+  });
+
+  it("ends the file with a line break when a hunk rewrites its last line (as codex does)", () => {
+    expect(apply("a\nb", "@@\n a\n-b\n+B").content).toBe("a\nB\n");
   });
 
   it("drops a trailing empty context line that stands for the final newline", () => {

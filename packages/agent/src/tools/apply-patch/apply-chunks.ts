@@ -1,7 +1,7 @@
-import { reindent } from "../edit/apply-edit.js";
 import { closestCandidate, numberLines } from "../edit/closest.js";
 import { seekLines } from "../edit/match-lines.js";
 import { decodeText, encodeText, splitLines, TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
+import { reindent } from "../edit/reindent.js";
 import { PatchApplyError, type PatchChunk } from "./types.js";
 
 /** The new content of an updated file and the loosest tolerance any hunk needed. */
@@ -19,7 +19,7 @@ interface Replacement {
 
 /**
  * Applies an Update's hunks to a file's text, in file order, each searched after the previous
- * one (codex semantics), keeping the file's line ending, BOM and final-newline state. Throws
+ * one (codex semantics), keeping the file's line ending and BOM. Throws
  * PatchApplyError naming the hunk and the lines that were not found.
  */
 export function applyChunks(original: string, chunks: readonly PatchChunk[], path: string): ChunksResult {
@@ -88,7 +88,10 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], pat
   }
   for (let i = next; i < lines.length; i++) out.push(lines[i] as string);
   let updated = out.join("\n");
-  if (out.length > 0 && endsWithBreak) updated += "\n";
+  // As in codex, lines a hunk wrote at the end of the file end with a line break; a file whose
+  // last line no hunk touched keeps its final-newline state.
+  const touchedEnd = replacements.some((r) => r.start + r.length >= lines.length);
+  if (out.length > 0 && (endsWithBreak || touchedEnd)) updated += "\n";
   return { content: encodeText(updated, eol, bom), fuzzy };
 }
 

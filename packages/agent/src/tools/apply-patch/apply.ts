@@ -16,6 +16,8 @@ export interface PatchFileChange {
   /** Content before (undefined for an added file) and after (undefined for a deleted one). */
   readonly before?: string;
   readonly after?: string;
+  /** An existing file at `path` was replaced (Add File over it, or Move to onto it), as codex does. */
+  readonly replaced?: boolean;
   /** Hunks that matched only under a fuzzy tolerance. */
   readonly fuzzy?: readonly { readonly hunk: number; readonly tolerance: Tolerance }[];
 }
@@ -29,8 +31,9 @@ type Slot = { readonly content: string | undefined };
 
 /**
  * Checks a parsed patch against the files and computes every new content in memory, writing
- * nothing. Add over an existing file, Delete or Update of a missing file, and a move onto an
- * existing file are errors. Operations see the effect of earlier ones in the same patch.
+ * nothing. As in codex, Add File over an existing file and Move to onto an existing file replace
+ * it (the change says so); Delete or Update of a missing file is an error. Operations see the
+ * effect of earlier ones in the same patch.
  */
 export async function planPatch(patch: ParsedPatch, env: ExecutionEnvironment): Promise<PatchResult> {
   return (await plan(patch, env)).result;
@@ -70,14 +73,12 @@ async function plan(patch: ParsedPatch, env: ExecutionEnvironment): Promise<Plan
   for (const op of patch.operations) {
     const before = await load(op.path);
     if (op.kind === "add") {
-      if (before !== undefined) {
-        throw new PatchApplyError(
-          op.path,
-          `Cannot add ${op.path}: the file already exists. Use '*** Update File:' to change it, or delete it first.`,
-        );
-      }
       set(op.path, op.content);
-      changes.push({ status: "A", path: op.path, after: op.content });
+      changes.push(
+        before === undefined
+          ? { status: "A", path: op.path, after: op.content }
+          : { status: "A", path: op.path, before, after: op.content, replaced: true },
+      );
     } else if (op.kind === "delete") {
       if (before === undefined)
         throw new PatchApplyError(op.path, `Cannot delete ${op.path}: the file does not exist.`);
@@ -89,15 +90,18 @@ async function plan(patch: ParsedPatch, env: ExecutionEnvironment): Promise<Plan
       const { content, fuzzy } = applyChunks(before, op.chunks, op.path);
       const moving = op.moveTo !== undefined && env.resolvePath(op.moveTo) !== env.resolvePath(op.path);
       if (op.moveTo !== undefined && moving) {
-        if ((await load(op.moveTo)) !== undefined) {
-          throw new PatchApplyError(
-            op.moveTo,
-            `Cannot move ${op.path} to ${op.moveTo}: the destination already exists.`,
-          );
-        }
+        const replaced = (await load(op.moveTo)) !== undefined;
         set(op.path, undefined);
         set(op.moveTo, content);
-        changes.push({ status: "M", path: op.moveTo, movedFrom: op.path, before, after: content, fuzzy });
+        changes.push({
+          status: "M",
+          path: op.moveTo,
+          movedFrom: op.path,
+          before,
+          after: content,
+          fuzzy,
+          ...(replaced && { replaced }),
+        });
       } else {
         set(op.path, content);
         changes.push({ status: "M", path: op.path, before, after: content, fuzzy });
@@ -181,9 +185,11 @@ async function rollback(
 export function formatPatchSummary(result: PatchResult): string {
   const lines = ["Success. Updated the following files:"];
   for (const change of result.changes) {
-    lines.push(
-      `${change.status} ${change.path}${change.movedFrom !== undefined ? ` (moved from ${change.movedFrom})` : ""}`,
-    );
+    const notes = [
+      ...(change.movedFrom !== undefined ? [`moved from ${change.movedFrom}`] : []),
+      ...(change.replaced === true ? ["replaced the file that was there"] : []),
+    ];
+    lines.push(`${change.status} ${change.path}${notes.length > 0 ? ` (${notes.join(", ")})` : ""}`);
   }
   for (const change of result.changes) {
     for (const f of change.fuzzy ?? []) {

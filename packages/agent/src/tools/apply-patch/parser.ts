@@ -42,7 +42,14 @@ export function parsePatch(text: string): ParsedPatch {
   }
   const body = lines.slice(1, -1);
   const parser = new BodyParser(body, offset + 2);
-  return { operations: parser.parse() };
+  const operations = parser.parse();
+  if (operations.length === 0) {
+    throw new PatchParseError(
+      "The patch is empty: it has no file operations ('*** Add File:', '*** Update File:' or '*** Delete File:').",
+      offset + 2,
+    );
+  }
+  return { operations };
 }
 
 /** Walks the lines between the Begin and End markers; holds the cursor. */

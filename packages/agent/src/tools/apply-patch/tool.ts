@@ -21,7 +21,7 @@ const DESCRIPTION = `Edits files with a patch in the v4a format. The whole patch
 *** Delete File: path/to/obsolete.py
 *** End Patch
 
-Each hunk starts with @@, optionally followed by a line of the file (a class or function header) that locates it; several @@ lines narrow it down further. Hunks of one file must be in file order. Mark a hunk that ends at the end of the file with "*** End of File". Paths are relative to the working directory. Add File fails if the file exists; Update and Delete fail if it does not. Context lines must match the file; whitespace and typographic quote differences are tolerated.`;
+Each hunk starts with @@, optionally followed by a line of the file (a class or function header) that locates it; several @@ lines narrow it down further. Hunks of one file must be in file order. Mark a hunk that ends at the end of the file with "*** End of File". Paths are relative to the working directory. Add File over an existing file replaces it, and so does Move to onto an existing file (the result says so); Update and Delete fail if the file does not exist. Context lines must match the file; whitespace and typographic quote differences are tolerated.`;
 
 /** Executes apply_patch: applies the patch all-or-nothing and lists the files with A/M/D. */
 export async function applyPatchExecutor(

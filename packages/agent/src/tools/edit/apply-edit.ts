@@ -1,47 +1,106 @@
 import { closestCandidate, numberLines } from "./closest.js";
-import { findAllLines } from "./match-lines.js";
-import { decodeText, encodeText, indentOf, TOLERANCE_NAMES, type Tolerance, toLf } from "./normalize.js";
+import {
+  type EditStrategy,
+  type LayerInput,
+  type LayerResult,
+  type SpanEdit,
+  STRATEGY_NAMES,
+} from "./edit-types.js";
+import { lineNumberAt } from "./eol.js";
+import { fileLines, modelLines } from "./file-lines.js";
+import { matchFlexible } from "./match-flexible.js";
+import { FUZZY_THRESHOLD, matchFuzzy } from "./match-fuzzy.js";
+import { matchExact, matchNormalised } from "./match-text.js";
+import { matchTokens } from "./match-tokens.js";
+import { toLf } from "./normalize.js";
+import { addedPlaceholders } from "./placeholders.js";
+import { unescapeOverEscaped } from "./unescape.js";
 
 /** Why an edit could not be made; `code` is stable for hosts and tests. */
-export type EditErrorCode = "not_found" | "not_unique" | "ambiguous" | "no_change";
+export type EditErrorCode = "not_found" | "not_unique" | "ambiguous" | "no_change" | "placeholder";
 
 /** An edit that cannot be applied; the message tells the model how to fix its call. */
 export class EditError extends Error {
   readonly code: EditErrorCode;
   /** How many places matched (not_unique, ambiguous). */
   readonly matches?: number;
-  constructor(code: EditErrorCode, message: string, matches?: number) {
+  /** 1-based lines of the places that matched (not_unique, ambiguous), or of the closest text (not_found). */
+  readonly lines?: readonly number[];
+  constructor(code: EditErrorCode, message: string, matches?: number, lines?: readonly number[]) {
     super(message);
     this.name = "EditError";
     this.code = code;
     if (matches !== undefined) this.matches = matches;
+    if (lines !== undefined) this.lines = lines;
   }
 }
 
 export interface EditOptions {
+  /** Replace every place the first matching layer finds (never used for a fuzzy match). */
   readonly replaceAll?: boolean;
   /** Used in messages only. */
   readonly path?: string;
 }
 
 export interface EditResult {
-  /** The new file content, with the original line ending and BOM. */
+  /** The new file content, with the original line endings and BOM. */
   readonly content: string;
   readonly replacements: number;
-  readonly tolerance: Tolerance;
+  /** The layer that found old_string. */
+  readonly strategy: EditStrategy;
   /** 1-based line of the first replacement. */
   readonly firstLine: number;
+  /** Fuzzy matches only: how similar (0..1) the replaced text was to old_string. */
+  readonly similarity?: number;
+  /** old_string (and new_string) matched only with their over-escaped `\n`, `\"`… read back. */
+  readonly unescaped?: boolean;
 }
 
-/** The fallback passes, in order, tried only when the exact search finds nothing. */
-export const EDIT_FALLBACKS: readonly Tolerance[] = ["trailing-whitespace", "indentation", "unicode"];
+/** The matching layers, in order; each is tried only when the ones before it found nothing. */
+export const EDIT_STRATEGIES: readonly EditStrategy[] = [
+  "exact",
+  "line-endings",
+  "unicode",
+  "whitespace",
+  "tokens",
+  "fuzzy",
+];
 
-const TRIED = ["exact" as const, ...EDIT_FALLBACKS].map((t) => TOLERANCE_NAMES[t]).join(", ");
+const BOM = "\uFEFF";
+
+function runLayer(strategy: EditStrategy, input: LayerInput, oldRaw: string): LayerResult {
+  switch (strategy) {
+    case "exact":
+      return matchExact(input, oldRaw);
+    case "line-endings":
+    case "unicode":
+      return matchNormalised(input, strategy);
+    case "whitespace":
+      return matchFlexible(input);
+    case "tokens":
+      return matchTokens(input);
+    case "fuzzy":
+      return matchFuzzy(input);
+  }
+}
+
+function listLines(lines: readonly number[]): string {
+  return `${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}`;
+}
+
+function applySpans(body: string, edits: readonly SpanEdit[]): string {
+  let out = body;
+  for (const e of [...edits].sort((a, b) => b.start - a.start)) {
+    out = out.slice(0, e.start) + e.text + out.slice(e.end);
+  }
+  return out;
+}
 
 /**
- * Replaces oldString with newString in a file's text: exactly (unique unless replaceAll), else
- * through the fallback tolerances when exactly one place matches. Line endings and BOM of the
- * original are kept. Throws EditError when the edit cannot be made unambiguously.
+ * Replaces oldString with newString in a file's text through the matching layers (exact, line
+ * endings, Unicode, whitespace-flexible, tokens, fuzzy), each tried only when the previous ones
+ * found nothing, replacing only a unique match unless replaceAll. Keeps the file's line endings,
+ * BOM and the characters outside the replaced span. Throws EditError when the edit cannot be made.
  */
 export function applyEdit(
   original: string,
@@ -53,7 +112,8 @@ export function applyEdit(
   if (oldString === newString) {
     throw new EditError("no_change", "old_string and new_string are identical: nothing to change.");
   }
-  const { text, eol, bom } = decodeText(original);
+  const bom = original.startsWith(BOM);
+  const body = bom ? original.slice(1) : original;
   const oldText = toLf(oldString);
   const newText = toLf(newString);
   if (oldText === "") {
@@ -62,122 +122,110 @@ export function applyEdit(
       `old_string is empty but ${where} is not empty; give the text to replace (an empty old_string only creates a new or empty file).`,
     );
   }
-
-  const positions = occurrences(text, oldText);
-  if (positions.length > 1 && !options.replaceAll) {
-    const lines = positions.slice(0, 10).map((p) => lineNumberAt(text, p));
+  const placeholders = addedPlaceholders(oldText, newText);
+  if (placeholders.length > 0) {
     throw new EditError(
-      "not_unique",
-      `old_string matches ${positions.length} times in ${where} (lines ${lines.join(", ")}${positions.length > 10 ? ", …" : ""}). Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
-      positions.length,
+      "placeholder",
+      `new_string contains ${placeholders.map((p) => `"${p}"`).join(", ")}, which stands for code left out: writing it would delete that code from ${where}. Nothing was changed. Write the complete replacement text, or make old_string cover only the lines you change.`,
     );
   }
-  if (positions.length > 0) {
-    const updated = text.split(oldText).join(newText);
-    return {
-      content: encodeText(updated, eol, bom),
-      replacements: positions.length,
-      tolerance: "exact",
-      firstLine: lineNumberAt(text, positions[0] as number),
-    };
-  }
 
-  const fileLines = text.split("\n");
-  const oldLines = withoutFinalBreak(oldText);
-  for (const tolerance of EDIT_FALLBACKS) {
-    const found = findAllLines(fileLines, oldLines, tolerance);
-    if (found.length === 0) continue;
-    if (found.length > 1) {
+  const oldRaw = oldString.startsWith(BOM) ? oldString.slice(1) : oldString;
+  const found = matchLayers(body, oldRaw, { body, oldText, newText }, options, where);
+  if (found !== undefined) return { ...found, content: bom ? BOM + found.content : found.content };
+  // Over-escaped strings: old_string only matches once its escapes are read. new_string is read
+  // the same way unless it has real line breaks, which show it was not escaped.
+  const oldPlain = unescapeOverEscaped(oldText);
+  if (oldPlain !== oldText) {
+    const newPlain = newText.includes("\n") ? newText : unescapeOverEscaped(newText);
+    const plain = matchLayers(body, oldPlain, { body, oldText: oldPlain, newText: newPlain }, options, where);
+    if (plain !== undefined) {
+      return { ...plain, content: bom ? BOM + plain.content : plain.content, unescaped: true };
+    }
+  }
+  throw notFound(body, oldText, where);
+}
+
+// The layers in order over one pair of strings: the first that finds old_string decides (an
+// error when it finds several places without replaceAll); undefined when none finds it.
+function matchLayers(
+  body: string,
+  oldRaw: string,
+  input: LayerInput,
+  options: EditOptions,
+  where: string,
+): EditResult | undefined {
+  for (let strategy of EDIT_STRATEGIES) {
+    let found = runLayer(strategy, input, oldRaw);
+    if (found.edits.length === 0) continue;
+    if (strategy === "exact" && input.oldText.includes("\n")) {
+      // In a mixed-ending file the model cannot tell CRLF and LF copies apart: they all count.
+      const anyEnding = runLayer("line-endings", input, oldRaw);
+      if (anyEnding.edits.length > found.edits.length) {
+        found = anyEnding;
+        strategy = "line-endings";
+      }
+    }
+    const lines = found.edits.map((e) => lineNumberAt(body, e.start));
+    if (found.tie === true) {
       throw new EditError(
         "ambiguous",
-        `old_string was not found exactly in ${where}; with ${TOLERANCE_NAMES[tolerance]} it matches ${found.length} places (lines ${found
-          .slice(0, 10)
-          .map((i) => i + 1)
-          .join(", ")}). Copy old_string exactly from the file, with more surrounding lines.`,
-        found.length,
+        `old_string was not found exactly in ${where}; fuzzy matching finds several equally close places, so none was changed. Copy old_string exactly from the file, with more surrounding lines.`,
+        2,
       );
     }
-    const at = found[0] as number;
-    const matched = fileLines.slice(at, at + oldLines.length);
-    let replacement = newText === "" ? [] : withoutFinalBreak(newText);
-    if (tolerance !== "trailing-whitespace") replacement = reindent(replacement, oldLines, matched);
-    const updated = [
-      ...fileLines.slice(0, at),
-      ...replacement,
-      ...fileLines.slice(at + oldLines.length),
-    ].join("\n");
+    if (found.edits.length > 1 && !options.replaceAll) {
+      if (strategy === "exact") {
+        throw new EditError(
+          "not_unique",
+          `old_string matches ${found.edits.length} times in ${where} (lines ${listLines(lines)}). Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
+          found.edits.length,
+          lines,
+        );
+      }
+      throw new EditError(
+        "ambiguous",
+        `old_string was not found exactly in ${where}; with ${STRATEGY_NAMES[strategy]} it matches ${found.edits.length} places (lines ${listLines(lines)}). Copy old_string exactly from the file, with more surrounding lines, or set replace_all to true to replace every one.`,
+        found.edits.length,
+        lines,
+      );
+    }
+    const updated = applySpans(body, found.edits);
+    if (updated === body) {
+      throw new EditError(
+        "no_change",
+        `old_string was found in ${where} (line ${lines[0]}, ${STRATEGY_NAMES[strategy]}) but replacing it with new_string changes nothing.`,
+      );
+    }
     return {
-      content: encodeText(updated, eol, bom),
-      replacements: 1,
-      tolerance,
-      firstLine: at + 1,
+      content: updated,
+      replacements: found.edits.length,
+      strategy,
+      firstLine: Math.min(...lines),
+      ...(found.similarity !== undefined && { similarity: found.similarity }),
     };
   }
-
-  const candidate = closestCandidate(fileLines, oldLines);
-  const hint =
-    candidate === undefined
-      ? "No similar lines were found."
-      : `Closest candidate (lines ${candidate.start + 1}-${candidate.start + candidate.lines.length}, ${Math.round(candidate.similarity * 100)}% similar):\n${numberLines(candidate.lines, candidate.start + 1)}`;
-  throw new EditError(
-    "not_found",
-    `old_string was not found in ${where}. Tried: ${TRIED}.\n${hint}\nRead the file again and copy old_string exactly, including whitespace.`,
-  );
+  return undefined;
 }
 
-function occurrences(text: string, needle: string): number[] {
-  const found: number[] = [];
-  let at = text.indexOf(needle);
-  while (at !== -1) {
-    found.push(at);
-    at = text.indexOf(needle, at + needle.length);
+function notFound(body: string, oldText: string, where: string): EditError {
+  const lines = fileLines(body).map((l) => l.text);
+  const candidate = closestCandidate(lines, modelLines(oldText));
+  const tried = EDIT_STRATEGIES.map((s) =>
+    s === "fuzzy" ? `fuzzy (within ${FUZZY_THRESHOLD * 100}%)` : STRATEGY_NAMES[s],
+  ).join("; ");
+  if (candidate === undefined) {
+    return new EditError(
+      "not_found",
+      `old_string was not found in ${where}, and no line of it looks like old_string. Tried: ${tried}. Read the file again and copy old_string exactly from it, including whitespace.`,
+    );
   }
-  return found;
-}
-
-function lineNumberAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = text.indexOf("\n"); i !== -1 && i < offset; i = text.indexOf("\n", i + 1)) line++;
-  return line;
-}
-
-// A trailing line break in old_string/new_string means "whole lines", not an extra empty line.
-function withoutFinalBreak(text: string): string[] {
-  const lines = text.split("\n");
-  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-/**
- * Moves new lines from the indentation the model used in old_string to the indentation the file
- * really has: a new line indented like some old line gets that line's file indentation (this
- * also converts spaces to tabs); other lines shift by the difference at the first old line.
- */
-export function reindent(
-  newLines: readonly string[],
-  oldLines: readonly string[],
-  fileLines: readonly string[],
-): string[] {
-  const ref = oldLines.findIndex((line) => line.trim() !== "");
-  if (ref === -1) return [...newLines];
-  const byIndent = new Map<string, string>();
-  oldLines.forEach((line, j) => {
-    const own = indentOf(line);
-    if (line.trim() !== "" && !byIndent.has(own)) byIndent.set(own, indentOf(fileLines[j] ?? ""));
-  });
-  const from = indentOf(oldLines[ref] as string);
-  const to = indentOf(fileLines[ref] as string);
-  return newLines.map((line) => {
-    if (line.trim() === "") return line;
-    const own = indentOf(line);
-    const mapped = byIndent.get(own);
-    if (mapped !== undefined) return mapped + line.slice(own.length);
-    if (line.startsWith(from)) return to + line.slice(from.length);
-    if (to.startsWith(from)) return to.slice(from.length) + line;
-    if (from.startsWith(to)) {
-      // Outdented relative to the reference line: remove as much as the file is shallower.
-      return line.slice(Math.min(own.length, from.length - to.length));
-    }
-    return to + line.slice(own.length);
-  });
+  const first = candidate.start + 1;
+  const last = candidate.start + candidate.lines.length;
+  return new EditError(
+    "not_found",
+    `old_string was not found in ${where}. Tried: ${tried}.\nThe closest text is at lines ${first}-${last} (${Math.round(candidate.similarity * 100)}% similar):\n${numberLines(candidate.lines, first)}\nRead those lines again (read_file with offset ${first}) and copy old_string exactly from them, including whitespace.`,
+    undefined,
+    [first],
+  );
 }

@@ -1,10 +1,12 @@
 export {
   applyEdit,
-  EDIT_FALLBACKS,
+  EDIT_STRATEGIES,
   EditError,
   type EditErrorCode,
   type EditOptions,
   type EditResult,
 } from "./apply-edit.js";
+export { type EditStrategy, STRATEGY_NAMES } from "./edit-types.js";
 export { normalizeUnicode, TOLERANCE_NAMES, type Tolerance } from "./normalize.js";
+export { addedPlaceholders, omissionPlaceholders } from "./placeholders.js";
 export { NotTextError } from "./text-file.js";

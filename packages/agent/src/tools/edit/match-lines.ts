@@ -55,20 +55,3 @@ export function seekLines(
   }
   return undefined;
 }
-
-/** Every non-overlapping index where `pattern` occurs in `lines` under one tolerance. */
-export function findAllLines(
-  lines: readonly string[],
-  pattern: readonly string[],
-  tolerance: Tolerance,
-): number[] {
-  const found: number[] = [];
-  if (pattern.length === 0) return found;
-  for (let i = 0; i <= lines.length - pattern.length; i++) {
-    if (matchesAt(lines, pattern, i, tolerance)) {
-      found.push(i);
-      i += pattern.length - 1;
-    }
-  }
-  return found;
-}
