@@ -23,6 +23,11 @@ const UNBUNDLED = join(CLI_DIST, "main.js");
 const root = mkdtempSync(join(tmpdir(), "attractor-bench-startup-"));
 const project = join(root, "project");
 mkdirSync(join(project, "src"), { recursive: true });
+// Language servers off: this measures the agent's own overhead, and a typescript-language-server
+// on PATH (npm run puts node_modules/.bin there) would add its start and its wait for errors after
+// the edit. bench/lsp.mjs measures those.
+mkdirSync(join(root, "attractor-home"), { recursive: true });
+writeFileSync(join(root, "attractor-home", "settings.json"), JSON.stringify({ lsp: { enabled: false } }));
 
 function resetProject() {
   writeFileSync(

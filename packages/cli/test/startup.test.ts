@@ -1,4 +1,5 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -82,12 +83,40 @@ describe("start-up loads only what the run needs", () => {
       const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
       expect(loaded.has("agent") && loaded.has("llm")).toBe(true);
       for (const ui of ["ink", "react", "marked"]) expect(loaded.has(ui), ui).toBe(false);
+      // Language servers' protocol library waits for the first code-intelligence call.
+      for (const lsp of ["vscode-jsonrpc", "vscode-languageserver-protocol"])
+        expect(loaded.has(lsp), lsp).toBe(false);
       // OpenAI-compatible servers are spoken to through the openai SDK.
       const used = provider === "openai-compatible" ? "openai" : SDKS[provider];
       expect(loaded.has(used), used).toBe(true);
       for (const sdk of Object.values(SDKS)) if (sdk !== used) expect(loaded.has(sdk), sdk).toBe(false);
+      // No MCP server is configured: the MCP SDK stays unread.
+      expect(loaded.has("@modelcontextprotocol/sdk")).toBe(false);
     });
   }
+
+  it("a run with an MCP server loads the MCP SDK from the bundle", async () => {
+    const everything = join(
+      dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),
+      "dist",
+      "index.js",
+    );
+    await writeFile(
+      join(project, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: { everything: { command: process.execPath, args: [everything, "stdio"] } },
+      }),
+    );
+    await mkdir(join(root, "attractor"), { recursive: true });
+    await writeFile(
+      join(root, "attractor", "settings.json"),
+      JSON.stringify({ enableAllProjectMcpServers: true }),
+    );
+    model = await startScriptedModel("anthropic", [{ text: "hi" }]);
+    const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+    expect(loaded.has("@modelcontextprotocol/sdk")).toBe(true);
+    expect(model.seen()[0]?.tools).toContain("mcp__everything__echo");
+  });
 
   it("--version and --help load neither the agent nor the model client", async () => {
     for (const flag of ["--version", "--help"]) {

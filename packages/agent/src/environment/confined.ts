@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { ExecutionEnvironment } from "../types/environment.js";
+import type { ExecutionEnvironment, StartProcessOptions } from "../types/environment.js";
 import { PathOutsideRootError } from "./errors.js";
 
 function inside(root: string, path: string): boolean {
@@ -76,5 +76,9 @@ export function confinedEnvironment(inner: ExecutionEnvironment, root?: string):
     execCommand: async (c, o) => inner.execCommand(c, { ...o, workingDir: at(o?.workingDir ?? ".") }),
     grep: async (pattern, p, o) => inner.grep(pattern, at(p), o),
     glob: async (pattern, p, o) => inner.glob(pattern, at(p ?? "."), o),
+    ...(inner.startProcess && {
+      startProcess: async (c: string, a: readonly string[], o?: StartProcessOptions) =>
+        inner.startProcess!(c, a, { ...o, workingDir: at(o?.workingDir ?? ".") }),
+    }),
   };
 }

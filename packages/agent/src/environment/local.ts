@@ -11,7 +11,9 @@ import type {
   GlobResult,
   GrepOptions,
   GrepResult,
+  LongLivedProcess,
   ReadFileOptions,
+  StartProcessOptions,
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
 import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
@@ -20,6 +22,7 @@ import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
 import { readLines } from "./line-reader.js";
+import { spawnLongLived } from "./long-lived-process.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
 /** Spec defaults for command timeouts. */
@@ -244,6 +247,27 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       ...(plan !== undefined && { argv: plan.argv }),
       ...(options.signal !== undefined && { signal: options.signal }),
       ...(options.onOutput !== undefined && { onOutput: options.onOutput }),
+      register: (kill) => {
+        this.running.add(kill);
+        return () => this.running.delete(kill);
+      },
+    });
+  }
+
+  /** Starts a program with piped stdio in its own process group; cleanup() kills it. */
+  async startProcess(
+    command: string,
+    args: readonly string[],
+    options: StartProcessOptions = {},
+  ): Promise<LongLivedProcess> {
+    const cwd = options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir);
+    const dir = await fsStat(cwd).catch((err) => {
+      throw fromNodeError(err, options.workingDir ?? cwd);
+    });
+    if (!dir.isDirectory()) throw new NotADirectoryError(options.workingDir ?? cwd);
+    return spawnLongLived(command, args, {
+      cwd,
+      env: buildCommandEnv(this.options.baseEnv ?? process.env, this.options.envPolicy, options.env),
       register: (kill) => {
         this.running.add(kill);
         return () => this.running.delete(kill);

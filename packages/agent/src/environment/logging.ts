@@ -1,4 +1,4 @@
-import type { ExecutionEnvironment } from "../types/environment.js";
+import type { ExecutionEnvironment, StartProcessOptions } from "../types/environment.js";
 
 /** One environment call as the logging wrapper reports it. */
 export interface EnvironmentLogEntry {
@@ -57,5 +57,9 @@ export function loggingEnvironment(
     execCommand: (c, o) => logged("execCommand", c, () => inner.execCommand(c, o)),
     grep: (pattern, p, o) => logged("grep", p, () => inner.grep(pattern, p, o)),
     glob: (pattern, p, o) => logged("glob", p ?? ".", () => inner.glob(pattern, p, o)),
+    ...(inner.startProcess && {
+      startProcess: (c: string, a: readonly string[], o?: StartProcessOptions) =>
+        logged("startProcess", c, () => inner.startProcess!(c, a, o)),
+    }),
   };
 }

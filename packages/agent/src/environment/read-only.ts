@@ -28,5 +28,6 @@ export function readOnlyEnvironment(inner: ExecutionEnvironment): ExecutionEnvir
     execCommand: (c, o) => inner.execCommand(c, o),
     grep: (pattern, p, o) => inner.grep(pattern, p, o),
     glob: (pattern, p, o) => inner.glob(pattern, p, o),
+    ...(inner.startProcess && { startProcess: inner.startProcess.bind(inner) }),
   };
 }

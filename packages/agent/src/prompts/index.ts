@@ -1,3 +1,4 @@
+export * from "./code-navigation.js";
 export * from "./environment-block.js";
 export * from "./git-snapshot.js";
 export * from "./project-docs.js";

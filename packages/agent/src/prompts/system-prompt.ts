@@ -1,4 +1,5 @@
 import type { ToolDefinition } from "@attractor/llm";
+import { codeNavigationGuidance } from "./code-navigation.js";
 
 /** The layers of a system prompt, in the order they are joined (later wins). */
 export interface SystemPromptLayers {
@@ -39,6 +40,8 @@ export function assembleSystemPrompt(layers: SystemPromptLayers): string {
   if (layers.git) sections.push(layers.git);
   const tools = layers.toolCallInstructions?.trim() || formatToolSummary(layers.tools);
   if (tools) sections.push(tools);
+  const navigation = codeNavigationGuidance(layers.tools);
+  if (navigation) sections.push(navigation);
   if (layers.projectDocs) {
     sections.push(
       `# Project instructions\nThe files below come from the project. Instructions in deeper directories take precedence.\n\n${layers.projectDocs}`,

@@ -71,6 +71,11 @@ export interface SessionOptions {
    * policy, 2 retries with backoff); `{ maxRetries: 0 }` turns retrying off.
    */
   readonly retry?: RetryPolicy;
+  /**
+   * Awaited before each model request, so tools that arrive in the background (MCP servers
+   * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
+   */
+  readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
 }
@@ -127,6 +132,7 @@ export class Session {
   private readonly openStream: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
   private readonly customOpenStream: boolean;
   private readonly retryPolicy: RetryPolicy;
+  private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -163,6 +169,7 @@ export class Session {
           this.emitRetry(error, attempt, delayMs, false);
         },
       });
+    this.toolsReady = options.toolsReady;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -972,6 +979,7 @@ export class Session {
       this.configValue.userInstructionFiles,
     );
     const context = await this.promptContext;
+    if (this.toolsReady) await this.toolsReady(signal);
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;
     const tools = profile.tools().filter((t) => {

@@ -41,6 +41,36 @@ export interface ExecutionEnvironment {
   grep(pattern: string, path: string, options?: GrepOptions): Promise<GrepResult>;
   /** Files matching the glob under path, .gitignore honoured, newest first. */
   glob(pattern: string, path?: string, options?: GlobOptions): Promise<GlobResult>;
+
+  /**
+   * Optional: starts a long-lived program (a language server) with piped stdio, where the files
+   * are. Rejects with CommandError when it cannot be started; cleanup() kills it. Environments
+   * without it cannot host such programs, and features needing one report themselves unavailable.
+   */
+  startProcess?(
+    command: string,
+    args: readonly string[],
+    options?: StartProcessOptions,
+  ): Promise<LongLivedProcess>;
+}
+
+export interface StartProcessOptions {
+  /** Directory to run in; the working directory by default. */
+  readonly workingDir?: string;
+  /** Extra variables, added after the env-var policy is applied. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** A program started by startProcess(), talking over its standard streams. */
+export interface LongLivedProcess {
+  readonly pid: number | undefined;
+  readonly stdin: NodeJS.WritableStream;
+  readonly stdout: NodeJS.ReadableStream;
+  readonly stderr: NodeJS.ReadableStream;
+  /** Settles once the process has exited (never rejects). */
+  readonly exited: Promise<{ readonly exitCode: number | null; readonly signal: string | null }>;
+  /** Stops the process and everything it started (SIGTERM, then SIGKILL after a grace period). */
+  kill(): void;
 }
 
 export interface ReadFileOptions {

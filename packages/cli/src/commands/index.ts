@@ -1,4 +1,5 @@
 import type { CustomCommand } from "../customization/index.js";
+import type { Runtime } from "../runtime/types.js";
 import { clearCommand } from "./builtin/clear.js";
 import { compactCommand } from "./builtin/compact.js";
 import { costCommand } from "./builtin/cost.js";
@@ -6,6 +7,7 @@ import { customSlashCommand } from "./builtin/custom.js";
 import { exitCommand } from "./builtin/exit.js";
 import { helpCommand } from "./builtin/help.js";
 import { initCommand } from "./builtin/init.js";
+import { mcpCommand, mcpPromptCommands } from "./builtin/mcp.js";
 import { memoryCommand } from "./builtin/memory.js";
 import { modeCommand } from "./builtin/mode.js";
 import { modelCommand } from "./builtin/model.js";
@@ -27,6 +29,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   undoCommand,
   rewindCommand,
   toolsCommand,
+  mcpCommand,
   modeCommand,
   modelCommand,
   costCommand,
@@ -56,6 +59,11 @@ export function commandTable(custom: readonly CustomCommand[] = []): readonly Sl
   return table;
 }
 
+/** A command table with the MCP servers' prompts (`/mcp__server__prompt`) of a runtime added. */
+export function withMcpPrompts(table: readonly SlashCommand[], runtime: Runtime): readonly SlashCommand[] {
+  return runtime.mcp ? [...table, ...mcpPromptCommands(runtime)] : table;
+}
+
 /** The command called `name` (or one of its aliases), case-insensitively. */
 export function findCommand(
   name: string,
@@ -75,7 +83,9 @@ export async function runCommand(
   context: CommandContext,
   table: readonly SlashCommand[] = COMMANDS,
 ): Promise<void> {
-  const command = findCommand(name, table);
+  const command =
+    findCommand(name, table) ??
+    (name.startsWith("mcp__") ? findCommand(name, mcpPromptCommands(context.runtime)) : undefined);
   const { host } = context;
   if (!command) {
     const near = matchingCommands(name, table).map((c) => `/${c.name}`);

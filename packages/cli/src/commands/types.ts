@@ -38,6 +38,8 @@ export interface CommandHost {
   resetScreen(replay: boolean): void;
   /** Ends the interactive program. */
   exit(): void;
+  /** Sends text to the model as the user's message, as if typed (never read as a command). */
+  send?(text: string): void;
   /** Opens a file in the user's $EDITOR and resolves when the editor exits (interactive only). */
   editFile?(path: string): Promise<void>;
 }

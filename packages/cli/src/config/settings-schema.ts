@@ -53,9 +53,41 @@ export interface Settings {
   readonly remote?: string;
   /** Secret-looking environment variables the shell may see anyway (names, `*` wildcards). */
   readonly env?: { readonly allow?: readonly string[] };
+  /** Code intelligence from language servers. */
+  readonly lsp?: LspSettings;
   /** Hooks in Claude Code's format: event name → matcher groups of command hooks. */
   readonly hooks?: HooksSetting;
   readonly sandbox?: SandboxSettings;
+  /** MCP servers (read from the user's settings only), in `.mcp.json`'s format. */
+  readonly mcpServers?: Readonly<Record<string, unknown>>;
+  /** Use every server of a project's `.mcp.json` without asking (user settings only). */
+  readonly enableAllProjectMcpServers?: boolean;
+  /** Project `.mcp.json` servers to use without asking (user settings only). */
+  readonly enabledMcpjsonServers?: readonly string[];
+  /** Project `.mcp.json` servers never to use (user settings only). */
+  readonly disabledMcpjsonServers?: readonly string[];
+  /** How long the first model request waits for MCP servers still connecting, in ms. */
+  readonly mcpStartupWaitMs?: number;
+}
+
+/** One language server as settings configure it (the key of `lsp.servers` is its id). */
+export interface LspServerSettings {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** File extensions with the dot: [".go"]. */
+  readonly extensions: readonly string[];
+  readonly rootMarkers?: readonly string[];
+  readonly initializationOptions?: unknown;
+}
+
+/** The `lsp` section: on/off, the wait for errors after an edit, servers besides the built-in ones. */
+export interface LspSettings {
+  /** False: no language servers, no code-intelligence tools (default true). */
+  readonly enabled?: boolean;
+  /** Milliseconds an edit waits for the server's errors (default 1500; 0 turns it off). */
+  readonly diagnosticsWaitMs?: number;
+  /** By id; an id of a built-in server ("typescript", "python") replaces it. */
+  readonly servers?: Readonly<Record<string, LspServerSettings>>;
 }
 
 /** The hook events (the agent library's list, repeated so reading settings loads no agent code). */
@@ -145,11 +177,43 @@ export const SETTINGS_SCHEMA = {
         additionalDirectories: { type: "array", items: { type: "string", minLength: 1 } },
       },
     },
+    mcpServers: { type: "object", additionalProperties: { type: "object" } },
+    enableAllProjectMcpServers: { type: "boolean" },
+    enabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
+    mcpStartupWaitMs: { type: "integer", minimum: 0 },
     env: {
       type: "object",
       additionalProperties: false,
       properties: {
         allow: { type: "array", items: { type: "string", pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$" } },
+      },
+    },
+    lsp: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        enabled: { type: "boolean" },
+        diagnosticsWaitMs: { type: "integer", minimum: 0, maximum: 60_000 },
+        servers: {
+          type: "object",
+          additionalProperties: {
+            type: "object",
+            additionalProperties: false,
+            required: ["command", "extensions"],
+            properties: {
+              command: { type: "string", minLength: 1 },
+              args: { type: "array", items: { type: "string" } },
+              extensions: {
+                type: "array",
+                minItems: 1,
+                items: { type: "string", pattern: "^\\.[^./\\\\]+$" },
+              },
+              rootMarkers: { type: "array", items: { type: "string", minLength: 1 } },
+              initializationOptions: {},
+            },
+          },
+        },
       },
     },
     hooks: {

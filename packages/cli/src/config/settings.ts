@@ -12,6 +12,7 @@ import {
 import { tightenSandbox } from "./sandbox-settings.js";
 import {
   type HooksSetting,
+  type LspSettings,
   type PermissionRuleLists,
   SETTINGS_SCHEMA,
   type Settings,
@@ -218,6 +219,13 @@ export function mergeSettings(
     for (const [key, value] of Object.entries(layer)) {
       if (key === "permissions" || key === "env" || key === "sandbox" || key === "$schema" || key === "hooks")
         continue;
+      // Language servers merge by id, so a project adds its own to the user's.
+      if (key === "lsp") {
+        const before = (merged.lsp ?? {}) as LspSettings;
+        const next = value as LspSettings;
+        merged.lsp = { ...before, ...next, servers: { ...before.servers, ...next.servers } };
+        continue;
+      }
       merged[key] = key === "mode" ? toPermissionMode(value as string) : value;
     }
     if (layer.permissions?.defaultMode !== undefined && layer.mode === undefined)

@@ -11,6 +11,8 @@ export interface StreamInit {
   readonly provider: string;
   readonly permissionMode: PermissionMode;
   readonly version: string;
+  /** MCP servers and their state. */
+  readonly mcpServers?: readonly { readonly name: string; readonly status: string }[];
 }
 
 /** Claude Code's content blocks, as far as attractor produces them. */
@@ -231,7 +233,7 @@ export function createClaudeStream(options: {
           uuid: uuid(),
           cwd: init.cwd,
           tools: init.tools,
-          mcp_servers: [],
+          mcp_servers: init.mcpServers ?? [],
           model: init.model,
           permissionMode: CLAUDE_PERMISSION_MODE[init.permissionMode],
           apiKeySource: "environment",

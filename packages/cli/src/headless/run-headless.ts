@@ -59,6 +59,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       provider: runtime.provider,
       permissionMode: runtime.mode,
       version: options.version ?? "unknown",
+      mcpServers: (runtime.mcp?.servers() ?? []).map((s) => ({ name: s.name, status: s.status })),
     }),
   });
   let tracker = createRunTracker();
@@ -101,6 +102,9 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
     tracker = createRunTracker();
     startedAt = performance.now();
   };
+  // The first model request would wait for the MCP servers anyway; waiting before it lets the
+  // stream's init line report them with their tools.
+  await runtime.mcp?.ready();
   if (options.messages) {
     let any = false;
     for await (const message of options.messages) {

@@ -64,6 +64,10 @@ export interface CliArgs {
   /** An id, or true for `--resume` without one (choose from a list). */
   readonly resume?: string | true;
   readonly cwd?: string;
+  /** `--mcp-config` files or JSON strings, in order. */
+  readonly mcpConfig: readonly string[];
+  /** Use only the `--mcp-config` servers. */
+  readonly strictMcpConfig: boolean;
   /** The user trusts the project: its settings' hooks may run. */
   readonly trustProject: boolean;
 }
@@ -90,6 +94,8 @@ Examples:
   git diff | attractor -p                    read the task from stdin
   attractor -c                               continue this directory's latest session
   attractor --provider openai-compatible --base-url http://localhost:11434/v1 --model qwen3:8b
+  attractor -p --mcp-config servers.json "..."   add the MCP servers of a file for this run
+  attractor mcp list                         MCP servers: list, get <name>, add, remove, approve
 
 Provider: --provider, else settings.json, else the first key set of ANTHROPIC_API_KEY,
 OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); else OPENAI_COMPATIBLE_BASE_URL.
@@ -178,6 +184,12 @@ function buildProgram(version: string, io: ParseIo): Command {
     )
     .option("-r, --resume [id]", "resume a stored session (without an id: choose from a list)")
     .option("--cwd <dir>", "the project directory (default: the current directory)")
+    .option(
+      "--mcp-config <file>",
+      "MCP servers from a file (or JSON string) in .mcp.json's format; repeatable",
+      (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
+    )
+    .option("--strict-mcp-config", "use only the --mcp-config servers (not .mcp.json nor settings)")
     .option("--trust-project", "trust this project: run the hooks its settings define")
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
@@ -226,6 +238,8 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     continue?: boolean;
     resume?: string | true;
     cwd?: string;
+    mcpConfig?: string[];
+    strictMcpConfig?: boolean;
     trustProject?: boolean;
   }>();
   const words = program.args.join(" ").trim();
@@ -252,6 +266,8 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),
       continueLatest: o.continue ?? false,
+      mcpConfig: o.mcpConfig ?? [],
+      strictMcpConfig: o.strictMcpConfig ?? false,
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
       trustProject: o.trustProject ?? false,

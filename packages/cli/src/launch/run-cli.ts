@@ -58,6 +58,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // Subcommands of their own, loaded only when used.
   if (argv[0] === "fleet")
     return (await import("../fleet/fleet-command.js")).runFleetCommand(argv.slice(1), io);
+  if (argv[0] === "mcp") {
+    const { runMcpCommand } = await import("../mcp/command.js");
+    return runMcpCommand(argv.slice(1), {
+      ...io,
+      projectDir: (cwd) => projectDirectory(cwd === undefined ? {} : { cwd }, io),
+    });
+  }
   const parsed = parseArgs(argv, cliVersion(), io);
   if (parsed.kind === "exit") return parsed.code;
   const args = parsed.args;
@@ -100,6 +107,30 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     resume = chosen;
   }
 
+  let mcp: Awaited<ReturnType<typeof import("../mcp/run-options.js").mcpRunOptions>>;
+  try {
+    const { mcpRunOptions } = await import("../mcp/run-options.js");
+    mcp = await mcpRunOptions({
+      projectDir,
+      cwd: io.cwd,
+      env: io.env,
+      configFiles: args.mcpConfig,
+      strict: args.strictMcpConfig,
+      ...(!headless && {
+        ask: async (pending) =>
+          (await import("../mcp/approval-prompt.js")).askProjectServers(pending, {
+            input: io.stdin,
+            output: io.stderr,
+          }),
+      }),
+    });
+  } catch (error) {
+    const message = configurationMessage(error);
+    if (message === undefined) throw error;
+    io.stderr.write(`attractor: ${message}\n`);
+    return 2;
+  }
+
   const { createRuntime } = await import("../runtime/runtime.js");
   let ui: RuntimeUi;
   let interactive: typeof import("../tui/index.js") | undefined;
@@ -136,6 +167,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       continueLatest: args.continueLatest,
       trustProject: args.trustProject,
       ...(resume !== undefined && { resume }),
+      ...(mcp !== undefined && { mcp }),
     });
   } catch (error) {
     const message = configurationMessage(error);
@@ -191,6 +223,7 @@ function configurationMessage(error: unknown): string | undefined {
   if (!(error instanceof Error)) return undefined;
   // By name, so this module loads none of the classes' modules up front.
   if (error.name === "SettingsError") return `invalid settings:\n${error.message}`;
+  if (error.name === "McpConfigFileError") return `invalid MCP configuration: ${error.message}`;
   if (
     error.name === "ConfigurationError" ||
     error.name === "NoProviderError" ||

@@ -17,6 +17,16 @@ const KINDS: Readonly<Record<string, CallKind>> = {
   close_agent: "agent",
   todo: "interaction",
   ask_user: "interaction",
+  // Code intelligence reads the files it is pointed at (and shows lines of the files it finds).
+  find_definition: "read",
+  find_references: "read",
+  get_document_symbols: "read",
+  find_symbol: "read",
+  get_hover_info: "read",
+  get_call_hierarchy: "read",
+  find_implementations: "read",
+  get_type_hierarchy: "read",
+  get_diagnostics: "read",
 };
 
 /** The permission kind of a known tool; "other" for tools this module does not know. */
@@ -45,6 +55,16 @@ export function callPaths(toolName: string, args: Readonly<Record<string, unknow
     case "glob":
     case "list_dir":
       return [str(args.path) ?? str(args.dir_path) ?? "."];
+    case "find_definition":
+    case "find_references":
+    case "get_document_symbols":
+    case "find_symbol":
+    case "get_hover_info":
+    case "get_call_hierarchy":
+    case "find_implementations":
+    case "get_type_hierarchy":
+    case "get_diagnostics":
+      return [str(args.path) ?? "."];
     case "apply_patch":
       return patchPaths(typeof args.patch === "string" ? args.patch : "");
     default:

@@ -74,7 +74,20 @@ export function parseRules(sources: readonly string[]): PermissionRule[] {
 
 /** True when a rule names this tool. */
 export function ruleAppliesTo(rule: PermissionRule, toolName: string): boolean {
-  return rule.tools.includes("*") || rule.tools.includes(toolName.toLowerCase());
+  const name = toolName.toLowerCase();
+  return (
+    rule.tools.includes("*") || rule.tools.includes(name) || rule.tools.some((t) => mcpRuleCovers(t, name))
+  );
+}
+
+/**
+ * MCP rules as Claude Code reads them: `mcp__server` and `mcp__server__*` name every tool of that
+ * server (`mcp__server__tool` names one, matched as any name is).
+ */
+function mcpRuleCovers(ruleTool: string, name: string): boolean {
+  if (!ruleTool.startsWith("mcp__") || !name.startsWith("mcp__")) return false;
+  if (ruleTool.endsWith("__*")) return name.startsWith(ruleTool.slice(0, -1));
+  return !ruleTool.slice(5).includes("__") && name.startsWith(`${ruleTool}__`);
 }
 
 const commandMatchers = new Map<string, (text: string) => boolean>();

@@ -1,3 +1,5 @@
+export type { McpRunOptions } from "../mcp/run-options.js";
+export type { SkippedMcpServer } from "../mcp/servers.js";
 export { summarizeCall } from "./call-summary.js";
 export { type CostTracker, contextShare, createCostTracker } from "./cost.js";
 export { ConfigurationError, NoProviderError, RewindError, SessionSelectionError } from "./errors.js";
@@ -31,6 +33,7 @@ export type {
   CostSummary,
   RewindTarget,
   Runtime,
+  RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
   TodoItem,

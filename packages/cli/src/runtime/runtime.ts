@@ -1,6 +1,8 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import {
+  CODE_INTELLIGENCE_TOOL_NAMES,
+  type CodeIntelligence,
   createAskUserTool,
   createSkillTool,
   createTodoTool,
@@ -9,6 +11,7 @@ import {
   filterEnv,
   loadSkills,
   loadSubagentTypes,
+  McpManager,
   type ProviderProfile,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
@@ -45,6 +48,7 @@ import {
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
+import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
   createPermissionPolicy,
@@ -60,6 +64,7 @@ import {
   type SessionWriter,
   type Transcript,
 } from "../store/index.js";
+import { codeIntelligenceFromSettings } from "./code-intelligence.js";
 import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, RewindError } from "./errors.js";
@@ -76,6 +81,7 @@ import type {
   CostSummary,
   RewindTarget,
   Runtime,
+  RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
@@ -126,6 +132,8 @@ export interface RuntimeOptions {
   readonly additionalDirectories?: readonly string[];
   /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
   readonly remote?: string;
+  /** MCP servers to connect to (in the background) and those configured but left out. */
+  readonly mcp?: McpRunOptions;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -232,6 +240,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(remote !== undefined && { remote }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
+    ...(options.mcp !== undefined && { mcp: options.mcp }),
   });
   await runtime.start(stored);
   return runtime;
@@ -264,6 +273,7 @@ interface RuntimeParts {
   readonly remote?: ExecutionEnvironment;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
+  readonly mcp?: McpRunOptions;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -275,6 +285,10 @@ class AgentRuntime implements Runtime {
   private readonly parts: RuntimeParts;
   private readonly client: Client;
   private readonly environment: ExecutionEnvironment;
+  /** Language servers, when settings allow them; started only when a tool needs one. */
+  private readonly codeIntelligence: CodeIntelligence | undefined;
+  /** Settles once the code-intelligence tools are registered (when a server is available). */
+  private codeIntelligenceReady: Promise<unknown> = Promise.resolve();
   /** The local environment's sandbox; none for a remote host (its commands run there as they are). */
   private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
   private readonly sandboxRequired: boolean;
@@ -282,6 +296,8 @@ class AgentRuntime implements Runtime {
   private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
+  private readonly mcpManager: McpManager | undefined;
+  readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
   private readonly early: RuntimeNotice[] = [];
@@ -342,6 +358,8 @@ class AgentRuntime implements Runtime {
     this.sandboxed = commands?.environment;
     this.sandboxRequired = commands?.required ?? false;
     this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    // Language servers run where the files are: an environment that cannot start them has none.
+    this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;
@@ -374,6 +392,38 @@ class AgentRuntime implements Runtime {
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
     });
+    const mcp = parts.mcp;
+    if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
+      for (const s of mcp.skipped ?? [])
+        this.notify({
+          kind: "warning",
+          message: `MCP server "${s.name}" (${s.origin}) is not used: ${s.reason}`,
+        });
+      // The servers connect in the background (see RuntimeMcp.start); the first model request
+      // waits for them briefly.
+      const manager = new McpManager(mcp.servers, {
+        cwd: parts.projectDir,
+        ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
+        ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
+        ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
+      });
+      manager.subscribe((event) => {
+        if (event.kind === "server_status" && event.status === "failed" && event.error !== undefined)
+          this.notify({ kind: "warning", message: event.error });
+      });
+      manager.attach(this.profile.toolRegistry);
+      this.mcpManager = manager;
+      if (parts.headless) manager.start();
+      this.mcp = {
+        start: () => manager.start(),
+        ready: () => manager.waitForStartup(),
+        servers: () => manager.servers(),
+        skipped: mcp.skipped ?? [],
+        prompts: () => manager.prompts(),
+        getPrompt: (name, args) => manager.getPrompt(name, args),
+        reconnect: (server) => manager.reconnect(server),
+      };
+    }
   }
 
   get session(): Session {
@@ -472,6 +522,10 @@ class AgentRuntime implements Runtime {
 
   /** Opens the transcript (new or stored) and builds the first session. */
   async start(stored: Transcript | undefined): Promise<void> {
+    // Checking for language servers reads a few files; it runs beside opening the transcript
+    // and is waited for only before the first model request.
+    this.codeIntelligenceReady =
+      this.codeIntelligence?.install(this.profile.toolRegistry).catch(() => false) ?? Promise.resolve();
     this.nextStart = stored ? "resume" : "startup";
     // The sandbox is probed beside start-up, not on its path: its answer only adds a notice.
     if (this.sandboxed)
@@ -481,9 +535,11 @@ class AgentRuntime implements Runtime {
       );
     const { allow, ask, deny } = this.parts.settings.permissions;
     const registry = this.profile.toolRegistry;
+    // Code-intelligence tools are registered once a server is found, which may be later than this.
+    const codeTools: readonly string[] = this.codeIntelligence ? CODE_INTELLIGENCE_TOOL_NAMES : [];
     for (const rule of rulesForUnknownTools(
       [...allow, ...ask, ...deny],
-      (name) => registry.get(name) !== undefined,
+      (name) => registry.get(name) !== undefined || codeTools.includes(name),
     ))
       this.notify({
         kind: "warning",
@@ -512,6 +568,7 @@ class AgentRuntime implements Runtime {
     if (this.closed) throw new Error("the runtime is closed");
     this.running++;
     try {
+      await this.codeIntelligenceReady;
       let next: string | undefined = text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
@@ -699,7 +756,13 @@ class AgentRuntime implements Runtime {
     this.detach?.();
     await this.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
-    await Promise.allSettled([this.client.close(), this.environment.cleanup(), this.checkpoints.prepare()]);
+    await Promise.allSettled([
+      this.client.close(),
+      this.codeIntelligence?.shutdown(),
+      this.environment.cleanup(),
+      this.checkpoints.prepare(),
+      this.mcpManager?.close(),
+    ]);
   }
 
   // ---- wiring ----
@@ -793,6 +856,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
+      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
     };
@@ -813,6 +877,7 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
+      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
       startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>

@@ -1,4 +1,6 @@
 import type {
+  McpPromptInfo,
+  McpServerSnapshot,
   SandboxEscapeAnswer,
   SandboxEscapeRequest,
   Session,
@@ -8,6 +10,7 @@ import type {
 } from "@attractor/agent";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { CustomCommand } from "../customization/index.js";
+import type { SkippedMcpServer } from "../mcp/servers.js";
 import type { AskAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
@@ -69,6 +72,27 @@ export type RuntimeNotice =
   /** What a hook printed for the user (plain output of tool and stop hooks). */
   | { readonly kind: "hook_output"; readonly text: string };
 
+/** The MCP servers of a run, for /mcp and MCP prompt commands. */
+export interface RuntimeMcp {
+  /**
+   * Starts connecting the servers in the background (idempotent). Headless runs start at once;
+   * the interactive UI starts them after its first frame; the first model request starts them
+   * in any case.
+   */
+  start(): void;
+  /** Starts the servers and resolves once each has connected or failed, or the start-up wait ended. */
+  ready(): Promise<void>;
+  /** Each running server's state, tools and prompts. */
+  servers(): readonly McpServerSnapshot[];
+  /** Configured servers that do not run (not approved, invalid), with the reason. */
+  readonly skipped: readonly SkippedMcpServer[];
+  prompts(): readonly McpPromptInfo[];
+  /** A prompt (by its `mcp__server__prompt` name) rendered with its arguments to message text. */
+  getPrompt(name: string, args: Readonly<Record<string, string>>): Promise<string>;
+  /** Restarts a server's connection. */
+  reconnect(server: string): Promise<void>;
+}
+
 /** A user message of the current conversation that /rewind can go back to. */
 export interface RewindTarget {
   /** The message's position in `session.history`; what `rewindConversation` takes. */
@@ -107,6 +131,8 @@ export interface Runtime {
   readonly checkpoints: CheckpointManager;
   readonly store: SessionStore;
   readonly todos: readonly TodoItem[];
+  /** MCP servers, when any is configured. */
+  readonly mcp?: RuntimeMcp;
   /** Every event of the current session and its successors, plus runtime notices. */
   subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
   /**

@@ -20,6 +20,7 @@ import {
   nextMode,
   parseInput,
   runCommand,
+  withMcpPrompts,
 } from "../commands/index.js";
 import type { Runtime } from "../runtime/types.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
@@ -117,6 +118,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   );
 
   const dialogs = useRef(0);
+  const sendMessage = useRef<(text: string) => void>(() => {});
   const host = useMemo<CommandHost>(() => {
     /** Shows a dialog whose first answer settles it; later answers to it are ignored. */
     const ask = (
@@ -166,6 +168,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      send: (text) => sendMessage.current(text),
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
         const editor = process.env.VISUAL || process.env.EDITOR || "vi";
@@ -204,24 +207,29 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runSlash(parsed.name, parsed.args);
         return;
       }
-      dispatch({ type: "submitted", text: parsed.text, whileBusy: busyRef.current });
-      busyRef.current = true;
-      inflight.current++;
-      runtime.submit(parsed.text).then(
-        () => {
-          if (--inflight.current === 0) dispatch({ type: "settled" });
-        },
-        (error: unknown) => {
-          inflight.current--;
-          dispatch({
-            type: "failed",
-            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
-          });
-        },
-      );
+      sendMessage.current(parsed.text);
     },
-    [runtime, runSlash],
+    [runSlash],
   );
+
+  /** Sends text to the model as the user's message (a slash command's text included). */
+  sendMessage.current = (text: string) => {
+    dispatch({ type: "submitted", text, whileBusy: busyRef.current });
+    busyRef.current = true;
+    inflight.current++;
+    runtime.submit(text).then(
+      () => {
+        if (--inflight.current === 0) dispatch({ type: "settled" });
+      },
+      (error: unknown) => {
+        inflight.current--;
+        dispatch({
+          type: "failed",
+          message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      },
+    );
+  };
 
   /** Enter: while the agent works, a message steers it; otherwise it is sent. */
   const submit = useCallback(
@@ -293,7 +301,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   });
 
   const suggestions = /^\/[\w:-]*$/.test(inputText)
-    ? matchingCommands(inputText.slice(1), commands).slice(0, 6)
+    ? matchingCommands(inputText.slice(1), withMcpPrompts(commands, runtime)).slice(0, 6)
     : [];
   const inputActive = !prompt && !dialog;
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
@@ -397,7 +405,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             {...(state.busy && { onQueue: send })}
             onChange={setInputText}
             isActive={inputActive}
-            complete={(text) => completeCommand(text, commands)}
+            complete={(text) => completeCommand(text, withMcpPrompts(commands, runtime))}
             fills={state.inputFills}
             placeholder={
               state.busy

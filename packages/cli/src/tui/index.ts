@@ -38,6 +38,9 @@ export function createInteractiveUi(): InteractiveUi {
   return lastCreated;
 }
 
+/** How long after the first frame the MCP servers start. */
+const MCP_START_DELAY_MS = 100;
+
 /** How runInteractive starts; everything is optional but the bridge, which defaults as described. */
 export interface InteractiveOptions {
   /** Sent as the first message once the UI is up. */
@@ -87,9 +90,14 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
     }),
     { stdin, stdout, stderr, exitOnCtrlC: false },
   );
+  // The first frame is written once render() returns. MCP servers start a moment later: their
+  // start-up (and the MCP SDK's loading) takes the CPU for a few hundred milliseconds, and the
+  // terminal should have painted the frame by then. A message sent earlier starts them itself.
+  const mcpStart = setTimeout(() => runtime.mcp?.start(), MCP_START_DELAY_MS);
   try {
     await instance.waitUntilExit();
   } finally {
+    clearTimeout(mcpStart);
     if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
   }
   stdout.write(

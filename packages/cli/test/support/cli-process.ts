@@ -60,10 +60,19 @@ export interface CliRun {
   readonly done: Promise<CliResult>;
 }
 
+/**
+ * PATH without node_modules/.bin directories (which npm and npx add): the language servers
+ * installed for tests are not found, so edits of the fixtures' JavaScript files start none.
+ */
+export function pathWithoutPackageBins(): string {
+  const dirs = (process.env.PATH ?? "/usr/bin:/bin").split(":");
+  return dirs.filter((d) => !/[\\/]node_modules[\\/]\.bin[\\/]?$/.test(d)).join(":");
+}
+
 /** A clean environment: no API keys from the machine, a private HOME and ATTRACTOR_HOME. */
 export function cleanEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    PATH: pathWithoutPackageBins(),
     HOME: join(home, "user"),
     ATTRACTOR_HOME: join(home, "attractor"),
     LANG: "C.UTF-8",

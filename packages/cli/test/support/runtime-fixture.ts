@@ -4,7 +4,7 @@ import type { SessionEvent } from "@attractor/agent";
 import { afterEach, beforeEach } from "vitest";
 import { createRuntime, type Runtime, type RuntimeNotice, type RuntimeUi } from "../../src/runtime/index.js";
 import { createSessionStore, turnsOf } from "../../src/store/index.js";
-import { buggyProject } from "./cli-process.js";
+import { buggyProject, pathWithoutPackageBins } from "./cli-process.js";
 import { type ScriptedModel, startScriptedModel } from "./scripted-provider.js";
 
 /** A UI that denies every prompt and has no answer to questions. */
@@ -64,7 +64,7 @@ export function runtimeFixture(): RuntimeFixture {
         projectDir: project,
         ui: NO_ONE,
         home: home(),
-        env: { PATH: process.env.PATH ?? "", HOME: join(root, "user"), ...scripted().env() },
+        env: { PATH: pathWithoutPackageBins(), HOME: join(root, "user"), ...scripted().env() },
         durable: false,
         ...options,
       });

@@ -1,3 +1,4 @@
+import { codeIntelligenceTitle } from "@attractor/agent";
 import { patchPaths } from "../../permissions/index.js";
 import type { ToolCallView } from "./items.js";
 
@@ -43,7 +44,7 @@ const ERROR_PREVIEW_LINES = 4;
 /** Describes a call for its block: label, target, and once ended a one-line summary and a body. */
 export function summarizeToolCall(call: ToolCallView): ToolSummary {
   const args = call.arguments;
-  const label = LABELS[call.toolName] ?? call.toolName;
+  const label = LABELS[call.toolName] ?? codeIntelligenceTitle(call.toolName) ?? call.toolName;
   const target = targetOf(call.toolName, args);
   const result = call.result;
   if (!result) return { label, target, body: [], hiddenLines: 0 };
@@ -112,6 +113,14 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
       return { label, target, line: "updated", body: [], hiddenLines: 0 };
     case "ask_user":
       return { label, target, line: lines[0] ?? "answered", body: [], hiddenLines: 0 };
+    case "find_definition":
+    case "find_references":
+    case "find_implementations":
+    case "find_symbol":
+    case "get_document_symbols":
+    case "get_diagnostics":
+      // The first line says what was found ("3 references to `x` in 2 files:").
+      return { label, target, line: (lines[0] ?? "done").replace(/:$/, ""), body: [], hiddenLines: 0 };
     default:
       return { label, target, line: "done", ...shown(3) };
   }
@@ -156,6 +165,20 @@ export function targetOf(toolName: string, args: Readonly<Record<string, unknown
         : "";
     case "spawn_agent":
       return oneLine(str(args.task) ?? str(args.prompt) ?? "");
+    case "find_symbol":
+      return str(args.query) ?? "";
+    case "find_definition":
+    case "find_references":
+    case "get_document_symbols":
+    case "get_hover_info":
+    case "get_call_hierarchy":
+    case "find_implementations":
+    case "get_type_hierarchy":
+    case "get_diagnostics": {
+      const at = typeof args.line === "number" ? `:${args.line}` : "";
+      const symbol = str(args.symbolName) ? ` ${str(args.symbolName)}` : "";
+      return `${str(args.path) ?? ""}${at}${symbol}`.trim() || `${toolName.replace(/_/g, " ")}`;
+    }
     default: {
       const json = JSON.stringify(args);
       return json === "{}" ? "" : oneLine(json);

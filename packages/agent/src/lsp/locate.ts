@@ -1,0 +1,69 @@
+import { dirname, isAbsolute, join, parse } from "node:path";
+import type { ExecutionEnvironment } from "../types/environment.js";
+import type { LanguageServerConfig } from "./servers.js";
+
+/** Directories from `dir` up to the file-system root, nearest first. */
+function ancestors(dir: string): string[] {
+  const out: string[] = [];
+  let current = dir;
+  const { root } = parse(dir);
+  for (;;) {
+    out.push(current);
+    if (current === root) return out;
+    const up = dirname(current);
+    if (up === current) return out;
+    current = up;
+  }
+}
+
+/**
+ * The workspace root of a file for a server: for the first of its root markers found in an
+ * ancestor directory, that directory; the working directory when none is found.
+ */
+export async function findWorkspaceRoot(
+  env: ExecutionEnvironment,
+  server: LanguageServerConfig,
+  absoluteFile: string,
+): Promise<string> {
+  const dirs = ancestors(dirname(absoluteFile));
+  for (const marker of server.rootMarkers ?? []) {
+    for (const dir of dirs) {
+      if (await env.fileExists(join(dir, marker))) return dir;
+    }
+  }
+  return env.workingDirectory();
+}
+
+/** The nearest `relative` path at or above `from`, if one exists. */
+export async function findUpwards(
+  env: ExecutionEnvironment,
+  from: string,
+  relative: string,
+): Promise<string | undefined> {
+  for (const dir of ancestors(from)) {
+    const candidate = join(dir, relative);
+    if (await env.fileExists(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * Where a server's program is: a path as given (relative to the working directory), the nearest
+ * node_modules/.bin above `from`, or PATH in the environment; undefined when it is nowhere.
+ */
+export async function resolveServerCommand(
+  env: ExecutionEnvironment,
+  command: string,
+  from: string,
+): Promise<string | undefined> {
+  if (command.includes("/")) {
+    const abs = isAbsolute(command) ? command : env.resolvePath(command);
+    return (await env.fileExists(abs)) ? abs : undefined;
+  }
+  const local = await findUpwards(env, from, join("node_modules", ".bin", command));
+  if (local) return local;
+  const quoted = `'${command.replace(/'/g, `'\\''`)}'`;
+  const found = await env.execCommand(`command -v ${quoted}`, { timeoutMs: 5000 }).catch(() => undefined);
+  const path = found?.exitCode === 0 ? found.stdout.trim().split("\n")[0] : undefined;
+  return path && isAbsolute(path) ? path : undefined;
+}

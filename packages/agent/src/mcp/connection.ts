@@ -1,0 +1,462 @@
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ToolOutput } from "../types/tool.js";
+import { forgetChild, trackChild } from "./child-processes.js";
+import { McpConfigError, McpConnectError, McpError } from "./errors.js";
+import { callResultToOutput, contentToText, type McpCallResult, type McpContent } from "./results.js";
+import { loadHttpTransport, loadSdkCore, loadSseTransport, loadStdioTransport } from "./sdk.js";
+import type { McpEvent, McpRemoteServerConfig, McpServerConfig, McpServerStatus } from "./types.js";
+
+/** Whether a configuration names a remote (HTTP or SSE) server. */
+export function isRemote(config: McpServerConfig): config is McpRemoteServerConfig {
+  return config.type === "http" || config.type === "sse";
+}
+
+/** A tool as the server listed it. */
+export interface ListedTool {
+  readonly name: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly inputSchema: Readonly<Record<string, unknown>>;
+  readonly annotations?: { readonly readOnlyHint?: boolean; readonly title?: string };
+}
+
+/** A prompt as the server listed it. */
+export interface ListedPrompt {
+  readonly name: string;
+  readonly description?: string;
+  readonly arguments?: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly required?: boolean;
+  }[];
+}
+
+/** A resource as the server listed it. */
+export interface ListedResource {
+  readonly uri: string;
+  readonly name: string;
+  readonly description?: string;
+  readonly mimeType?: string;
+}
+
+/** Settings a connection runs with (the manager's options, resolved). */
+export interface ConnectionSettings {
+  readonly connectTimeoutMs: number;
+  readonly toolTimeoutMs: number;
+  readonly cwd: string | undefined;
+  readonly clientName: string;
+  readonly clientVersion: string;
+}
+
+/** Per-call context for a tool call. */
+export interface CallContext {
+  readonly signal?: AbortSignal | undefined;
+  readonly onProgress?: ((line: string) => void) | undefined;
+}
+
+// JSON-RPC error codes the SDK raises locally (see the protocol's ErrorCode).
+const CONNECTION_CLOSED = -32000;
+const REQUEST_TIMEOUT = -32001;
+/** Pages read at most from a paginated list, against a server whose cursor never ends. */
+const MAX_PAGES = 100;
+const STDERR_LINES = 20;
+
+/** "500 ms", "30 s": how a timeout reads in messages. */
+const duration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+const codeOf = (error: unknown): number | undefined =>
+  typeof (error as { code?: unknown })?.code === "number" ? (error as { code: number }).code : undefined;
+
+/**
+ * One MCP server: starts it (or opens the HTTP session), runs `initialize`, keeps its tool and
+ * prompt lists current (list_changed), runs calls with timeouts, progress and cancellation, and
+ * starts a stdio server again on the next use after it crashed.
+ */
+export class McpServerConnection {
+  private statusValue: McpServerStatus = "pending";
+  private errorValue: string | undefined;
+  private client: Client | undefined;
+  private transport: Transport | undefined;
+  private opening: Promise<Client> | undefined;
+  private everConnected = false;
+  private closed = false;
+  private pid: number | undefined;
+  private readonly stderr: string[] = [];
+  tools: readonly ListedTool[] = [];
+  prompts: readonly ListedPrompt[] = [];
+  hasResources = false;
+  serverName: string | undefined;
+  serverVersion: string | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly config: McpServerConfig,
+    private readonly settings: ConnectionSettings,
+    private readonly report: (event: McpEvent) => void,
+    /** Called after the tool or prompt list changed (a connect, a list_changed notification). */
+    private readonly onListsChanged: () => void,
+  ) {}
+
+  get status(): McpServerStatus {
+    return this.statusValue;
+  }
+
+  get error(): string | undefined {
+    return this.errorValue;
+  }
+
+  get transportKind(): "stdio" | "http" | "sse" {
+    return isRemote(this.config) ? this.config.type : "stdio";
+  }
+
+  /** Connects unless connected or connecting; resolves once usable, rejects with McpConnectError. */
+  connect(): Promise<Client> {
+    if (this.closed) return Promise.reject(new McpError(this.name, `MCP server "${this.name}" is closed.`));
+    if (this.client) return Promise.resolve(this.client);
+    this.opening ??= this.open().finally(() => {
+      this.opening = undefined;
+    });
+    return this.opening;
+  }
+
+  /** Resolves when the connection attempt in progress (if any) has settled. */
+  async settled(): Promise<void> {
+    await this.opening?.catch(() => {});
+  }
+
+  /**
+   * The client to send a request with: the current one, the one being connected, or for a server
+   * that crashed after it had worked, a fresh start. A server that never came up stays failed.
+   */
+  private usable(): Promise<Client> {
+    if (this.client) return Promise.resolve(this.client);
+    if (this.opening) return this.opening;
+    if (this.statusValue === "failed" && !this.everConnected) {
+      return Promise.reject(
+        new McpConnectError(
+          this.name,
+          `MCP server "${this.name}" is not available: ${this.errorValue ?? "it failed to start"}`,
+        ),
+      );
+    }
+    return this.connect();
+  }
+
+  private setStatus(status: McpServerStatus, error?: string): void {
+    this.statusValue = status;
+    this.errorValue = error;
+    this.report({ kind: "server_status", server: this.name, status, ...(error !== undefined && { error }) });
+  }
+
+  private stderrHint(): string {
+    return this.stderr.length > 0
+      ? `\nLast lines the server wrote to stderr:\n${this.stderr.join("\n")}`
+      : "";
+  }
+
+  private async createTransport(): Promise<Transport> {
+    if (isRemote(this.config)) {
+      const config = this.config;
+      let url: URL;
+      try {
+        url = new URL(config.url);
+      } catch {
+        throw new McpConfigError(this.name, `MCP server "${this.name}" has an invalid URL: ${config.url}`);
+      }
+      const requestInit = config.headers ? { headers: { ...config.headers } } : undefined;
+      if (config.type === "http") {
+        const { StreamableHTTPClientTransport } = await loadHttpTransport();
+        return new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined);
+      }
+      const { SSEClientTransport } = await loadSseTransport();
+      return new SSEClientTransport(url, requestInit ? { requestInit } : undefined);
+    }
+    const config = this.config;
+    if (typeof config.command !== "string" || config.command.trim() === "")
+      throw new McpConfigError(this.name, `MCP server "${this.name}" has no command to run.`);
+    const { StdioClientTransport } = await loadStdioTransport();
+    const cwd = config.cwd ?? this.settings.cwd;
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env !== undefined && { env: { ...config.env } }),
+      ...(cwd !== undefined && { cwd }),
+      // Piped, not inherited: a server's log must not write over a terminal UI.
+      stderr: "pipe",
+    });
+    let partial = "";
+    transport.stderr?.on("data", (chunk: Buffer) => {
+      const lines = (partial + chunk.toString("utf8")).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) {
+        if (line.trim() === "") continue;
+        this.stderr.push(line);
+        if (this.stderr.length > STDERR_LINES) this.stderr.shift();
+        this.report({ kind: "server_log", server: this.name, line });
+      }
+    });
+    return transport;
+  }
+
+  private async open(): Promise<Client> {
+    this.setStatus("connecting");
+    this.stderr.length = 0;
+    let transport: Transport | undefined;
+    let client: Client | undefined;
+    try {
+      const { client: clientModule, types } = await loadSdkCore();
+      transport = await this.createTransport();
+      client = new clientModule.Client(
+        { name: this.settings.clientName, version: this.settings.clientVersion },
+        { capabilities: {} },
+      );
+      const self = client;
+      client.onclose = () => this.lost(self);
+      // Transport errors reach the caller through the failed request; nothing to do here.
+      client.onerror = () => {};
+      client.setNotificationHandler(types.ToolListChangedNotificationSchema, async () => {
+        if (this.client === self) await this.refreshTools(self).catch(() => {});
+      });
+      client.setNotificationHandler(types.PromptListChangedNotificationSchema, async () => {
+        if (this.client === self) await this.refreshPrompts(self).catch(() => {});
+      });
+      await client.connect(transport, { timeout: this.settings.connectTimeoutMs });
+      const pid = (transport as { pid?: number | null }).pid;
+      if (typeof pid === "number") {
+        this.pid = pid;
+        trackChild(pid);
+      }
+      const capabilities = client.getServerCapabilities() ?? {};
+      const version = client.getServerVersion();
+      this.serverName = version?.name;
+      this.serverVersion = version?.version;
+      this.hasResources = capabilities.resources !== undefined;
+      this.tools = capabilities.tools ? await this.listTools(client) : [];
+      this.prompts = capabilities.prompts ? await this.listPrompts(client) : [];
+    } catch (error) {
+      await this.dispose(client, transport);
+      const message =
+        codeOf(error) === REQUEST_TIMEOUT
+          ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
+          : describe(error);
+      const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;
+      if (!this.closed) this.setStatus("failed", full);
+      throw error instanceof McpConfigError ? error : new McpConnectError(this.name, full, { cause: error });
+    }
+    if (this.closed) {
+      await this.dispose(client, transport);
+      throw new McpError(this.name, `MCP server "${this.name}" is closed.`);
+    }
+    this.client = client;
+    this.transport = transport;
+    this.everConnected = true;
+    this.setStatus("connected");
+    this.onListsChanged();
+    return client;
+  }
+
+  /** The connection ended by itself: the server crashed, exited or dropped the session. */
+  private lost(client: Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.transport = undefined;
+    if (this.pid !== undefined) forgetChild(this.pid);
+    this.pid = undefined;
+    if (this.closed) return;
+    this.setStatus(
+      "failed",
+      `MCP server "${this.name}" closed the connection (it crashed or exited); it is started again on next use.${this.stderrHint()}`,
+    );
+  }
+
+  private async dispose(client: Client | undefined, transport: Transport | undefined): Promise<void> {
+    try {
+      if (client) await client.close();
+      else await transport?.close();
+    } catch {
+      // Closing a broken connection may fail; the process is gone either way.
+    }
+  }
+
+  private async listTools(client: Client): Promise<ListedTool[]> {
+    const tools: ListedTool[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.settings.connectTimeoutMs,
+      });
+      tools.push(...(result.tools as unknown as ListedTool[]));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return tools;
+  }
+
+  private async listPrompts(client: Client): Promise<ListedPrompt[]> {
+    const prompts: ListedPrompt[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listPrompts(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.settings.connectTimeoutMs,
+      });
+      prompts.push(...(result.prompts as unknown as ListedPrompt[]));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return prompts;
+  }
+
+  private async refreshTools(client: Client): Promise<void> {
+    this.tools = await this.listTools(client);
+    this.onListsChanged();
+  }
+
+  private async refreshPrompts(client: Client): Promise<void> {
+    this.prompts = await this.listPrompts(client);
+    this.onListsChanged();
+  }
+
+  /** Runs a tool; every failure comes back as an error result the model can read. */
+  async callTool(
+    tool: string,
+    args: Readonly<Record<string, unknown>>,
+    context: CallContext,
+  ): Promise<ToolOutput> {
+    let client: Client;
+    try {
+      client = await this.usable();
+    } catch (error) {
+      return { output: describe(error), isError: true };
+    }
+    const timeout = this.settings.toolTimeoutMs;
+    try {
+      const result = await client.callTool({ name: tool, arguments: { ...args } }, undefined, {
+        timeout,
+        resetTimeoutOnProgress: true,
+        ...(context.signal !== undefined && { signal: context.signal }),
+        onprogress: (p) => {
+          const of = p.total !== undefined ? `/${p.total}` : "";
+          context.onProgress?.(`[progress ${p.progress}${of}${p.message ? `: ${p.message}` : ""}]\n`);
+        },
+      });
+      return callResultToOutput(result as McpCallResult);
+    } catch (error) {
+      const output = this.callFailure(tool, error, context.signal);
+      if (!context.signal?.aborted && this.unreachable(error)) await this.drop(client);
+      return { output, isError: true };
+    }
+  }
+
+  /**
+   * Whether a remote server's failure was the connection's rather than the call's: no JSON-RPC
+   * error code (a refused connection, a broken stream) or an HTTP status (a session the server no
+   * longer knows after a restart).
+   */
+  private unreachable(error: unknown): boolean {
+    if (!isRemote(this.config)) return false;
+    const code = codeOf(error);
+    return code === undefined || code > 0;
+  }
+
+  /** Closes a remote connection that stopped working; the next use connects again. */
+  private async drop(client: Client): Promise<void> {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.transport = undefined;
+    await this.dispose(client, undefined);
+    if (!this.closed)
+      this.setStatus(
+        "failed",
+        `MCP server "${this.name}" cannot be reached; it is connected again on next use.`,
+      );
+  }
+
+  private callFailure(what: string, error: unknown, signal: AbortSignal | undefined): string {
+    if (signal?.aborted)
+      return `The call to ${what} was cancelled; MCP server "${this.name}" was told to stop it.`;
+    switch (codeOf(error)) {
+      case REQUEST_TIMEOUT:
+        return `${what} on MCP server "${this.name}" did not finish within ${duration(this.settings.toolTimeoutMs)} and was cancelled.`;
+      case CONNECTION_CLOSED:
+        return `MCP server "${this.name}" closed the connection during ${what} (it crashed or exited); it is started again on next use.${this.stderrHint()}`;
+      default:
+        return `MCP server "${this.name}" failed ${what}: ${describe(error)}`;
+    }
+  }
+
+  /** Every resource the server lists (all pages). */
+  async listResources(signal?: AbortSignal): Promise<ListedResource[]> {
+    const client = await this.usable();
+    const resources: ListedResource[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const result = await client.listResources(cursor === undefined ? undefined : { cursor }, {
+        timeout: this.settings.toolTimeoutMs,
+        ...(signal !== undefined && { signal }),
+      });
+      resources.push(...(result.resources as unknown as ListedResource[]));
+      cursor = result.nextCursor;
+      if (!cursor) break;
+    }
+    return resources;
+  }
+
+  /** A resource's contents as a tool result (text inlined, the first image attached). */
+  async readResource(uri: string, signal?: AbortSignal): Promise<ToolOutput> {
+    let client: Client;
+    try {
+      client = await this.usable();
+    } catch (error) {
+      return { output: describe(error), isError: true };
+    }
+    try {
+      const result = await client.readResource(
+        { uri },
+        {
+          timeout: this.settings.toolTimeoutMs,
+          ...(signal !== undefined && { signal }),
+        },
+      );
+      const blocks = result.contents.map((resource) => ({ type: "resource", resource }) as McpContent);
+      const { text, image } = contentToText(blocks);
+      return { output: text === "" ? "(empty resource)" : text, ...(image !== undefined && { image }) };
+    } catch (error) {
+      return { output: this.callFailure(`reading ${uri}`, error, signal), isError: true };
+    }
+  }
+
+  /** A prompt rendered to text: its messages' content, in order. */
+  async getPrompt(name: string, args: Readonly<Record<string, string>>): Promise<string> {
+    const client = await this.usable();
+    try {
+      const result = await client.getPrompt(
+        { name, arguments: { ...args } },
+        { timeout: this.settings.toolTimeoutMs },
+      );
+      return result.messages
+        .map((m) => contentToText([m.content as McpContent]).text)
+        .filter((t) => t !== "")
+        .join("\n\n");
+    } catch (error) {
+      throw new McpError(this.name, this.callFailure(`the prompt ${name}`, error, undefined), {
+        cause: error,
+      });
+    }
+  }
+
+  /** Ends the connection and the server's process; the connection cannot be used again. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    const client = this.client;
+    const transport = this.transport;
+    this.client = undefined;
+    this.transport = undefined;
+    await this.opening?.catch(() => {});
+    await this.dispose(client, transport);
+    if (this.pid !== undefined) forgetChild(this.pid);
+    this.pid = undefined;
+    this.setStatus("closed");
+  }
+}

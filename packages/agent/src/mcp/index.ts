@@ -1,0 +1,12 @@
+// No module here imports the MCP SDK at load time (see sdk.ts).
+export { McpConfigError, McpConnectError, McpError } from "./errors.js";
+export { MCP_DEFAULTS, McpManager, type McpSessionTarget } from "./manager.js";
+export { MAX_TOOL_NAME_LENGTH, MCP_PREFIX, mcpServerOfName, mcpToolName, sanitizeNamePart } from "./names.js";
+export {
+  callResultToOutput,
+  type McpCallResult,
+  type McpContent,
+  type McpResourceContents,
+} from "./results.js";
+export { LIST_MCP_RESOURCES, READ_MCP_RESOURCE } from "./tools.js";
+export type * from "./types.js";

@@ -1,0 +1,85 @@
+/** A server started as a child process and spoken to over its stdin and stdout. */
+export interface McpStdioServerConfig {
+  readonly type?: "stdio";
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to a minimal inherited environment (PATH, HOME, USER, SHELL, TERM, LOGNAME). */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A remote server: "http" is streamable HTTP, "sse" the legacy HTTP+SSE transport. */
+export interface McpRemoteServerConfig {
+  readonly type: "http" | "sse";
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** One server as a configuration file names it. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+
+/** Where a server's connection stands. */
+export type McpServerStatus = "pending" | "connecting" | "connected" | "failed" | "closed";
+
+/** One tool a server offers, as listed. */
+export interface McpToolInfo {
+  /** The name the model calls: `mcp__<server>__<tool>`. */
+  readonly name: string;
+  /** The server's own name for it. */
+  readonly serverToolName: string;
+  readonly description: string;
+}
+
+/** One prompt a server offers (hosts turn them into slash commands). */
+export interface McpPromptInfo {
+  /** `mcp__<server>__<prompt>`. */
+  readonly name: string;
+  readonly serverPromptName: string;
+  readonly description: string;
+  readonly arguments: readonly {
+    readonly name: string;
+    readonly description?: string;
+    readonly required: boolean;
+  }[];
+}
+
+/** A server's state for hosts (`/mcp`, `attractor mcp list`). */
+export interface McpServerSnapshot {
+  readonly name: string;
+  readonly transport: "stdio" | "http" | "sse";
+  readonly status: McpServerStatus;
+  /** Why it failed or closed, when it did. */
+  readonly error?: string;
+  readonly serverName?: string;
+  readonly serverVersion?: string;
+  readonly tools: readonly McpToolInfo[];
+  readonly prompts: readonly McpPromptInfo[];
+  readonly hasResources: boolean;
+}
+
+/** What a connection manager reports; hosts show these as they like. */
+export type McpEvent =
+  | {
+      readonly kind: "server_status";
+      readonly server: string;
+      readonly status: McpServerStatus;
+      readonly error?: string;
+    }
+  | { readonly kind: "tools_changed"; readonly server: string; readonly tools: readonly string[] }
+  /** A line the server wrote to stderr (stdio servers). */
+  | { readonly kind: "server_log"; readonly server: string; readonly line: string };
+
+/** How a connection manager behaves; every field has a default. */
+export interface McpManagerOptions {
+  /** How long `initialize` may take before the server is reported failed (default 30 s). */
+  readonly connectTimeoutMs?: number;
+  /** How long one tool call may run; progress notifications restart the clock (default 10 min). */
+  readonly toolTimeoutMs?: number;
+  /** How long the first model request waits for servers still connecting (default 5 s). */
+  readonly startupWaitMs?: number;
+  /** Working directory for stdio servers without their own (default: the process's). */
+  readonly cwd?: string;
+  /** Client name sent in `initialize` (default "attractor"). */
+  readonly clientName?: string;
+  readonly clientVersion?: string;
+}
