@@ -44,6 +44,37 @@ describe("streamed Markdown boundaries", () => {
 });
 
 describe("transcript reducer", () => {
+  it("drops the partial answer when the stream broke and the turn is asked again", () => {
+    const s = replay([
+      ev(sessionEvent("assistant_text_start", { model: "m" })),
+      ev(sessionEvent("assistant_text_delta", { delta: "A half-written", channel: "text" })),
+      ev(
+        sessionEvent("retry", {
+          attempt: 1,
+          maxRetries: 2,
+          delayMs: 900,
+          message: "the stream was cut",
+          errorName: "StreamError",
+          discardPartial: true,
+        }),
+      ),
+      ev(sessionEvent("assistant_text_start", { model: "m" })),
+      ev(sessionEvent("assistant_text_delta", { delta: "The whole answer.", channel: "text" })),
+      ev(
+        sessionEvent("assistant_text_end", {
+          text: "The whole answer.",
+          toolCalls: [],
+          finishReason: "stop",
+          usage,
+        }),
+      ),
+    ]);
+    const texts = s.items.map((i) => ("text" in i ? i.text : ""));
+    expect(texts.join("|")).not.toContain("half-written");
+    expect(texts).toContain("The whole answer.");
+    expect(s.items.some((i) => i.kind === "notice" && /retrying \(1\/2\)/.test(i.text))).toBe(true);
+  });
+
   it("commits finished paragraphs while streaming and the rest at the end", () => {
     let s = replay([
       ev(sessionEvent("user_input", { content: "hi", followUp: false })),

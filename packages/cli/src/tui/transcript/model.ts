@@ -233,6 +233,16 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       ]);
     case "loop_detection":
       return commit(state, [{ kind: "notice", tone: "warning", text: `Loop detected: ${e.data.message}` }]);
+    case "retry":
+      // A stream that broke mid-answer is asked again: what was still streaming is dropped (blocks
+      // already printed stay, and the notice says they will be repeated).
+      return commit({ ...state, streaming: e.data.discardPartial ? undefined : state.streaming }, [
+        {
+          kind: "notice",
+          tone: "warning",
+          text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+        },
+      ]);
     case "warning":
       // A RuntimeNotice of the same kind carries `message` instead of `data`.
       return "data" in e
