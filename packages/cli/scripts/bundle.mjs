@@ -6,6 +6,7 @@
 import { rm, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { inkLogUpdateFix } from "./ink-log-update-fix.mjs";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 // Chunk names carry content hashes: clear the last build's, or they pile up.
@@ -42,6 +43,7 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
+  plugins: [inkLogUpdateFix],
   // Ink imports React's devtools only when DEV=true; they are not a dependency. ssh2 tries its
   // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
   // to JavaScript, which is what the self-contained bundle uses.

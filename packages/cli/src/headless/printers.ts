@@ -88,6 +88,8 @@ function problemLine(event: SessionEvent | RuntimeNotice): string | undefined {
         return `stopped: the limit of ${event.data.value} ${event.data.limit === "max_turns" ? "model responses" : "tool rounds"} was reached`;
       case "loop_detection":
         return `warning: ${event.data.message}`;
+      case "retry":
+        return `retrying (${event.data.attempt}/${event.data.maxRetries}) in ${event.data.delayMs} ms: ${event.data.message}${event.data.discardPartial ? " (the answer starts again)" : ""}`;
       default:
         return undefined;
     }

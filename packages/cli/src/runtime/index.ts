@@ -37,4 +37,6 @@ export type {
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
+  UserCommandResult,
 } from "./types.js";
+export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -91,7 +91,12 @@ import type {
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
+  UserCommandResult,
 } from "./types.js";
+import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
+
+/** How long a `!command` may run: long enough for a build or a test run. */
+const USER_COMMAND_TIMEOUT_MS = 600_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -389,6 +394,8 @@ class AgentRuntime implements Runtime {
   private readonly early: RuntimeNotice[] = [];
   private readonly spending = createCostTracker();
   private readonly userMessages = new Map<string, string>();
+  /** Output of `!command`s run since the last message, sent at the start of the next one. */
+  private readonly userContext: string[] = [];
   /** Steering sent to the current session and not injected yet, oldest first. */
   private steering: string[] = [];
   /** submit() calls not settled yet: a turn is running while above zero. */
@@ -655,7 +662,7 @@ class AgentRuntime implements Runtime {
     this.running++;
     try {
       await this.codeIntelligenceReady;
-      let next: string | undefined = text;
+      let next: string | undefined = this.userContext.splice(0).join("") + text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.
@@ -670,6 +677,26 @@ class AgentRuntime implements Runtime {
     } finally {
       this.running--;
     }
+  }
+
+  async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
+    if (this.closed) throw new Error("the runtime is closed");
+    const decision = await this.policy.beforeToolCall({
+      callId: `user-command-${Date.now()}`,
+      toolName: "shell",
+      arguments: { command },
+    });
+    if (decision !== undefined && decision.action === "deny")
+      return { kind: "denied", message: decision.message };
+    const result = await this.environment.execCommand(command, {
+      timeoutMs: USER_COMMAND_TIMEOUT_MS,
+      ...(onOutput !== undefined && { onOutput: (chunk: string) => onOutput(chunk) }),
+    });
+    const status = result.timedOut
+      ? `timed out after ${USER_COMMAND_TIMEOUT_MS / 1000} s`
+      : `exit ${result.exitCode ?? result.signal ?? "?"}`;
+    this.userContext.push(shellContextBlock(command, result.output, status));
+    return { kind: "ran", output: result.output, exitCode: result.exitCode, timedOut: result.timedOut };
   }
 
   steer(text: string): void {
@@ -944,7 +971,9 @@ class AgentRuntime implements Runtime {
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
       ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
-      ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
+      userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
+        .filter((part) => part !== undefined)
+        .join("\n\n"),
     };
   }
 
