@@ -271,7 +271,12 @@ function firstFrame(cli) {
     const t0 = performance.now();
     const child = spawn(
       "script",
-      ["-qfec", `"${process.execPath}" "${cli}" --model bench-model`, "/dev/null"],
+      // A pseudo-terminal starts at 0x0: give it a real size, as a terminal window has.
+      [
+        "-qfec",
+        `stty cols 120 rows 40; exec "${process.execPath}" "${cli}" --model bench-model`,
+        "/dev/null",
+      ],
       {
         cwd: project,
         env: { ...baseEnv, ...PROVIDER_ENV["openai-compatible"], TERM: "xterm-256color" },

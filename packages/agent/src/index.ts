@@ -10,6 +10,7 @@ export * from "./prompts/index.js";
 export * from "./session/index.js";
 export * from "./subagent/index.js";
 export * from "./tools/apply-patch/index.js";
+export { ARGUMENT_DEPTH_MESSAGE, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "./tools/argument-depth.js";
 export * from "./tools/ask-user.js";
 export { unifiedDiff } from "./tools/diff.js";
 export * from "./tools/dispatch.js";

@@ -93,7 +93,11 @@ function session(mode: ToolCallMode) {
     },
   });
   const s = new Session({
-    profile: createOpenAICompatibleProfile("qwen3:8b", { toolCallMode: mode }),
+    // This server wants its reasoning back (as vLLM's and DeepSeek's do); the option says so.
+    profile: createOpenAICompatibleProfile("qwen3:8b", {
+      toolCallMode: mode,
+      providerOptions: { "openai-compatible": { sendReasoning: true } },
+    }),
     environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
     client,
     retry: { maxRetries: 0 },

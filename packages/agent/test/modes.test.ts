@@ -152,7 +152,10 @@ describe("read-only modes", () => {
   });
 
   it("caps tool rounds lower by default, and a configured limit still wins", async () => {
-    const forever = (): ScriptedReply => ({ toolCalls: [{ name: "glob", args: { pattern: "**/*.js" } }] });
+    // A different call each round: a repeated one would be stopped by loop detection first.
+    const forever = (_r: unknown, i: number): ScriptedReply => ({
+      toolCalls: [{ name: "glob", args: { pattern: `**/*${i}.js` } }],
+    });
     const capped = start(forever, { readOnlyMode: "explore" });
     await capped.session.submit("What files are there?");
     await capped.session.close();

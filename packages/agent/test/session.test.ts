@@ -311,15 +311,20 @@ describe("Session loop", () => {
     expect(kinds(events).slice(-3)).toEqual(["error", "processing_end", "session_end"]);
   });
 
-  it("warns and closes on ContextLengthError", async () => {
+  it("warns on ContextLengthError and stays usable", async () => {
     const { session, all } = makeSession([
       { error: new ContextLengthError("too long", { provider: "x", statusCode: 413 }) },
+      { text: "fits now" },
     ]);
     await session.submit("hi");
-    expect(session.state).toBe("closed");
+    expect(session.state).toBe("idle");
+    await session.submit("shorter");
+    expect(session.history.at(-1)).toMatchObject({ kind: "assistant", content: "fits now" });
+    await session.close();
     const events = await all;
     expect(kinds(events).filter((k) => k === "warning" || k === "error")).toEqual(["warning", "error"]);
     expect(events.find((e) => e.kind === "warning")?.data.code).toBe("context_length");
+    expect(events.find((e) => e.kind === "error")?.data.fatal).toBe(false);
   });
 
   it("retries a transient provider error through the llm layer's policy by default", async () => {

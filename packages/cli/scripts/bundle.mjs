@@ -7,6 +7,7 @@ import { copyFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { inkLogUpdateFix } from "./ink-log-update-fix.mjs";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 // Chunk names carry content hashes: clear the last build's, or they pile up.
@@ -14,13 +15,15 @@ await rm(new URL("../dist/bundle", import.meta.url), { recursive: true, force: t
 
 const result = await build({
   absWorkingDir: packageDir,
-  // The command, and the embedding entry points the package exports (./runtime, ./headless, ./tui):
+  // The command, and the embedding entry points the package exports (./runtime, ./headless, ./tui,
+  // ./config):
   // bundled too, so the published package needs no dependencies at all.
   entryPoints: {
     attractor: "dist/main.js",
     runtime: "dist/runtime/index.js",
     headless: "dist/headless/index.js",
     tui: "dist/tui/index.js",
+    config: "dist/config/index.js",
   },
   outdir: "dist/bundle",
   chunkNames: "chunks/[name]-[hash]",
@@ -41,6 +44,7 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
+  plugins: [inkLogUpdateFix],
   // Ink imports React's devtools only when DEV=true; they are not a dependency. ssh2 tries its
   // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
   // to JavaScript, which is what the self-contained bundle uses.

@@ -53,7 +53,7 @@ describe("settings", () => {
         permissions: { allow: ["edit(src/**)"], deny: ["read_file(**/.env)"] },
       }),
     );
-    const s = await loadSettings({ home, projectDir: project });
+    const s = await loadSettings({ home, projectDir: project, trust: () => true });
     expect(s).toMatchObject({ model: "b", mode: "normal", maxTurns: 5, toolMode: "prompted" });
     expect(s.permissions).toEqual({
       allow: ["shell(npm test:*)", "edit(src/**)"],

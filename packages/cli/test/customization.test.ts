@@ -247,7 +247,9 @@ describe("custom subagents through the runtime", () => {
         join(fx.project, ".attractor", "settings.json"),
         JSON.stringify({ permissions: { allow: ["shell(node test.js)"] } }),
       );
+      // The project's allow rule applies once the project is trusted.
       const { runtime, events } = await fx.start({
+        trustProject: true,
         env: { PATH: process.env.PATH ?? "", HOME: join(fx.root, "user"), ...model.env() },
       });
       await runtime.submit("check the tests with a subagent");

@@ -374,7 +374,8 @@ describe("the flags people already type", () => {
       JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }),
     );
     model.script(fix());
-    const settings = await run(["-p", "fix", "--output-format", "json"]);
+    // A project's mode wider than normal applies once the project is trusted.
+    const settings = await run(["-p", "fix", "--output-format", "json", "--trust-project"]);
     expect(JSON.parse(settings.stdout).permission_denials).toEqual([]);
     expect(await readFile(join(project, "src", "math.js"), "utf8")).toContain("a + b");
   });

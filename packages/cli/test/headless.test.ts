@@ -75,7 +75,8 @@ describe("headless runs against each provider's wire protocol", () => {
   for (const provider of ALL_PROVIDERS) {
     it(`${provider}: fixes the bug (read, edit, shell) and prints the json result`, async () => {
       model = await startScriptedModel(provider, fixScript(provider));
-      // Shell commands need approval in normal and auto-edit modes; a project rule allows the test.
+      // Shell commands need approval in normal and auto-edit modes; a project rule allows the test
+      // (a project's allow rules apply once the project is trusted).
       await mkdir(join(project, ".attractor"), { recursive: true });
       await writeFile(
         join(project, ".attractor", "settings.json"),
@@ -88,6 +89,7 @@ describe("headless runs against each provider's wire protocol", () => {
         "json",
         "--mode",
         "auto-edit",
+        "--trust-project",
         ...model.flags(),
       ]);
       expect(result.stderr).not.toContain("UNEXPECTED");

@@ -131,6 +131,29 @@ describe("runtime", () => {
     expect(await runtime.rewindPoints()).toEqual([]);
   });
 
+  it("a !command runs through the permission policy and its output reaches the model as context", async () => {
+    fx.model.script([{ text: "Seen." }]);
+    const ui = scriptedUi(["deny"]);
+    const { runtime } = await fx.start({ ui });
+    // A read-only command needs no prompt in normal mode.
+    const listed = await runtime.runUserCommand("ls src");
+    expect(listed).toMatchObject({ kind: "ran", exitCode: 0 });
+    // One that changes files asks first; refused, it does not run and adds nothing.
+    const refused = await runtime.runUserCommand("rm test.js");
+    expect(refused.kind).toBe("denied");
+    expect(ui.asked.at(-1)?.kind).toBe("shell");
+    expect(existsSync(join(fx.project, "test.js"))).toBe(true);
+    await runtime.submit("What did that list?");
+    const sent = fx.model.seen().at(-1)?.userTexts.join("\n") ?? "";
+    expect(sent).toContain("$ ls src");
+    expect(sent).toContain("math.js");
+    expect(sent).toContain("(exit 0)");
+    expect(sent).not.toContain("rm test.js");
+    expect(sent.indexOf("math.js")).toBeLessThan(sent.indexOf("What did that list?"));
+    // The system prompt says such attached content is already provided.
+    expect(JSON.stringify(fx.model.seen().at(-1)?.body.system)).toContain("is already provided and current");
+  });
+
   it("plan mode offers read-only tools only; a mode or model switch takes effect on the next call", async () => {
     fx.model.script([{ text: "Plan: change - to +." }, { text: "ok" }]);
     const { runtime, events } = await fx.start({ mode: "plan" });

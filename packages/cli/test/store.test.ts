@@ -2,8 +2,7 @@ import { spawn } from "node:child_process";
 import { appendFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSessionStore, REDACTED, turnsOf } from "../src/store/index.js";
 
@@ -104,23 +103,13 @@ describe("session store", () => {
   it("loses no completed entry when the writing process is killed with SIGKILL", async () => {
     const lib = join(dir, "lib");
     await mkdir(lib);
-    const src = join(dirname(fileURLToPath(import.meta.url)), "..", "src", "store");
-    for (const name of ["session-store", "scrub", "transcript"]) {
-      const code = await readFile(join(src, `${name}.ts`), "utf8");
-      const out = ts.transpileModule(code, {
-        compilerOptions: {
-          module: ts.ModuleKind.ESNext,
-          target: ts.ScriptTarget.ES2022,
-          verbatimModuleSyntax: true,
-        },
-      });
-      await writeFile(join(lib, `${name}.js`), out.outputText);
-    }
+    // The compiled store, which resolves its package imports from the repository.
+    const compiled = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "store", "session-store.js");
     await writeFile(join(lib, "package.json"), '{"type":"module"}');
     const script = join(lib, "writer.js");
     await writeFile(
       script,
-      `import { createSessionStore } from "./session-store.js";
+      `import { createSessionStore } from ${JSON.stringify(pathToFileURL(compiled).href)};
 const store = createSessionStore({ home: process.argv[2] });
 const w = await store.create(process.argv[3]);
 process.stdout.write("session " + w.sessionId + "\\n");

@@ -10,7 +10,16 @@ import { createFakeRuntime, type FakeRuntimeFixture, sessionEvent } from "./tui-
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what is stripped
 const plain = (frame: string | undefined) => (frame ?? "").replace(/\x1b\[[0-9;]*m/g, "");
-const KEYS = { enter: "\r", esc: "\x1b", up: "\x1b[A", down: "\x1b[B", shiftTab: "\x1b[Z", ctrlC: "\x03" };
+const KEYS = {
+  enter: "\r",
+  esc: "\x1b",
+  up: "\x1b[A",
+  down: "\x1b[B",
+  pageDown: "\x1b[6~",
+  shiftTab: "\x1b[Z",
+  ctrlC: "\x03",
+  ctrlO: "\x0f",
+};
 const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
 
 let fx: FakeRuntimeFixture;
@@ -183,6 +192,37 @@ describe("the interactive app", () => {
     await expect(answer).resolves.toBe("deny");
   });
 
+  it("ctrl+o scrolls a long diff in a permission prompt; the answers wait meanwhile", async () => {
+    const content = `${Array.from({ length: 80 }, (_, i) => `row ${i + 1}`).join("\n")}\n`;
+    const answer = ui.askPermission({
+      call: { callId: "long", toolName: "write_file", arguments: { file_path: "long.txt", content } },
+      kind: "edit",
+      reason: "file edits ask in normal mode",
+      paths: ["long.txt"],
+      canAllowAlways: true,
+      alwaysRules: ["write_file(long.txt)"],
+    });
+    await see("ctrl+o to scroll the whole diff");
+    expect(frame()).not.toContain("+ row 80");
+    // The hidden count is exact: every added row is either shown or counted.
+    const shown = frame().match(/\+ row \d+/g)?.length ?? 0;
+    const hidden = Number(/… (\d+) more diff lines/.exec(frame())?.[1]);
+    expect(shown + hidden).toBe(80);
+    await press(KEYS.ctrlO);
+    await see("ctrl+o back to the answers");
+    await press(KEYS.down, KEYS.down, KEYS.down);
+    await see("↑ 3 diff lines above");
+    // While scrolling, y is not an answer.
+    await press("y");
+    for (let i = 0; i < 10; i++) await press(KEYS.pageDown);
+    await see("+ row 80");
+    expect(frame()).not.toContain("more diff lines");
+    await press(KEYS.ctrlO);
+    await see("ctrl+o to scroll the whole diff");
+    await press("n");
+    await expect(answer).resolves.toBe("deny");
+  });
+
   it("shows ask_user options as a selection and takes free text", async () => {
     const picked = ui.askUser({ question: "Which database?", options: ["postgres", "sqlite"] });
     await see("Which database?");
@@ -337,7 +377,7 @@ describe("the interactive app", () => {
     await see(/› queued one[^\n]*\n[^\n]*steer one/);
   });
 
-  it("Shift+Tab cycles the mode; Esc interrupts a running turn; Ctrl+C twice exits", async () => {
+  it("Shift+Tab cycles the mode; Esc and Ctrl+C interrupt a running turn; Ctrl+C clears a draft, twice on an empty input exits", async () => {
     await press(KEYS.shiftTab);
     await see("· auto-edit ·");
     await press(KEYS.shiftTab);
@@ -350,6 +390,21 @@ describe("the interactive app", () => {
     await press(KEYS.esc);
     await vi.waitFor(() => expect(fx.runtime.calls.interrupts).toBe(1));
 
+    // While the turn runs, Ctrl+C interrupts it and does not arm the exit.
+    await press(KEYS.ctrlC);
+    await vi.waitFor(() => expect(fx.runtime.calls.interrupts).toBe(2));
+    fx.runtime.emit(
+      sessionEvent("processing_end", { state: "idle" as never, reason: "aborted", toolRounds: 0, usage }),
+    );
+    await see("Interrupted.");
+    expect(exits).toEqual([]);
+
+    // A draft is cleared by the first press; a press over the empty input then arms the exit.
+    await press("half a thought");
+    await see("half a thought");
+    await press(KEYS.ctrlC);
+    await vi.waitFor(() => expect(frame()).not.toContain("half a thought"));
+    expect(frame()).not.toContain("Press Ctrl+C again to exit");
     await press(KEYS.ctrlC);
     await see("Press Ctrl+C again to exit");
     expect(exits).toEqual([]);

@@ -146,3 +146,21 @@ describe("Markdown", () => {
     unmount();
   });
 });
+
+describe("code blocks", () => {
+  it("are coloured by language once the highlighter is loaded; unknown languages stay plain", async () => {
+    const { loadHighlighter } = await import("../src/tui/markdown/highlight.js");
+    await loadHighlighter();
+    const source = "```ts\nconst answer: number = 42; // the answer\n```\n\n```nosuchlang\nplain words\n```";
+    const { lastFrame, unmount } = render(<Markdown text={source} />);
+    const frame = lastFrame() ?? "";
+    const codeLine = frame.split("\n").find((l) => plain(l).includes("answer: number")) ?? "";
+    // Keyword, number and comment are each given their own colour.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours' escapes are what is counted
+    const colours = new Set(codeLine.match(/\x1b\[[0-9;]*m/g));
+    expect(colours.size).toBeGreaterThan(3);
+    expect(plain(codeLine)).toContain("const answer: number = 42; // the answer");
+    expect(frame).toContain("plain words");
+    unmount();
+  });
+});

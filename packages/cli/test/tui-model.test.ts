@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseDiff } from "../src/tui/components/diff-view.js";
 import {
   backspace,
+  deleteForward,
   deleteWordBefore,
   EMPTY_EDITOR,
   editorWith,
@@ -43,6 +44,37 @@ describe("streamed Markdown boundaries", () => {
 });
 
 describe("transcript reducer", () => {
+  it("drops the partial answer when the stream broke and the turn is asked again", () => {
+    const s = replay([
+      ev(sessionEvent("assistant_text_start", { model: "m" })),
+      ev(sessionEvent("assistant_text_delta", { delta: "A half-written", channel: "text" })),
+      ev(
+        sessionEvent("retry", {
+          attempt: 1,
+          maxRetries: 2,
+          delayMs: 900,
+          message: "the stream was cut",
+          errorName: "StreamError",
+          discardPartial: true,
+        }),
+      ),
+      ev(sessionEvent("assistant_text_start", { model: "m" })),
+      ev(sessionEvent("assistant_text_delta", { delta: "The whole answer.", channel: "text" })),
+      ev(
+        sessionEvent("assistant_text_end", {
+          text: "The whole answer.",
+          toolCalls: [],
+          finishReason: "stop",
+          usage,
+        }),
+      ),
+    ]);
+    const texts = s.items.map((i) => ("text" in i ? i.text : ""));
+    expect(texts.join("|")).not.toContain("half-written");
+    expect(texts).toContain("The whole answer.");
+    expect(s.items.some((i) => i.kind === "notice" && /retrying \(1\/2\)/.test(i.text))).toBe(true);
+  });
+
   it("commits finished paragraphs while streaming and the rest at the end", () => {
     let s = replay([
       ev(sessionEvent("user_input", { content: "hi", followUp: false })),
@@ -344,6 +376,17 @@ describe("input editor", () => {
     expect(moveVertical(s, 1)).toBeUndefined();
     expect(killToLineEnd({ ...s, cursor: 5 }).text).toBe("hello\nsecond");
     expect(backspace(moveHorizontal(editorWith("a😀b"), -1)).text).toBe("ab");
+  });
+
+  it("deletes and moves over whole grapheme clusters", () => {
+    // A family (five code points joined), a toned thumb, a letter with a combining accent, a flag.
+    for (const cluster of ["👨‍👩‍👧", "👍🏽", "e\u0301", "🇫🇷"]) {
+      expect(backspace(editorWith(`x${cluster}`))).toEqual({ text: "x", cursor: 1 });
+      expect(deleteForward({ text: `${cluster}y`, cursor: 0 }).text).toBe("y");
+      expect(moveHorizontal(editorWith(`x${cluster}`), -1).cursor).toBe(1);
+      expect(moveHorizontal({ text: `${cluster}y`, cursor: 0 }, 1).cursor).toBe(cluster.length);
+    }
+    expect(backspace(editorWith("日本語")).text).toBe("日本");
   });
 });
 

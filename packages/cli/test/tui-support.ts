@@ -35,6 +35,7 @@ export interface FakeRuntime extends Runtime {
     models: string[];
     modes: PermissionMode[];
     steered: string[];
+    userCommands: string[];
     /** History positions rewindConversation was called with, and the checkpoint restored. */
     rewound: { turnIndex: number; restoreCheckpoint: string | undefined }[];
   };
@@ -105,6 +106,7 @@ export async function createFakeRuntime(
     models: [],
     modes: [],
     steered: [],
+    userCommands: [],
     rewound: [],
   };
   let steering: string[] = [];
@@ -148,6 +150,11 @@ export async function createFakeRuntime(
       calls.submitted.push(text);
       if (runtime.submitError) throw runtime.submitError;
       if (runtime.holdSubmits) await new Promise<void>((resolve) => held.push(resolve));
+    },
+    async runUserCommand(command, onOutput) {
+      calls.userCommands.push(command);
+      onOutput?.(`ran ${command}\n`);
+      return { kind: "ran", output: `ran ${command}\n`, exitCode: 0, timedOut: false };
     },
     steer(text) {
       calls.steered.push(text);

@@ -488,7 +488,7 @@ describe("prompt caching", () => {
     userMessage("turn 3"),
   ];
 
-  it("marks the last tool, the last system block and the two latest user turns, and sends the beta header", async () => {
+  it("marks the last tool, the last system block and the two latest user turns, without a beta header", async () => {
     reply({ kind: "json", body: textMessage });
     await adapter.complete(
       req(conversation(), { tools: [weatherTool, { ...weatherTool, name: "get_time" }] }),
@@ -501,7 +501,8 @@ describe("prompt caching", () => {
       body.messages.map((m: { content: { cache_control?: unknown }[] }) => m.content.some(marked)),
     ).toEqual([false, false, true, false, true]);
     expect(JSON.stringify(body).match(/cache_control/g)).toHaveLength(4);
-    expect(last().headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31");
+    // Prompt caching is generally available; its deprecated beta header is not sent.
+    expect(last().headers["anthropic-beta"]).toBeUndefined();
   });
 
   it("puts no cache_control anywhere and no caching header when autoCache is false", async () => {
@@ -514,7 +515,7 @@ describe("prompt caching", () => {
     expect(last().headers["anthropic-beta"]).toBeUndefined();
   });
 
-  it("joins user beta headers with the caching one, without duplicates", async () => {
+  it("sends the user's beta headers, without duplicates", async () => {
     reply({ kind: "json", body: textMessage }, { kind: "json", body: textMessage });
     await adapter.complete(
       req(hi, {

@@ -130,7 +130,7 @@ describe.each(PROTOCOLS)("$name connection pool", (p) => {
     const adapter = p.adapter(server.url);
     for (let i = 0; i < calls; i++) {
       const res = await adapter.complete(hi(p.model, 300));
-      expect(res.message.content).toEqual([{ kind: "text", text: "pooled" }]);
+      expect(res.message.content).toMatchObject([{ kind: "text", text: "pooled" }]);
     }
     // undici may hand a POST to a second idle connection while the first settles, never more.
     const pooled = server.connections.accepted;
@@ -140,7 +140,7 @@ describe.each(PROTOCOLS)("$name connection pool", (p) => {
     await adapter.close?.();
     await vi.waitFor(() => expect(server.connections.open).toBe(0));
     const res = await adapter.complete(hi(p.model, 300));
-    expect(res.message.content).toEqual([{ kind: "text", text: "pooled" }]);
+    expect(res.message.content).toMatchObject([{ kind: "text", text: "pooled" }]);
     expect(server.connections.accepted).toBe(pooled + 1);
     await adapter.close?.();
   });

@@ -39,7 +39,8 @@ import { type Reply, sse, startWireServer, type WireServer } from "./support/wir
 
 let server: WireServer;
 beforeAll(async () => {
-  server = await startWireServer([]);
+  // keep_alive is Ollama's extension, sent through providerOptions by one test on purpose.
+  server = await startWireServer([], { allowFields: ["keep_alive"] });
 });
 afterAll(() => server.close());
 afterEach(() => {
@@ -265,7 +266,10 @@ describe("OpenAICompatibleAdapter: tools", () => {
     const first: Completion = {
       id: "s1",
       reasoning: "I should run it.",
-      calls: [{ id: "call_Q", name: "shell", args: '{"command":"date"}' }],
+      calls: [
+        { id: "call_Q", name: "shell", args: '{"command":"date"}' },
+        { id: "call_R", name: "shell", args: '{"command":"false"}' },
+      ],
       finish: "tool_calls",
     };
     const second: Completion = { id: "s2", content: "It is Monday.", finish: "stop" };
@@ -282,7 +286,16 @@ describe("OpenAICompatibleAdapter: tools", () => {
       toolResultMessage("call_Q", "Mon", false),
       toolResultMessage("call_R", "boom", true),
     ];
-    const step2 = finishOf(await collect(a.stream({ model: "qwen3:8b", messages: history, tools })));
+    const step2 = finishOf(
+      await collect(
+        a.stream({
+          model: "qwen3:8b",
+          messages: history,
+          tools,
+          providerOptions: { "openai-compatible": { sendReasoning: true } },
+        }),
+      ),
+    );
     expect(responseText(step2)).toBe("It is Monday.");
     expect(server.requests[1]!.body.messages.slice(2)).toEqual([
       {
@@ -291,6 +304,7 @@ describe("OpenAICompatibleAdapter: tools", () => {
         reasoning_content: "I should run it.",
         tool_calls: [
           { id: "call_Q", type: "function", function: { name: "shell", arguments: '{"command":"date"}' } },
+          { id: "call_R", type: "function", function: { name: "shell", arguments: '{"command":"false"}' } },
         ],
       },
       { role: "tool", tool_call_id: "call_Q", content: "Mon" },
@@ -300,7 +314,7 @@ describe("OpenAICompatibleAdapter: tools", () => {
       a.stream({
         model: "qwen3:8b",
         messages: history,
-        providerOptions: { "openai-compatible": { sendReasoning: false, keep_alive: "5m" } },
+        providerOptions: { "openai-compatible": { keep_alive: "5m" } },
       }),
     );
     const third = server.requests[2]!.body;

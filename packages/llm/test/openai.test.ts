@@ -171,11 +171,8 @@ describe("OpenAIAdapter: text", () => {
     expect(body.input).toEqual([
       { type: "message", role: "developer", content: [{ type: "input_text", text: "Prefer metric units." }] },
       { type: "message", role: "user", content: [{ type: "input_text", text: "Weather?" }] },
-      {
-        type: "message",
-        role: "assistant",
-        content: [{ type: "output_text", text: "Checking.", annotations: [] }],
-      },
+      // Text that came from no Responses output item goes back as a plain assistant message.
+      { type: "message", role: "assistant", content: "Checking." },
       { type: "function_call", call_id: "call_w", name: "weather", arguments: '{"city":"Oslo"}' },
       { type: "function_call_output", call_id: "call_w", output: "12 C" },
     ]);
@@ -270,7 +267,10 @@ describe("OpenAIAdapter: tools", () => {
   it("sends calls and their results back as function_call and function_call_output items", async () => {
     const first = responseObject(
       "resp_s1",
-      [callItem("fc_1", "call_X", "read_file", '{"path":"a.txt"}')],
+      [
+        callItem("fc_1", "call_X", "read_file", '{"path":"a.txt"}'),
+        callItem("fc_2", "call_Y", "read_file", '{"path":"b.txt"}'),
+      ],
       usage(20, 7),
     );
     const second = responseObject("resp_s2", [messageItem("msg_s2", "The file says hi.")], usage(40, 6));
@@ -288,6 +288,7 @@ describe("OpenAIAdapter: tools", () => {
     const input = server.requests[1]!.body.input as Record<string, unknown>[];
     expect(input.slice(1)).toEqual([
       { type: "function_call", call_id: "call_X", name: "read_file", arguments: '{"path":"a.txt"}' },
+      { type: "function_call", call_id: "call_Y", name: "read_file", arguments: '{"path":"b.txt"}' },
       { type: "function_call_output", call_id: "call_X", output: "hi" },
       { type: "function_call_output", call_id: "call_Y", output: 'Error: {"code":2}' },
     ]);
@@ -344,9 +345,12 @@ describe("OpenAIAdapter: reasoning and caching", () => {
       encrypted_content: "gAAAA-enc",
       summary: [{ type: "summary_text", text: "First I look.\n\nThen I answer." }],
     });
+    // The output message goes back as the same item: its id and status, as an input item needs.
     expect(input[2]).toEqual({
       type: "message",
       role: "assistant",
+      id: "msg_r",
+      status: "completed",
       content: [{ type: "output_text", text: "42", annotations: [] }],
     });
     expect(input.filter((i) => i.type === "reasoning")).toHaveLength(1);
@@ -431,8 +435,13 @@ describe("OpenAIAdapter: request content", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("requests structured output with text.format", async () => {
-    const schema = { type: "object", properties: { n: { type: "integer" } }, required: ["n"] };
+  it("requests structured output with text.format, strict only for a schema strict mode accepts", async () => {
+    const schema = {
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+      additionalProperties: false,
+    };
     server.setHandler([
       { kind: "json", body: responseObject("r", [messageItem("m", '{"n":3}')], usage(1, 1)) },
       { kind: "json", body: responseObject("r", [messageItem("m", "{}")], usage(1, 1)) },
@@ -446,6 +455,15 @@ describe("OpenAIAdapter: request content", () => {
     });
     await adapter().complete(ask("json", { responseFormat: { type: "json" } }));
     expect(server.requests[1]!.body.text).toEqual({ format: { type: "json_object" } });
+    // An optional field (not in required) and an open object: strict mode would reject the schema.
+    const loose = { type: "object", properties: { n: { type: "integer" }, note: { type: "string" } } };
+    server.setHandler([
+      { kind: "json", body: responseObject("r", [messageItem("m", '{"n":1}')], usage(1, 1)) },
+    ]);
+    await adapter().complete(
+      ask("count", { responseFormat: { type: "json_schema", schema: loose, name: "count", strict: true } }),
+    );
+    expect(server.requests[2]!.body.text.format.strict).toBe(false);
   });
 
   it("sends auth, organization, project and custom headers, and merges providerOptions last", async () => {

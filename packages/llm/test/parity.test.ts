@@ -404,6 +404,28 @@ describe.each(PROTOCOLS)("$name over the wire", (p) => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it("generateObject() works with an ordinary schema that has an optional field", async () => {
+    const schema = {
+      type: "object",
+      properties: { city: { type: "string" }, country: { type: "string" } },
+      required: ["city"],
+    };
+    const client = setup(p, (req) => p.objectReply({ city: "Oslo" }, req));
+    const result = await generateObject<{ city: string; country?: string }>({
+      client,
+      model: p.model,
+      prompt: "Where? Oslo.",
+      schema,
+      schemaName: "place",
+    });
+    expect(result.output).toEqual({ city: "Oslo" });
+    expect(p.outputSchema(server.requests[0]!)).toEqual(schema);
+    // Strict mode would reject this schema, so the protocols that have it are told strict: false.
+    const body = server.requests[0]!.body;
+    const strict = body.text?.format?.strict ?? body.response_format?.json_schema?.strict;
+    if (p.name === "openai" || p.name === "openai-compatible") expect(strict).toBe(false);
+  });
+
   it("waits a Retry-After within the cap, and does not retry a longer one", async () => {
     const limited = (after: string): Reply => ({
       kind: "json",

@@ -1,3 +1,5 @@
+import { isSecretVariable } from "./secrets.js";
+
 /**
  * Which of the host's environment variables a command sees. This is a safety default that keeps
  * API keys out of tool output, not a security boundary.
@@ -12,8 +14,6 @@ export interface EnvPolicy {
   /** Extra names kept under "core" (exact names, case-insensitive). */
   readonly include?: readonly string[];
 }
-
-const SECRET_PATTERN = /_(API_KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL)$/i;
 
 /** Variables every command needs to behave like a normal shell, plus language toolchain paths. */
 export const CORE_ENV_VARS: readonly string[] = [
@@ -67,11 +67,6 @@ export const NON_INTERACTIVE_ENV: Readonly<Record<string, string>> = {
   GCM_INTERACTIVE: "never",
 };
 
-/** True when a variable name looks like a secret (*_API_KEY, *_SECRET, *_TOKEN, *_PASSWORD, *_CREDENTIAL). */
-export function isSecretName(name: string): boolean {
-  return SECRET_PATTERN.test(name);
-}
-
 /** Applies the policy to a source environment and returns the variables a command inherits. */
 export function filterEnv(
   source: Readonly<Record<string, string | undefined>>,
@@ -86,7 +81,7 @@ export function filterEnv(
     if (value === undefined) continue;
     const upper = name.toUpperCase();
     if (inherit === "core" && !core.has(upper) && !allowed.has(upper)) continue;
-    if (isSecretName(name) && !allowed.has(upper)) continue;
+    if (isSecretVariable(name, value) && !allowed.has(upper)) continue;
     out[name] = value;
   }
   return out;

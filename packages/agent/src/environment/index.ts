@@ -24,4 +24,5 @@ export {
 } from "./sandbox/policy.js";
 export { seatbeltProfile } from "./sandbox/seatbelt.js";
 export * from "./sandboxed.js";
+export * from "./secrets.js";
 export * from "./ssh/index.js";

@@ -6,6 +6,7 @@ import {
   StreamError,
   type StreamEvent,
 } from "@attractor/llm";
+import { boundArgumentDepth } from "../tools/argument-depth.js";
 import type { AssistantTurn } from "../types/turn.js";
 
 /** Where streamed assistant output goes while it arrives. */
@@ -50,12 +51,13 @@ export async function readAssistantStream(
 export function responseToTurn(response: Response, timestamp: string): AssistantTurn {
   const reasoning = responseReasoning(response);
   const { raw: _raw, ...usage } = response.usage;
+  const bounded = boundArgumentDepth(responseToolCalls(response), response.message.content);
   return {
     kind: "assistant",
     content: responseText(response),
-    toolCalls: responseToolCalls(response),
+    toolCalls: bounded.calls,
     ...(reasoning !== undefined && { reasoning }),
-    parts: response.message.content,
+    parts: bounded.parts,
     usage,
     ...(response.id !== "" && { responseId: response.id }),
     model: response.model,

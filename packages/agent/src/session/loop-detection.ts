@@ -1,5 +1,12 @@
 import { createHash } from "node:crypto";
 
+/** How many detections within one input end the cycle, unless configured otherwise. */
+export const DEFAULT_MAX_LOOP_DETECTIONS = 3;
+
+/** The error that ends a cycle whose model kept repeating itself after the warnings. */
+export const loopStopMessage = (detections: number): string =>
+  `Stopped: the model kept repeating the same tool calls after ${detections} loop warnings. Change the instructions or the approach and try again.`;
+
 /** The warning text the spec prescribes, for a window of n calls. */
 export const loopWarning = (n: number): string =>
   `Loop detected: the last ${n} tool calls follow a repeating pattern. Try a different approach.`;
@@ -46,6 +53,17 @@ export function detectLoop(signatures: readonly string[], window: number): numbe
 /** Tracks tool-call signatures over a sliding window and reports repeating cycles. */
 export class LoopDetector {
   private signatures: string[] = [];
+  private detected = 0;
+
+  /** Loops detected since the last resetCount(). */
+  get detections(): number {
+    return this.detected;
+  }
+
+  /** Starts counting detections afresh (a new input). */
+  resetCount(): void {
+    this.detected = 0;
+  }
 
   constructor(private readonly window: number) {}
 
@@ -55,7 +73,10 @@ export class LoopDetector {
     if (this.signatures.length > this.window) this.signatures.shift();
     const length = detectLoop(this.signatures, this.window);
     // Start over after a warning so the model gets a full window to change course.
-    if (length !== undefined) this.signatures = [];
+    if (length !== undefined) {
+      this.signatures = [];
+      this.detected++;
+    }
     return length;
   }
 

@@ -2,23 +2,27 @@ import { AuthenticationError, ContextLengthError, SDKError } from "@attractor/ll
 
 /** What the loop does about an error from the model call (after the llm layer's retries). */
 export type ProviderErrorAction =
-  | {
-      /** Emit the warning (if any) and the ERROR, then shut the session down. */
-      readonly kind: "close";
-      readonly warning?: { readonly code: "context_length"; readonly message: string };
-    }
-  /** Emit a non-fatal ERROR and end this input; the session stays usable. */
-  | { readonly kind: "end_input" };
+  /** Emit the warning (if any) and the ERROR, then shut the session down. */
+  | { readonly kind: "close"; readonly warning?: ProviderErrorWarning }
+  /** Emit the warning (if any) and a non-fatal ERROR and end this input; the session stays usable. */
+  | { readonly kind: "end_input"; readonly warning?: ProviderErrorWarning };
+
+/** A warning emitted before the error. */
+export interface ProviderErrorWarning {
+  readonly code: "context_length";
+  readonly message: string;
+}
 
 /**
  * The single decision point for model-call failures. Authentication and other non-retryable
- * provider errors close the session; a context overflow warns and closes (compaction, when it
- * exists, hooks in here instead); transient errors that outlived their retries end the input only.
+ * provider errors close the session; a context overflow that compaction could not fix warns and
+ * ends the input, leaving the session usable (the host may compact, drop work or switch to a
+ * model with a larger window); transient errors that outlived their retries end the input only.
  */
 export function decideOnProviderError(error: unknown): ProviderErrorAction {
   if (error instanceof ContextLengthError) {
     return {
-      kind: "close",
+      kind: "end_input",
       warning: {
         code: "context_length",
         message: "The conversation no longer fits the model's context window.",

@@ -1,16 +1,22 @@
 import { randomUUID } from "node:crypto";
 import {
+  abortableSleep,
   addUsage,
+  backoffDelay,
   ContextLengthError,
+  DEFAULT_RETRY_POLICY,
   EMPTY_USAGE,
   type ImageData,
+  isRetryable,
   type ReasoningEffort,
   type Request,
+  type Response,
   type RetryPolicy,
   type StreamEvent,
   systemMessage,
   type ToolCallData,
   type ToolDefinition,
+  userMessage,
 } from "@attractor/llm";
 import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
 import { formatSkillsSection } from "../customization/skills.js";
@@ -32,7 +38,8 @@ import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
 import { ContextTracker, contextWarning } from "./context-usage.js";
 import { CycleControl } from "./cycle-control.js";
 import { EventStream } from "./event-stream.js";
-import { LoopDetector, loopWarning } from "./loop-detection.js";
+import { CONTINUE_NOTE, classifyFinish, MALFORMED_CALL_NOTE } from "./finish-reason.js";
+import { DEFAULT_MAX_LOOP_DETECTIONS, LoopDetector, loopStopMessage, loopWarning } from "./loop-detection.js";
 import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
@@ -79,6 +86,20 @@ export const MAX_STOP_HOOK_CONTINUATIONS = 8;
 /** Input for submit(): text, or text with images. */
 export type SessionInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
 
+/** Thrown by continue() when the model owes no answer: the last turn is already its reply. */
+export class NothingToContinueError extends Error {
+  override readonly name = "NothingToContinueError";
+  constructor(readonly sessionId: string) {
+    super(`Session ${sessionId} has no unanswered turn to continue`);
+  }
+}
+
+/** How many times an answer cut at the output limit is continued within one input. */
+const MAX_CONTINUATIONS = 2;
+
+/** How many paused turns in a row are sent back before the input ends with an error. */
+const MAX_PAUSES = 8;
+
 /** Thrown by submit() on a closed session. */
 export class SessionClosedError extends Error {
   override readonly name = "SessionClosedError";
@@ -88,6 +109,13 @@ export class SessionClosedError extends Error {
 }
 
 type CycleEnd = EventDataMap["processing_end"]["reason"];
+
+/** One input a cycle processes; undefined input means "answer the history as it is" (continue()). */
+interface CycleInput {
+  readonly text: string;
+  readonly images?: readonly ImageData[] | undefined;
+  readonly followUp: boolean;
+}
 
 /**
  * A conversation between a model and its tools, driven by a host: submit input, watch events,
@@ -102,6 +130,8 @@ export class Session {
   private configValue: SessionConfig;
   private readonly client: ModelClient;
   private readonly openStream: (client: ModelClient, request: Request) => AsyncIterable<StreamEvent>;
+  private readonly customOpenStream: boolean;
+  private readonly retryPolicy: RetryPolicy;
   private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
@@ -127,7 +157,18 @@ export class Session {
     this.profileValue = options.profile;
     this.environment = options.environment;
     this.client = options.client;
-    this.openStream = options.openStream ?? retryingOpenStream(options.retry);
+    this.retryPolicy = options.retry ?? {};
+    this.customOpenStream = options.openStream !== undefined;
+    // Retries of the connection become RETRY events; the host's own onRetry still runs.
+    this.openStream =
+      options.openStream ??
+      retryingOpenStream({
+        ...this.retryPolicy,
+        onRetry: (error, attempt, delayMs) => {
+          this.retryPolicy.onRetry?.(error, attempt, delayMs);
+          this.emitRetry(error, attempt, delayMs, false);
+        },
+      });
     this.toolsReady = options.toolsReady;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
@@ -143,7 +184,13 @@ export class Session {
     );
     this.subagents = new SubagentManager(this, (data) => this.emit("subagent_event", data));
     this.subagents.setChildFactory(
-      (child) => new Session({ ...child, client: this.client, openStream: this.openStream }),
+      (child) =>
+        new Session({
+          ...child,
+          client: this.client,
+          // A child reports its own retries; only a host's own openStream is shared as it is.
+          ...(this.customOpenStream ? { openStream: this.openStream } : { retry: this.retryPolicy }),
+        }),
     );
   }
 
@@ -238,10 +285,38 @@ export class Session {
       return this.cycle;
     }
     this.ensureStarted();
-    this.cycle = this.runCycle(text, images).finally(() => {
+    this.cycle = this.runCycle({ text, images, followUp: false }).finally(() => {
       this.cycle = undefined;
     });
     return this.cycle;
+  }
+
+  /**
+   * Asks the model again for the turn it still owes, without a new user message: after a
+   * non-fatal error ended a cycle (a provider still failing after its retries, a stream cut
+   * mid-answer, a refusal), the host retries the same turn. Settles like submit(); rejects with
+   * NothingToContinueError when the last turn is already the model's finished answer, and with
+   * SessionClosedError on a closed session. While a cycle runs, resolves when it ends.
+   */
+  continue(): Promise<void> {
+    if (this.stateValue === SessionState.CLOSED || this.shutdown) {
+      return Promise.reject(new SessionClosedError(this.id));
+    }
+    if (this.cycle) return this.cycle;
+    const last = this.turns.at(-1);
+    if (last === undefined || (last.kind === "assistant" && last.toolCalls.length === 0)) {
+      return Promise.reject(new NothingToContinueError(this.id));
+    }
+    this.ensureStarted();
+    this.cycle = this.runCycle(undefined).finally(() => {
+      this.cycle = undefined;
+    });
+    return this.cycle;
+  }
+
+  /** Same as continue(): retries the turn a non-fatal error ended. */
+  retry(): Promise<void> {
+    return this.continue();
   }
 
   /** Queues a message injected after the current tool round (or before the next call when idle). */
@@ -379,18 +454,16 @@ export class Session {
     this.stream.close();
   }
 
-  private async runCycle(text: string, images: readonly ImageData[] | undefined): Promise<void> {
+  private async runCycle(first: CycleInput | undefined): Promise<void> {
     const signal = this.control.begin();
     this.stateValue = SessionState.PROCESSING;
     let rounds = 0;
     let end: CycleEnd = "completed";
-    let next: { text: string; images?: readonly ImageData[] | undefined; followUp: boolean } | undefined = {
-      text,
-      images,
-      followUp: false,
-    };
-    while (next) {
-      const outcome = await this.processInput(next.text, next.images, next.followUp);
+    let next: CycleInput | undefined = first;
+    let resume = first === undefined;
+    while (next || resume) {
+      const outcome = resume ? await this.answerHistory() : await this.processInput(next!);
+      resume = false;
       rounds += outcome.rounds;
       end = outcome.end;
       if (end === "aborted" || end === "error" || signal.aborted) break;
@@ -420,11 +493,8 @@ export class Session {
 
   private fatal = false;
 
-  private async processInput(
-    text: string,
-    images: readonly ImageData[] | undefined,
-    followUp: boolean,
-  ): Promise<{ end: CycleEnd; rounds: number }> {
+  private async processInput(input: CycleInput): Promise<{ end: CycleEnd; rounds: number }> {
+    const { text, images, followUp } = input;
     const hooks = this.configValue.hooks;
     const startContext = await this.runStartHook();
     const submitHook = hooks?.userPromptSubmit;
@@ -457,10 +527,21 @@ export class Session {
     if (prompt?.action === "allow" && prompt.additionalContext?.trim()) {
       this.injectHookMessage(prompt.additionalContext);
     }
+    return this.answerHistory();
+  }
+
+  /** The loop proper: model calls and tool rounds until the model answers (continue() starts here). */
+  private async answerHistory(): Promise<{ end: CycleEnd; rounds: number }> {
     this.drainSteering();
+    this.loopDetector.resetCount();
     let rounds = 0;
     let stopContinues = 0;
     let overflowRetried = false;
+    // A note for the next request only (after a malformed call or a cut answer); never stored.
+    let note: string | undefined;
+    let malformedRetried = false;
+    let continuations = 0;
+    let pauses = 0;
     // Replies meant as a call that could not be read, in a row: the model is asked again once.
     let unreadable = 0;
     const signal = this.control.signal;
@@ -477,18 +558,15 @@ export class Session {
       }
       if (signal.aborted) return { end: "aborted", rounds };
 
-      let request = await this.buildRequest(signal);
+      let request = await this.buildRequest(signal, note);
       if (this.configValue.autoCompact && this.compactionDue(request)) {
         await this.compactHistory("threshold", request);
-        request = await this.buildRequest(signal);
+        request = await this.buildRequest(signal, note);
       }
-      let response: Awaited<ReturnType<typeof readAssistantStream>>;
+      note = undefined;
+      let response: Response;
       try {
-        const stream = readThroughProtocol(this.profileValue, this.openStream(this.client, request));
-        response = await readAssistantStream(stream, {
-          onStart: () => this.emit("assistant_text_start", { model: request.model }),
-          onDelta: (delta, channel) => this.emit("assistant_text_delta", { delta, channel }),
-        });
+        response = await this.callModel(request, signal);
       } catch (error) {
         if (signal.aborted) return { end: "aborted", rounds };
         // A context overflow is compacted away and the call retried once.
@@ -502,7 +580,13 @@ export class Session {
       }
       const turn = responseToTurn(response, new Date().toISOString());
       overflowRetried = false;
-      this.turns.push(turn);
+      const finish = classifyFinish(response);
+      // A turn whose calls may be cut or unreadable is not kept: its calls would have no results.
+      const keep =
+        finish.kind === "normal" ||
+        finish.kind === "paused" ||
+        (finish.kind === "truncated" && turn.toolCalls.length === 0 && continuations < MAX_CONTINUATIONS);
+      if (keep) this.turns.push(turn);
       this.usageTotals = addUsage(this.usageTotals, turn.usage);
       this.emit("assistant_text_end", {
         text: turn.content,
@@ -513,6 +597,71 @@ export class Session {
         ...(turn.responseId !== undefined && { responseId: turn.responseId }),
       });
       this.checkContext(request);
+      switch (finish.kind) {
+        case "normal":
+          pauses = 0;
+          break;
+        case "paused":
+          if (++pauses > MAX_PAUSES) {
+            this.emitFinishError(
+              `The provider paused the turn ${MAX_PAUSES} times in a row; stopping here.`,
+              "PausedTurnError",
+              "pause_turn",
+            );
+            return { end: "error", rounds };
+          }
+          this.emit("warning", {
+            code: "paused_turn",
+            message: "The provider paused a long turn; sending it back so the model goes on.",
+          });
+          continue;
+        case "malformed":
+          if (!malformedRetried) {
+            malformedRetried = true;
+            note = MALFORMED_CALL_NOTE;
+            this.emit("warning", {
+              code: "malformed_call",
+              message: `The model's function call was malformed (${finish.raw}); asking it once more.`,
+            });
+            continue;
+          }
+          this.emitFinishError(
+            `The model produced a malformed function call twice (${finish.raw}).`,
+            "MalformedFunctionCallError",
+            finish.raw,
+          );
+          return { end: "error", rounds };
+        case "truncated":
+          if (keep) {
+            continuations++;
+            note = CONTINUE_NOTE;
+            this.emit("warning", {
+              code: "continued",
+              message: `The answer was cut at the output limit (${finish.raw}); asking the model to continue.`,
+            });
+            continue;
+          }
+          this.emitFinishError(
+            `The model's answer was cut at the output limit (${finish.raw}) and could not be continued.`,
+            "OutputLimitError",
+            finish.raw,
+          );
+          return { end: "error", rounds };
+        case "refused":
+          this.emitFinishError(
+            `The model declined to answer (${finish.raw}).`,
+            "ContentFilterError",
+            finish.raw,
+          );
+          return { end: "error", rounds };
+        case "failed":
+          this.emitFinishError(
+            `The model's response ended in error (${finish.raw}).`,
+            "ResponseError",
+            finish.raw,
+          );
+          return { end: "error", rounds };
+      }
       if (turn.toolCalls.length === 0) {
         const stop = await this.stopDecision(turn.content, stopContinues > 0);
         if (stop?.halt !== undefined) this.halt(stop.halt);
@@ -562,8 +711,66 @@ export class Session {
       this.turns.push({ kind: "tool_results", results, timestamp: new Date().toISOString() });
       if (signal.aborted) return { end: "aborted", rounds };
       this.drainSteering();
-      if (this.configValue.enableLoopDetection) this.detectLoop(turn.toolCalls);
+      if (this.configValue.enableLoopDetection && this.detectLoop(turn.toolCalls)) {
+        const detections = this.loopDetector.detections;
+        this.emit("error", {
+          message: loopStopMessage(detections),
+          errorName: "LoopDetectedError",
+          retryable: false,
+          fatal: false,
+        });
+        return { end: "error", rounds };
+      }
     }
+  }
+
+  /**
+   * One model call. A stream that breaks after it started (reset, in-stream error event, bad
+   * frame) is retried here under the retry policy: a RETRY event tells hosts to drop the partial
+   * answer, and the same request goes again; no tool has run, since tools run only on a whole
+   * response.
+   */
+  private async callModel(request: Request, signal: AbortSignal): Promise<Response> {
+    const policy = this.retryPolicy;
+    const maxRetries = policy.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries;
+    for (let attempt = 0; ; attempt++) {
+      let started = false;
+      try {
+        const stream = readThroughProtocol(this.profileValue, this.openStream(this.client, request));
+        return await readAssistantStream(stream, {
+          onStart: () => {
+            started = true;
+            this.emit("assistant_text_start", { model: request.model });
+          },
+          onDelta: (delta, channel) => this.emit("assistant_text_delta", { delta, channel }),
+        });
+      } catch (error) {
+        const retryable = policy.shouldRetry ? policy.shouldRetry(error, attempt + 1) : isRetryable(error);
+        if (!started || signal.aborted || attempt >= maxRetries || !retryable) throw error;
+        const delay = backoffDelay(attempt + 1, policy);
+        policy.onRetry?.(error, attempt + 1, delay);
+        this.emitRetry(error, attempt + 1, delay, true);
+        await (policy.sleep ?? abortableSleep)(delay, signal);
+      }
+    }
+  }
+
+  private emitRetry(error: unknown, attempt: number, delayMs: number, discardPartial: boolean): void {
+    const { message, errorName, statusCode } = describeError(error);
+    this.emit("retry", {
+      attempt,
+      maxRetries: this.retryPolicy.maxRetries ?? DEFAULT_RETRY_POLICY.maxRetries,
+      delayMs: Math.round(delayMs),
+      message,
+      errorName,
+      ...(statusCode !== undefined && { statusCode }),
+      discardPartial,
+    });
+  }
+
+  /** A response that ended the input without success: a non-fatal ERROR naming the finish reason. */
+  private emitFinishError(message: string, errorName: string, finishReason: string): void {
+    this.emit("error", { message, errorName, retryable: false, fatal: false, finishReason });
   }
 
   /** Runs a host hook; a failure becomes a WARNING and counts as no answer. */
@@ -648,10 +855,13 @@ export class Session {
     }
   }
 
-  private detectLoop(calls: readonly { name: string; arguments: unknown }[]): void {
+  /** Records the round's calls; true when the loop persisted past maxLoopDetections warnings. */
+  private detectLoop(calls: readonly { name: string; arguments: unknown }[]): boolean {
     let length: number | undefined;
     for (const call of calls) length = this.loopDetector.record(call.name, call.arguments) ?? length;
-    if (length === undefined) return;
+    if (length === undefined) return false;
+    const limit = this.configValue.maxLoopDetections ?? DEFAULT_MAX_LOOP_DETECTIONS;
+    if (limit > 0 && this.loopDetector.detections >= limit) return true;
     const window = this.configValue.loopDetectionWindow;
     const message = loopWarning(window);
     this.turns.push({
@@ -662,6 +872,7 @@ export class Session {
     });
     const recent = this.recentToolNames(length);
     this.emit("loop_detection", { message, patternLength: length, toolNames: recent });
+    return false;
   }
 
   private recentToolNames(count: number): string[] {
@@ -694,14 +905,14 @@ export class Session {
   private onModelError(error: unknown): void {
     const action = decideOnProviderError(error);
     const described = describeError(error);
+    if (action.warning) {
+      this.emit("warning", {
+        code: action.warning.code,
+        message: action.warning.message,
+        contextWindow: this.profileValue.contextWindowSize,
+      });
+    }
     if (action.kind === "close") {
-      if (action.warning) {
-        this.emit("warning", {
-          code: action.warning.code,
-          message: action.warning.message,
-          contextWindow: this.profileValue.contextWindowSize,
-        });
-      }
       this.fatal = true;
       this.emit("error", { ...described, fatal: true });
       return;
@@ -775,7 +986,7 @@ export class Session {
     return this.configValue.toolFilter ? this.configValue.toolFilter(tool) : true;
   }
 
-  private async buildRequest(signal: AbortSignal): Promise<Request> {
+  private async buildRequest(signal: AbortSignal, note?: string): Promise<Request> {
     this.promptContext ??= preparePromptContext(
       this.environment,
       this.profileValue,
@@ -811,7 +1022,13 @@ export class Session {
     return {
       model: profile.model,
       provider: profile.provider,
-      messages: [systemMessage(systemPrompt), ...modelMessages(profile, this.turns)],
+      messages: [
+        systemMessage(systemPrompt),
+        ...modelMessages(profile, this.turns),
+        ...(note !== undefined ? [userMessage(note)] : []),
+      ],
+      // One key for the whole session, so its requests share the provider's prompt cache.
+      cacheKey: this.id,
       ...(offer.requestTools.length > 0 && {
         tools: offer.requestTools,
         toolChoice: { mode: "auto" } as const,

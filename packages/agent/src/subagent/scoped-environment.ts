@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import * as path from "node:path";
 import type { ExecutionEnvironment } from "../types/environment.js";
 
@@ -7,8 +8,9 @@ import type { ExecutionEnvironment } from "../types/environment.js";
  */
 export function scopeEnvironment(parent: ExecutionEnvironment, subdir: string): ExecutionEnvironment {
   const root = path.resolve(parent.workingDirectory(), subdir);
-  const rel = path.relative(parent.workingDirectory(), root);
-  if (rel.startsWith("..") || path.isAbsolute(rel)) {
+  // Judged on real paths: a working_dir that is a symlink out of the parent's directory is outside.
+  const rel = path.relative(realPath(parent.workingDirectory()), realPath(root));
+  if (rel === ".." || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel)) {
     throw new Error(`working_dir must be inside ${parent.workingDirectory()}: ${subdir}`);
   }
   const at = (p: string) => path.resolve(root, p);
@@ -31,4 +33,16 @@ export function scopeEnvironment(parent: ExecutionEnvironment, subdir: string): 
     grep: (pattern, p, o) => parent.grep(pattern, at(p), o),
     glob: (pattern, p, o) => parent.glob(pattern, at(p ?? "."), o),
   };
+}
+
+/**
+ * The real path of a directory on the local file system; the path itself where it does not exist
+ * locally (a remote environment's), where the textual check is all there is.
+ */
+function realPath(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
 }

@@ -4,6 +4,12 @@ import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo, ToolCallResul
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { ProfileToolRegistry } from "../types/profile.js";
 import type { RegisteredTool, ToolDetails, ToolOutput } from "../types/tool.js";
+import {
+  ARGUMENT_DEPTH_MESSAGE,
+  argumentsWereCut,
+  MAX_ARGUMENT_DEPTH,
+  nestsDeeperThan,
+} from "./argument-depth.js";
 import { validateArguments } from "./schema.js";
 
 /** What one tool call produced: the full output for hosts and the truncated copy for the model. */
@@ -45,8 +51,11 @@ type Parsed =
   | { readonly ok: false; readonly reason: string };
 
 function parseArguments(call: ToolCallData): Parsed {
+  if (argumentsWereCut(call)) return { ok: false, reason: ARGUMENT_DEPTH_MESSAGE };
   if (call.rawArguments === undefined || call.rawArguments.trim() === "")
-    return { ok: true, args: call.arguments };
+    return nestsDeeperThan(call.arguments, MAX_ARGUMENT_DEPTH)
+      ? { ok: false, reason: ARGUMENT_DEPTH_MESSAGE }
+      : { ok: true, args: call.arguments };
   let value: unknown;
   try {
     value = JSON.parse(call.rawArguments);
@@ -56,6 +65,7 @@ function parseArguments(call: ToolCallData): Parsed {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return { ok: false, reason: "arguments must be a JSON object" };
   }
+  if (nestsDeeperThan(value, MAX_ARGUMENT_DEPTH)) return { ok: false, reason: ARGUMENT_DEPTH_MESSAGE };
   return { ok: true, args: value as Record<string, unknown> };
 }
 
@@ -175,7 +185,12 @@ async function runCall(
   const problems = await validateArguments(tool.definition.parameters, args);
   if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`);
 
-  let info: ToolCallInfo = { callId: call.id, toolName: call.name, arguments: args };
+  let info: ToolCallInfo = {
+    callId: call.id,
+    toolName: call.name,
+    arguments: args,
+    workingDirectory: env.workingDirectory(),
+  };
   if (options.beforeToolCall) {
     let decision: Awaited<ReturnType<BeforeToolCallHook>>;
     try {

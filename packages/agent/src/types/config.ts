@@ -9,6 +9,11 @@ export interface ToolCallInfo {
   readonly callId: string;
   readonly toolName: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /**
+   * The directory the call's relative paths resolve against: the session's working directory
+   * (a subagent's may differ from its parent's). Set by the dispatcher.
+   */
+  readonly workingDirectory?: string;
 }
 
 /** What a beforeToolCall hook decides. */
@@ -63,6 +68,11 @@ export interface SessionConfig {
   readonly enableLoopDetection: boolean;
   /** Tool calls looked at for repeating cycles. */
   readonly loopDetectionWindow: number;
+  /**
+   * Loop detections within one input after which the cycle ends with an ERROR event (the warning
+   * steering did not help); 0 = only warn. Default 3.
+   */
+  readonly maxLoopDetections?: number;
   /** How deep subagents may nest; 1 = children, no grandchildren. */
   readonly maxSubagentDepth: number;
   /** Fraction of the context window at which a WARNING is emitted. */

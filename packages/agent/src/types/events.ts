@@ -2,7 +2,10 @@ import type { Usage } from "@attractor/llm";
 import type { SessionState } from "./session.js";
 import type { ToolDetails } from "./tool.js";
 
-/** The kinds of event a Session emits: the spec's fifteen, the two of context compaction and forwarded subagent events. */
+/**
+ * The kinds of event a Session emits: the spec's fifteen, the two of context compaction,
+ * forwarded subagent events and the retry of a model call.
+ */
 export const EventKind = {
   SESSION_START: "session_start",
   SESSION_END: "session_end",
@@ -22,6 +25,7 @@ export const EventKind = {
   COMPACTION_START: "compaction_start",
   COMPACTION_END: "compaction_end",
   SUBAGENT_EVENT: "subagent_event",
+  RETRY: "retry",
 } as const;
 
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
@@ -100,7 +104,16 @@ export interface EventDataMap {
     readonly toolNames: readonly string[];
   };
   warning: {
-    readonly code: "context_usage" | "context_length" | "config" | "shutdown" | "compaction" | "hook";
+    readonly code:
+      | "context_usage"
+      | "context_length"
+      | "config"
+      | "shutdown"
+      | "compaction"
+      | "hook"
+      | "malformed_call"
+      | "continued"
+      | "paused_turn";
     readonly message: string;
     readonly usedTokens?: number;
     readonly contextWindow?: number;
@@ -113,6 +126,26 @@ export interface EventDataMap {
     readonly retryable: boolean;
     /** True when the session closed because of it. */
     readonly fatal: boolean;
+    /**
+     * Set when the model's response itself ended the input: the provider's finish reason
+     * (refusal, SAFETY, max_tokens, MALFORMED_FUNCTION_CALL…).
+     */
+    readonly finishReason?: string;
+  };
+  /**
+   * A model call is tried again after a transient failure. `discardPartial`: the stream broke
+   * after it started, so the partial answer shown since the last ASSISTANT_TEXT_START must be
+   * dropped; the same request goes again and no tool call has run.
+   */
+  retry: {
+    /** 1 for the first retry. */
+    readonly attempt: number;
+    readonly maxRetries: number;
+    readonly delayMs: number;
+    readonly message: string;
+    readonly errorName: string;
+    readonly statusCode?: number;
+    readonly discardPartial: boolean;
   };
   compaction_start: {
     /** At the threshold, after the provider reported the context too long, or Session.compact(). */

@@ -11,6 +11,7 @@ export {
   type HookSource,
   loadSettings,
   mergeSettings,
+  type ProjectTrustCheck,
   parseSettings,
   type ResolvedSettings,
   readClaudeHooks,
@@ -34,3 +35,15 @@ export {
   type Settings,
   TOOL_MODES,
 } from "./settings-schema.js";
+export {
+  isProjectTrusted,
+  PROJECT_SETTINGS_FILES,
+  PROJECT_TRUST_FILES,
+  type ProjectTrust,
+  projectFingerprint,
+  readProjectTrust,
+  recordProjectTrust,
+  type TrustDecision,
+  trustStorePath,
+} from "./trust.js";
+export { type SplitSettings, splitUntrustedSettings } from "./trust-settings.js";

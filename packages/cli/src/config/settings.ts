@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
@@ -17,6 +18,7 @@ import {
   SETTINGS_SCHEMA,
   type Settings,
 } from "./settings-schema.js";
+import { splitUntrustedSettings } from "./trust-settings.js";
 
 /** One thing wrong with a settings file. */
 export interface SettingsIssue {
@@ -65,6 +67,13 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" |
   readonly hooks?: readonly HookSource[];
   /** Problems that did not stop the files from being used (unknown keys…). */
   readonly warnings?: readonly SettingsIssue[];
+  /** Project settings not applied because the project is not trusted (`baseUrl`, `permissions.allow`…). */
+  readonly withheld: readonly string[];
+  /**
+   * The project's security-sensitive configuration may take effect (the user trusted it, or
+   * `--trust-project`). Loaders of other project files (`.mcp.json`, hooks) check this.
+   */
+  readonly projectTrusted: boolean;
 }
 
 // Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
@@ -243,60 +252,90 @@ export function mergeSettings(
   return {
     ...(merged as Omit<
       ResolvedSettings,
-      "permissions" | "env" | "sources" | "additionalDirectories" | "hooks"
+      "permissions" | "env" | "sources" | "additionalDirectories" | "hooks" | "withheld" | "projectTrusted"
     >),
     permissions,
     env: { allow: envAllow },
     additionalDirectories,
     ...(sandbox !== undefined && { sandbox }),
     sources,
+    withheld: [],
+    projectTrusted: false,
   };
 }
+
+/**
+ * Decides whether an untrusted-looking project's sensitive settings apply; gets the setting
+ * names that would be withheld. Resolves true to apply them.
+ */
+export type ProjectTrustCheck = (withheld: readonly string[]) => boolean | Promise<boolean>;
 
 /**
  * Loads `<home>/settings.json` then `<projectDir>/.attractor/settings.json` (the project's file
  * overrides the user's), JSON with comments accepted, plus the hooks of the project's
  * `.claude/settings.json` and `.claude/settings.local.json`. Missing files are fine; unknown keys
- * are warnings; a broken file throws SettingsError listing every problem of all files.
+ * are warnings; a broken file throws SettingsError listing every problem of all files. The
+ * project's security-sensitive settings (see splitUntrustedSettings) and its hooks apply only when
+ * `trust` resolves true (`projectTrusted`); without `trust` they never do.
  */
-export async function loadSettings(options: { home: string; projectDir: string }): Promise<ResolvedSettings> {
-  const files = [
-    { file: userSettingsPath(options.home), scope: "user" as const },
-    { file: projectSettingsPath(options.projectDir), scope: "project" as const },
-  ];
-  // The user's layer always comes first (empty when there is no file): the project's may only
-  // tighten the sandbox, never be taken for the user's.
-  const layers: Settings[] = [{}];
-  const sources: string[] = [];
+export async function loadSettings(options: {
+  home: string;
+  projectDir: string;
+  trust?: ProjectTrustCheck;
+}): Promise<ResolvedSettings> {
+  const userFile = userSettingsPath(options.home);
+  const projectFile = projectSettingsPath(options.projectDir);
   const issues: SettingsIssue[] = [];
   const warnings: SettingsIssue[] = [];
-  const hooks: HookSource[] = [];
-  for (const { file, scope } of files) {
+  const read = async <T>(file: string, reader: (f: string) => Promise<T | undefined>) => {
     try {
-      const settings = await readSettingsFile(file, warnings);
-      if (settings) {
-        if (scope === "user") layers[0] = settings;
-        else layers.push(settings);
-        sources.push(file);
-        if (settings.hooks) hooks.push({ file, scope, hooks: settings.hooks });
-      }
+      return await reader(file);
     } catch (error) {
       if (!(error instanceof SettingsError)) throw error;
       issues.push(...error.issues);
+      return undefined;
     }
-  }
+  };
+  const user = await read(userFile, (f) => readSettingsFile(f, warnings));
+  // Run from the home directory itself, the project's file is the user's own: read it once, as the user's.
+  const project =
+    resolve(projectFile) === resolve(userFile)
+      ? undefined
+      : await read(projectFile, (f) => readSettingsFile(f, warnings));
+  const hooks: HookSource[] = [];
+  if (user?.hooks) hooks.push({ file: userFile, scope: "user", hooks: user.hooks });
+  if (project?.hooks) hooks.push({ file: projectFile, scope: "project", hooks: project.hooks });
+  const claudeFiles: string[] = [];
   for (const claudeFile of [
     claudeSettingsPath(options.projectDir),
     claudeLocalSettingsPath(options.projectDir),
   ]) {
-    try {
-      const claudeHooks = await readClaudeHooks(claudeFile, warnings);
-      if (claudeHooks) hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
-    } catch (error) {
-      if (!(error instanceof SettingsError)) throw error;
-      issues.push(...error.issues);
+    const claudeHooks = await read(claudeFile, (f) => readClaudeHooks(f, warnings));
+    if (claudeHooks) {
+      hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
+      claudeFiles.push(claudeFile);
     }
   }
   if (issues.length > 0) throw new SettingsError(issues);
-  return { ...mergeSettings(layers, sources), hooks, warnings };
+  // The user's layer always comes first (empty when there is no file): the project's may only
+  // tighten the sandbox, never be taken for the user's.
+  const layers: Settings[] = [user ?? {}];
+  const sources = user ? [userFile] : [];
+  const split = project ? splitUntrustedSettings(project) : { harmless: {}, withheld: [] };
+  const gated = [
+    ...split.withheld,
+    ...claudeFiles.map((f) => `hooks of ${f.slice(resolve(options.projectDir).length + 1)}`),
+  ];
+  const projectTrusted = gated.length > 0 && (await options.trust?.(gated)) === true;
+  if (project) {
+    layers.push(projectTrusted ? project : split.harmless);
+    sources.push(projectFile);
+  }
+  return {
+    ...mergeSettings(layers, sources),
+    hooks,
+    warnings,
+    withheld: projectTrusted ? [] : split.withheld,
+    projectTrusted,
+  };
 }

@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@attractor/agent";
 import { summarizeCall } from "../runtime/call-summary.js";
 import type { RuntimeNotice } from "../runtime/types.js";
+import { visibleControls } from "../terminal/visible-controls.js";
 import { createClaudeStream, type StreamInit } from "./claude-stream.js";
 import type { HeadlessResult } from "./run-result.js";
 
@@ -38,7 +39,12 @@ export interface PrinterOptions {
   readonly verbose?: boolean;
   /** stream-json: the facts of the `system`/`init` line, read when the session starts. */
   readonly init?: () => StreamInit;
+  /** Redacts secrets from what is printed (data or text), as transcripts are; none by default. */
+  readonly scrub?: Scrub;
 }
+
+/** Returns a copy of JSON data (or a string) with secrets redacted. */
+export type Scrub = (value: unknown) => unknown;
 
 /**
  * The printer for a format: text and json write the answer or result at the end, stream-json
@@ -50,15 +56,23 @@ export function createPrinter(
   stderr: TextSink,
   options: PrinterOptions = {},
 ): HeadlessPrinter {
+  const scrub = options.scrub ?? ((value: unknown) => value);
+  // Text for a terminal: secrets redacted, and no control sequence from the model or a tool
+  // (screen clears, OSC 52 clipboard writes) reaches the terminal. JSON escapes them itself.
+  const clean = (sink: TextSink): TextSink => ({
+    write: (text) => sink.write(visibleControls(scrub(text) as string)),
+  });
+  // JSON lines: secrets redacted from the data before it is written.
+  const json = (value: unknown) => stdout.write(`${JSON.stringify(scrub(value))}\n`);
   switch (format) {
     case "text":
-      return textPrinter(stdout, stderr);
+      return textPrinter(clean(stdout), clean(stderr));
     case "json":
-      return jsonPrinter(stdout, stderr);
+      return jsonPrinter(json, clean(stderr));
     case "stream-json":
-      return claudeStreamPrinter(stdout, options);
+      return claudeStreamPrinter(json, options);
     case "events":
-      return eventsPrinter(stdout);
+      return eventsPrinter(json);
   }
 }
 
@@ -74,6 +88,8 @@ function problemLine(event: SessionEvent | RuntimeNotice): string | undefined {
         return `stopped: the limit of ${event.data.value} ${event.data.limit === "max_turns" ? "model responses" : "tool rounds"} was reached`;
       case "loop_detection":
         return `warning: ${event.data.message}`;
+      case "retry":
+        return `retrying (${event.data.attempt}/${event.data.maxRetries}) in ${event.data.delayMs} ms: ${event.data.message}${event.data.discardPartial ? " (the answer starts again)" : ""}`;
       default:
         return undefined;
     }
@@ -105,20 +121,19 @@ function textPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
   };
 }
 
-function jsonPrinter(stdout: TextSink, stderr: TextSink): HeadlessPrinter {
+function jsonPrinter(line: (value: unknown) => void, stderr: TextSink): HeadlessPrinter {
   return {
     onEvent(event) {
       const problem = problemLine(event);
       if (problem !== undefined) stderr.write(`${problem}\n`);
     },
     finish(result) {
-      stdout.write(`${JSON.stringify(result)}\n`);
+      line(result);
     },
   };
 }
 
-function claudeStreamPrinter(stdout: TextSink, options: PrinterOptions): HeadlessPrinter {
-  const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
+function claudeStreamPrinter(line: (value: unknown) => void, options: PrinterOptions): HeadlessPrinter {
   const init =
     options.init ??
     (() => {
@@ -138,8 +153,7 @@ function claudeStreamPrinter(stdout: TextSink, options: PrinterOptions): Headles
   };
 }
 
-function eventsPrinter(stdout: TextSink): HeadlessPrinter {
-  const line = (value: unknown) => stdout.write(`${JSON.stringify(value)}\n`);
+function eventsPrinter(line: (value: unknown) => void): HeadlessPrinter {
   // Notices raised before the session starts wait for session_start, so it is always the first line.
   let started = false;
   const early: NoticeLine[] = [];

@@ -1,5 +1,7 @@
 import { parseInput } from "../commands/parse.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
+import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";
 
@@ -40,6 +42,8 @@ export interface HeadlessOptions {
   readonly stderr: TextSink;
   /** When the process started (performance.now() time origin), for duration_ms. */
   readonly startedAt?: number;
+  /** The run's environment: its secret values are redacted from everything printed. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
   /** Receives the stop function; main wires it to SIGINT/SIGTERM. */
   readonly onStoppable?: (stop: () => void) => void;
 }
@@ -52,6 +56,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
   let startedAt = options.startedAt ?? performance.now();
   const printer = createPrinter(options.format, options.stdout, options.stderr, {
     ...(options.verbose !== undefined && { verbose: options.verbose }),
+    scrub: createScrubber(secretValuesFromEnv({ ...process.env, ...options.env })),
     init: () => ({
       cwd: runtime.projectDir,
       tools: runtime.session.profile.toolRegistry.names(),
@@ -78,14 +83,17 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       await submitOrRunCommand(runtime, prompt);
     } catch (error) {
       tracker.fail(error);
-      options.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      // An error's message may quote a server or a tool: shown inert, like all other output.
+      options.stderr.write(
+        `error: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`,
+      );
     }
     if (last) {
       try {
         await runtime.close();
       } catch (error) {
         options.stderr.write(
-          `warning: closing the session failed: ${error instanceof Error ? error.message : String(error)}\n`,
+          `warning: closing the session failed: ${visibleControls(error instanceof Error ? error.message : String(error))}\n`,
         );
       }
     }

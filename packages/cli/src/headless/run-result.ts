@@ -46,8 +46,16 @@ export interface HeadlessResult {
   readonly provider: string;
   readonly model: string;
   readonly tool_calls: number;
-  /** The error that ended the run, when one did. */
-  readonly error?: { readonly name: string; readonly message: string; readonly status_code?: number };
+  /**
+   * The error that ended the run, when one did; `finish_reason` is the provider's own reason when
+   * the model's response itself was the failure (refusal, SAFETY, max_tokens…).
+   */
+  readonly error?: {
+    readonly name: string;
+    readonly message: string;
+    readonly status_code?: number;
+    readonly finish_reason?: string;
+  };
   readonly uuid: string;
 }
 
@@ -73,6 +81,7 @@ const DENIED = /^Permission denied\b/;
 export function createRunTracker(): RunTracker {
   let reason: ExitReason | undefined;
   let finalText = "";
+  let continuing = false;
   let turns = 0;
   let toolCalls = 0;
   let error: HeadlessResult["error"];
@@ -93,7 +102,10 @@ export function createRunTracker(): RunTracker {
           if (waitingSince !== undefined) apiMs += performance.now() - waitingSince;
           waitingSince = undefined;
           turns++;
-          if (event.data.text.trim() !== "") finalText = event.data.text;
+          // An answer cut at the output limit is continued by the next response: they are one answer.
+          if (continuing) finalText += event.data.text;
+          else if (event.data.text.trim() !== "") finalText = event.data.text;
+          continuing = event.data.finishReason === "length" && event.data.toolCalls.length === 0;
           break;
         case "tool_call_start":
           toolCalls++;
@@ -114,6 +126,7 @@ export function createRunTracker(): RunTracker {
             name: event.data.errorName,
             message: event.data.message,
             ...(event.data.statusCode !== undefined && { status_code: event.data.statusCode }),
+            ...(event.data.finishReason !== undefined && { finish_reason: event.data.finishReason }),
           };
           break;
         case "processing_end":

@@ -68,7 +68,7 @@ export interface CliArgs {
   readonly mcpConfig: readonly string[];
   /** Use only the `--mcp-config` servers. */
   readonly strictMcpConfig: boolean;
-  /** The user trusts the project: its settings' hooks may run. */
+  /** Trust the project for this run: its security-sensitive settings apply and its hooks may run. */
   readonly trustProject: boolean;
 }
 
@@ -190,7 +190,10 @@ function buildProgram(version: string, io: ParseIo): Command {
       (value: string, previous: string[] | undefined) => [...(previous ?? []), value],
     )
     .option("--strict-mcp-config", "use only the --mcp-config servers (not .mcp.json nor settings)")
-    .option("--trust-project", "trust this project: run the hooks its settings define")
+    .option(
+      "--trust-project",
+      "trust this project for this run: its sensitive settings (base URL, provider, mode, env, allow rules) apply and its hooks run",
+    )
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)

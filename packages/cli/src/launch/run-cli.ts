@@ -165,8 +165,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
       ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
       continueLatest: args.continueLatest,
-      trustProject: args.trustProject,
       ...(resume !== undefined && { resume }),
+      trustProject: args.trustProject,
+      ...(!headless && {
+        confirmProjectTrust: async (request) =>
+          (await import("./trust-prompt.js")).askProjectTrust(request, {
+            input: io.stdin,
+            output: io.stderr,
+          }),
+      }),
       ...(mcp !== undefined && { mcp }),
     });
   } catch (error) {
@@ -189,6 +196,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       stdout: io.stdout,
       stderr: io.stderr,
       startedAt,
+      env: io.env,
       ...(io.onStoppable !== undefined && { onStoppable: io.onStoppable }),
     });
   }

@@ -1,3 +1,6 @@
+import { PatchParseError, patchPaths as parsedPatchPaths, parsePatch } from "@attractor/agent";
+import { globReach } from "./paths.js";
+
 /** What a tool call does, as far as permissions care. */
 export type CallKind = "read" | "edit" | "shell" | "agent" | "interaction" | "other";
 
@@ -49,12 +52,26 @@ export function callPaths(toolName: string, args: Readonly<Record<string, unknow
     }
     case "read_many_files": {
       const list = args.paths ?? args.file_paths;
-      return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string") : [];
+      if (!Array.isArray(list)) return [];
+      // Entries may be glob patterns (`src/**/*.ts`, `{..,src}/*`): judged by where they reach.
+      return list
+        .filter((p): p is string => typeof p === "string")
+        .map((p) => (/[*?[\]{}]/.test(p) ? globReach(p, ".") : p));
     }
     case "grep":
-    case "glob":
     case "list_dir":
       return [str(args.path) ?? str(args.dir_path) ?? "."];
+    case "glob": {
+      // The pattern itself can climb out (`../*`): what it can reach is judged too.
+      const base = str(args.path) ?? str(args.dir_path) ?? ".";
+      const pattern = str(args.pattern);
+      const reach = pattern === undefined ? base : globReach(pattern, base);
+      return reach === base ? [base] : [base, reach];
+    }
+    case "spawn_agent": {
+      const dir = str(args.working_dir);
+      return dir ? [dir] : [];
+    }
     case "find_definition":
     case "find_references":
     case "get_document_symbols":
@@ -72,12 +89,16 @@ export function callPaths(toolName: string, args: Readonly<Record<string, unknow
   }
 }
 
-/** Paths named by a v4a patch: added, updated, deleted and move destinations. */
+/**
+ * Paths a v4a patch adds, updates, deletes or moves to, read by the apply_patch tool's own parser
+ * so the check sees exactly what the tool will touch. A patch that does not parse names nothing:
+ * the tool refuses it with the same parse error before touching any file.
+ */
 export function patchPaths(patch: string): string[] {
-  const out: string[] = [];
-  for (const line of patch.split("\n")) {
-    const m = /^\*\*\* (?:Add File|Update File|Delete File|Move to): (.+?)\s*$/.exec(line);
-    if (m && !out.includes(m[1] as string)) out.push(m[1] as string);
+  try {
+    return parsedPatchPaths(parsePatch(patch));
+  } catch (error) {
+    if (error instanceof PatchParseError) return [];
+    throw error;
   }
-  return out;
 }

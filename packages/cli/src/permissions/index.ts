@@ -30,7 +30,14 @@ export {
   type PermissionModeName,
   toPermissionMode,
 } from "./modes.js";
-export { canonicalPath, displayPath, isInside } from "./paths.js";
+export {
+  canonicalPath,
+  displayPath,
+  extraHardLinks,
+  globReach,
+  isInside,
+  UnresolvablePathError,
+} from "./paths.js";
 export {
   type AskAnswer,
   type AskFunction,

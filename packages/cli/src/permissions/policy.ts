@@ -9,7 +9,7 @@ import {
   type SafetyTier,
 } from "./command-safety.js";
 import type { PermissionMode } from "./modes.js";
-import { canonicalPath, displayPath, isInside } from "./paths.js";
+import { canonicalPath, displayPath, extraHardLinks, isInside, UnresolvablePathError } from "./paths.js";
 import {
   commandPatternMatches,
   type PermissionRule,
@@ -145,6 +145,8 @@ const SUBCOMMAND_PROGRAMS = new Set([
 
 interface DescribedCall {
   readonly kind: CallKind;
+  /** Where the call's relative paths resolve: its session's working directory, real path. */
+  readonly cwd: string;
   readonly readOnlyTool: boolean;
   readonly command?: string;
   readonly line?: LineAssessment;
@@ -153,6 +155,8 @@ interface DescribedCall {
     readonly absolute: string;
     readonly relative?: string;
     readonly shown: string;
+    /** The file has more than one hard link. */
+    readonly hardLinked: boolean;
   }[];
 }
 
@@ -177,24 +181,39 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   const describe = async (call: ToolCallInfo): Promise<DescribedCall> => {
     const traits = options.toolTraits?.(call.toolName);
     const kind = callKind(call.toolName);
+    // A subagent's calls resolve against its own directory, judged by its real path: a
+    // working_dir reached through a symlink out of the project makes every call outside.
+    const callCwd = call.workingDirectory ? canonicalPath(call.workingDirectory, root) : cwd;
     let raw = callPaths(call.toolName, call.arguments);
     if (kind === "other" && traits?.targets) raw = traits.targets(call.arguments).filter((p) => p !== "*");
+    if (!isInside(root, callCwd)) raw = [callCwd, ...raw];
     const files = raw.map((p) => {
-      const absolute = canonicalPath(p, cwd);
-      const inside = isInside(root, absolute);
+      const absolute = canonicalPath(p, callCwd);
+      // A file with several hard links may be one outside the project under a second name.
+      const links = extraHardLinks(absolute);
+      const inside = isInside(root, absolute) && links === undefined;
+      const shown = displayPath(root, absolute);
       return {
         absolute,
         relative: inside ? displayPath(root, absolute) : undefined,
-        shown: displayPath(root, absolute),
+        shown: links === undefined ? shown : `${shown} (a file with ${links} hard links)`,
+        hardLinked: links !== undefined,
       };
     });
     if (kind === "shell") {
       const command = typeof call.arguments.command === "string" ? call.arguments.command : "";
-      return { kind, readOnlyTool: false, command, line: await assessShell(command), files };
+      return {
+        kind,
+        cwd: callCwd,
+        readOnlyTool: false,
+        command,
+        line: await assessShellCommand(command, { cwd: callCwd, projectRoot: root }),
+        files,
+      };
     }
     const readOnlyTool =
       kind === "read" || kind === "interaction" || call.toolName === "wait" || traits?.readOnly === true;
-    return { kind, readOnlyTool, files };
+    return { kind, cwd: callCwd, readOnlyTool, files };
   };
 
   /** Does `rule` match this call? For shell: does it match this one sub-command? */
@@ -288,9 +307,20 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   };
 
   const evaluate = async (call: ToolCallInfo): Promise<PermissionEvaluation> => {
-    const d = await describe(call);
+    let d: DescribedCall;
+    try {
+      d = await describe(call);
+    } catch (error) {
+      if (!(error instanceof UnresolvablePathError)) throw error;
+      return {
+        behavior: "deny",
+        reason: error.message,
+        message: `Permission denied: ${error.message}, so where this ${call.toolName} call would act cannot be checked. Do not retry it with this path.`,
+      };
+    }
+    // A hard-linked file is outside wherever it sits: its other name may be anywhere.
     const outside = d.files.filter(
-      (f) => f.relative === undefined && !extraRoots.some((r) => isInside(r, f.absolute)),
+      (f) => f.relative === undefined && (f.hardLinked || !extraRoots.some((r) => isInside(r, f.absolute))),
     );
     // 1. The built-in deny list: never runs.
     if (d.line?.blocked) {

@@ -1,5 +1,5 @@
 import type { SessionEvent, Turn } from "@attractor/agent";
-import type { SessionWriter } from "../store/index.js";
+import { packTurn, type SessionWriter } from "../store/index.js";
 
 /** Where the session's history lives, as the recorder reads it. */
 export interface HistorySource {
@@ -66,7 +66,8 @@ export function createHistoryRecorder(options: {
   const append = (turn: Turn, parentId?: string | null): EntryRef | undefined => {
     const parent = parentId !== undefined ? parentId : writer.lastId;
     const earlier = idsOf.get(turn) ?? [];
-    const data = earlier.length > 0 ? { turn, replaces: earlier[0] } : { turn };
+    const stored = packTurn(turn);
+    const data = earlier.length > 0 ? { turn: stored, replaces: earlier[0] } : { turn: stored };
     const p = writer.append("turn", data, { parentId: parent });
     pending = p.catch((error: unknown) => {
       if (!failed) options.onError?.(error);

@@ -17,7 +17,7 @@ export {
   resolveModelChoice,
 } from "./provider-choice.js";
 export { planRewindTargets } from "./rewind-targets.js";
-export { createRuntime, type RuntimeOptions } from "./runtime.js";
+export { createRuntime, type ProjectTrustRequest, type RuntimeOptions } from "./runtime.js";
 export { restoreHistory, todosFromHistory } from "./stored-history.js";
 export {
   loadSession,
@@ -37,4 +37,6 @@ export type {
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
+  UserCommandResult,
 } from "./types.js";
+export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -34,7 +34,12 @@ import {
   formatIssue,
   type HookSource,
   loadSettings,
+  PROJECT_SETTINGS_FILES,
+  PROJECT_TRUST_FILES,
+  type ProjectTrustCheck,
   type ResolvedSettings,
+  readProjectTrust,
+  recordProjectTrust,
 } from "../config/index.js";
 import {
   type CustomCommand,
@@ -63,6 +68,7 @@ import {
   type SessionStore,
   type SessionSummary,
   type SessionWriter,
+  secretValuesFromEnv,
   type Transcript,
 } from "../store/index.js";
 import { codeIntelligenceFromSettings } from "./code-intelligence.js";
@@ -86,7 +92,12 @@ import type {
   RuntimeNotice,
   RuntimeUi,
   TodoItem,
+  UserCommandResult,
 } from "./types.js";
+import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
+
+/** How long a `!command` may run: long enough for a build or a test run. */
+const USER_COMMAND_TIMEOUT_MS = 600_000;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -119,8 +130,6 @@ export interface RuntimeOptions {
   readonly settings?: ResolvedSettings;
   /** fsync every transcript entry (default true). */
   readonly durable?: boolean;
-  /** The user trusts this project: its own hooks may run (see projectHooksGate). */
-  readonly trustProject?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
   /** Deny rules added to the settings' (--disallowedTools). */
@@ -135,6 +144,26 @@ export interface RuntimeOptions {
   readonly remote?: string;
   /** MCP servers to connect to (in the background) and those configured but left out. */
   readonly mcp?: McpRunOptions;
+  /**
+   * Trust the project for this run without asking (`--trust-project`): its security-sensitive
+   * settings apply and its hooks may run.
+   */
+  readonly trustProject?: boolean;
+  /**
+   * Asks the user whether to trust a project whose settings want sensitive powers; the answer is
+   * remembered under the attractor home until the project's settings change. Without it, an
+   * untrusted project's sensitive settings are withheld with a warning.
+   */
+  readonly confirmProjectTrust?: (request: ProjectTrustRequest) => Promise<boolean>;
+}
+
+/** What a trust prompt shows: the project and the settings that wait for the user's trust. */
+export interface ProjectTrustRequest {
+  readonly projectDir: string;
+  /** Settings (`baseUrl`, `permissions.allow`…) and project hooks waiting for trust. */
+  readonly withheld: readonly string[];
+  /** The project was decided on before and its settings changed since. */
+  readonly changed: boolean;
 }
 
 type Listener = (event: SessionEvent | RuntimeNotice) => void;
@@ -163,7 +192,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
-  const loaded = options.settings ?? (await loadSettings({ home, projectDir }));
+  const loaded = options.settings ?? (await loadProjectSettings(options, home, projectDir));
   const settings: ResolvedSettings = {
     ...loaded,
     permissions: {
@@ -187,6 +216,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   );
   const store = createSessionStore({
     home,
+    // The secrets of the environment the run was given as well as the process's own.
+    secrets: secretValuesFromEnv({ ...process.env, ...env }),
     ...(options.durable !== undefined && { durable: options.durable }),
   });
   const stored = await selectStoredSession(store, projectDir, options);
@@ -201,7 +232,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // the first edit's critical path. Failures surface at that first snapshot.
   checkpoints.prepare().catch(() => {});
   const hookSources = settings.hooks ?? [];
-  const gate = projectHooksGate({ sources: hookSources, trustProject: options.trustProject ?? false });
+  // Project hooks run commands: they wait for the same trust as the project's other settings.
+  const gate = projectHooksGate({ sources: hookSources, trustProject: settings.projectTrusted });
   const [commands, agents, skills] = await Promise.all([
     loadCustomCommands(definitionFolders("commands", home, projectDir)),
     loadSubagentTypes(definitionFolders("agents", home, projectDir)),
@@ -243,8 +275,67 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
     ...(options.mcp !== undefined && { mcp: options.mcp }),
   });
+  // Ignored hooks have the hook gate's own warning.
+  const withheld = settings.withheld.filter((name) => name !== "hooks");
+  if (withheld.length > 0) runtime.warn(withheldWarning(withheld));
   await runtime.start(stored);
   return runtime;
+}
+
+/**
+ * Loads the settings, deciding on the project's trust once: when its settings want sensitive
+ * powers, or when it has other trust files (none besides the settings files today), whose loaders read the decision from
+ * `settings.projectTrusted`.
+ */
+async function loadProjectSettings(
+  options: RuntimeOptions,
+  home: string,
+  projectDir: string,
+): Promise<ResolvedSettings> {
+  const others: string[] = [];
+  for (const file of PROJECT_TRUST_FILES) {
+    if (PROJECT_SETTINGS_FILES.includes(file)) continue;
+    if (
+      await stat(join(projectDir, file)).then(
+        () => true,
+        () => false,
+      )
+    )
+      others.push(file);
+  }
+  const check = trustCheck(options, home, projectDir);
+  let decision: Promise<boolean> | undefined;
+  const decide: ProjectTrustCheck = (withheld) => {
+    decision ??= Promise.resolve(check([...withheld, ...others]));
+    return decision;
+  };
+  const settings = await loadSettings({ home, projectDir, trust: decide });
+  if (decision === undefined && others.length > 0) await decide([]);
+  return { ...settings, projectTrusted: (await decision) ?? false };
+}
+
+/** How createRuntime decides on an untrusted project's sensitive settings. */
+function trustCheck(options: RuntimeOptions, home: string, projectDir: string): ProjectTrustCheck {
+  return async (withheld) => {
+    if (options.trustProject === true) return true;
+    const state = await readProjectTrust({ home, projectDir });
+    if (state.kind === "trusted") return true;
+    if (state.kind !== "unknown" || !options.confirmProjectTrust || options.headless) return false;
+    const trusted = await options.confirmProjectTrust({ projectDir, withheld, changed: state.changed });
+    // The decision is pinned to the files the user was asked about. A home that cannot be written
+    // only means the question comes again next time; the answer holds for this run.
+    await recordProjectTrust({
+      home,
+      projectDir,
+      decision: trusted ? "trusted" : "declined",
+      fingerprint: state.fingerprint,
+    }).catch(() => {});
+    return trusted;
+  };
+}
+
+function withheldWarning(withheld: readonly string[]): string {
+  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
 }
 
 interface RuntimeParts {
@@ -304,6 +395,8 @@ class AgentRuntime implements Runtime {
   private readonly early: RuntimeNotice[] = [];
   private readonly spending = createCostTracker();
   private readonly userMessages = new Map<string, string>();
+  /** Output of `!command`s run since the last message, sent at the start of the next one. */
+  private readonly userContext: string[] = [];
   /** Steering sent to the current session and not injected yet, oldest first. */
   private steering: string[] = [];
   /** submit() calls not settled yet: a turn is running while above zero. */
@@ -574,7 +667,7 @@ class AgentRuntime implements Runtime {
     this.running++;
     try {
       await this.codeIntelligenceReady;
-      let next: string | undefined = text;
+      let next: string | undefined = this.userContext.splice(0).join("") + text;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.
@@ -589,6 +682,26 @@ class AgentRuntime implements Runtime {
     } finally {
       this.running--;
     }
+  }
+
+  async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
+    if (this.closed) throw new Error("the runtime is closed");
+    const decision = await this.policy.beforeToolCall({
+      callId: `user-command-${Date.now()}`,
+      toolName: "shell",
+      arguments: { command },
+    });
+    if (decision !== undefined && decision.action === "deny")
+      return { kind: "denied", message: decision.message };
+    const result = await this.environment.execCommand(command, {
+      timeoutMs: USER_COMMAND_TIMEOUT_MS,
+      ...(onOutput !== undefined && { onOutput: (chunk: string) => onOutput(chunk) }),
+    });
+    const status = result.timedOut
+      ? `timed out after ${USER_COMMAND_TIMEOUT_MS / 1000} s`
+      : `exit ${result.exitCode ?? result.signal ?? "?"}`;
+    this.userContext.push(shellContextBlock(command, result.output, status));
+    return { kind: "ran", output: result.output, exitCode: result.exitCode, timedOut: result.timedOut };
   }
 
   steer(text: string): void {
@@ -863,7 +976,9 @@ class AgentRuntime implements Runtime {
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
       ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
-      ...(this.parts.appendSystemPrompt !== undefined && { userInstructions: this.parts.appendSystemPrompt }),
+      userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
+        .filter((part) => part !== undefined)
+        .join("\n\n"),
     };
   }
 
@@ -1006,6 +1121,11 @@ class AgentRuntime implements Runtime {
   private setSteering(messages: string[]): void {
     this.steering = messages;
     this.notify({ kind: "steering_pending", messages });
+  }
+
+  /** Raises a start-up warning (replayed to the first listener). */
+  warn(message: string): void {
+    this.notify({ kind: "warning", message });
   }
 
   private notify(notice: RuntimeNotice): void {

@@ -23,7 +23,15 @@ export function restoreHistory(stored: readonly unknown[]): RestoredHistory {
   const turns: Turn[] = [];
   const from: number[] = [];
   let dropped = 0;
+  const unknownKinds = new Set<string>();
   stored.forEach((raw, index) => {
+    const kind = (raw as { kind?: unknown } | null)?.kind;
+    if (typeof kind === "string" && !KNOWN_KINDS.has(kind)) {
+      // A kind from a later version (or a foreign tool): skipped like a corrupt line, since a
+      // session handed a turn it does not know would fail on every request.
+      unknownKinds.add(kind);
+      return;
+    }
     if (!isTurn(raw)) {
       dropped++;
       return;
@@ -33,6 +41,8 @@ export function restoreHistory(stored: readonly unknown[]): RestoredHistory {
   });
   if (dropped > 0)
     warnings.push(`${dropped} malformed turn${dropped === 1 ? "" : "s"} in the transcript skipped`);
+  for (const kind of unknownKinds)
+    warnings.push(`turns of unknown kind ${JSON.stringify(kind)} in the transcript skipped`);
   const repaired: Turn[] = [];
   const origins: (number | undefined)[] = [];
   for (let i = 0; i < turns.length; i++) {
@@ -107,8 +117,19 @@ function isTurn(value: unknown): value is Turn {
       );
     case "tool_results":
       return Array.isArray(t.results);
+    case "summary":
+      return typeof t.content === "string";
     default:
-      // Kinds added by later versions (summaries…) pass through untouched.
-      return true;
+      return false;
   }
 }
+
+/** The turn kinds this version's sessions understand. */
+const KNOWN_KINDS: ReadonlySet<string> = new Set<Turn["kind"]>([
+  "user",
+  "assistant",
+  "tool_results",
+  "system",
+  "steering",
+  "summary",
+]);

@@ -7,6 +7,7 @@ import {
   type SessionStore,
   type Transcript,
   type TranscriptEntry,
+  unpackTurn,
 } from "../store/index.js";
 import { SessionSelectionError } from "./errors.js";
 import type { EntryRef } from "./history-recorder.js";
@@ -41,7 +42,7 @@ export function readStoredSession(transcript: Transcript): StoredSession {
   const sessionId =
     transcript.header?.sessionId ?? (transcript.path.split("/").at(-1) ?? "").replace(/\.jsonl$/, "");
   const branch = activeBranch(transcript.entries).filter((e) => e.type === "turn" && e.turn !== undefined);
-  const { turns, warnings, origins } = restoreHistory(branch.map((e) => e.turn));
+  const { turns, warnings, origins } = restoreHistory(branch.map((e) => unpackTurn(e.turn)));
   const byId = new Map(transcript.entries.map((e) => [e.id, e]));
   const entries = origins.map((origin) => {
     const entry = origin === undefined ? undefined : branch[origin];

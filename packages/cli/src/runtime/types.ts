@@ -146,6 +146,12 @@ export interface Runtime {
    * fails, a `steering_dropped` notice gives it back. With no turn running it is submitted.
    */
   steer(text: string): void;
+  /**
+   * Runs a command the user typed (`!command`) in the project's shell, through the permission
+   * policy as the shell tool would; what it printed is given to the model as context at the start
+   * of the next message.
+   */
+  runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult>;
   /** Steering messages sent and not injected yet, oldest first. */
   readonly pendingSteering: readonly string[];
   /** Stops the running turn (model stream and tool processes); the session stays usable. */
@@ -201,3 +207,13 @@ export interface Runtime {
   /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
   instructionFiles?(): Promise<readonly string[]>;
 }
+
+/** How a `!command` ended: refused by the permission policy, or run (whatever its exit code). */
+export type UserCommandResult =
+  | { readonly kind: "denied"; readonly message: string }
+  | {
+      readonly kind: "ran";
+      readonly output: string;
+      readonly exitCode: number | null;
+      readonly timedOut: boolean;
+    };

@@ -18,3 +18,4 @@ export {
   type TranscriptEntry,
   type TranscriptWarning,
 } from "./transcript.js";
+export { packTurn, unpackTurn } from "./turn-codec.js";

@@ -1,35 +1,30 @@
-const SECRET_NAME = /(_API_KEY|_SECRET|_TOKEN|_PASSWORD|_CREDENTIAL|_CREDENTIALS|_KEY)$/i;
-const SECRET_FIELD = /^(api[_-]?key|x-api-key|authorization|access[_-]?token|secret|password)$/i;
-/** Shapes of well-known API keys, redacted even when the environment does not hold them. */
-const KEY_SHAPES = [
-  /\bsk-(?:ant-|proj-|or-)?[A-Za-z0-9_-]{20,}/g,
-  /\bAIza[0-9A-Za-z_-]{35}\b/g,
-  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
-  /\bxox[abpr]-[A-Za-z0-9-]{10,}/g,
-  /\bAKIA[0-9A-Z]{16}\b/g,
-];
-export const REDACTED = "[REDACTED]";
+import { REDACTED, redactSecrets, secretValues } from "@attractor/agent";
 
-/** Secret values of the environment (`*_API_KEY`, `*_TOKEN`…), longest first, at least 8 characters. */
-export function secretValuesFromEnv(env: NodeJS.ProcessEnv = process.env): string[] {
-  const values = new Set<string>();
-  for (const [name, value] of Object.entries(env)) {
-    if (value && value.length >= 8 && SECRET_NAME.test(name)) values.add(value);
-  }
-  return [...values].sort((a, b) => b.length - a.length);
+export { REDACTED };
+
+// JSON fields whose whole value is a credential, whatever it looks like.
+const SECRET_FIELD = /^(api[_-]?key|x-api-key|authorization|access[_-]?token|secret|password)$/i;
+
+/**
+ * Secret values of the environment, longest first: the variables the shell does not inherit
+ * either (one list, see isSecretVariable), at least 8 characters long.
+ */
+export function secretValuesFromEnv(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string[] {
+  return secretValues(env);
 }
 
-/** Builds a function returning a deep copy of JSON data with secrets replaced by [REDACTED]. */
+/**
+ * Builds a function returning a deep copy of JSON data with secrets replaced by [REDACTED]: the
+ * given values, well-known credential shapes, URL passwords and credential-named fields.
+ */
 export function createScrubber(secrets: readonly string[]): (value: unknown) => unknown {
-  const scrubString = (text: string): string => {
-    let out = text;
-    for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
-    for (const shape of KEY_SHAPES) out = out.replace(shape, REDACTED);
-    return out;
-  };
   const walk = (value: unknown, key?: string): unknown => {
     if (typeof value === "string")
-      return key !== undefined && SECRET_FIELD.test(key) && value.length > 0 ? REDACTED : scrubString(value);
+      return key !== undefined && SECRET_FIELD.test(key) && value.length > 0
+        ? REDACTED
+        : redactSecrets(value, secrets);
     if (Array.isArray(value)) return value.map((v) => walk(v));
     if (value && typeof value === "object") {
       const out: Record<string, unknown> = {};

@@ -9,6 +9,7 @@ import {
   type Transcript,
   type TranscriptEntry,
 } from "./transcript.js";
+import { unpackTurn } from "./turn-codec.js";
 
 /** A session as /resume lists it. */
 export interface SessionSummary {
@@ -240,5 +241,5 @@ export function firstUserText(entry: TranscriptEntry): string | undefined {
 export function turnsOf<T = unknown>(transcript: Transcript): T[] {
   return activeBranch(transcript.entries)
     .filter((e) => e.type === "turn" && e.turn !== undefined)
-    .map((e) => e.turn as T);
+    .map((e) => unpackTurn(e.turn) as T);
 }

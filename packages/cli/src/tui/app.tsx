@@ -23,19 +23,23 @@ import {
   withMcpPrompts,
 } from "../commands/index.js";
 import type { Runtime } from "../runtime/types.js";
+import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
-import { Elapsed, Spinner } from "./components/spinner.js";
+import { AnimationContext, Elapsed, Spinner } from "./components/spinner.js";
 import { StatusLine } from "./components/status-line.js";
 import { StreamingMessage } from "./components/streaming-message.js";
 import { TodoPanel } from "./components/todo-panel.js";
 import { ToolCallBlock } from "./components/tool-call-block.js";
 import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
+import { expandMentions, findMentions } from "./input/mentions.js";
+import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
+import { loadHighlighter } from "./markdown/highlight.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -47,6 +51,21 @@ const EXIT_HINT = "Press Ctrl+C again to exit";
 const DOUBLE_ESC_MS = 800;
 /** Erases the screen and the scrollback, then homes the cursor. */
 const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
+
+/** An `@path` being typed at the end of the input: the part after the @. */
+const MENTION_AT_END = /(?:^|\s)@([^\s@]*)$/;
+
+/** The message with the mentioned files' content put first; problems are reported, not fatal. */
+async function withMentions(
+  text: string,
+  projectDir: string,
+  report: (problem: string) => void,
+): Promise<string> {
+  if (findMentions(text).length === 0) return text;
+  const expanded = await expandMentions(text, projectDir);
+  for (const problem of expanded.problems) report(`Not attached: ${problem}`);
+  return expanded.text;
+}
 
 /** A picker or yes/no question a slash command is waiting on. */
 interface Dialog {
@@ -82,6 +101,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const [hint, setHint] = useState<string | undefined>(undefined);
   const [inputText, setInputText] = useState("");
   const [commandRunning, setCommandRunning] = useState<string | undefined>(undefined);
+  /** The project's files and directories for @ completion; listed when an @ is first typed. */
+  const [mentionPaths, setMentionPaths] = useState<readonly string[] | undefined>(undefined);
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const prompt = useSyncExternalStore(ui.subscribe, ui.current);
   const lastCtrlC = useRef(0);
@@ -94,7 +115,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const inflight = useRef(0);
   busyRef.current = state.busy;
 
-  useEffect(() => runtime.subscribe((event) => dispatch({ type: "event", event })), [runtime]);
+  // Model and tool text is shown with its control sequences made visible: nothing it holds may
+  // clear the screen, move the cursor or write the clipboard.
+  useEffect(
+    () => runtime.subscribe((event) => dispatch({ type: "event", event: visibleControlsDeep(event) })),
+    [runtime],
+  );
+  // After the first frame: code blocks get colours once the grammars are in.
+  useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
   const busySince = useRef(0);
   const wasBusy = useRef(false);
@@ -198,6 +226,40 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     [runtime, host, commands],
   );
 
+  /** `!command`: runs in the project's shell through the permission policy; its output becomes context. */
+  const runBang = useCallback(
+    async (command: string) => {
+      dispatch({ type: "append", item: { kind: "user", text: `!${command}` } });
+      setCommandRunning(`!${command}`);
+      try {
+        const result = await runtime.runUserCommand(command);
+        if (result.kind === "denied") {
+          dispatch({ type: "notice", tone: "warning", text: `Not run: ${result.message}` });
+          return;
+        }
+        const status = result.timedOut ? "timed out" : `exit ${result.exitCode ?? "signal"}`;
+        const failed = result.timedOut || result.exitCode !== 0;
+        dispatch({
+          type: "output",
+          block: {
+            kind: "text",
+            tone: failed ? "error" : "success",
+            text: `${result.output.trimEnd() || "(no output)"}\n(${status} · added to the conversation as context)`,
+          },
+        });
+      } catch (error) {
+        dispatch({
+          type: "notice",
+          tone: "error",
+          text: `Could not run: ${error instanceof Error ? error.message : String(error)}`,
+        });
+      } finally {
+        setCommandRunning(undefined);
+      }
+    },
+    [runtime],
+  );
+
   /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
   const send = useCallback(
     (text: string) => {
@@ -207,9 +269,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runSlash(parsed.name, parsed.args);
         return;
       }
+      const bang = /^\s*!(.+)$/s.exec(parsed.text);
+      if (bang && !busyRef.current) {
+        void runBang((bang[1] as string).trim());
+        return;
+      }
       sendMessage.current(parsed.text);
     },
-    [runSlash],
+    [runSlash, runBang],
   );
 
   /** Sends text to the model as the user's message (a slash command's text included). */
@@ -217,18 +284,24 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     dispatch({ type: "submitted", text, whileBusy: busyRef.current });
     busyRef.current = true;
     inflight.current++;
-    runtime.submit(text).then(
-      () => {
-        if (--inflight.current === 0) dispatch({ type: "settled" });
-      },
-      (error: unknown) => {
-        inflight.current--;
-        dispatch({
-          type: "failed",
-          message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
-        });
-      },
-    );
+    // Project files change; the next @ lists them afresh.
+    setMentionPaths(undefined);
+    withMentions(text, runtime.projectDir, (problem) =>
+      dispatch({ type: "notice", tone: "warning", text: problem }),
+    )
+      .then((full) => runtime.submit(full))
+      .then(
+        () => {
+          if (--inflight.current === 0) dispatch({ type: "settled" });
+        },
+        (error: unknown) => {
+          inflight.current--;
+          dispatch({
+            type: "failed",
+            message: `Could not send: ${error instanceof Error ? error.message : String(error)}`,
+          });
+        },
+      );
   };
 
   /** Enter: while the agent works, a message steers it; otherwise it is sent. */
@@ -265,19 +338,37 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     void runtime.interrupt().catch(() => undefined);
   }, [runtime, ui]);
 
+  const inputActive = !prompt && !dialog;
+
+  /**
+   * Ctrl+C in the input box. The first press always does something that loses nothing for good:
+   * it clears the draft, or interrupts the running turn; only a press over an empty, idle input
+   * arms the exit, and a second such press within the window leaves.
+   */
+  const onCtrlC = (draft: string) => {
+    if (draft !== "" || busyRef.current || commandRunning) {
+      lastCtrlC.current = 0;
+      if (draft === "" && busyRef.current) interrupt();
+      return;
+    }
+    const now = Date.now();
+    if (now - lastCtrlC.current < EXIT_WINDOW_MS) {
+      void leave(0);
+      return;
+    }
+    lastCtrlC.current = now;
+    setHint(EXIT_HINT);
+    clearTimeout(hintTimer.current);
+    hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
+  };
+
   useInput((input, key) => {
     if (key.ctrl && input === "c") {
-      const now = Date.now();
-      if (now - lastCtrlC.current < EXIT_WINDOW_MS) {
-        void leave(0);
-        return;
-      }
-      lastCtrlC.current = now;
+      // With the input box on screen, it reports the press with its draft (onCtrlC).
+      if (inputActive) return;
+      lastCtrlC.current = 0;
       if (dialog) dialog.pick(undefined);
       else if (prompt || state.busy) interrupt();
-      setHint(EXIT_HINT);
-      clearTimeout(hintTimer.current);
-      hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
       return;
     }
     if (key.tab && key.shift) {
@@ -303,147 +394,194 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const suggestions = /^\/[\w:-]*$/.test(inputText)
     ? matchingCommands(inputText.slice(1), withMcpPrompts(commands, runtime)).slice(0, 6)
     : [];
-  const inputActive = !prompt && !dialog;
+  const mentionQuery = MENTION_AT_END.exec(inputText)?.[1];
+  const wantsPaths = mentionQuery !== undefined && mentionPaths === undefined;
+  useEffect(() => {
+    if (!wantsPaths) return;
+    let live = true;
+    void listProjectFiles(runtime.projectDir).then((files) => {
+      if (live) setMentionPaths([...files, ...directoriesOf(files)]);
+    });
+    return () => {
+      live = false;
+    };
+  }, [wantsPaths, runtime.projectDir]);
+  const mentionSuggestions =
+    mentionQuery !== undefined && mentionPaths ? fuzzyMatch(mentionPaths, mentionQuery, 6) : [];
+  /** Tab: a slash command's name, or the best file for the `@` being typed. */
+  const complete = (text: string): string | undefined => {
+    const command = completeCommand(text, withMcpPrompts(commands, runtime));
+    if (command !== undefined) return command;
+    const query = MENTION_AT_END.exec(text)?.[1];
+    if (query === undefined || !mentionPaths) return undefined;
+    const best = fuzzyMatch(mentionPaths, query, 1)[0];
+    return best === undefined || best === query
+      ? undefined
+      : text.slice(0, text.length - query.length) + best;
+  };
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
   return (
-    <Box flexDirection="column">
-      <Static key={epoch} items={state.items as (typeof state.items)[number][]}>
-        {(item) => <TranscriptItemView key={item.id} item={item} />}
-      </Static>
-      {state.running.map((call) => (
-        <Box key={call.callId} marginTop={1}>
-          <ToolCallBlock call={call} />
-        </Box>
-      ))}
-      {state.subagents.map((agent) => (
-        <Box key={agent.agentId} paddingLeft={2}>
-          <Text dimColor>
-            ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
-            {agent.toolCalls === 1 ? "" : "s"}
-          </Text>
-        </Box>
-      ))}
-      {state.streaming ? (
-        <StreamingMessage
-          reasoning={state.streaming.reasoning}
-          text={state.streaming.text}
-          first={!state.streaming.committedAny}
-        />
-      ) : null}
-      {state.busy || (commandRunning && !dialog) ? (
-        <Box marginTop={1}>
-          <Spinner color="magenta" />
-          <Text> {state.activity ?? (commandRunning ? `Running /${commandRunning}` : "Working")}… </Text>
-          {state.busy ? (
+    <AnimationContext.Provider value={!prompt}>
+      <Box flexDirection="column">
+        {/* Static is positioned absolutely: without a width, Yoga lays its text out a column or two
+          wider than the terminal, and every wrapped line of the transcript overflows. */}
+        <Static key={epoch} items={state.items as (typeof state.items)[number][]} style={{ width: "100%" }}>
+          {(item) => <TranscriptItemView key={item.id} item={item} />}
+        </Static>
+        {state.running.map((call) => (
+          <Box key={call.callId} marginTop={1}>
+            <ToolCallBlock call={call} />
+          </Box>
+        ))}
+        {state.subagents.map((agent) => (
+          <Box key={agent.agentId} paddingLeft={2}>
             <Text dimColor>
-              (<Elapsed since={busySince.current} /> · esc to interrupt)
+              ↳ {agent.agentType ?? "subagent"} · {agent.activity} · {agent.toolCalls} tool call
+              {agent.toolCalls === 1 ? "" : "s"}
             </Text>
+          </Box>
+        ))}
+        {state.streaming ? (
+          <StreamingMessage
+            reasoning={state.streaming.reasoning}
+            text={state.streaming.text}
+            first={!state.streaming.committedAny}
+          />
+        ) : null}
+        {state.busy || (commandRunning && !dialog) ? (
+          <Box marginTop={1}>
+            {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}
+            {state.running.length > 0 ? <Text color="magenta">✻</Text> : <Spinner color="magenta" />}
+            <Text>
+              {" "}
+              {state.activity ??
+                (commandRunning
+                  ? `Running ${commandRunning.startsWith("!") ? "" : "/"}${commandRunning}`
+                  : "Working")}
+              …{" "}
+            </Text>
+            {state.busy ? (
+              <Text dimColor>
+                (<Elapsed since={busySince.current} /> · esc to interrupt)
+              </Text>
+            ) : null}
+          </Box>
+        ) : null}
+        {state.steering.map((text, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows at the end and shrinks at the front
+          <Text key={`s${i}`} dimColor>
+            {"  "}steering: {text}
+          </Text>
+        ))}
+        {state.queued.map((text, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
+          <Text key={`q${i}`} dimColor>
+            {"  "}queued: {text}
+          </Text>
+        ))}
+        {showTodos ? <TodoPanel todos={state.todos} /> : null}
+        <Box marginTop={1} flexDirection="column">
+          {prompt?.kind === "permission" ? (
+            <PermissionPrompt
+              key={prompt.id}
+              request={prompt.request}
+              projectDir={runtime.projectDir}
+              queued={ui.pendingCount() - 1}
+              onAnswer={(answer) => {
+                ui.answerPermission(prompt.id, answer);
+                if (answer === "abort") interrupt();
+              }}
+            />
+          ) : prompt?.kind === "sandbox" ? (
+            <SandboxPrompt
+              key={prompt.id}
+              request={prompt.request}
+              onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
+            />
+          ) : prompt?.kind === "question" ? (
+            <AskUserPrompt
+              key={prompt.id}
+              question={prompt.question}
+              onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
+              onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
+            />
+          ) : dialog ? (
+            <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+              <Text bold>{dialog.title}</Text>
+              <SelectList
+                question={dialog.id}
+                options={dialog.options}
+                onSelect={(i) => dialog.pick(i)}
+                onCancel={() => dialog.pick(undefined)}
+              />
+              <Text dimColor>enter select · esc cancel</Text>
+            </Box>
           ) : null}
-        </Box>
-      ) : null}
-      {state.steering.map((text, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the list only grows at the end and shrinks at the front
-        <Text key={`s${i}`} dimColor>
-          {"  "}steering: {text}
-        </Text>
-      ))}
-      {state.queued.map((text, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the queue only grows at the end and shrinks at the front
-        <Text key={`q${i}`} dimColor>
-          {"  "}queued: {text}
-        </Text>
-      ))}
-      {showTodos ? <TodoPanel todos={state.todos} /> : null}
-      <Box marginTop={1} flexDirection="column">
-        {prompt?.kind === "permission" ? (
-          <PermissionPrompt
-            key={prompt.id}
-            request={prompt.request}
-            projectDir={runtime.projectDir}
-            queued={ui.pendingCount() - 1}
-            onAnswer={(answer) => {
-              ui.answerPermission(prompt.id, answer);
-              if (answer === "abort") interrupt();
+          <Box
+            display={inputActive ? "flex" : "none"}
+            flexDirection="column"
+            borderStyle="round"
+            borderColor="gray"
+            paddingX={1}
+          >
+            <InputBox
+              onSubmit={submit}
+              {...(state.busy && { onQueue: send })}
+              onChange={setInputText}
+              onCtrlC={onCtrlC}
+              isActive={inputActive}
+              complete={complete}
+              fills={state.inputFills}
+              placeholder={
+                state.busy
+                  ? "Enter steers the agent now · Tab queues a message for after this turn"
+                  : "Ask anything, or / for commands"
+              }
+              {...(history !== undefined && { history })}
+            />
+          </Box>
+          {inputActive && mentionSuggestions.length > 0 ? (
+            <Box flexDirection="column" paddingLeft={2}>
+              {mentionSuggestions.map((path, i) => (
+                <Text key={path} wrap="truncate-middle" {...(i > 0 && { dimColor: true })}>
+                  @{path}
+                  {i === 0 ? <Text dimColor> · tab</Text> : null}
+                </Text>
+              ))}
+            </Box>
+          ) : null}
+          {inputActive && suggestions.length > 0 ? (
+            <Box flexDirection="column" paddingLeft={2}>
+              {suggestions.map((c) => (
+                <Text key={c.name}>
+                  <Text color="cyan">/{c.name}</Text>
+                  {c.args ? <Text dimColor> {c.args}</Text> : null}
+                  <Text dimColor> · {c.summary}</Text>
+                </Text>
+              ))}
+            </Box>
+          ) : null}
+          <StatusLine
+            info={{
+              model: runtime.model,
+              mode: runtime.mode,
+              cost: runtime.cost(),
+              contextPercent: runtime.contextPercent(),
+              ...(hint !== undefined && { hint }),
             }}
           />
-        ) : prompt?.kind === "sandbox" ? (
-          <SandboxPrompt
-            key={prompt.id}
-            request={prompt.request}
-            onAnswer={(answer) => ui.answerSandbox(prompt.id, answer)}
-          />
-        ) : prompt?.kind === "question" ? (
-          <AskUserPrompt
-            key={prompt.id}
-            question={prompt.question}
-            onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
-            onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
-          />
-        ) : dialog ? (
-          <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
-            <Text bold>{dialog.title}</Text>
-            <SelectList
-              question={dialog.id}
-              options={dialog.options}
-              onSelect={(i) => dialog.pick(i)}
-              onCancel={() => dialog.pick(undefined)}
-            />
-            <Text dimColor>enter select · esc cancel</Text>
-          </Box>
-        ) : null}
-        <Box
-          display={inputActive ? "flex" : "none"}
-          flexDirection="column"
-          borderStyle="round"
-          borderColor="gray"
-          paddingX={1}
-        >
-          <InputBox
-            onSubmit={submit}
-            {...(state.busy && { onQueue: send })}
-            onChange={setInputText}
-            isActive={inputActive}
-            complete={(text) => completeCommand(text, withMcpPrompts(commands, runtime))}
-            fills={state.inputFills}
-            placeholder={
-              state.busy
-                ? "Enter steers the agent now · Tab queues a message for after this turn"
-                : "Ask anything, or / for commands"
-            }
-            {...(history !== undefined && { history })}
-          />
         </Box>
-        {inputActive && suggestions.length > 0 ? (
-          <Box flexDirection="column" paddingLeft={2}>
-            {suggestions.map((c) => (
-              <Text key={c.name}>
-                <Text color="cyan">/{c.name}</Text>
-                {c.args ? <Text dimColor> {c.args}</Text> : null}
-                <Text dimColor> · {c.summary}</Text>
-              </Text>
-            ))}
-          </Box>
-        ) : null}
-        <StatusLine
-          info={{
-            model: runtime.model,
-            mode: runtime.mode,
-            cost: runtime.cost(),
-            contextPercent: runtime.contextPercent(),
-            ...(hint !== undefined && { hint }),
-          }}
-        />
       </Box>
-    </Box>
+    </AnimationContext.Provider>
   );
 }
 
 function startState(runtime: Runtime) {
   return startItems(runtime, true).reduce(
     (s, item) => reduceTranscript(s, { type: "append", item }),
-    initialTranscript(runtime.todos),
+    initialTranscript(visibleControlsDeep(runtime.todos)),
   );
 }
 
@@ -454,5 +592,5 @@ function startItems(runtime: Runtime, replay: boolean): NewItem[] {
     title: "attractor",
     detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
   };
-  return [banner, ...(replay ? replayHistory(runtime.session.history) : [])];
+  return [banner, ...(replay ? visibleControlsDeep(replayHistory(runtime.session.history)) : [])];
 }

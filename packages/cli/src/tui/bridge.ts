@@ -1,6 +1,7 @@
 import type { SandboxEscapeAnswer, SandboxEscapeRequest } from "@attractor/agent";
 import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
 import type { AskUserQuestion, RuntimeUi } from "../runtime/types.js";
+import { visibleControlsDeep } from "../terminal/visible-controls.js";
 
 /** A question the runtime is waiting on, oldest first in the queue. */
 export type PendingPrompt =
@@ -69,9 +70,13 @@ export function createInteractiveUi(): InteractiveUi {
   };
 
   return {
-    askPermission: (request) => enqueue<AskAnswer>((id) => ({ kind: "permission", id, request })),
-    askUser: (question) => enqueue<string>((id) => ({ kind: "question", id, question })),
-    askSandboxEscape: (request) => enqueue<SandboxEscapeAnswer>((id) => ({ kind: "sandbox", id, request })),
+    // What a prompt shows comes from the model: its control sequences are made visible.
+    askPermission: (request) =>
+      enqueue<AskAnswer>((id) => ({ kind: "permission", id, request: visibleControlsDeep(request) })),
+    askUser: (question) =>
+      enqueue<string>((id) => ({ kind: "question", id, question: visibleControlsDeep(question) })),
+    askSandboxEscape: (request) =>
+      enqueue<SandboxEscapeAnswer>((id) => ({ kind: "sandbox", id, request: visibleControlsDeep(request) })),
     current: () => queue[0]?.prompt,
     pendingCount: () => queue.length,
     subscribe(listener) {

@@ -88,7 +88,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
         code = c;
       },
     }),
-    { stdin, stdout, stderr, exitOnCtrlC: false },
+    // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
+    { stdin, stdout, stderr, exitOnCtrlC: false, incrementalRendering: true },
   );
   // The first frame is written once render() returns. MCP servers start a moment later: their
   // start-up (and the MCP SDK's loading) takes the CPU for a few hundred milliseconds, and the

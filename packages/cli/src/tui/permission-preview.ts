@@ -2,6 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { unifiedDiff } from "@attractor/agent";
 import type { PermissionRequest } from "../permissions/index.js";
+import { visibleControls } from "../terminal/visible-controls.js";
 
 /** What a permission prompt shows of the call: the command, the change as a diff, or the arguments. */
 export type PermissionPreview =
@@ -58,10 +59,12 @@ export function permissionPreview(
   }
 }
 
+// The file is shown as the request is (see the bridge): control sequences made visible, so the
+// edit's strings still match it.
 function readForPreview(absolutePath: string): string | undefined {
   try {
     if (statSync(absolutePath).size > MAX_PREVIEW_FILE_BYTES) return undefined;
-    return readFileSync(absolutePath, "utf8");
+    return visibleControls(readFileSync(absolutePath, "utf8"));
   } catch {
     return undefined;
   }

@@ -35,7 +35,9 @@ export type Step =
       /** Checked against the tool results of the request; a failure makes the model say so. */
       readonly expect?: (results: readonly string[]) => string | undefined;
     }
-  | { readonly raw: Reply };
+  | { readonly raw: Reply }
+  /** Chosen from the request itself: for conversations that run at once (a subagent beside its parent). */
+  | { readonly route: (request: SeenRequest) => Step };
 
 /** What a request carried, read back from the provider's wire format. */
 export interface SeenRequest {
@@ -231,9 +233,11 @@ export async function startScriptedModel(
   let script = [...steps];
   let index = 0;
   const server = await startWireServer((request) => {
-    const step = script[index++];
+    let step = script[index++];
+    if (step !== undefined && "route" in step) step = step.route(readRequest(provider, request));
     if (step === undefined) return replyFor(provider, "SCRIPT EXHAUSTED", []);
     if ("raw" in step) return step.raw;
+    if ("route" in step) return replyFor(provider, "NESTED ROUTE", []);
     const problem = step.expect?.(readRequest(provider, request).toolResults);
     if (problem !== undefined) return replyFor(provider, `UNEXPECTED: ${problem}`, []);
     return replyFor(provider, step.text, step.calls ?? []);
@@ -287,4 +291,22 @@ export function editCall(provider: Provider, path: string, before: string, after
     };
   }
   return { name: "edit_file", args: { file_path: path, old_string: before, new_string: after } };
+}
+
+/** An Anthropic reply calling `name` with arguments given as raw JSON text (for inputs JSON.stringify cannot build). */
+export function anthropicRawCall(name: string, json: string): Reply {
+  const n = ++counter;
+  const events: Json[] = [
+    messageStart({ input_tokens: 120 }, `msg_${n}`),
+    {
+      type: "content_block_start",
+      index: 0,
+      content_block: { type: "tool_use", id: `toolu_${n}`, name, input: {} },
+    },
+    { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: json } },
+    { type: "content_block_stop", index: 0 },
+    messageDelta("tool_use", 30),
+    { type: "message_stop" },
+  ];
+  return { kind: "sse", frames: frames(events), chunking: { mode: "whole" } };
 }

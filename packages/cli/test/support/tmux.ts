@@ -20,7 +20,7 @@ export interface TmuxTerminal {
 }
 
 /**
- * Starts the built command (or another entry file of it) in a 120x45 tmux pane with only `env` for its environment (the pane
+ * Starts the built command (or another entry file of it) in a tmux pane of `size` (120x45 by default) with only `env` for its environment (the pane
  * stays after the program exits, so its last words can be read).
  */
 export function startCliInTmux(
@@ -29,6 +29,7 @@ export function startCliInTmux(
   env: Readonly<Record<string, string>>,
   args: readonly string[],
   entry: string = CLI_PATH,
+  size: { readonly columns: number; readonly rows: number } = { columns: 120, rows: 45 },
 ): TmuxTerminal {
   const socket = `attractor-${name}-${process.pid}`;
   const tmux = (...a: string[]) =>
@@ -43,7 +44,19 @@ export function startCliInTmux(
   ]
     .map((a) => `'${a.replace(/'/g, "'\\''")}'`)
     .join(" ");
-  tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "45", "-c", cwd, command);
+  tmux(
+    "new-session",
+    "-d",
+    "-s",
+    name,
+    "-x",
+    String(size.columns),
+    "-y",
+    String(size.rows),
+    "-c",
+    cwd,
+    command,
+  );
   tmux("set-option", "-t", name, "remain-on-exit", "on");
   const screen = () => tmux("capture-pane", "-p", "-J", "-t", name);
   const waitForScreen = async (predicate: (text: string) => boolean, what: string, limitMs = 20_000) => {

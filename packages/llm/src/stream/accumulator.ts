@@ -2,6 +2,7 @@ import type {
   ContentPart,
   FinishReason,
   Message,
+  OutputItemRef,
   RateLimitInfo,
   Response,
   StreamEvent,
@@ -13,7 +14,7 @@ import type {
 import { EMPTY_USAGE } from "../types/index.js";
 
 type Segment =
-  | { kind: "text"; id: string; text: string; signature?: string }
+  | { kind: "text"; id: string; text: string; signature?: string; item?: OutputItemRef }
   | { kind: "thinking"; id: string; text: string; done?: ThinkingData }
   | { kind: "redacted"; data: string }
   | { kind: "tool"; id: string; name: string; args: string; done?: ToolCallData };
@@ -70,6 +71,7 @@ export class StreamAccumulator {
         const seg = this.byId.get(`t:${event.textId}`);
         if (seg?.kind === "text" && event.thoughtSignature !== undefined)
           seg.signature = event.thoughtSignature;
+        if (seg?.kind === "text" && event.item !== undefined) seg.item = event.item;
         return;
       }
       case "text_delta": {
@@ -133,9 +135,14 @@ export class StreamAccumulator {
     for (const seg of this.segments) {
       if (seg.kind === "text") {
         // An empty part still matters when it carries a signature that must go back.
-        if (seg.signature !== undefined) {
-          content.push({ kind: "text", text: seg.text, thoughtSignature: seg.signature });
-        } else if (seg.text !== "") content.push({ kind: "text", text: seg.text });
+        if (seg.signature !== undefined || seg.text !== "") {
+          content.push({
+            kind: "text",
+            text: seg.text,
+            ...(seg.signature !== undefined && { thoughtSignature: seg.signature }),
+            ...(seg.item !== undefined && { item: seg.item }),
+          });
+        }
       } else if (seg.kind === "thinking") {
         const thinking: ThinkingData = seg.done ?? { text: seg.text };
         content.push({ kind: "thinking", thinking });

@@ -47,6 +47,11 @@ export interface ThinkingData {
   readonly provider?: string;
   /** Provider item id (OpenAI reasoning item). */
   readonly id?: string;
+  /**
+   * OpenRouter: the `reasoning_details` entries of the message, opaque, sent back verbatim on the
+   * assistant message so the upstream model gets its encrypted or signed reasoning back.
+   */
+  readonly details?: readonly unknown[];
 }
 
 export interface TextPart {
@@ -54,6 +59,16 @@ export interface TextPart {
   readonly text: string;
   /** Gemini: the thought signature the API attached to this text part, sent back verbatim. */
   readonly thoughtSignature?: string;
+  /** OpenAI Responses: the output message item this text came in, replayed with its id and phase. */
+  readonly item?: OutputItemRef;
+}
+
+/** The identity of a Responses API output message, which the API wants back as it was. */
+export interface OutputItemRef {
+  readonly provider: string;
+  readonly id: string;
+  /** The item's phase ("commentary", "final_answer"), when the model gave one. */
+  readonly phase?: string;
 }
 export interface ImagePart {
   readonly kind: "image";

@@ -58,6 +58,11 @@ export interface Request {
   readonly stopSequences?: readonly string[];
   readonly reasoningEffort?: ReasoningEffort;
   readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * A stable key shared by the requests of one conversation, so the provider routes them to the
+   * same prompt cache (OpenAI Responses: `prompt_cache_key`); others ignore it.
+   */
+  readonly cacheKey?: string;
   /** Keyed by provider name (`openai`, `anthropic`, `gemini`, `openai-compatible`); others ignore it. */
   readonly providerOptions?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly signal?: AbortSignal;

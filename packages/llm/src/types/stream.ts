@@ -1,4 +1,4 @@
-import type { ThinkingData, ToolCallData } from "./content.js";
+import type { OutputItemRef, ThinkingData, ToolCallData } from "./content.js";
 import type { FinishReason, Response, Usage } from "./response.js";
 
 /**
@@ -11,8 +11,16 @@ export type StreamEvent =
   | { readonly type: "stream_start"; readonly id?: string; readonly model?: string }
   | { readonly type: "text_start"; readonly textId: string }
   | { readonly type: "text_delta"; readonly textId: string; readonly delta: string }
-  /** `thoughtSignature`: Gemini's signature on the segment's last part, kept on the text part. */
-  | { readonly type: "text_end"; readonly textId: string; readonly thoughtSignature?: string }
+  /**
+   * `thoughtSignature`: Gemini's signature on the segment's last part, kept on the text part;
+   * `item`: the Responses output message the text belongs to, kept on the text part.
+   */
+  | {
+      readonly type: "text_end";
+      readonly textId: string;
+      readonly thoughtSignature?: string;
+      readonly item?: OutputItemRef;
+    }
   | { readonly type: "reasoning_start"; readonly reasoningId: string }
   | { readonly type: "reasoning_delta"; readonly reasoningId: string; readonly delta: string }
   /** Carries the finished block, with its signature, so it can be round-tripped. */

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { protocolOf, specViolations } from "./spec-validation.js";
 
 /** A request the server received, body parsed as JSON when it is JSON. */
 export interface RecordedRequest {
@@ -56,6 +57,11 @@ export interface WireServer {
   readonly requests: RecordedRequest[];
   /** TCP connections accepted so far, and how many of them are still open. */
   readonly connections: { readonly accepted: number; readonly open: number };
+  /**
+   * Model requests whose body broke the provider's specification (test/specs) or its cross-field
+   * rules. Such a request is answered with a 400 and close() fails, so no test passes with one.
+   */
+  readonly violations: { readonly path: string; readonly errors: readonly string[] }[];
   /** Replaces the handler for later requests. */
   setHandler(handler: Handler | readonly Reply[]): void;
   close(): Promise<void>;
@@ -125,9 +131,23 @@ async function writeSse(res: ServerResponse, reply: Extract<Reply, { kind: "sse"
   res.end();
 }
 
+export interface WireServerOptions {
+  /**
+   * Check each model request against the provider's specification (default true). Off only for a
+   * test that sends a server-specific extension field on purpose.
+   */
+  readonly validate?: boolean;
+  /** Top-level fields outside the specification that a test sends on purpose (server extensions). */
+  readonly allowFields?: readonly string[];
+}
+
 /** Starts an HTTP server on 127.0.0.1 that answers with the handler, or with the replies in turn. */
-export async function startWireServer(handler: Handler | readonly Reply[]): Promise<WireServer> {
+export async function startWireServer(
+  handler: Handler | readonly Reply[],
+  options: WireServerOptions = {},
+): Promise<WireServer> {
   const requests: RecordedRequest[] = [];
+  const violations: { path: string; errors: string[] }[] = [];
   let current: Handler = toHandler(handler);
   const server = createServer(async (req, res) => {
     res.socket?.setNoDelay(true);
@@ -147,11 +167,24 @@ export async function startWireServer(handler: Handler | readonly Reply[]): Prom
       body,
     };
     requests.push(recorded);
+    const protocol = options.validate === false ? undefined : protocolOf(recorded.method, recorded.path);
+    const errors =
+      protocol === undefined ? [] : specViolations(protocol, body, recorded.path, options.allowFields);
     let reply: Reply;
-    try {
-      reply = await current(recorded);
-    } catch (err) {
-      reply = { kind: "text", status: 599, body: `test handler failed: ${String(err)}` };
+    if (errors.length > 0) {
+      violations.push({ path: recorded.path, errors });
+      const message = `request violates the ${protocol} specification: ${errors.join("; ")}`;
+      reply = {
+        kind: "json",
+        status: 400,
+        body: { error: { code: 400, status: "INVALID_ARGUMENT", type: "invalid_request_error", message } },
+      };
+    } else {
+      try {
+        reply = await current(recorded);
+      } catch (err) {
+        reply = { kind: "text", status: 599, body: `test handler failed: ${String(err)}` };
+      }
     }
     switch (reply.kind) {
       case "json":
@@ -181,13 +214,24 @@ export async function startWireServer(handler: Handler | readonly Reply[]): Prom
     url: `http://127.0.0.1:${port}`,
     requests,
     connections,
+    violations,
     setHandler(h) {
       current = toHandler(h);
     },
     close: () =>
-      new Promise<void>((resolve) => {
+      new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        server.close(() => {
+          if (violations.length === 0) resolve();
+          else
+            reject(
+              new Error(
+                `requests violated the provider specification:\n${violations
+                  .map((v) => `${v.path}: ${v.errors.join("; ")}`)
+                  .join("\n")}`,
+              ),
+            );
+        });
       }),
   };
 }

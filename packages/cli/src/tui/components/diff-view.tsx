@@ -75,15 +75,18 @@ export function parseDiff(diff: string): DiffLine[] {
   );
 }
 
-/** A coloured diff: additions green, removals red, hunks cyan, context dim; long diffs collapsed. */
+/** A coloured diff: additions green, removals red, hunks cyan, context dim; long diffs collapsed, scrollable by `offset`. */
 export function DiffView({
   diff,
   maxLines = 24,
   showFiles = true,
   compact = false,
+  offset = 0,
 }: {
   readonly diff: string;
   readonly maxLines?: number;
+  /** Diff lines scrolled past at the top (a "↑ N lines above" line takes their place). */
+  readonly offset?: number;
   readonly showFiles?: boolean;
   /** Hunk headers become a dim "⋮" between hunks (line numbers already say where). */
   readonly compact?: boolean;
@@ -95,16 +98,18 @@ export function DiffView({
       const previous = all[i - 1];
       return previous === undefined || previous.kind === "file" ? [] : [{ kind: "note", text: "⋮" }];
     });
-  const shown = lines.slice(0, maxLines);
+  const from = Math.max(0, Math.min(offset, lines.length - maxLines));
+  const shown = lines.slice(from, from + maxLines);
   const width = Math.max(1, ...shown.map((l) => String(l.number ?? "").length));
   return (
     <Box flexDirection="column">
+      {from > 0 ? <Text dimColor>↑ {from} diff lines above</Text> : null}
       {shown.map((line, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: lines of one finished diff never reorder
         <DiffRow key={i} line={line} width={width} />
       ))}
-      {lines.length > shown.length ? (
-        <Text dimColor>… {lines.length - shown.length} more diff lines</Text>
+      {lines.length > from + shown.length ? (
+        <Text dimColor>… {lines.length - from - shown.length} more diff lines</Text>
       ) : null}
     </Box>
   );

@@ -2,6 +2,7 @@ import { Box, Text, useInput } from "ink";
 import { type ReactNode, useEffect, useRef, useState } from "react";
 import {
   backspace,
+  charAt,
   deleteForward,
   deleteWordBefore,
   type EditorState,
@@ -31,6 +32,7 @@ export function InputBox({
   onSubmit,
   onQueue,
   onChange,
+  onCtrlC,
   history,
   complete,
   fills,
@@ -45,6 +47,8 @@ export function InputBox({
   readonly fills?: readonly InputFill[];
   /** Called with the new text after every edit. */
   readonly onChange?: (text: string) => void;
+  /** Ctrl+C pressed in the box, with the draft it held (the box then clears it). */
+  readonly onCtrlC?: (draft: string) => void;
   readonly history?: InputHistory;
   /** Returns the completed text for Tab, or undefined when there is nothing to complete. */
   readonly complete?: (text: string) => string | undefined;
@@ -91,6 +95,8 @@ export function InputBox({
       }
       if (key.escape || (key.tab && key.shift)) return;
       if (key.ctrl && input === "c") {
+        // Told before the draft is cleared, so the owner knows whether this press cleared one.
+        onCtrlC?.(s.text);
         if (s.text !== "") setState(EMPTY_EDITOR);
         return;
       }
@@ -201,8 +207,8 @@ function EditorView({
             ) : cursorHere ? (
               <Text>
                 {line.slice(0, col)}
-                <Text inverse>{line.slice(col, col + 1) || " "}</Text>
-                {line.slice(col + 1)}
+                <Text inverse>{charAt(line, col) || " "}</Text>
+                {line.slice(col + charAt(line, col).length)}
               </Text>
             ) : (
               <Text>{line || " "}</Text>

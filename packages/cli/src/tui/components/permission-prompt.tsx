@@ -1,14 +1,14 @@
-import { Box, Text, useStdout } from "ink";
-import { type ReactNode, useMemo } from "react";
+import { Box, Text, useInput, useStdout } from "ink";
+import { type ReactNode, useMemo, useRef, useState } from "react";
 import type { AskAnswer, PermissionRequest } from "../../permissions/index.js";
 import { permissionPreview } from "../permission-preview.js";
 import { targetOf } from "../transcript/tool-summary.js";
-import { DiffView } from "./diff-view.js";
+import { DiffView, parseDiff } from "./diff-view.js";
 import { SelectList, type SelectOption } from "./select-list.js";
 
 /** Lines of a diff or argument preview shown in a prompt at most, and the rows the rest of it needs. */
 const PREVIEW_LINES = 30;
-const PROMPT_ROWS = 16;
+const PROMPT_ROWS = 18;
 
 /**
  * Asks whether a tool call may run, showing the command or the diff it would make:
@@ -27,6 +27,17 @@ export function PermissionPrompt({
   readonly queued?: number;
 }): ReactNode {
   const preview = useMemo(() => permissionPreview(request, projectDir), [request, projectDir]);
+  // Scrolling the whole preview (ctrl+o): the answers wait while ↑/↓ move through it.
+  const [scroll, setScrollState] = useState<number | undefined>(undefined);
+  // Keys can arrive before the next render: the ref says at once whether they scroll or answer.
+  const scrolling = useRef(false);
+  const setScroll = (next: number | undefined | ((s: number | undefined) => number | undefined)) => {
+    setScrollState((s) => {
+      const value = typeof next === "function" ? next(s) : next;
+      scrolling.current = value !== undefined;
+      return value;
+    });
+  };
   // A prompt taller than the terminal cannot be redrawn cleanly: the preview gives way first.
   const { stdout } = useStdout();
   const previewLines = Math.max(4, Math.min(PREVIEW_LINES, (stdout.rows ?? 40) - PROMPT_ROWS));
@@ -47,6 +58,35 @@ export function PermissionPrompt({
     { answer: "deny", option: { label: "Deny", hotkey: "n", detail: "the model is told and goes on" } },
     { answer: "abort", option: { label: "Abort the run", detail: "esc", color: "red" } },
   ];
+  const total =
+    preview.kind === "diff"
+      ? parseDiff(preview.diff).length
+      : preview.kind === "arguments"
+        ? preview.text.split("\n").length
+        : 0;
+  const longer = total > previewLines;
+  const last = Math.max(0, total - previewLines);
+  useInput((input, key) => {
+    if (key.ctrl && input === "o") {
+      if (!longer && !scrolling.current) return;
+      scrolling.current = !scrolling.current;
+      setScroll((s) => (s === undefined ? 0 : undefined));
+      return;
+    }
+    if (!scrolling.current) return;
+    if (key.escape) {
+      setScroll(undefined);
+      return;
+    }
+    const page = Math.max(1, previewLines - 2);
+    // Keys can come faster than renders: each step applies to the latest position.
+    const by = (step: number) => setScroll((s) => Math.max(0, Math.min(last, (s ?? 0) + step)));
+    if (key.upArrow) by(-1);
+    else if (key.downArrow) by(1);
+    else if (key.pageUp) by(-page);
+    else if (key.pageDown || input === " ") by(page);
+  });
+  const offset = scroll ?? 0;
   const title =
     request.kind === "shell" ? "Run a command?" : request.kind === "edit" ? "Change files?" : "Allow?";
   const target = request.kind === "shell" ? "" : targetOf(request.call.toolName, request.call.arguments);
@@ -68,14 +108,25 @@ export function PermissionPrompt({
             <Text bold>{preview.command}</Text>
           </Text>
         ) : preview.kind === "diff" ? (
-          <DiffView diff={preview.diff} maxLines={previewLines} />
+          <DiffView diff={preview.diff} maxLines={previewLines} offset={offset} />
         ) : preview.kind === "arguments" ? (
-          <Text dimColor>{preview.text.split("\n").slice(0, previewLines).join("\n")}</Text>
+          <Text dimColor>
+            {preview.text
+              .split("\n")
+              .slice(Math.min(offset, last), Math.min(offset, last) + previewLines)
+              .join("\n")}
+          </Text>
         ) : (
           <Text dimColor>(no arguments)</Text>
         )}
       </Box>
+      {scroll !== undefined ? (
+        <Text color="cyan">↑/↓ PgUp/PgDn scroll · ctrl+o back to the answers</Text>
+      ) : longer ? (
+        <Text dimColor>ctrl+o to scroll the whole {preview.kind === "diff" ? "diff" : "input"}</Text>
+      ) : null}
       <SelectList
+        ignoreKeys={() => scrolling.current}
         options={answers.map((a) => a.option)}
         onSelect={(i) => onAnswer(answers[i]?.answer ?? "deny")}
         onCancel={() => onAnswer("abort")}

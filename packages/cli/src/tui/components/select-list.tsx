@@ -22,6 +22,7 @@ export function SelectList({
   onSelect,
   onCancel,
   isActive = true,
+  ignoreKeys,
   initialIndex = 0,
   question,
 }: {
@@ -29,6 +30,8 @@ export function SelectList({
   readonly onSelect: (index: number) => void;
   readonly onCancel?: () => void;
   readonly isActive?: boolean;
+  /** Asked on every key: while true, keys are left to someone else (read at once, unlike isActive). */
+  readonly ignoreKeys?: () => boolean;
   readonly initialIndex?: number;
   readonly question?: unknown;
 }): ReactNode {
@@ -46,10 +49,11 @@ export function SelectList({
   }
   // A key can arrive after a render and before the input subscription is renewed: the handler
   // reads the props of the latest render, so it never answers a question no longer shown.
-  const latest = useRef({ options, onSelect, onCancel });
-  latest.current = { options, onSelect, onCancel };
+  const latest = useRef({ options, onSelect, onCancel, ignoreKeys });
+  latest.current = { options, onSelect, onCancel, ignoreKeys };
   useInput(
     (input, key) => {
+      if (latest.current.ignoreKeys?.()) return;
       const { options, onSelect, onCancel } = latest.current;
       if (key.escape) {
         onCancel?.();

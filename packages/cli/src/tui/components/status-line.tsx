@@ -17,7 +17,7 @@ export interface StatusInfo {
   readonly mode: PermissionMode;
   readonly cost: CostSummary;
   readonly contextPercent: number | undefined;
-  /** A transient hint (e.g. "Press Ctrl+C again to exit") shown instead of the key help. */
+  /** A transient hint (e.g. "Press Ctrl+C again to exit") shown first, instead of the key help. */
   readonly hint?: string;
 }
 
@@ -28,6 +28,13 @@ export function StatusLine({ info }: { readonly info: StatusInfo }): ReactNode {
   return (
     <Box>
       <Text wrap="truncate-end">
+        {/* A hint comes first: on a narrow terminal the end of the line is cut off. */}
+        {info.hint ? (
+          <>
+            <Text color="yellow">{info.hint}</Text>
+            <Text dimColor> · </Text>
+          </>
+        ) : null}
         <Text color="magentaBright">{info.model}</Text>
         <Text dimColor> · </Text>
         <Text color={MODE_COLORS[info.mode]} bold={info.mode !== "normal"}>
@@ -43,12 +50,7 @@ export function StatusLine({ info }: { readonly info: StatusInfo }): ReactNode {
             · ctx {ctx}%
           </Text>
         ) : null}
-        <Text dimColor> · </Text>
-        {info.hint ? (
-          <Text color="yellow">{info.hint}</Text>
-        ) : (
-          <Text dimColor>shift+tab mode · esc interrupt · /help</Text>
-        )}
+        {info.hint ? null : <Text dimColor> · shift+tab mode · esc interrupt · /help</Text>}
       </Text>
     </Box>
   );

@@ -100,15 +100,25 @@ export function lineBounds(text: string, offset: number): { start: number; end: 
   return { start, end: newline < 0 ? text.length : newline };
 }
 
+/** Splits text into what a reader sees as characters (emoji with modifiers, letters with accents). */
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** The grapheme cluster ending at `offset`. */
 function charBefore(text: string, offset: number): string {
-  const code = text.charCodeAt(offset - 1);
-  // A low surrogate: step over the whole astral character (emoji).
-  return code >= 0xdc00 && code <= 0xdfff && offset >= 2
-    ? text.slice(offset - 2, offset)
-    : text.slice(offset - 1, offset);
+  // Clusters are short; segmenting a bounded window keeps long inputs cheap.
+  const from = Math.max(0, offset - 64);
+  let last = "";
+  for (const { segment, index } of graphemes.segment(text.slice(from, offset))) {
+    if (from + index < offset) last = segment;
+  }
+  return last;
 }
 
-function charAt(text: string, offset: number): string {
-  const code = text.charCodeAt(offset);
-  return code >= 0xd800 && code <= 0xdbff ? text.slice(offset, offset + 2) : text.slice(offset, offset + 1);
+/** The grapheme cluster starting at `offset` ("" at the end of the text). */
+export function charAt(text: string, offset: number): string {
+  const first = graphemes
+    .segment(text.slice(offset, offset + 64))
+    [Symbol.iterator]()
+    .next();
+  return first.done ? "" : first.value.segment;
 }

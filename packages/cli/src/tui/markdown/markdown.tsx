@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
 import { lexer, type Token, type Tokens } from "marked";
 import type { ReactNode } from "react";
+import { highlightCode } from "./highlight.js";
 
 /** Renders Markdown compactly for the terminal: headings, emphasis, code, lists, quotes, tables. */
 export function Markdown({ text }: { readonly text: string }): ReactNode {
@@ -54,10 +55,11 @@ function Block({ token, depth }: { readonly token: Token; readonly depth: number
     }
     case "code": {
       const t = token as Tokens.Code;
+      const highlighted = highlightCode(t.text, t.lang);
       return (
         <Box flexDirection="column" paddingLeft={2}>
           {t.lang ? <Text dimColor>{t.lang}</Text> : null}
-          <Text color="yellow">{t.text}</Text>
+          {highlighted === undefined ? <Text color="yellow">{t.text}</Text> : <Text>{highlighted}</Text>}
         </Box>
       );
     }

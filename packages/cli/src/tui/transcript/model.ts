@@ -1,6 +1,7 @@
 import type { SessionEvent } from "@attractor/agent";
 import type { OutputBlock, Tone } from "../../commands/types.js";
 import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
+import { typedText } from "../../runtime/user-context.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
 import { targetOf } from "./tool-summary.js";
 
@@ -147,7 +148,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const queued = [...state.queued];
       const at = queued.indexOf(e.data.content);
       if (at >= 0) queued.splice(at, 1);
-      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: e.data.content }]);
+      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: typedText(e.data.content) }]);
     }
     case "assistant_text_start":
       return { ...state, busy: true, streaming: { text: "", reasoning: "", committedAny: false } };
@@ -232,6 +233,16 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       ]);
     case "loop_detection":
       return commit(state, [{ kind: "notice", tone: "warning", text: `Loop detected: ${e.data.message}` }]);
+    case "retry":
+      // A stream that broke mid-answer is asked again: what was still streaming is dropped (blocks
+      // already printed stay, and the notice says they will be repeated).
+      return commit({ ...state, streaming: e.data.discardPartial ? undefined : state.streaming }, [
+        {
+          kind: "notice",
+          tone: "warning",
+          text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+        },
+      ]);
     case "warning":
       // A RuntimeNotice of the same kind carries `message` instead of `data`.
       return "data" in e

@@ -1,4 +1,5 @@
 import type { Turn } from "@attractor/agent";
+import { typedText } from "../../runtime/user-context.js";
 import type { NewItem } from "./items.js";
 
 /** Items shown when a stored conversation is resumed; older ones are summarised in one line. */
@@ -14,7 +15,7 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
   for (const turn of turns) {
     switch (turn.kind) {
       case "user":
-        items.push({ kind: "user", text: turn.content });
+        items.push({ kind: "user", text: typedText(turn.content) });
         break;
       case "assistant":
         if (turn.content.trim()) items.push({ kind: "assistant", text: turn.content.trim(), first: true });

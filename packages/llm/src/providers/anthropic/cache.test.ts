@@ -11,7 +11,7 @@ describe("automatic cache breakpoints", () => {
       { type: "text", text: "only", cache_control: { type: "ephemeral" } },
     ]);
     expect(markers(body)).toBe(1);
-    expect(headers["anthropic-beta"]).toBe("prompt-caching-2024-07-31");
+    expect(headers["anthropic-beta"]).toBeUndefined();
   });
 
   it("counts markers given through provider options against the limit of four", async () => {

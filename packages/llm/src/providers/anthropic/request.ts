@@ -9,7 +9,7 @@ import type {
   ToolResultData,
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
-import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
+import { applyCacheBreakpoints } from "./cache.js";
 import {
   ADAPTIVE_EFFORTS,
   MIN_THINKING_BUDGET,
@@ -17,7 +17,7 @@ import {
   THINKING_BUDGETS,
   thinksAdaptively,
 } from "./models.js";
-import { PROMPT_CACHING_BETA, type WireBlock, type WireBody, type WireMessage } from "./wire.js";
+import { INTERLEAVED_THINKING_BETA, type WireBlock, type WireBody, type WireMessage } from "./wire.js";
 
 const PROVIDER = "anthropic";
 
@@ -183,6 +183,31 @@ const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
   }
 };
 
+/**
+ * Whether the last assistant turn used tools without starting with a thinking block (a history
+ * from another provider, or from a request with thinking off). With thinking on, the API rejects
+ * such a turn, so thinking is left off for this request, as the API documents.
+ */
+function unthoughtToolTurn(messages: readonly WireMessage[]): boolean {
+  const last = [...messages].reverse().find((m) => m.role === "assistant");
+  if (last === undefined || !last.content.some((b) => b.type === "tool_use")) return false;
+  const first = last.content[0]?.type;
+  return first !== "thinking" && first !== "redacted_thinking";
+}
+
+/** Whether the model rejects temperature and top_p together (Claude 4.5 and later). */
+function samplesWithOne(model: string): boolean {
+  const m = /^claude-(?:opus|sonnet|haiku|fable|mythos)-(\d+)(?:-(\d{1,2}))?(?:\b|-)/.exec(model);
+  if (m === null) return false;
+  const major = Number(m[1]);
+  const minor = Number(m[2] ?? 0);
+  return major > 4 || (major === 4 && minor >= 5);
+}
+
+/** Claude 4 models before 4.6 think between tool calls only with the interleaved-thinking beta. */
+const interleaves = (model: string): boolean =>
+  /^claude-(opus|sonnet|haiku)-4\b/.test(model) || /^claude-4-/.test(model);
+
 /** Adds beta names to a comma-separated list, keeping order and dropping duplicates. */
 const joinBetas = (betas: readonly string[]): string => [...new Set(betas)].join(",");
 
@@ -214,7 +239,7 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   }
 
   const forcesTool = body.tools !== undefined && (choice.mode === "required" || choice.mode === "named");
-  const thinking = request.reasoningEffort !== undefined && !forcesTool;
+  const thinking = request.reasoningEffort !== undefined && !forcesTool && !unthoughtToolTurn(messages);
   if (thinking && thinksAdaptively(request.model)) {
     body.thinking = { type: "adaptive" };
     body.output_config = { effort: ADAPTIVE_EFFORTS[request.reasoningEffort!] };
@@ -224,7 +249,10 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
     body.thinking = { type: "enabled", budget_tokens: budget };
   }
   if (request.temperature !== undefined && !thinking) body.temperature = request.temperature;
-  if (request.topP !== undefined && (!thinking || request.topP >= 0.95)) body.top_p = request.topP;
+  // Claude 4.5 and later take temperature or top_p, not both; temperature is the one kept.
+  const oneSampler = samplesWithOne(request.model) && body.temperature !== undefined;
+  if (request.topP !== undefined && (!thinking || request.topP >= 0.95) && !oneSampler)
+    body.top_p = request.topP;
   if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
     body.stop_sequences = [...request.stopSequences];
   }
@@ -235,7 +263,13 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   if (options.autoCache) applyCacheBreakpoints(body);
 
   const betas = [...options.betaHeaders];
-  if (countCacheBreakpoints(body) > 0) betas.push(PROMPT_CACHING_BETA);
+  // Prompt caching is generally available: its old beta header is deprecated and not sent.
+  if (
+    body.thinking !== undefined &&
+    (body.thinking as WireBlock).type === "enabled" &&
+    interleaves(request.model)
+  )
+    betas.push(INTERLEAVED_THINKING_BETA);
   const headers: Record<string, string> = betas.length > 0 ? { "anthropic-beta": joinBetas(betas) } : {};
   return { body, headers };
 }

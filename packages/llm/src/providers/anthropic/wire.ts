@@ -17,5 +17,5 @@ export interface WireBody {
   [key: string]: unknown;
 }
 
-/** The beta header that announces prompt caching. */
-export const PROMPT_CACHING_BETA = "prompt-caching-2024-07-31";
+/** The beta that lets Claude 4 models before 4.6 think between tool calls with budget thinking. */
+export const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";

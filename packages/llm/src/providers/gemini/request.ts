@@ -122,8 +122,15 @@ async function userParts(content: readonly ContentPart[]): Promise<Part[]> {
   return parts;
 }
 
-function assistantParts(content: readonly ContentPart[]): Part[] {
+/**
+ * The signature Gemini documents for function calls it did not sign (history from another model or
+ * provider): Gemini 3 rejects a turn whose first function call has no thought signature.
+ */
+export const DUMMY_THOUGHT_SIGNATURE = "skip_thought_signature_validator";
+
+function assistantParts(content: readonly ContentPart[], model: string): Part[] {
   const parts: Part[] = [];
+  let firstCall = true;
   for (const p of content) {
     if (p.kind === "text") {
       if (p.thoughtSignature !== undefined)
@@ -139,21 +146,34 @@ function assistantParts(content: readonly ContentPart[]): Part[] {
       });
     } else if (p.kind === "tool_call") {
       const call = p.toolCall;
+      const signature =
+        call.thoughtSignature ?? (firstCall && isGemini3(model) ? DUMMY_THOUGHT_SIGNATURE : undefined);
+      firstCall = false;
       parts.push({
         functionCall: {
           name: call.name,
           args: { ...call.arguments },
           ...(!isSyntheticCallId(call.id) && { id: call.id }),
         },
-        ...(call.thoughtSignature !== undefined && { thoughtSignature: call.thoughtSignature }),
+        ...(signature !== undefined && { thoughtSignature: signature }),
       });
     }
   }
   return parts;
 }
 
-async function toolResultParts(message: Message, names: ReadonlyMap<string, string>): Promise<Part[]> {
+/**
+ * The function responses of a tool message, in order, and the images they returned. Gemini 3
+ * takes an inline image inside its functionResponse (`parts`), next to the result it belongs to;
+ * earlier models, and images given by URL, get the image as a part after all the responses.
+ */
+async function toolResultParts(
+  message: Message,
+  names: ReadonlyMap<string, string>,
+  model: string,
+): Promise<Part[]> {
   const parts: Part[] = [];
+  const images: Part[] = [];
   for (const p of message.content) {
     if (p.kind !== "tool_result") continue;
     const result = p.toolResult;
@@ -164,16 +184,45 @@ async function toolResultParts(message: Message, names: ReadonlyMap<string, stri
         { provider: PROVIDER },
       );
     }
+    const image = result.image === undefined ? undefined : await mediaPart(result.image, "image/png");
+    const nested = image?.inlineData !== undefined && isGemini3(model) ? image.inlineData : undefined;
     parts.push({
       functionResponse: {
         name,
         response: functionResponse(result),
         ...(!isSyntheticCallId(result.toolCallId) && { id: result.toolCallId }),
+        ...(nested !== undefined && { parts: [{ inlineData: nested }] }),
       },
     });
-    if (result.image !== undefined) parts.push(await mediaPart(result.image, "image/png"));
+    if (image !== undefined && nested === undefined) images.push(image);
   }
-  return parts;
+  return [...parts, ...images];
+}
+
+/**
+ * Merges consecutive turns of one role (Gemini wants user and model to alternate) and, in each
+ * user turn, puts the function responses first, in call order, and everything else after them:
+ * the responses of one batch of parallel calls must be together in one turn.
+ */
+function alternate(contents: readonly Content[]): Content[] {
+  const out: Content[] = [];
+  for (const content of contents) {
+    const last = out.at(-1);
+    if (last !== undefined && last.role === content.role) {
+      last.parts = [...(last.parts ?? []), ...(content.parts ?? [])];
+    } else {
+      out.push({ role: content.role, parts: [...(content.parts ?? [])] });
+    }
+  }
+  for (const content of out) {
+    if (content.role !== "user") continue;
+    const parts = content.parts ?? [];
+    content.parts = [
+      ...parts.filter((p) => p.functionResponse !== undefined),
+      ...parts.filter((p) => p.functionResponse === undefined),
+    ];
+  }
+  return out;
 }
 
 /** Translates a unified request into the SDK's generateContent parameters. */
@@ -193,26 +242,22 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
         break;
       }
       case "user": {
-        const parts = await userParts(message.content);
         // A user message may also carry tool results (some hosts put them there).
-        parts.push(...(await toolResultParts(message, names)));
+        const parts = [
+          ...(await toolResultParts(message, names, request.model)),
+          ...(await userParts(message.content)),
+        ];
         if (parts.length > 0) contents.push({ role: "user", parts });
         break;
       }
       case "assistant": {
-        const parts = assistantParts(message.content);
+        const parts = assistantParts(message.content, request.model);
         if (parts.length > 0) contents.push({ role: "model", parts });
         break;
       }
       case "tool": {
-        const parts = await toolResultParts(message, names);
-        const last = contents.at(-1);
-        // Answers to parallel calls belong in one user turn, in call order.
-        if (last?.role === "user" && last.parts?.every((x) => x.functionResponse !== undefined)) {
-          last.parts.push(...parts);
-        } else if (parts.length > 0) {
-          contents.push({ role: "user", parts });
-        }
+        const parts = await toolResultParts(message, names, request.model);
+        if (parts.length > 0) contents.push({ role: "user", parts });
         break;
       }
     }
@@ -247,5 +292,9 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
     config.stopSequences = [...request.stopSequences];
   }
   const extra = request.providerOptions?.[PROVIDER];
-  return { model: request.model, contents, config: { ...config, ...(extra as GenerateContentConfig) } };
+  return {
+    model: request.model,
+    contents: alternate(contents),
+    config: { ...config, ...(extra as GenerateContentConfig) },
+  };
 }

@@ -29,6 +29,10 @@ const FINISH: Readonly<Record<string, FinishReasonKind>> = {
   // was filtered: it is the model's error, and the loop should see it as one.
   MALFORMED_FUNCTION_CALL: "error",
   UNEXPECTED_TOOL_CALL: "error",
+  TOO_MANY_TOOL_CALLS: "error",
+  IMAGE_RECITATION: "content_filter",
+  // The answer is not finished and the model should be asked to go on, as after MAX_TOKENS.
+  CONTINUATION: "length",
   LANGUAGE: "other",
   OTHER: "other",
   FINISH_REASON_UNSPECIFIED: "other",

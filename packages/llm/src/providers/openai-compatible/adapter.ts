@@ -23,6 +23,12 @@ export type OpenAICompatibleAdapterOptions = AdapterOptions & {
   readonly timeout?: TimeoutConfig;
   readonly organization?: string;
   readonly project?: string;
+  /**
+   * Send thinking back as `reasoning_content` on assistant messages, for servers that want it
+   * (DeepSeek, vLLM reasoning parsers); a request's `providerOptions["openai-compatible"].sendReasoning`
+   * overrides it. Off by default: strict servers reject the field.
+   */
+  readonly sendReasoning?: boolean;
 };
 
 /**
@@ -45,7 +51,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   /** Sends the request and translates the whole response. */
   async complete(request: Request): Promise<Response> {
     const { client, sdk, pool } = await this.client();
-    const { body, warnings } = await buildChatBody(request, false);
+    const { body, warnings } = await buildChatBody(request, false, this.options.sendReasoning);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
     const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     control.deadline(timeouts.requestMs, "the request");
@@ -69,7 +75,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
   /** Streams the response; the iterator throws our errors, and ends with `finish`. */
   async *stream(request: Request): AsyncGenerator<StreamEvent> {
     const { client, sdk, pool } = await this.client();
-    const { body, warnings } = await buildChatBody(request, true);
+    const { body, warnings } = await buildChatBody(request, true, this.options.sendReasoning);
     const timeouts = resolveTimeouts(this.options.timeout, request.timeout);
     const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     yield* runStream<WireChatCompletion, StreamEvent>({

@@ -1,4 +1,4 @@
-import type { ContentPart, Message, Request, ToolChoice, Warning } from "../../types/index.js";
+import type { ContentPart, ImageData, Message, Request, ToolChoice, Warning } from "../../types/index.js";
 import { textFormat, toolOutputText } from "../openai/request.js";
 import { resolveMedia, toDataUrl } from "../shared/media.js";
 
@@ -21,16 +21,8 @@ async function userContent(parts: readonly ContentPart[], warnings: Warning[]): 
   const content: Json[] = [];
   for (const part of parts) {
     if (part.kind === "text") content.push({ type: "text", text: part.text });
-    else if (part.kind === "image") {
-      const media = await resolveMedia(part.image, PROVIDER);
-      content.push({
-        type: "image_url",
-        image_url: {
-          url: media.kind === "url" ? media.url : toDataUrl(media),
-          ...(part.image.detail !== undefined && { detail: part.image.detail }),
-        },
-      });
-    } else if (part.kind === "audio" || part.kind === "document") {
+    else if (part.kind === "image") content.push(await imageUrlPart(part.image));
+    else if (part.kind === "audio" || part.kind === "document") {
       warnings.push({ message: `${part.kind} input is not sent to OpenAI-compatible servers; dropped` });
     }
   }
@@ -53,31 +45,55 @@ function assistantMessage(message: Message, sendReasoning: boolean): Json {
         ]
       : [],
   );
-  const reasoning = message.content.flatMap((p) => (p.kind === "thinking" ? [p.thinking.text] : [])).join("");
+  const thinking = message.content.flatMap((p) => (p.kind === "thinking" ? [p.thinking] : []));
+  const reasoning = thinking.map((t) => t.text).join("");
+  // Streamed details accumulate, so the last part that has them has them all.
+  const details =
+    [...thinking].reverse().find((t) => t.provider === PROVIDER && t.details !== undefined)?.details ?? [];
   return {
     role: "assistant",
     content: text === "" && calls.length > 0 ? null : text,
     ...(calls.length > 0 && { tool_calls: calls }),
     ...(sendReasoning && reasoning !== "" && { reasoning_content: reasoning }),
+    // OpenRouter asks for its reasoning_details back unmodified, so they go whenever we have them.
+    ...(details.length > 0 && { reasoning_details: details }),
   };
 }
 
-async function toolMessages(parts: readonly ContentPart[], out: Json[]): Promise<void> {
+async function imageUrlPart(image: ImageData): Promise<Json> {
+  const media = await resolveMedia(image, PROVIDER);
+  return {
+    type: "image_url",
+    image_url: {
+      url: media.kind === "url" ? media.url : toDataUrl(media),
+      ...(image.detail !== undefined && { detail: image.detail }),
+    },
+  };
+}
+
+/**
+ * Appends one `tool` message per result. Images cannot go in a tool message, and every call id
+ * must be answered by the tool messages right after the assistant message, so images are
+ * collected in `images` and sent together in one user message after the last result.
+ */
+async function toolMessages(parts: readonly ContentPart[], out: Json[], images: Json[]): Promise<void> {
   for (const part of parts) {
     if (part.kind !== "tool_result") continue;
     const result = part.toolResult;
     out.push({ role: "tool", tool_call_id: result.toolCallId, content: toolOutputText(result) });
     if (result.image !== undefined) {
-      const media = await resolveMedia(result.image, PROVIDER);
-      out.push({
-        role: "user",
-        content: [
-          { type: "text", text: `Image returned by tool call ${result.toolCallId}:` },
-          { type: "image_url", image_url: { url: media.kind === "url" ? media.url : toDataUrl(media) } },
-        ],
-      });
+      images.push(
+        { type: "text", text: `Image returned by tool call ${result.toolCallId}:` },
+        await imageUrlPart(result.image),
+      );
     }
   }
+}
+
+/** Sends the images collected from a batch of tool results as one user message. */
+function flushImages(images: Json[], out: Json[]): void {
+  if (images.length === 0) return;
+  out.push({ role: "user", content: images.splice(0) });
 }
 
 function toolChoice(choice: ToolChoice): unknown {
@@ -86,14 +102,28 @@ function toolChoice(choice: ToolChoice): unknown {
 
 /**
  * Translates a Request into a `/v1/chat/completions` body. System and developer messages keep
- * their place as `system` messages; thinking goes back as `reasoning_content` on assistant
- * messages unless `providerOptions["openai-compatible"].sendReasoning` is false.
+ * their place as `system` messages. Thinking goes back as `reasoning_content` on assistant
+ * messages only when `providerOptions["openai-compatible"].sendReasoning` is true (servers such
+ * as DeepSeek's or vLLM's reasoning parsers that want it; strict servers reject the field);
+ * OpenRouter's `reasoning_details` always go back as they came.
  */
-export async function buildChatBody(request: Request, stream: boolean): Promise<ChatBody> {
+export async function buildChatBody(
+  request: Request,
+  stream: boolean,
+  sendReasoningByDefault = false,
+): Promise<ChatBody> {
   const warnings: Warning[] = [];
   const { sendReasoning, ...passThrough } = request.providerOptions?.[PROVIDER] ?? {};
   const messages: Json[] = [];
+  const images: Json[] = [];
   for (const message of request.messages) {
+    if (message.role === "tool") {
+      await toolMessages(message.content, messages, images);
+      continue;
+    }
+    // Results answer the calls before them, so a user message's own results come first.
+    if (message.role === "user") await toolMessages(message.content, messages, images);
+    flushImages(images, messages);
     switch (message.role) {
       case "system":
       case "developer":
@@ -104,17 +134,14 @@ export async function buildChatBody(request: Request, stream: boolean): Promise<
         if (content !== "" && !(Array.isArray(content) && content.length === 0)) {
           messages.push({ role: "user", content, ...(message.name !== undefined && { name: message.name }) });
         }
-        await toolMessages(message.content, messages);
         break;
       }
       case "assistant":
-        messages.push(assistantMessage(message, sendReasoning !== false));
-        break;
-      case "tool":
-        await toolMessages(message.content, messages);
+        messages.push(assistantMessage(message, (sendReasoning ?? sendReasoningByDefault) === true));
         break;
     }
   }
+  flushImages(images, messages);
   const body: Json = { model: request.model, messages };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({

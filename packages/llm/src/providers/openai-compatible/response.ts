@@ -31,6 +31,8 @@ export interface WireChatMessage {
   readonly content?: string | null;
   readonly reasoning_content?: string | null;
   readonly reasoning?: string | null;
+  /** OpenRouter: structured reasoning (text, summaries, encrypted blobs) to be sent back as is. */
+  readonly reasoning_details?: readonly unknown[] | null;
   readonly tool_calls?: readonly WireToolCall[] | null;
 }
 
@@ -95,9 +97,18 @@ export const reasoningOf = (m: WireChatMessage | undefined): string | undefined 
 /** Content parts in the order a streamed message produces them: thinking, text, tool calls. */
 export function chatParts(message: WireChatMessage | undefined): ContentPart[] {
   const parts: ContentPart[] = [];
-  const reasoning = reasoningOf(message);
-  if (reasoning)
-    parts.push({ kind: "thinking", thinking: { text: reasoning, provider: PROVIDER, id: REASONING_ID } });
+  const reasoning = reasoningOf(message) ?? "";
+  const details = message?.reasoning_details ?? [];
+  if (reasoning !== "" || details.length > 0)
+    parts.push({
+      kind: "thinking",
+      thinking: {
+        text: reasoning,
+        provider: PROVIDER,
+        id: REASONING_ID,
+        ...(details.length > 0 && { details }),
+      },
+    });
   if (message?.content) parts.push({ kind: "text", text: message.content });
   (message?.tool_calls ?? []).forEach((call, i) => {
     const rawArguments = call.function?.arguments ?? "";
@@ -136,4 +147,33 @@ export function chatResponseFromWire(
     warnings: extra.warnings ?? [],
     ...(extra.rateLimit !== undefined && { rateLimit: extra.rateLimit }),
   };
+}
+
+type Detail = Record<string, unknown>;
+
+/**
+ * Folds streamed `reasoning_details` entries into whole ones: entries with the same index are
+ * one entry in pieces, whose text-like fields concatenate and whose other fields the later
+ * piece sets.
+ */
+export function mergeReasoningDetails(into: Detail[], pieces: readonly unknown[]): void {
+  for (const piece of pieces) {
+    if (typeof piece !== "object" || piece === null) continue;
+    const p = piece as Detail;
+    const index = typeof p.index === "number" ? p.index : undefined;
+    const existing = index === undefined ? undefined : into.find((d) => d.index === index);
+    if (existing === undefined) {
+      into.push({ ...p });
+      continue;
+    }
+    for (const [key, value] of Object.entries(p)) {
+      const before = existing[key];
+      existing[key] =
+        (key === "text" || key === "summary" || key === "data") &&
+        typeof before === "string" &&
+        typeof value === "string"
+          ? before + value
+          : value;
+    }
+  }
 }

@@ -5,6 +5,7 @@ import { PROVIDER } from "./request.js";
 import {
   chatFinish,
   chatUsage,
+  mergeReasoningDetails,
   REASONING_ID,
   reasoningOf,
   TEXT_ID,
@@ -50,6 +51,7 @@ export async function* translateChatStream(
   let id = "";
   let model = "";
   let reasoning: string | undefined;
+  const details: Record<string, unknown>[] = [];
   let textOpen = false;
   const calls = new Map<number, PendingCall>();
   let finishRaw: string | undefined;
@@ -60,7 +62,12 @@ export async function* translateChatStream(
     yield* emit({
       type: "reasoning_end",
       reasoningId: REASONING_ID,
-      thinking: { text: reasoning, provider: PROVIDER, id: REASONING_ID },
+      thinking: {
+        text: reasoning,
+        provider: PROVIDER,
+        id: REASONING_ID,
+        ...(details.length > 0 && { details: [...details] }),
+      },
     });
     reasoning = undefined;
   }
@@ -81,6 +88,13 @@ export async function* translateChatStream(
     if (choice === undefined) continue;
     const delta = choice.delta;
     const thought = reasoningOf(delta);
+    if (delta?.reasoning_details && delta.reasoning_details.length > 0) {
+      mergeReasoningDetails(details, delta.reasoning_details);
+      if (reasoning === undefined) {
+        reasoning = "";
+        yield* emit({ type: "reasoning_start", reasoningId: REASONING_ID });
+      }
+    }
     if (thought) {
       if (reasoning === undefined) {
         reasoning = "";
@@ -105,7 +119,8 @@ export async function* translateChatStream(
         call = { id: d.id ?? `call_${index}`, name: "", args: "", started: false };
         calls.set(index, call);
       }
-      if (d.function?.name) call.name += d.function.name;
+      // The name comes whole in the first delta; servers that repeat it later must not double it.
+      if (d.function?.name && call.name === "") call.name = d.function.name;
       const argsDelta = d.function?.arguments ?? "";
       if (!call.started && call.name !== "") {
         call.started = true;

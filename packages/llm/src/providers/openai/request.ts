@@ -1,8 +1,10 @@
+import { getModelInfo } from "../../catalog/index.js";
 import { InvalidRequestError } from "../../errors.js";
 import type {
   ContentPart,
   ImageData,
   Message,
+  OutputItemRef,
   Request,
   ResponseFormat,
   ToolChoice,
@@ -10,6 +12,7 @@ import type {
   Warning,
 } from "../../types/index.js";
 import { resolveMedia, toDataUrl } from "../shared/media.js";
+import { strictFor } from "../shared/strict-schema.js";
 
 const PROVIDER = "openai";
 
@@ -73,16 +76,38 @@ async function userContent(parts: readonly ContentPart[], warnings: Warning[]): 
   return content;
 }
 
-/** Appends an assistant message's parts as output items, in order, so reasoning precedes its calls. */
+/**
+ * Appends an assistant message's parts as input items, in order, so reasoning precedes its calls.
+ * Text from one of our own output messages goes back as that output message (id, status and the
+ * phase the model gave it, which newer models need); other text as a plain assistant message.
+ */
 function assistantItems(message: Message, input: Item[]): void {
   let text: Item[] = [];
+  let item: OutputItemRef | undefined;
   const flush = () => {
-    if (text.length > 0) input.push({ type: "message", role: "assistant", content: text });
+    if (text.length === 0) return;
+    if (item !== undefined) {
+      input.push({
+        type: "message",
+        role: "assistant",
+        id: item.id,
+        status: "completed",
+        content: text,
+        ...(item.phase !== undefined && { phase: item.phase }),
+      });
+    } else {
+      input.push({ type: "message", role: "assistant", content: text.map((t) => t.text).join("") });
+    }
     text = [];
+    item = undefined;
   };
   for (const part of message.content) {
     if (part.kind === "text") {
-      if (part.text !== "") text.push({ type: "output_text", text: part.text, annotations: [] });
+      if (part.text === "") continue;
+      const own = part.item?.provider === PROVIDER ? part.item : undefined;
+      if (text.length > 0 && own?.id !== item?.id) flush();
+      item = own;
+      text.push({ type: "output_text", text: part.text, annotations: [] });
     } else if (part.kind === "tool_call") {
       flush();
       const call = part.toolCall;
@@ -108,19 +133,17 @@ function assistantItems(message: Message, input: Item[]): void {
   flush();
 }
 
+/**
+ * A tool result as a function_call_output item. An image the tool produced goes inside the
+ * output's content list, so the outputs of parallel calls stay together.
+ */
 async function toolResultItems(result: ToolResultData, input: Item[]): Promise<void> {
-  input.push({ type: "function_call_output", call_id: result.toolCallId, output: toolOutputText(result) });
-  if (result.image !== undefined) {
-    // function_call_output carries text; an image the tool produced follows as user input.
-    input.push({
-      type: "message",
-      role: "user",
-      content: [
-        { type: "input_text", text: `Image returned by tool call ${result.toolCallId}:` },
-        await inputImage(result.image),
-      ],
-    });
-  }
+  const text = toolOutputText(result);
+  const output: string | Item[] =
+    result.image === undefined
+      ? text
+      : [...(text === "" ? [] : [{ type: "input_text", text }]), await inputImage(result.image)];
+  input.push({ type: "function_call_output", call_id: result.toolCallId, output });
 }
 
 /** The text of a format, or undefined for plain text. */
@@ -131,8 +154,15 @@ export function textFormat(format: ResponseFormat | undefined): Item | undefined
     type: "json_schema",
     name: format.name ?? "response",
     schema: format.schema,
-    strict: format.strict ?? false,
+    strict: strictFor(format.schema, format.strict),
   };
+}
+
+/** Whether the model reasons: the catalog's word when it knows it, else the o-series and GPT-5 family. */
+function reasons(model: string): boolean {
+  const info = getModelInfo(model);
+  if (info !== undefined) return info.supportsReasoning === true;
+  return /^(o\d|gpt-([5-9]|\d{2})|codex)/.test(model) && !/-chat/.test(model);
 }
 
 function toolChoice(choice: ToolChoice): unknown {
@@ -162,11 +192,12 @@ export async function buildResponsesBody(request: Request): Promise<ResponsesBod
         });
         break;
       case "user": {
-        const content = await userContent(message.content, warnings);
-        if (content.length > 0) input.push({ type: "message", role: "user", content });
+        // Results answer the calls just before them, so they come ahead of the user's own content.
         for (const part of message.content) {
           if (part.kind === "tool_result") await toolResultItems(part.toolResult, input);
         }
+        const content = await userContent(message.content, warnings);
+        if (content.length > 0) input.push({ type: "message", role: "user", content });
         break;
       }
       case "assistant":
@@ -202,8 +233,14 @@ export async function buildResponsesBody(request: Request): Promise<ResponsesBod
   if (format !== undefined) body.text = { format };
   if (request.reasoningEffort !== undefined) {
     body.reasoning = { effort: request.reasoningEffort, summary: "auto" };
+  }
+  // Without storage the only way reasoning survives a tool round is its encrypted content, sent
+  // back in the next request; a reasoning model reasons at its default effort too.
+  const options = request.providerOptions?.[PROVIDER];
+  if (options?.store !== true && (request.reasoningEffort !== undefined || reasons(request.model))) {
     body.include = ["reasoning.encrypted_content"];
   }
+  if (request.cacheKey !== undefined) body.prompt_cache_key = request.cacheKey;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
@@ -211,6 +248,6 @@ export async function buildResponsesBody(request: Request): Promise<ResponsesBod
   if (request.stopSequences !== undefined && request.stopSequences.length > 0) {
     warnings.push({ message: "the Responses API has no stop sequences; ignored", code: "ignored_stop" });
   }
-  Object.assign(body, request.providerOptions?.[PROVIDER]);
+  Object.assign(body, options);
   return { body, warnings };
 }

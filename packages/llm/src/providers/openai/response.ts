@@ -2,6 +2,7 @@ import { parseToolArguments } from "../../stream/accumulator.js";
 import type {
   ContentPart,
   FinishReason,
+  OutputItemRef,
   RateLimitInfo,
   Response,
   ThinkingData,
@@ -22,6 +23,7 @@ export interface WireOutputItem {
   readonly content?: readonly { readonly type: string; readonly text?: string; readonly refusal?: string }[];
   readonly summary?: readonly { readonly type: string; readonly text?: string }[];
   readonly encrypted_content?: string | null;
+  readonly phase?: string | null;
 }
 
 export interface WireUsage {
@@ -64,8 +66,12 @@ export function usageFromWire(usage: WireUsage | null | undefined): Usage {
 export function finishFromWire(response: WireResponse): FinishReason {
   const status = response.status ?? "completed";
   if (status === "completed") {
-    const calls = (response.output ?? []).some((i) => i.type === "function_call");
-    return { reason: calls ? "tool_calls" : "stop", raw: status };
+    const output = response.output ?? [];
+    if (output.some((i) => i.type === "function_call")) return { reason: "tool_calls", raw: status };
+    // The model declined: its answer is a refusal, which is not a successful finish.
+    if (output.some((i) => i.type === "message" && (i.content ?? []).some((c) => c.type === "refusal")))
+      return { reason: "content_filter", raw: "refusal" };
+    return { reason: "stop", raw: status };
   }
   if (status === "incomplete") {
     const why = response.incomplete_details?.reason;
@@ -97,14 +103,28 @@ export function thinkingFromItem(item: WireOutputItem): ThinkingData {
   };
 }
 
+/** The identity of an output message, kept on its text so it can be replayed as the same item. */
+export function itemRef(item: WireOutputItem): OutputItemRef | undefined {
+  if (item.id === undefined) return undefined;
+  return {
+    provider: PROVIDER,
+    id: item.id,
+    ...(typeof item.phase === "string" && { phase: item.phase }),
+  };
+}
+
 /** The content parts of one output item, in order. */
 export function partsFromItem(item: WireOutputItem): ContentPart[] {
   switch (item.type) {
-    case "message":
+    case "message": {
+      const ref = itemRef(item);
       return (item.content ?? []).flatMap((c): ContentPart[] => {
         const text = c.type === "refusal" ? c.refusal : c.text;
-        return typeof text === "string" && text !== "" ? [{ kind: "text", text }] : [];
+        return typeof text === "string" && text !== ""
+          ? [{ kind: "text", text, ...(ref !== undefined && { item: ref }) }]
+          : [];
       });
+    }
     case "function_call":
       return [{ kind: "tool_call", toolCall: toolCallFromItem(item) }];
     case "reasoning":

@@ -4,6 +4,7 @@ import type { RateLimitInfo, StreamEvent, Warning } from "../../types/index.js";
 import { errorFromStreamPayload } from "../shared/openai-sdk-errors.js";
 import {
   finishFromWire,
+  itemRef,
   thinkingFromItem,
   toolCallFromItem,
   usageFromWire,
@@ -101,6 +102,12 @@ export async function* translateResponsesStream(
         const item = event.item;
         if (item?.type === "message") {
           const itemId = item.id ?? "";
+          const ref = itemRef(item);
+          const end = (textId: string): StreamEvent => ({
+            type: "text_end",
+            textId,
+            ...(ref !== undefined && { item: ref }),
+          });
           const open = openText.get(itemId);
           if (open === undefined) {
             // Servers that send no deltas still send the finished item; its text must not be lost.
@@ -109,10 +116,10 @@ export async function* translateResponsesStream(
               if (typeof text !== "string" || text === "") continue;
               const textId = `${itemId}:${index}`;
               yield* emit({ type: "text_start", textId }, { type: "text_delta", textId, delta: text });
-              yield* emit({ type: "text_end", textId });
+              yield* emit(end(textId));
             }
           }
-          for (const textId of open ?? []) yield* emit({ type: "text_end", textId });
+          for (const textId of open ?? []) yield* emit(end(textId));
           openText.delete(itemId);
         } else if (item?.type === "function_call") {
           yield* emit({ type: "tool_call_end", toolCall: toolCallFromItem(item) });

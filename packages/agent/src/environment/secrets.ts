@@ -1,0 +1,86 @@
+/**
+ * The one list of what counts as a secret: which environment variables commands do not inherit,
+ * and what transcripts and machine-readable output redact. Keep both uses on these definitions.
+ */
+
+// A word of the name, delimited by `_` or the name's ends: `GITHUB_TOKEN`, `SECRET_KEY_BASE`,
+// bare `API_KEY`/`SECRET`; `TOKENIZERS_PARALLELISM` and `SSH_AUTH_SOCK` are not matched.
+const SECRET_WORD =
+  /(?:^|_)(?:API_?KEY|SECRET|SECRETS|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|PRIVATE_KEY|ACCESS_KEY|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|CLIENT_SECRET|DSN|CONNECTION_STRING|CONN_STR|WEBHOOK|WEBHOOK_URL|COOKIE|SESSION_SECRET)(?:_|$)/i;
+// Any `…_KEY` (STRIPE_SECRET_KEY, AZURE_STORAGE_KEY), `…_PWD` (not PWD itself) and glued-on
+// password names (PGPASSWORD).
+const SECRET_SUFFIX = /(?:_KEY|_PWD|PASSWORD|PASSWD)$/i;
+// Connection URLs of databases and brokers carry their password inside.
+const CONNECTION_URL =
+  /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|MARIADB|AMQP|RABBITMQ|BROKER|KAFKA|ELASTICSEARCH|CLICKHOUSE|SUPABASE|NEON)_(?:URL|URI)$/i;
+const EXACT = new Set(["REDISCLI_AUTH"]);
+/** `scheme://user:password@host`: a credential in any URL. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>]*):([^\s/@"'<>]+)@/gi;
+
+/**
+ * True when an environment variable's name marks it as a secret: API keys, tokens, passwords,
+ * credentials, private and access keys, cloud, payment and database names (AWS_SECRET_ACCESS_KEY,
+ * STRIPE_SECRET_KEY, DATABASE_URL, PGPASSWORD, bare API_KEY and SECRET, GITHUB_TOKEN…).
+ */
+export function isSecretName(name: string): boolean {
+  return (
+    EXACT.has(name.toUpperCase()) ||
+    SECRET_WORD.test(name) ||
+    SECRET_SUFFIX.test(name) ||
+    CONNECTION_URL.test(name)
+  );
+}
+
+/** True when a variable is a secret by its name, or by its value holding a URL with a password. */
+export function isSecretVariable(name: string, value: string | undefined): boolean {
+  if (isSecretName(name)) return true;
+  if (value === undefined) return false;
+  URL_CREDENTIALS.lastIndex = 0;
+  return URL_CREDENTIALS.test(value);
+}
+
+/**
+ * Shapes of well-known credentials, found in any text whether or not this process holds them:
+ * provider API keys, GitHub, GitLab, Slack, npm and Stripe tokens, AWS access key ids, PEM
+ * private keys.
+ */
+export const SECRET_SHAPES: readonly RegExp[] = [
+  /\bsk-(?:ant-|proj-|or-|svcacct-)?[A-Za-z0-9_-]{20,}/g,
+  /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /\bgh[pousr]_[A-Za-z0-9]{30,}\b/g,
+  /\bgithub_pat_[A-Za-z0-9_]{30,}\b/g,
+  /\bglpat-[A-Za-z0-9_-]{20,}\b/g,
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g,
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
+  /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g,
+];
+
+/** The text for a removed secret. */
+export const REDACTED = "[REDACTED]";
+
+/**
+ * Replaces the given secret values, known credential shapes and the passwords of URLs
+ * (`postgres://app:[REDACTED]@db`) in a text.
+ */
+export function redactSecrets(text: string, values: readonly string[] = []): string {
+  let out = text;
+  for (const value of values) if (value !== "" && out.includes(value)) out = out.split(value).join(REDACTED);
+  for (const shape of SECRET_SHAPES) out = out.replace(shape, REDACTED);
+  return out.replace(
+    URL_CREDENTIALS,
+    (_match, scheme: string, user: string) => `${scheme}${user}:${REDACTED}@`,
+  );
+}
+
+/**
+ * The secret values of an environment (variables isSecretVariable flags, at least 8 characters),
+ * longest first so a value containing another is replaced whole.
+ */
+export function secretValues(env: Readonly<Record<string, string | undefined>>): string[] {
+  const values = new Set<string>();
+  for (const [name, value] of Object.entries(env))
+    if (value !== undefined && value.length >= 8 && isSecretVariable(name, value)) values.add(value);
+  return [...values].sort((a, b) => b.length - a.length);
+}

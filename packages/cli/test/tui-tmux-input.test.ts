@@ -1,0 +1,109 @@
+/**
+ * Input features in a real terminal: `!command` runs through the permission prompt and its output
+ * reaches the model; `@` completes a project file with Tab (a .gitignored one is not offered) and
+ * the file's lines reach the model at the start of the message, labelled as already provided.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdir, rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
+import { requireBuiltCli } from "./support/cli-process.js";
+import {
+  anthropicTerminalEnv,
+  startCliInTmux,
+  type TmuxTerminal,
+  terminalWorkspace,
+  waitForFile,
+} from "./support/tmux.js";
+
+let root: string;
+let project: string;
+let server: Server;
+let terminal: TmuxTerminal | undefined;
+/** The user messages of each request, joined. */
+const sent: string[] = [];
+
+beforeAll(async () => {
+  requireBuiltCli();
+  ({ root, project } = await terminalWorkspace("attractor-tmux-input-"));
+  await mkdir(join(project, "src"), { recursive: true });
+  await mkdir(join(project, "build"), { recursive: true });
+  await writeFile(join(project, "src", "calculator.ts"), "one\ntwo\nthree\nfour\n");
+  await writeFile(join(project, "build", "calculator.js"), "built\n");
+  await writeFile(join(project, ".gitignore"), "build/\n");
+  execFileSync("git", ["init", "-q"], { cwd: project });
+  server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const texts: string[] = [];
+    for (const m of body.messages ?? [])
+      if (m.role === "user")
+        for (const b of typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content)
+          if (b.type === "text") texts.push(b.text);
+    sent.push(texts.join("\n"));
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const frame of frames(
+      streamEventsFor([{ type: "text", text: `Answer ${sent.length}.` }], "end_turn", {
+        input: 10,
+        output: 5,
+      }),
+    ))
+      res.write(frame);
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+});
+
+afterAll(async () => {
+  terminal?.kill();
+  server?.closeAllConnections();
+  if (server) await new Promise((r) => server.close(r));
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe("input features in tmux", () => {
+  it("!command asks, runs, shows its output and gives it to the model; @ completes and attaches a file", async () => {
+    const { port } = server.address() as AddressInfo;
+    terminal = startCliInTmux("input", project, anthropicTerminalEnv(root, port), [
+      "--provider",
+      "anthropic",
+    ]);
+    const { waitFor, type, press } = terminal;
+    await waitFor("Ask anything");
+
+    // A command that writes a file goes through the permission prompt.
+    type("!echo made > made.txt && echo wrote-it");
+    press("Enter");
+    await waitFor("Run a command?");
+    press("y");
+    await waitFor("wrote-it");
+    await waitFor("added to the conversation as context");
+    await waitForFile(join(project, "made.txt"), "made\n");
+    expect(sent).toEqual([]);
+
+    // @calc + Tab completes to the source file, not the ignored build output.
+    type("Explain @calc");
+    await waitFor("@src/calculator.ts");
+    expect(terminal.screen()).not.toContain("build/calculator.js");
+    press("Tab");
+    await waitFor("Explain @src/calculator.ts");
+    type(":2-3 please");
+    press("Enter");
+    await waitFor("Answer 1.");
+    // The transcript shows the message as typed; the attached context went to the model only.
+    expect(terminal.screen()).not.toContain("attached-file");
+    const message = sent[0] ?? "";
+    expect(message).toContain("$ echo made > made.txt && echo wrote-it");
+    expect(message).toContain("wrote-it");
+    expect(message).toContain(
+      '<attached-file path="src/calculator.ts" lines="2-3">\n2\ttwo\n3\tthree\n</attached-file>',
+    );
+    expect(message).toContain("already provided");
+    expect(message).not.toContain("four");
+    expect(message.trimEnd().endsWith("Explain @src/calculator.ts:2-3 please")).toBe(true);
+  }, 90_000);
+});

@@ -1,0 +1,159 @@
+/**
+ * The interactive UI in a 60-column tmux pane: nothing it draws is wider than the pane (the
+ * banner, the answer, the permission prompt with its diff, the input box and the status line),
+ * wide characters and emoji are measured by their cells, and backspace removes a whole grapheme
+ * cluster; ctrl+o scrolls a long diff in the prompt. Ctrl+C clears a draft, never exits while one is typed, and exits on a second press
+ * over an empty input.
+ */
+import { execFileSync } from "node:child_process";
+import { rm, writeFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import stringWidth from "string-width";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
+import { requireBuiltCli } from "./support/cli-process.js";
+import {
+  anthropicTerminalEnv,
+  startCliInTmux,
+  type TmuxTerminal,
+  terminalWorkspace,
+} from "./support/tmux.js";
+
+const COLUMNS = 60;
+const LONG_LINE = `const message = "${"x".repeat(90)}";`;
+/** Enough added lines that the prompt's diff is cut and ctrl+o has something to scroll. */
+const ROWS = Array.from({ length: 60 }, (_, i) => `const row${i + 1} = ${i + 1};`).join("\n");
+const ANSWER =
+  "I will widen the constant now. 日本語の文章も正しく折り返されるべきです。" +
+  " Emoji such as 🎉 take two cells, e\u0301 takes one, and this sentence is long enough to wrap twice at sixty.";
+
+/** A Messages API server: the first turn answers and asks to edit a file with a long line. */
+function startModel() {
+  return createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const hasResult = JSON.stringify(body.messages).includes("tool_result");
+    const events = hasResult
+      ? streamEventsFor([{ type: "text", text: "Done." }], "end_turn", { input: 300, output: 20 })
+      : streamEventsFor(
+          [
+            { type: "text", text: ANSWER },
+            {
+              type: "tool_use",
+              id: "toolu_edit_1",
+              name: "edit_file",
+              input: { file_path: "wide.ts", old_string: "short", new_string: `${LONG_LINE}\n${ROWS}` },
+            },
+          ],
+          "tool_use",
+          { input: 250, output: 40 },
+        );
+    for (const frame of frames(events)) res.write(frame);
+    res.end();
+  });
+}
+
+let root: string;
+let project: string;
+let server: Server;
+let terminal: TmuxTerminal | undefined;
+
+beforeAll(async () => {
+  requireBuiltCli();
+  ({ root, project } = await terminalWorkspace("attractor-tmux-layout-"));
+  await writeFile(join(project, "wide.ts"), "short\n");
+  execFileSync("git", ["init", "-q"], { cwd: project });
+  server = startModel();
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+});
+
+afterAll(async () => {
+  terminal?.kill();
+  server?.closeAllConnections();
+  if (server) await new Promise((r) => server.close(r));
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/** Lines of the screen (wrapped lines joined, so a line drawn past the edge shows as too long). */
+const tooWide = (screen: string) => screen.split("\n").filter((line) => stringWidth(line) > COLUMNS);
+
+describe("the interactive UI at 60 columns", () => {
+  it("draws no line wider than the pane, lays out the permission prompt, edits by grapheme", async () => {
+    const { port } = server.address() as AddressInfo;
+    terminal = startCliInTmux(
+      "layout",
+      project,
+      anthropicTerminalEnv(root, port),
+      ["--provider", "anthropic"],
+      undefined,
+      { columns: COLUMNS, rows: 40 },
+    );
+    const { waitFor, screen, type, press } = terminal;
+
+    const first = await waitFor("Ask anything");
+    expect(tooWide(first)).toEqual([]);
+
+    // Backspace takes a whole cluster: "e" with a combining accent (two code points) goes at once.
+    type("cafe\u0301🎉");
+    await waitFor("cafe\u0301🎉");
+    press("BSpace");
+    await terminal.waitForScreen((s) => s.includes("› cafe\u0301") && !s.includes("🎉"), "the emoji gone");
+    press("BSpace");
+    await terminal.waitForScreen((s) => /› caf\s/.test(s), "the accented letter gone whole");
+    press("C-u");
+
+    type("Widen the constant in wide.ts please, 日本語 too");
+    await waitFor("日本語 too");
+    press("Enter");
+
+    const prompt = await waitFor("Allow once");
+    expect(prompt).toContain("Change files?");
+    expect(tooWide(prompt)).toEqual([]);
+    // The prompt's box is closed on both sides on every row of it.
+    const box = prompt.split("\n").filter((l) => /^[│╭╰]/.test(l));
+    expect(box.length).toBeGreaterThan(4);
+    for (const line of box) expect(line.trimEnd()).toMatch(/[│╮╯]$/);
+
+    // ctrl+o scrolls the rest of the diff inside the same box, still within the pane.
+    expect(prompt).toContain("ctrl+o to scroll the whole diff");
+    expect(prompt).not.toContain("row60 ");
+    press("C-o");
+    await waitFor("ctrl+o back to the answers");
+    press("Down", "Down", "Down", "Down", "Down");
+    await waitFor("↑ 5 diff lines above");
+    press("PageDown", "PageDown", "PageDown", "PageDown");
+    const end = await waitFor("const row60 = 60;");
+    expect(tooWide(end)).toEqual([]);
+    expect(end).not.toContain("more diff lines");
+    press("C-o");
+    await waitFor("ctrl+o to scroll the whole diff");
+    press("y");
+    await waitFor("Done.");
+    const after = screen();
+    expect(after).toContain("🎉");
+    expect(tooWide(after)).toEqual([]);
+  }, 90_000);
+
+  it("clears a draft on Ctrl+C and exits only on a second press over an empty input", async () => {
+    if (!terminal) throw new Error("the first test starts the terminal");
+    const { waitFor, waitForScreen, type, press } = terminal;
+    type("a draft I am still writing");
+    await waitFor("a draft I am still writing");
+    press("C-c");
+    await waitForScreen((s) => !s.includes("a draft I am still writing"), "the draft cleared");
+    // A second press right after clearing a draft does not exit: the input was not empty on the first.
+    type("another draft");
+    await waitFor("another draft");
+    press("C-c");
+    await waitForScreen((s) => !s.includes("another draft"), "the second draft cleared");
+    expect(terminal.screen()).not.toContain("is stored; resume it with");
+    press("C-c");
+    await waitFor("Press Ctrl+C again to exit");
+    press("C-c");
+    await waitFor("is stored; resume it with: attractor --resume");
+  }, 60_000);
+});
