@@ -40,9 +40,15 @@ const call = (toolName: string, args: Record<string, unknown>, workingDirectory?
   arguments: args,
   ...(workingDirectory !== undefined && { workingDirectory }),
 });
-const verdicts = (c: ReturnType<typeof call>) =>
+/** evaluate() is asynchronous: a shell line is judged by a parser loaded on first use. */
+const verdicts = async (c: ReturnType<typeof call>) =>
   Object.fromEntries(
-    MODES.map((mode) => [mode, createPermissionPolicy({ mode, projectRoot: root }).evaluate(c).behavior]),
+    await Promise.all(
+      MODES.map(async (mode) => [
+        mode,
+        (await createPermissionPolicy({ mode, projectRoot: root }).evaluate(c)).behavior,
+      ]),
+    ),
   );
 /** What an edit outside the project gets: plan refuses, normal and auto-edit ask, yolo runs it. */
 const OUTSIDE_EDIT = { plan: "deny", normal: "ask", "auto-edit": "ask", yolo: "allow" };
@@ -65,34 +71,34 @@ const HEADER_VARIANTS: readonly [string, (path: string) => string][] = [
 
 describe("apply_patch: the check reads the patch with the tool's own parser", () => {
   for (const [name, make] of HEADER_VARIANTS) {
-    it(`${name}: an Add File outside the project is judged outside in every mode`, () => {
+    it(`${name}: an Add File outside the project is judged outside in every mode`, async () => {
       const patch = make("../outside/planted.txt");
       // The tool's parser really accepts this spelling and writes there.
       expect(patchPaths(parsePatch(patch))).toEqual(["../outside/planted.txt"]);
-      expect(verdicts(call("apply_patch", { patch }))).toEqual(OUTSIDE_EDIT);
+      expect(await verdicts(call("apply_patch", { patch }))).toEqual(OUTSIDE_EDIT);
     });
   }
 
-  it("Delete, Update and Move to outside the project are judged outside, whatever their spacing", () => {
+  it("Delete, Update and Move to outside the project are judged outside, whatever their spacing", async () => {
     for (const body of [
       " *** Delete File:../outside/victim.txt",
       "*** Delete File:\t../outside/victim.txt",
       "*** Update File: src/a.ts\n *** Move to:../outside/moved.ts\n@@\n-a\n+b",
       "\t*** Update File:../outside/victim.txt\n@@\n-keep me\n+gone",
     ])
-      expect(verdicts(call("apply_patch", { patch: wrap(body) })), body).toEqual(OUTSIDE_EDIT);
+      expect(await verdicts(call("apply_patch", { patch: wrap(body) })), body).toEqual(OUTSIDE_EDIT);
   });
 
-  it("a patch inside the project stays allowed in auto-edit; sensitive targets still ask", () => {
+  it("a patch inside the project stays allowed in auto-edit; sensitive targets still ask", async () => {
     const inside = wrap("*** Update File:src/a.ts\n@@\n-a\n+b");
-    expect(verdicts(call("apply_patch", { patch: inside }))).toEqual({
+    expect(await verdicts(call("apply_patch", { patch: inside }))).toEqual({
       plan: "deny",
       normal: "ask",
       "auto-edit": "allow",
       yolo: "allow",
     });
     const settings = wrap(' *** Add File:.attractor/settings.json\n+{"mode":"yolo"}');
-    expect(verdicts(call("apply_patch", { patch: settings }))["auto-edit"]).toBe("ask");
+    expect((await verdicts(call("apply_patch", { patch: settings })))["auto-edit"]).toBe("ask");
   });
 });
 
@@ -102,12 +108,16 @@ describe("symlinks and hard links", () => {
     await symlink("../../outside/missing-dir/deep.txt", join(root, "src", "relative-dangling"));
     await symlink(join(outside, "missing-dir"), join(root, "dangling-dir"));
     for (const path of ["dangling", "src/relative-dangling", "dangling-dir/x.txt"])
-      expect(verdicts(call("write_file", { file_path: path, content: "x" })), path).toEqual(OUTSIDE_EDIT);
+      expect(await verdicts(call("write_file", { file_path: path, content: "x" })), path).toEqual(
+        OUTSIDE_EDIT,
+      );
   });
 
   it("a dangling symlink pointing inside the project stays inside", async () => {
     await symlink("src/not-yet.ts", join(root, "soon"));
-    expect(verdicts(call("write_file", { file_path: "soon", content: "x" }))["auto-edit"]).toBe("allow");
+    expect((await verdicts(call("write_file", { file_path: "soon", content: "x" })))["auto-edit"]).toBe(
+      "allow",
+    );
   });
 
   it("a symlink loop is refused, not guessed", async () => {
@@ -115,7 +125,7 @@ describe("symlinks and hard links", () => {
     await symlink(join(root, "loop-a"), join(root, "loop-b"));
     const policy = createPermissionPolicy({ mode: "yolo", projectRoot: root, headless: true });
     const c = call("write_file", { file_path: "loop-a", content: "x" });
-    expect(policy.evaluate(c)).toMatchObject({
+    expect(await policy.evaluate(c)).toMatchObject({
       behavior: "deny",
       message: expect.stringMatching(/symbolic links/),
     });
@@ -124,9 +134,11 @@ describe("symlinks and hard links", () => {
 
   it("a file hard-linked to one outside is treated as outside for reads and writes", async () => {
     await link(join(outside, "secret.txt"), join(root, "innocent.txt"));
-    expect(verdicts(call("read_file", { file_path: "innocent.txt" }))).toEqual(OUTSIDE_READ);
-    expect(verdicts(call("write_file", { file_path: "innocent.txt", content: "x" }))).toEqual(OUTSIDE_EDIT);
-    const request = createPermissionPolicy({ mode: "normal", projectRoot: root }).evaluate(
+    expect(await verdicts(call("read_file", { file_path: "innocent.txt" }))).toEqual(OUTSIDE_READ);
+    expect(await verdicts(call("write_file", { file_path: "innocent.txt", content: "x" }))).toEqual(
+      OUTSIDE_EDIT,
+    );
+    const request = await createPermissionPolicy({ mode: "normal", projectRoot: root }).evaluate(
       call("read_file", { file_path: "innocent.txt" }),
     );
     expect(request.behavior === "ask" && request.request.reason).toMatch(/2 hard links/);
@@ -134,7 +146,7 @@ describe("symlinks and hard links", () => {
 });
 
 describe("glob patterns that climb out", () => {
-  it("`../` in a pattern is judged by where it reaches, in plan mode too", () => {
+  it("`../` in a pattern is judged by where it reaches, in plan mode too", async () => {
     for (const pattern of [
       "../*",
       "../outside/**",
@@ -143,15 +155,15 @@ describe("glob patterns that climb out", () => {
       "{..,src}/*",
       "/etc/*",
     ])
-      expect(verdicts(call("glob", { pattern })), pattern).toEqual(OUTSIDE_READ);
+      expect(await verdicts(call("glob", { pattern })), pattern).toEqual(OUTSIDE_READ);
     for (const pattern of ["**/*.ts", "src/**", "src/../src/*.ts"])
-      expect(verdicts(call("glob", { pattern }))["plan"], pattern).toBe("allow");
+      expect((await verdicts(call("glob", { pattern })))["plan"], pattern).toBe("allow");
     // read_many_files takes glob patterns among its paths.
     for (const pattern of ["../outside/*", "{..,src}/*", "src/*/../../../outside/*.txt"])
-      expect(verdicts(call("read_many_files", { paths: ["src/a.ts", pattern] })), pattern).toEqual(
+      expect(await verdicts(call("read_many_files", { paths: ["src/a.ts", pattern] })), pattern).toEqual(
         OUTSIDE_READ,
       );
-    expect(verdicts(call("read_many_files", { paths: ["src/**/*.ts"] }))["plan"]).toBe("allow");
+    expect((await verdicts(call("read_many_files", { paths: ["src/**/*.ts"] })))["plan"]).toBe("allow");
   });
 });
 
@@ -161,30 +173,32 @@ describe("subagents in a directory reached through a symlink", () => {
     await mkdir(join(root, "pkg"));
   });
 
-  it("spawn_agent with such a working_dir is judged outside", () => {
+  it("spawn_agent with such a working_dir is judged outside", async () => {
     // Plan mode offers no subagents at all; elsewhere the directory's real path decides.
-    expect(verdicts(call("spawn_agent", { task: "t", working_dir: "escape" }))).toEqual({
+    expect(await verdicts(call("spawn_agent", { task: "t", working_dir: "escape" }))).toEqual({
       ...OUTSIDE_READ,
       plan: "deny",
     });
-    expect(verdicts(call("spawn_agent", { task: "t", working_dir: "pkg" }))["normal"]).toBe("allow");
+    expect((await verdicts(call("spawn_agent", { task: "t", working_dir: "pkg" })))["normal"]).toBe("allow");
   });
 
-  it("the child's calls resolve against its real directory, not the parent's", () => {
+  it("the child's calls resolve against its real directory, not the parent's", async () => {
     const inEscape = join(root, "escape");
-    expect(verdicts(call("read_file", { file_path: "secret.txt" }, inEscape))).toEqual(OUTSIDE_READ);
-    expect(verdicts(call("write_file", { file_path: "x", content: "x" }, inEscape))).toEqual(OUTSIDE_EDIT);
-    expect(verdicts(call("shell", { command: "ls" }, inEscape))["normal"]).toBe("ask");
+    expect(await verdicts(call("read_file", { file_path: "secret.txt" }, inEscape))).toEqual(OUTSIDE_READ);
+    expect(await verdicts(call("write_file", { file_path: "x", content: "x" }, inEscape))).toEqual(
+      OUTSIDE_EDIT,
+    );
+    expect((await verdicts(call("shell", { command: "ls" }, inEscape)))["normal"]).toBe("ask");
     // A child in a real subdirectory: relative paths resolve there.
-    expect(verdicts(call("read_file", { file_path: "../escape/secret.txt" }, join(root, "pkg")))).toEqual(
-      OUTSIDE_READ,
-    );
-    expect(verdicts(call("read_file", { file_path: "../src/a.ts" }, join(root, "pkg")))["normal"]).toBe(
-      "allow",
-    );
+    expect(
+      await verdicts(call("read_file", { file_path: "../escape/secret.txt" }, join(root, "pkg"))),
+    ).toEqual(OUTSIDE_READ);
+    expect(
+      (await verdicts(call("read_file", { file_path: "../src/a.ts" }, join(root, "pkg"))))["normal"],
+    ).toBe("allow");
   });
 
-  it("the library refuses to scope a child to a directory that is a symlink out", () => {
+  it("the library refuses to scope a child to a directory that is a symlink out", async () => {
     const env = new LocalExecutionEnvironment({ workingDirectory: root });
     expect(() => scopeEnvironment(env, "escape")).toThrow(/must be inside/);
     expect(() => scopeEnvironment(env, "../outside")).toThrow(/must be inside/);
