@@ -62,8 +62,14 @@ export async function resolveServerCommand(
   }
   const local = await findUpwards(env, from, join("node_modules", ".bin", command));
   if (local) return local;
-  const quoted = `'${command.replace(/'/g, `'\\''`)}'`;
-  const found = await env.execCommand(`command -v ${quoted}`, { timeoutMs: 5000 }).catch(() => undefined);
-  const path = found?.exitCode === 0 ? found.stdout.trim().split("\n")[0] : undefined;
-  return path && isAbsolute(path) ? path : undefined;
+  // PATH is read from a command but searched with the environment's file operations: a sandboxed
+  // command may not see every directory of its PATH (a private /tmp), while the server is started
+  // outside the sandbox and can use them.
+  const printed = await env.execCommand(`printf '%s' "$PATH"`, { timeoutMs: 5000 }).catch(() => undefined);
+  for (const dir of (printed?.exitCode === 0 ? printed.stdout : "").split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const candidate = join(dir, command);
+    if (await env.fileExists(candidate)) return candidate;
+  }
+  return undefined;
 }
