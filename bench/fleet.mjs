@@ -11,6 +11,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { anthropicReply } from "./support/anthropic-sse.mjs";
 
 const TASKS = Number(process.env.TASKS ?? 200);
 const CLI = join(
@@ -32,55 +33,17 @@ try {
 }
 
 // ---- a zero-latency Anthropic model answering each task from its id ----
-const frame = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 let n = 0;
-function reply(id, done) {
-  n++;
-  const block = done
-    ? [
-        { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-        { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: `done ${id}` } },
-      ]
-    : [
-        {
-          type: "content_block_start",
-          index: 0,
-          content_block: { type: "tool_use", id: `t${n}`, name: "write_file", input: {} },
-        },
-        {
-          type: "content_block_delta",
-          index: 0,
-          delta: {
-            type: "input_json_delta",
-            partial_json: JSON.stringify({ file_path: `out/${id}.txt`, content: `${id}\n` }),
-          },
-        },
-      ];
-  return [
-    {
-      type: "message_start",
-      message: {
-        id: `m${n}`,
-        type: "message",
-        role: "assistant",
-        model: "claude-sonnet-4-5",
-        content: [],
-        stop_reason: null,
-        usage: { input_tokens: 100, output_tokens: 1 },
-      },
-    },
-    ...block,
-    { type: "content_block_stop", index: 0 },
-    {
-      type: "message_delta",
-      delta: { stop_reason: done ? "end_turn" : "tool_use" },
-      usage: { output_tokens: 10 },
-    },
-    { type: "message_stop" },
-  ]
-    .map(frame)
-    .join("");
-}
+const reply = (id, done) =>
+  anthropicReply({
+    n: ++n,
+    model: "claude-sonnet-4-5",
+    ...(done
+      ? { text: `done ${id}` }
+      : { tool: "write_file", args: { file_path: `out/${id}.txt`, content: `${id}\n` } }),
+    inputTokens: 100,
+    outputTokens: 10,
+  });
 const model = createServer((req, res) => {
   let body = "";
   req.on("data", (d) => {

@@ -9,6 +9,7 @@ import { createServer as createNetServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { anthropicReply } from "./support/anthropic-sse.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 10);
 const CLI = join(
@@ -65,7 +66,6 @@ writeFileSync(
 );
 
 // ---- a zero-latency Anthropic model scripted for the fix ----
-const frame = (e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`;
 const steps = [
   { name: "read_file", input: { file_path: "src/math.js" } },
   { name: "edit_file", input: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
@@ -81,49 +81,15 @@ const model = createServer((req, res) => {
       (m) => Array.isArray(m.content) && m.content.some((b) => b.type === "tool_result"),
     ).length;
     const step = steps[results];
-    const block = step
-      ? [
-          {
-            type: "content_block_start",
-            index: 0,
-            content_block: { type: "tool_use", id: `t${results}`, name: step.name, input: {} },
-          },
-          {
-            type: "content_block_delta",
-            index: 0,
-            delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) },
-          },
-        ]
-      : [
-          { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } },
-          { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "Fixed." } },
-        ];
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(
-      [
-        {
-          type: "message_start",
-          message: {
-            id: `m${results}`,
-            type: "message",
-            role: "assistant",
-            model: "claude-sonnet-4-5",
-            content: [],
-            stop_reason: null,
-            usage: { input_tokens: 100, output_tokens: 1 },
-          },
-        },
-        ...block,
-        { type: "content_block_stop", index: 0 },
-        {
-          type: "message_delta",
-          delta: { stop_reason: step ? "tool_use" : "end_turn" },
-          usage: { output_tokens: 10 },
-        },
-        { type: "message_stop" },
-      ]
-        .map(frame)
-        .join(""),
+      anthropicReply({
+        n: results,
+        model: "claude-sonnet-4-5",
+        ...(step ? { tool: step.name, args: step.input } : { text: "Fixed." }),
+        inputTokens: 100,
+        outputTokens: 10,
+      }),
     );
   });
 });

@@ -1,16 +1,16 @@
 // One Anthropic Messages streaming reply as SSE text, for the benchmarks' zero-latency model
-// servers: a tool_use block calling `echo` with `args`, or a text block.
+// servers: a tool_use block calling `tool` (`echo` by default) with `args`, or a text block.
 
 const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
-/** The SSE body of message `n`: a call of `echo` with `args` when given, else `text`. */
-export function anthropicReply({ n, model, args, text = "done", inputTokens, outputTokens }) {
+/** The SSE body of message `n`: a call of `tool` with `args` when given, else `text`. */
+export function anthropicReply({ n, model, args, tool = "echo", text = "done", inputTokens, outputTokens }) {
   const blocks = args
     ? [
         {
           type: "content_block_start",
           index: 0,
-          content_block: { type: "tool_use", id: `toolu_${n}`, name: "echo", input: {} },
+          content_block: { type: "tool_use", id: `toolu_${n}`, name: tool, input: {} },
         },
         {
           type: "content_block_delta",
