@@ -16,13 +16,33 @@ const tool = (name: string, executor: RegisteredTool["executor"]): RegisteredToo
   definition: { name, description: name, parameters: { type: "object", properties: {} } },
   executor,
 });
-/** Resolves when the signal aborts, like a tool that honours cancellation. */
-const stopsOnAbort: RegisteredTool["executor"] = (_a, _e, ctx) =>
-  new Promise((resolve) =>
-    ctx.signal?.addEventListener("abort", () => resolve("partial output"), { once: true }),
-  );
-/** Never finishes, whatever the signal says. */
-const ignoresAbort: RegisteredTool["executor"] = () => new Promise(() => {});
+/** Resolves when the signal aborts, like a tool that honours cancellation; `running` settles once it runs. */
+function stopsOnAbortTool(): { executor: RegisteredTool["executor"]; running: Promise<void> } {
+  let markRunning = () => {};
+  const running = new Promise<void>((r) => {
+    markRunning = r;
+  });
+  const executor: RegisteredTool["executor"] = (_a, _e, ctx) =>
+    new Promise((resolve) => {
+      ctx.signal?.addEventListener("abort", () => resolve("partial output"), { once: true });
+      markRunning();
+    });
+  return { executor, running };
+}
+/** Never finishes, whatever the signal says; `running` settles once it runs. */
+function ignoresAbortTool(): { executor: RegisteredTool["executor"]; running: Promise<void> } {
+  let markRunning = () => {};
+  const running = new Promise<void>((r) => {
+    markRunning = r;
+  });
+  return {
+    executor: () => {
+      markRunning();
+      return new Promise(() => {});
+    },
+    running,
+  };
+}
 
 function round(
   tools: RegisteredTool[],
@@ -53,13 +73,15 @@ const call = (id: string, name: string): ToolCallData => ({ id, name, arguments:
 describe("runToolRound when interrupted", () => {
   it("marks the running call as interrupted and does not run the calls after it", async () => {
     const controller = new AbortController();
+    const slow = stopsOnAbortTool();
     const { run, ends, starts } = round(
-      [tool("slow", stopsOnAbort), tool("other", async () => "should not run")],
+      [tool("slow", slow.executor), tool("other", async () => "should not run")],
       [call("a", "slow"), call("b", "other")],
       controller,
       false,
     );
-    await new Promise((r) => setTimeout(r, 10));
+    // Abort only once the call is really running, so a loaded machine cannot turn this into a before-run case.
+    await slow.running;
     controller.abort();
     const records = await run;
     expect(records.map((r) => [r.toolCallId, r.isError])).toEqual([
@@ -74,13 +96,25 @@ describe("runToolRound when interrupted", () => {
 
   it("abandons a call that ignores the signal after the grace period, keeping finished results", async () => {
     const controller = new AbortController();
+    const stuck = ignoresAbortTool();
+    let quickDone = () => {};
+    const quickFinished = new Promise<void>((r) => {
+      quickDone = r;
+    });
     const { run, ends } = round(
-      [tool("stuck", ignoresAbort), tool("quick", async () => "quick result")],
+      [
+        tool("stuck", stuck.executor),
+        tool("quick", async () => {
+          quickDone();
+          return "quick result";
+        }),
+      ],
       [call("a", "stuck"), call("b", "quick")],
       controller,
       true,
     );
-    await new Promise((r) => setTimeout(r, 10));
+    await Promise.all([stuck.running, quickFinished]);
+    await new Promise((r) => setImmediate(r));
     controller.abort();
     const records = await run;
     expect(records).toEqual([
