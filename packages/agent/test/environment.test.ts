@@ -174,7 +174,7 @@ describe("execCommand", () => {
     expect(r.output).toMatch(/\n\[\.\.\. \d+ bytes of output omitted \.\.\.\]\n/);
     // Holding the output would take over 1 GB; a bounded capture stays within a few buffers.
     expect(peak - before).toBeLessThan(150 * 1024 * 1024);
-  });
+  }, 120_000);
 
   it("filters secrets from the environment by default and passes allowed ones", async () => {
     const base = { PATH: process.env.PATH, HOME: "/h", OPENAI_API_KEY: "sk-1", MY_TOKEN: "t", OTHER: "o" };

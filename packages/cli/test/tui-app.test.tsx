@@ -43,7 +43,7 @@ const frame = () => plain(app.lastFrame());
 const see = (text: string | RegExp) =>
   vi.waitFor(
     () => (typeof text === "string" ? expect(frame()).toContain(text) : expect(frame()).toMatch(text)),
-    { timeout: 5000 },
+    { timeout: 15_000 },
   );
 
 beforeEach(async () => {

@@ -31,7 +31,7 @@ async function press(...chunks: string[]) {
   }
 }
 const see = (text: string) =>
-  vi.waitFor(() => expect(plain(app.lastFrame())).toContain(text), { timeout: 5000 });
+  vi.waitFor(() => expect(plain(app.lastFrame())).toContain(text), { timeout: 15_000 });
 
 beforeEach(async () => {
   fx = await createFakeRuntime();

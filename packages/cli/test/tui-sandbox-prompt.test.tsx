@@ -19,7 +19,7 @@ async function press(chunk: string) {
   await new Promise((r) => setImmediate(r));
 }
 const frame = () => plain(app.lastFrame());
-const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), { timeout: 5000 });
+const see = (text: string) => vi.waitFor(() => expect(frame()).toContain(text), { timeout: 15_000 });
 
 function request(command: string): SandboxEscapeRequest {
   return {
