@@ -128,7 +128,7 @@ export interface RuntimeOptions {
   readonly home?: string;
   /** Settings already loaded; read from the home and the project otherwise. */
   readonly settings?: ResolvedSettings;
-  /** fsync every transcript entry (default true). */
+  /** Sync the transcript to the disk shortly after each entry, off the request path (default true). */
   readonly durable?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
@@ -999,7 +999,7 @@ class AgentRuntime implements Runtime {
       history: parts.history,
       ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
       startSource: this.nextStart,
-      // Every completed turn is on disk before the next model request goes out.
+      // Every completed turn is written to the transcript before the next model request goes out.
       openStream: (client, request) =>
         flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
     });
