@@ -17,11 +17,11 @@ import type {
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
 import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
-import { readBytes, readWhole, writeAtomic } from "./file-io.js";
+import { readBytes, readSmallFile, readWhole, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
-import { readLines } from "./line-reader.js";
+import { readLines, readLinesFrom } from "./line-reader.js";
 import { spawnLongLived } from "./long-lived-process.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
@@ -123,20 +123,24 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFile(path: string, options?: ReadFileOptions): Promise<string> {
     const abs = this.resolvePath(path);
-    await this.requireFile(abs, path);
+    const whole =
+      options?.offset === undefined && options?.limit === undefined && options?.maxLineLength === undefined;
+    let small: Buffer | undefined;
     try {
-      if (
-        options?.offset === undefined &&
-        options?.limit === undefined &&
-        options?.maxLineLength === undefined
-      ) {
-        return await readWhole(abs);
-      }
-      return await readLines(abs, {
-        offset: Math.max(1, Math.floor(options.offset ?? 1)),
-        ...(options.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
-        ...(options.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
-      });
+      small = readSmallFile(abs);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+    if (small !== undefined && whole) return small.toString("utf8");
+    if (small === undefined) await this.requireFile(abs, path);
+    try {
+      if (whole) return await readWhole(abs);
+      const lines = {
+        offset: Math.max(1, Math.floor(options?.offset ?? 1)),
+        ...(options?.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
+        ...(options?.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
+      };
+      return small !== undefined ? await readLinesFrom(oneChunk(small), lines) : await readLines(abs, lines);
     } catch (err) {
       throw fromNodeError(err, path);
     }
@@ -144,6 +148,16 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFileBytes(path: string, options?: { readonly maxBytes?: number }): Promise<Uint8Array> {
     const abs = this.resolvePath(path);
+    let small: Buffer | undefined;
+    try {
+      small = readSmallFile(abs);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+    if (small !== undefined) {
+      const bytes = options?.maxBytes !== undefined ? small.subarray(0, options.maxBytes) : small;
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    }
     await this.requireFile(abs, path);
     try {
       return await readBytes(abs, options?.maxBytes);
@@ -298,4 +312,14 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       engine: this.options.grepEngine ?? "auto",
     });
   }
+}
+
+/** A file already in memory as the byte stream readLinesFrom takes. */
+function oneChunk(bytes: Buffer): AsyncIterable<Buffer> & { destroy(): void } {
+  return {
+    async *[Symbol.asyncIterator]() {
+      yield bytes;
+    },
+    destroy() {},
+  };
 }
