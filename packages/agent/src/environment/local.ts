@@ -1,3 +1,4 @@
+import { lstatSync, type Stats, statSync } from "node:fs";
 import { stat as fsStat, lstat, rm } from "node:fs/promises";
 import { platform as osPlatform, release } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
@@ -194,10 +195,23 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async stat(path: string): Promise<FileStat | undefined> {
     const abs = this.resolvePath(path);
-    const l = await lstat(abs).catch(() => undefined);
+    // Synchronous: one system call on cached metadata, where the thread pool costs a wake-up.
+    let l: Stats | undefined;
+    try {
+      l = lstatSync(abs, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
     if (!l) return undefined;
     // Report what a symlink points at, but still say it is one.
-    const s = l.isSymbolicLink() ? await fsStat(abs).catch(() => l) : l;
+    let s = l;
+    if (l.isSymbolicLink()) {
+      try {
+        s = statSync(abs, { throwIfNoEntry: false }) ?? l;
+      } catch {
+        s = l;
+      }
+    }
     return {
       isFile: s.isFile(),
       isDirectory: s.isDirectory(),

@@ -54,25 +54,41 @@ function turnMessages(turn: Turn): readonly Message[] {
  */
 export function historyToMessages(history: readonly Turn[]): Message[] {
   const messages: Message[] = [];
-  let pending: Map<string, string> | undefined;
-  const flush = () => {
-    if (!pending) return;
-    for (const [id, name] of pending)
-      messages.push(toolResultMessage(id, MISSING_TOOL_RESULT, true, { name }));
-    pending = undefined;
-  };
-  for (const turn of history) {
-    if (turn.kind === "tool_results") {
-      for (const r of turn.results) pending?.delete(r.toolCallId);
-    } else flush();
+  for (let i = 0; i < history.length; i++) {
+    const turn = history[i] as Turn;
     for (const m of turnMessages(turn)) messages.push(m);
-    if (turn.kind === "assistant" && turn.toolCalls.length > 0) {
-      pending = new Map(turn.toolCalls.map((c) => [c.id, c.name]));
+    if (turn.kind !== "assistant" || turn.toolCalls.length === 0) continue;
+    // The results come in the next turn; calls it does not answer get an error result after it.
+    const next = history[i + 1];
+    const answers = next?.kind === "tool_results" ? next : undefined;
+    if (answers !== undefined) {
+      i++;
+      for (const m of turnMessages(answers)) messages.push(m);
+      if (answersAll(turn.toolCalls, answers.results)) continue;
     }
-    if (turn.kind === "tool_results") flush();
+    const answered = new Set(answers?.results.map((r) => r.toolCallId));
+    for (const call of turn.toolCalls) {
+      if (!answered.has(call.id)) {
+        messages.push(toolResultMessage(call.id, MISSING_TOOL_RESULT, true, { name: call.name }));
+        answered.add(call.id);
+      }
+    }
   }
-  flush();
   return messages;
+}
+
+/** Whether the results answer every call: the usual case, checked without allocating. */
+function answersAll(
+  calls: readonly { readonly id: string }[],
+  results: readonly { readonly toolCallId: string }[],
+): boolean {
+  if (results.length < calls.length) return false;
+  for (let c = 0; c < calls.length; c++) {
+    const id = (calls[c] as { id: string }).id;
+    if (results[c]?.toolCallId === id) continue;
+    if (!results.some((r) => r.toolCallId === id)) return false;
+  }
+  return true;
 }
 
 function assistantParts(turn: Extract<Turn, { kind: "assistant" }>): readonly ContentPart[] {

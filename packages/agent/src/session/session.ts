@@ -13,7 +13,6 @@ import {
   type Response,
   type RetryPolicy,
   type StreamEvent,
-  systemMessage,
   type ToolCallData,
   type ToolDefinition,
   userMessage,
@@ -44,6 +43,7 @@ import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
 import { type PromptContext, preparePromptContext } from "./system-context.js";
+import { createSystemPromptMemo } from "./system-prompt-memo.js";
 
 /** The part of the llm Client a session uses. */
 export interface ModelClient {
@@ -145,6 +145,7 @@ export class Session {
   private readonly control = new CycleControl();
   private shutdown: Promise<void> | undefined;
   private promptContext: Promise<PromptContext> | undefined;
+  private readonly systemPrompt = createSystemPromptMemo();
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
   private readonly compactor = new Compactor();
@@ -1002,28 +1003,28 @@ export class Session {
     });
     const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
     const offer = toolOffer(profile, offered);
-    const systemPrompt = profile.buildSystemPrompt({
-      environment: this.environment,
-      model: profile.model,
-      environmentBlock: context.environmentBlock(profile),
-      ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
-      projectDocs: context.projectDocs,
-      tools: offered,
-      ...(this.configValue.skills !== undefined &&
-        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
-      ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
-      ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
-      ...(this.configValue.userInstructions !== undefined && {
-        userInstructions: this.configValue.userInstructions,
-      }),
-      ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
-    });
+    const skills = this.configValue.skills;
+    const promptInputs = [
+      profile,
+      this.environment,
+      context,
+      mode,
+      skills,
+      offer.toolCallInstructions,
+      this.configValue.userInstructions,
+      this.configValue.systemPrompt,
+      // By value: the offered list is made anew for each request.
+      ...offered.flatMap((t) => [t.name, t.description, t.parameters]),
+    ];
+    const system = this.systemPrompt.message(promptInputs, () =>
+      this.buildSystemPrompt(context, offered, offer),
+    );
     const providerOptions = profile.providerOptions();
     return {
       model: profile.model,
       provider: profile.provider,
       messages: [
-        systemMessage(systemPrompt),
+        system,
         ...modelMessages(profile, this.turns),
         ...(note !== undefined ? [userMessage(note)] : []),
       ],
@@ -1039,6 +1040,31 @@ export class Session {
       ...(providerOptions !== undefined && { providerOptions }),
       signal,
     };
+  }
+
+  private buildSystemPrompt(
+    context: PromptContext,
+    offered: readonly ToolDefinition[],
+    offer: ReturnType<typeof toolOffer>,
+  ): string {
+    const profile = this.profileValue;
+    const mode = this.configValue.readOnlyMode;
+    return profile.buildSystemPrompt({
+      environment: this.environment,
+      model: profile.model,
+      environmentBlock: context.environmentBlock(profile),
+      ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
+      projectDocs: context.projectDocs,
+      tools: offered,
+      ...(this.configValue.skills !== undefined &&
+        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
+      ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
+      ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
+      ...(this.configValue.userInstructions !== undefined && {
+        userInstructions: this.configValue.userInstructions,
+      }),
+      ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
+    });
   }
 }
 

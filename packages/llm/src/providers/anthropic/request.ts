@@ -6,6 +6,7 @@ import type {
   Message,
   Request,
   ToolChoice,
+  ToolDefinition,
   ToolResultData,
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
@@ -132,6 +133,33 @@ const wireRole = (message: Message): WireMessage["role"] =>
   message.role === "assistant" ? "assistant" : "user";
 
 /**
+ * Each message's blocks, translated once: messages are immutable values, and an agent resends its
+ * whole history with every request. The blocks are shared between requests and never changed
+ * (cache breakpoints mark copies), which also lets encodeBody keep each block's encoded JSON.
+ */
+const translated = new WeakMap<Message, readonly WireBlock[]>();
+
+async function messageBlocks(message: Message): Promise<readonly WireBlock[]> {
+  let blocks = translated.get(message);
+  if (blocks !== undefined) return blocks;
+  const out: WireBlock[] = [];
+  if (message.role === "system" || message.role === "developer") {
+    for (const part of message.content) {
+      if (part.kind === "text" && part.text !== "") out.push({ type: "text", text: part.text });
+    }
+  } else {
+    const role = wireRole(message);
+    for (const part of message.content) {
+      const block = await partToBlock(part, role);
+      if (block !== undefined) out.push(block);
+    }
+  }
+  blocks = out;
+  translated.set(message, blocks);
+  return blocks;
+}
+
+/**
  * Translates the conversation: system and developer text go to `system`, tool messages become
  * user turns of tool_result blocks, and consecutive turns of one role are merged so roles
  * strictly alternate. Within a user turn, tool results come first, as the API requires.
@@ -142,25 +170,19 @@ export async function translateMessages(
   const system: WireBlock[] = [];
   const out: WireMessage[] = [];
   for (const message of messages) {
+    const blocks = translated.get(message) ?? (await messageBlocks(message));
     if (message.role === "system" || message.role === "developer") {
-      for (const part of message.content) {
-        if (part.kind === "text" && part.text !== "") system.push({ type: "text", text: part.text });
-      }
+      for (const b of blocks) system.push(b);
       continue;
     }
-    const role = wireRole(message);
-    const blocks: WireBlock[] = [];
-    for (const part of message.content) {
-      const block = await partToBlock(part, role);
-      if (block !== undefined) blocks.push(block);
-    }
     if (blocks.length === 0) continue;
+    const role = wireRole(message);
     const last = out.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
+    if (last?.role === role) for (const b of blocks) last.content.push(b);
+    else out.push({ role, content: [...blocks] });
   }
   for (const m of out) {
-    if (m.role === "user") {
+    if (m.role === "user" && m.content.length > 1 && needsReorder(m.content)) {
       m.content = [
         ...m.content.filter((b) => b.type === "tool_result"),
         ...m.content.filter((b) => b.type !== "tool_result"),
@@ -168,6 +190,28 @@ export async function translateMessages(
     }
   }
   return { system, messages: out };
+}
+
+/** Whether a block other than a tool result comes before a tool result. */
+function needsReorder(blocks: readonly WireBlock[]): boolean {
+  let other = false;
+  for (const b of blocks) {
+    if (b.type !== "tool_result") other = true;
+    else if (other) return true;
+  }
+  return false;
+}
+
+/** Each tool definition's wire form, made once per definition object (shared like message blocks). */
+const toolBlocks = new WeakMap<ToolDefinition, WireBlock>();
+
+function toolBlock(tool: ToolDefinition): WireBlock {
+  let block = toolBlocks.get(tool);
+  if (block === undefined) {
+    block = { name: tool.name, description: tool.description, input_schema: tool.parameters };
+    toolBlocks.set(tool, block);
+  }
+  return block;
 }
 
 const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
@@ -189,7 +233,10 @@ const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
  * such a turn, so thinking is left off for this request, as the API documents.
  */
 function unthoughtToolTurn(messages: readonly WireMessage[]): boolean {
-  const last = [...messages].reverse().find((m) => m.role === "assistant");
+  let last: WireMessage | undefined;
+  for (let i = messages.length - 1; i >= 0 && last === undefined; i--) {
+    if (messages[i]?.role === "assistant") last = messages[i];
+  }
   if (last === undefined || !last.content.some((b) => b.type === "tool_use")) return false;
   const first = last.content[0]?.type;
   return first !== "thinking" && first !== "redacted_thinking";
@@ -230,11 +277,7 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
 
   const choice = request.toolChoice ?? { mode: "auto" };
   if (request.tools !== undefined && request.tools.length > 0 && choice.mode !== "none") {
-    body.tools = request.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.parameters,
-    }));
+    body.tools = request.tools.map(toolBlock);
     if (request.toolChoice !== undefined) body.tool_choice = toolChoiceBlock(choice);
   }
 
@@ -260,6 +303,15 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   if (userId !== undefined) body.metadata = { user_id: userId };
 
   Object.assign(body, options.extra);
+  // Breakpoints replace blocks in these lists: a caller's own lists are copied, never changed.
+  if (Array.isArray(options.extra.system)) body.system = [...(options.extra.system as WireBlock[])];
+  if (Array.isArray(options.extra.tools)) body.tools = [...(options.extra.tools as WireBlock[])];
+  if (Array.isArray(options.extra.messages)) {
+    body.messages = (options.extra.messages as WireMessage[]).map((m) => ({
+      ...m,
+      content: Array.isArray(m.content) ? [...m.content] : m.content,
+    }));
+  }
   if (options.autoCache) applyCacheBreakpoints(body);
 
   const betas = [...options.betaHeaders];

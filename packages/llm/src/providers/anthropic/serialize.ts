@@ -1,0 +1,168 @@
+import type { WireBody } from "./wire.js";
+
+/**
+ * Each tool definition's and system block's JSON, encoded once: translated blocks are shared
+ * between requests and never changed (see translateMessages and applyCacheBreakpoints).
+ */
+const blockBytes = new WeakMap<object, Buffer>();
+
+const utf8 = (text: string): Buffer => Buffer.from(text, "utf8");
+const COMMA = utf8(",");
+const OPEN_LIST = utf8("[");
+const CLOSE_LIST = utf8("]");
+const CLOSE_OBJECT = utf8("}");
+const MESSAGE_HEADS: Readonly<Record<string, Buffer>> = {
+  user: utf8('{"role":"user","content":['),
+  assistant: utf8('{"role":"assistant","content":['),
+};
+const CLOSE_MESSAGE = utf8("]}");
+
+function bytesOf(value: unknown): Buffer {
+  if (typeof value !== "object" || value === null) return utf8(JSON.stringify(value) ?? "null");
+  let bytes = blockBytes.get(value);
+  if (bytes === undefined) {
+    bytes = utf8(JSON.stringify(value));
+    blockBytes.set(value, bytes);
+  }
+  return bytes;
+}
+
+/** A list of blocks, each element's bytes from the cache; anything else serialised as it is. */
+function pushList(out: Buffer[], value: unknown): void {
+  if (!Array.isArray(value)) {
+    out.push(utf8(JSON.stringify(value) ?? "null"));
+    return;
+  }
+  out.push(OPEN_LIST);
+  for (let i = 0; i < value.length; i++) {
+    if (i > 0) out.push(COMMA);
+    out.push(bytesOf(value[i]));
+  }
+  out.push(CLOSE_LIST);
+}
+
+/** A message: the common shape, {role, content: [...]}, is written here; anything else as it is. */
+function pushMessage(out: Buffer[], message: unknown): void {
+  const m = message as { role?: unknown; content?: unknown } | null;
+  const head = typeof m?.role === "string" ? MESSAGE_HEADS[m.role] : undefined;
+  if (m === null || head === undefined || !Array.isArray(m.content) || Object.keys(m).length !== 2) {
+    out.push(utf8(JSON.stringify(message) ?? "null"));
+    return;
+  }
+  out.push(head);
+  // Not through the block cache: the conversation's encoded list keeps these bytes already.
+  const content = m.content as unknown[];
+  let json = "";
+  for (let i = 0; i < content.length; i++) json += (i > 0 ? "," : "") + JSON.stringify(content[i]);
+  out.push(utf8(json), CLOSE_MESSAGE);
+}
+
+/** The messages of one encoded request: each one's blocks, where its bytes end, and the bytes. */
+interface EncodedMessages {
+  readonly roles: readonly unknown[];
+  readonly blocks: readonly (readonly unknown[] | undefined)[];
+  readonly ends: readonly number[];
+  readonly bytes: Buffer;
+}
+
+/**
+ * The last encoded message list of each conversation, found by its first message's first block
+ * (the same object in every request of a conversation). The next request's messages that hold the
+ * same blocks in the same order are copied as one range of bytes, so the work per request grows
+ * with what changed, not with the conversation's length.
+ */
+const conversations = new WeakMap<object, EncodedMessages>();
+
+/** The conversation key: the first block of the first message, when it is an object. */
+function conversationKey(messages: readonly unknown[]): object | undefined {
+  const content = (messages[0] as { content?: unknown } | undefined)?.content;
+  const first = Array.isArray(content) ? content[0] : undefined;
+  return typeof first === "object" && first !== null ? first : undefined;
+}
+
+function sameBlocks(a: readonly unknown[] | undefined, b: unknown): boolean {
+  if (a === undefined || !Array.isArray(b) || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The JSON list of messages, reusing the longest unchanged run of the conversation's last list. */
+function encodeMessages(messages: readonly unknown[]): Buffer {
+  const key = conversationKey(messages);
+  const last = key !== undefined ? conversations.get(key) : undefined;
+  let kept = 0;
+  if (last !== undefined) {
+    while (
+      kept < messages.length &&
+      kept < last.blocks.length &&
+      (messages[kept] as { role?: unknown } | undefined)?.role === last.roles[kept] &&
+      sameBlocks(last.blocks[kept], (messages[kept] as { content?: unknown }).content) &&
+      Object.keys(messages[kept] as object).length === 2
+    ) {
+      kept++;
+    }
+  }
+  const out: Buffer[] = [];
+  const roles: unknown[] = [];
+  const blocks: (readonly unknown[] | undefined)[] = [];
+  const ends: number[] = [];
+  let length = 0;
+  if (last !== undefined && kept > 0) {
+    const prefix = last.bytes.subarray(0, last.ends[kept - 1]);
+    out.push(prefix);
+    length = prefix.length;
+    for (let i = 0; i < kept; i++) {
+      roles.push(last.roles[i]);
+      blocks.push(last.blocks[i]);
+      ends.push(last.ends[i] as number);
+    }
+  } else {
+    out.push(OPEN_LIST);
+    length = OPEN_LIST.length;
+  }
+  for (let i = kept; i < messages.length; i++) {
+    const piece: Buffer[] = [];
+    if (i > 0) piece.push(COMMA);
+    pushMessage(piece, messages[i]);
+    for (const b of piece) {
+      out.push(b);
+      length += b.length;
+    }
+    const m = messages[i] as { role?: unknown; content?: unknown } | undefined;
+    roles.push(m?.role);
+    blocks.push(Array.isArray(m?.content) ? (m.content as unknown[]) : undefined);
+    ends.push(length);
+  }
+  out.push(CLOSE_LIST);
+  const bytes = Buffer.concat(out, length + CLOSE_LIST.length);
+  if (key !== undefined) conversations.set(key, { roles, blocks, ends, bytes });
+  return bytes;
+}
+
+/**
+ * The request body as UTF-8 JSON, equal (as JSON) to JSON.stringify(body), with `tools`,
+ * `system` and `messages` last. Blocks are treated as immutable values: one changed after it
+ * was first encoded would be sent as it was.
+ */
+export function encodeBody(body: WireBody): Buffer {
+  const { messages, system, tools, ...rest } = body;
+  const out: Buffer[] = [];
+  const head = JSON.stringify(rest);
+  let separator = head.length > 2 ? "," : "";
+  out.push(utf8(head.slice(0, -1)));
+  const field = (name: string) => {
+    out.push(utf8(`${separator}"${name}":`));
+    separator = ",";
+  };
+  if (tools !== undefined) {
+    field("tools");
+    pushList(out, tools);
+  }
+  if (system !== undefined) {
+    field("system");
+    pushList(out, system);
+  }
+  field("messages");
+  out.push(encodeMessages(messages), CLOSE_OBJECT);
+  return Buffer.concat(out);
+}
