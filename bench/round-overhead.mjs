@@ -13,23 +13,32 @@
 // against pi's; and, when strace is present, epoll/futex calls per round.
 // Targets: attractor/pi ≤ 0.5, attractor/floor ≤ 3, build at 1000 ≤ 2× at 50, RSS ≤ 0.6× pi's,
 // heap flat (growth no more than the history's own size).
-// Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50)
+// Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50,
+// BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createAnthropicProfile, LocalExecutionEnvironment, Session } from "../packages/agent/dist/index.js";
-import { AnthropicAdapter, Client } from "../packages/llm/dist/index.js";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { anthropicReply } from "./support/anthropic-sse.mjs";
 import { peerScript } from "./support/peers.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 5);
+// Which parts to run (comma-separated): rounds, wakeups, rss, growth.
+const PARTS = new Set((process.env.PARTS ?? "rounds,wakeups,rss,growth").split(","));
 const ROUNDS = Number(process.env.ROUNDS ?? 50);
 const MODEL = "claude-sonnet-4-5";
 const here = dirname(fileURLToPath(import.meta.url));
-const CLI = process.env.ATTRACTOR_CLI ?? join(here, "..", "packages", "cli", "dist", "bundle", "attractor.js");
+// ATTRACTOR_ROOT measures another build (a checkout with built packages), for before/after figures.
+const ROOT = process.env.ATTRACTOR_ROOT ?? join(here, "..");
+const CLI = join(ROOT, "packages", "cli", "dist", "bundle", "attractor.js");
+const { createAnthropicProfile, LocalExecutionEnvironment, Session } = await import(
+  pathToFileURL(join(ROOT, "packages", "agent", "dist", "index.js")).href
+);
+const { AnthropicAdapter, Client } = await import(
+  pathToFileURL(join(ROOT, "packages", "llm", "dist", "index.js")).href
+);
 const FLOOR = join(here, "support", "floor-client.mjs");
 const PI = peerScript("@mariozechner/pi-coding-agent", "0.73.1", "dist/cli.js");
 
@@ -38,7 +47,10 @@ const project = join(root, "project");
 mkdirSync(join(project, "src"), { recursive: true });
 const FILES = Array.from({ length: 50 }, (_, i) => `src/module${i}.js`);
 for (const [i, f] of FILES.entries()) {
-  const lines = Array.from({ length: 40 }, (_, l) => `export const value${l} = ${i * 100 + l}; // module ${i}`);
+  const lines = Array.from(
+    { length: 40 },
+    (_, l) => `export const value${l} = ${i * 100 + l}; // module ${i}`,
+  );
   writeFileSync(join(project, f), `// marker-${i}\n${lines.join("\n")}\n`);
 }
 mkdirSync(join(root, "attractor-home"), { recursive: true });
@@ -97,7 +109,11 @@ const baseEnv = { PATH: process.env.PATH, HOME: join(root, "home"), LANG: "C.UTF
 const AGENTS = {
   attractor: {
     command: (rounds) => [CLI, "-p", `read the ${rounds} files`, "--model", MODEL],
-    env: { ATTRACTOR_HOME: join(root, "attractor-home"), ANTHROPIC_API_KEY: "bench", ANTHROPIC_BASE_URL: url },
+    env: {
+      ATTRACTOR_HOME: join(root, "attractor-home"),
+      ANTHROPIC_API_KEY: "bench",
+      ANTHROPIC_BASE_URL: url,
+    },
     tool: "read_file",
     arg: "file_path",
   },
@@ -165,116 +181,156 @@ const names = Object.keys(AGENTS);
 const f = (x, d = 2) => x.toFixed(d);
 
 // ---- (1) per-round overhead, alternating the agents ----
-const perRound = Object.fromEntries(names.map((n) => [n, []]));
-for (const n of names) await runAgent(n, ROUNDS); // warm the file system cache
-for (let r = 0; r < RUNS; r++) for (const n of names) perRound[n].push((await runAgent(n, ROUNDS)).perRound);
-console.log(`per-round overhead, ${ROUNDS} read_file rounds over loopback (median of ${RUNS} runs):`);
-for (const n of names) console.log(`  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round`);
-const ours = median(perRound.attractor);
-if (PI) console.log(`  attractor/pi:    ${f(ours / median(perRound.pi))}   (target ≤ 0.5)`);
-else console.log("  attractor/pi:    skipped (pi not installed)");
-console.log(`  attractor/floor: ${f(ours / median(perRound.floor))}   (target ≤ 3)`);
+if (PARTS.has("rounds")) {
+  const perRound = Object.fromEntries(names.map((n) => [n, []]));
+  for (const n of names) await runAgent(n, ROUNDS); // warm the file system cache
+  for (let r = 0; r < RUNS; r++)
+    for (const n of names) perRound[n].push((await runAgent(n, ROUNDS)).perRound);
+  console.log(`per-round overhead, ${ROUNDS} read_file rounds over loopback (median of ${RUNS} runs):`);
+  for (const n of names) console.log(`  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round`);
+  const ours = median(perRound.attractor);
+  if (PI) console.log(`  attractor/pi:    ${f(ours / median(perRound.pi))}   (target ≤ 0.5)`);
+  else console.log("  attractor/pi:    skipped (pi not installed)");
+  console.log(`  attractor/floor: ${f(ours / median(perRound.floor))}   (target ≤ 3)`);
+}
 
 // ---- (2) wake-ups per round under strace ----
-const hasStrace = spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0;
-if (hasStrace) {
-  const out = join(root, "strace.txt");
-  const counts = async (name, rounds) => {
-    await runAgent(name, rounds, (argv) => [
-      "strace",
-      "-f",
-      "-c",
-      "-o",
-      out,
-      "-e",
-      "trace=epoll_wait,epoll_pwait,epoll_pwait2,futex",
-      ...argv,
-    ]);
-    const text = readFileSync(out, "utf8");
-    const calls = (re) =>
-      text
-        .split("\n")
-        .filter((l) => re.test(l))
-        .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[3]), 0);
-    return { epoll: calls(/\bepoll_p?wait2?$/), futex: calls(/\bfutex$/) };
-  };
-  console.log(`wake-ups per round under strace -f (${ROUNDS} rounds minus a 0-round run, per round):`);
-  for (const n of names) {
-    const full = await counts(n, ROUNDS);
-    const none = await counts(n, 0);
-    console.log(
-      `  ${n.padEnd(10)} epoll_wait ${f((full.epoll - none.epoll) / ROUNDS, 1).padStart(6)}   futex ${f((full.futex - none.futex) / ROUNDS, 1).padStart(6)}`,
-    );
-  }
-} else console.log("wake-ups: skipped (strace not installed)");
+if (PARTS.has("wakeups")) {
+  const hasStrace = spawnSync("strace", ["-V"], { stdio: "ignore" }).status === 0;
+  if (hasStrace) {
+    const out = join(root, "strace.txt");
+    const counts = async (name, rounds) => {
+      await runAgent(name, rounds, (argv) => [
+        "strace",
+        "-f",
+        "-c",
+        "-o",
+        out,
+        "-e",
+        "trace=epoll_wait,epoll_pwait,epoll_pwait2,futex",
+        ...argv,
+      ]);
+      const text = readFileSync(out, "utf8");
+      const calls = (re) =>
+        text
+          .split("\n")
+          .filter((l) => re.test(l))
+          .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[3]), 0);
+      return { epoll: calls(/\bepoll_p?wait2?$/), futex: calls(/\bfutex$/) };
+    };
+    console.log(`wake-ups per round under strace -f (${ROUNDS} rounds minus a 0-round run, per round):`);
+    for (const n of names) {
+      const full = await counts(n, ROUNDS);
+      const none = await counts(n, 0);
+      console.log(
+        `  ${n.padEnd(10)} epoll_wait ${f((full.epoll - none.epoll) / ROUNDS, 1).padStart(6)}   futex ${f((full.futex - none.futex) / ROUNDS, 1).padStart(6)}`,
+      );
+    }
+  } else console.log("wake-ups: skipped (strace not installed)");
+}
 
 // ---- (3) peak RSS of a 500-round headless run ----
-const BIG = Number(process.env.BIG_ROUNDS ?? 500);
-const rss = {};
-for (const n of names) rss[n] = (await runAgent(n, BIG)).peakMb;
-console.log(`peak RSS of a ${BIG}-round headless run:`);
-for (const n of names) console.log(`  ${n.padEnd(10)} ${f(rss[n], 0).padStart(5)} MB`);
-if (PI) console.log(`  attractor/pi: ${f(rss.attractor / rss.pi)}   (target ≤ 0.6)`);
+if (PARTS.has("rss")) {
+  const BIG = Number(process.env.BIG_ROUNDS ?? 500);
+  const rss = {};
+  for (const n of names) rss[n] = (await runAgent(n, BIG)).peakMb;
+  console.log(`peak RSS of a ${BIG}-round headless run:`);
+  for (const n of names) console.log(`  ${n.padEnd(10)} ${f(rss[n], 0).padStart(5)} MB`);
+  if (PI) console.log(`  attractor/pi: ${f(rss.attractor / rss.pi)}   (target ≤ 0.6)`);
+}
 
 // ---- (4) growth with history, in this process ----
-const LONG = Number(process.env.LONG_ROUNDS ?? 1000);
-const client = new Client({
-  providers: { anthropic: new AnthropicAdapter({ apiKey: "bench", baseUrl: url, env: {} }) },
-});
-let toolDone = 0;
-const echo = {
-  definition: {
-    name: "echo",
-    description: "Echo the text back.",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
-  },
-  executor: async (args) => {
-    toolDone = performance.now();
-    return `${args.text} ${"x".repeat(200)}`;
-  },
-  readOnly: true,
-};
-const builds = new Array(LONG + 1).fill(0);
-const heap = {};
-const bodies = {};
-plan = {
-  rounds: LONG,
-  tool: "echo",
-  arg: "text",
-  onRequest: (n, body) => {
-    if (n > 0) builds[n] = performance.now() - toolDone;
-    if (n === 100 || n === LONG) {
-      globalThis.gc?.();
-      heap[n] = process.memoryUsage().heapUsed;
-      bodies[n] = body.length;
-    }
-  },
-};
-arrivals = [];
-replies = [];
-const profile = createAnthropicProfile(MODEL);
-profile.toolRegistry.register(echo);
-const session = new Session({
-  profile,
-  environment: new LocalExecutionEnvironment({ workingDirectory: project }),
-  client,
-  config: { maxToolRoundsPerInput: 0, enableLoopDetection: false },
-  retry: { maxRetries: 0 },
-});
-await session.submit("go");
-await session.close();
-const mean = (from, to) => builds.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
-const at50 = mean(41, 61);
-const atLong = mean(LONG - 19, LONG + 1);
-console.log(`tool result → next request arrives (request building + send), in-process Session:`);
-console.log(`  at 50 rounds of history:   ${f(at50)} ms`);
-console.log(`  at ${LONG} rounds of history: ${f(atLong)} ms   ratio ${f(atLong / at50)}   (target ≤ 2)`);
-if (heap[100] !== undefined && heap[LONG] !== undefined) {
-  const grow = (heap[LONG] - heap[100]) / (LONG - 100);
-  const hist = (bodies[LONG] - bodies[100]) / (LONG - 100);
-  console.log(
-    `Session heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B/round against ${f(hist, 0)} B/round of request JSON growth (ratio ${f(grow / hist)})${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+if (PARTS.has("growth")) {
+  // The model server runs in a child process here, so this process's CPU time is the client's alone.
+  const LONG = Number(process.env.LONG_ROUNDS ?? 1000);
+  const child = spawn(
+    process.execPath,
+    [join(here, "support", "scripted-anthropic-server.mjs"), String(LONG), "echo"],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
   );
+  const childPort = await new Promise((resolve) =>
+    child.stdout.once("data", (d) => resolve(Number(String(d).trim()))),
+  );
+  const client = new Client({
+    providers: {
+      anthropic: new AnthropicAdapter({ apiKey: "bench", baseUrl: `http://127.0.0.1:${childPort}`, env: {} }),
+    },
+  });
+  // Per round: the session's own request building (tool result → the client's stream() call, wall
+  // time) and the process's CPU time for the whole round (response parsing, dispatch, building,
+  // encoding, sending), taken at each tool call.
+  let toolDone = 0;
+  let calls = 0;
+  const sessionBuild = [];
+  const roundCpu = [];
+  let lastCpu;
+  const heap = {};
+  const cpuNow = () => {
+    const c = process.cpuUsage();
+    return (c.user + c.system) / 1000;
+  };
+  const echo = {
+    definition: {
+      name: "echo",
+      description: "Echo the text back.",
+      parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    },
+    executor: async (args) => {
+      calls++;
+      if (calls === 100 || calls === LONG) {
+        globalThis.gc?.();
+        heap[calls] = process.memoryUsage().heapUsed;
+      }
+      const cpu = cpuNow();
+      if (lastCpu !== undefined) roundCpu.push(cpu - lastCpu);
+      lastCpu = cpu;
+      toolDone = performance.now();
+      return `${args.text} ${"x".repeat(200)}`;
+    },
+    readOnly: true,
+  };
+  const recording = {
+    stream(request) {
+      if (toolDone > 0) sessionBuild.push(performance.now() - toolDone);
+      return client.stream(request);
+    },
+  };
+  const profile = createAnthropicProfile(MODEL);
+  profile.toolRegistry.register(echo);
+  const session = new Session({
+    profile,
+    environment: new LocalExecutionEnvironment({ workingDirectory: project }),
+    client: recording,
+    config: { maxToolRoundsPerInput: 0, enableLoopDetection: false },
+    retry: { maxRetries: 0 },
+  });
+  await session.submit("go");
+  const historyBytes = JSON.stringify(session.history).length;
+  await session.close();
+  child.stdin.end();
+  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
+  const build50 = mean(sessionBuild, 40, 60);
+  const buildLong = mean(sessionBuild, sessionBuild.length - 20, sessionBuild.length);
+  const cpu50 = mean(roundCpu, 40, 60);
+  const cpuLong = mean(roundCpu, roundCpu.length - 20, roundCpu.length);
+  console.log(
+    `growth with history, in-process Session (Anthropic adapter over loopback, echo tool, ${LONG} rounds):`,
+  );
+  console.log(
+    `  session's request building (tool result → stream call): ${f(build50, 3)} ms at 50 rounds, ${f(buildLong, 3)} ms at ${LONG}: ratio ${f(buildLong / build50)}   (target ≤ 2)`,
+  );
+  console.log(
+    `  process CPU per round (parse, dispatch, build, encode, send): ${f(cpu50)} ms at 50 rounds, ${f(cpuLong)} ms at ${LONG}: ratio ${f(cpuLong / cpu50)}   (target ≤ 2)`,
+  );
+  if (heap[100] !== undefined && heap[LONG] !== undefined) {
+    const grow = (heap[LONG] - heap[100]) / (LONG - 100);
+    console.log(
+      `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round, against ${f(historyBytes / LONG, 0)} B per round of history (as JSON)${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+    );
+  }
 }
+
 server.close();
 rmSync(root, { recursive: true, force: true });

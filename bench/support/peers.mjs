@@ -24,12 +24,18 @@ export function peerScript(name, version, bin) {
   if (!installed() || !existsSync(script)) {
     mkdirSync(PEERS, { recursive: true });
     console.log(`installing ${name}@${version} into bench/.peers …`);
-    const r = spawnSync("npm", ["install", "--prefix", PEERS, "--no-audit", "--no-fund", `${name}@${version}`], {
-      encoding: "utf8",
-      stdio: ["ignore", "ignore", "pipe"],
-    });
+    const r = spawnSync(
+      "npm",
+      ["install", "--prefix", PEERS, "--no-audit", "--no-fund", `${name}@${version}`],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "ignore", "pipe"],
+      },
+    );
     if (r.status !== 0 || !existsSync(script)) {
-      console.log(`skipped ${name}: npm install failed (${(r.stderr ?? r.error?.message ?? "").trim().split("\n").pop()})`);
+      console.log(
+        `skipped ${name}: npm install failed (${(r.stderr ?? r.error?.message ?? "").trim().split("\n").pop()})`,
+      );
       return undefined;
     }
   }

@@ -16,17 +16,21 @@ function marked(list: unknown): number {
 /** Blocks the API does not let carry cache_control. */
 const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 
+/** Whether markLast would mark this list's last block. */
+function markable(list: unknown, budget: { left: number }): boolean {
+  if (budget.left <= 0 || !Array.isArray(list) || list.length === 0) return false;
+  const block = list[list.length - 1] as WireBlock | undefined;
+  return typeof block === "object" && block !== null && !hasMarker(block) && !UNMARKABLE.has(String(block.type));
+}
+
 /**
  * Marks the last block of `list`, unless the budget is spent. Copy on write: blocks are shared
  * with the translation cache of earlier requests, so the marked block is a new object.
  */
 function markLast(list: unknown, budget: { left: number }): void {
-  if (!Array.isArray(list) || list.length === 0) return;
-  const i = list.length - 1;
-  const block = list[i] as WireBlock | undefined;
-  if (typeof block !== "object" || block === null) return;
-  if (budget.left <= 0 || hasMarker(block) || UNMARKABLE.has(String(block.type))) return;
-  list[i] = { ...block, cache_control: { type: "ephemeral" } };
+  if (!markable(list, budget)) return;
+  const blocks = list as WireBlock[];
+  blocks[blocks.length - 1] = { ...blocks[blocks.length - 1], cache_control: { type: "ephemeral" } };
   budget.left--;
 }
 
@@ -59,6 +63,10 @@ export function applyCacheBreakpoints(body: WireBody): void {
     const message = body.messages[i] as WireMessage;
     if (message.role !== "user") continue;
     seen++;
-    markLast(message.content, budget);
+    if (!markable(message.content, budget)) continue;
+    // Messages are shared with earlier requests too: the marked one is a copy.
+    const copy: WireMessage = { ...message, content: [...message.content] };
+    markLast(copy.content, budget);
+    body.messages[i] = copy;
   }
 }

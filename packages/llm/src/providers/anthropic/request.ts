@@ -132,61 +132,82 @@ async function partToBlock(part: ContentPart, role: WireMessage["role"]): Promis
 const wireRole = (message: Message): WireMessage["role"] =>
   message.role === "assistant" ? "assistant" : "user";
 
-/**
- * Each message's blocks, translated once: messages are immutable values, and an agent resends its
- * whole history with every request. The blocks are shared between requests and never changed
- * (cache breakpoints mark copies), which also lets encodeBody keep each block's encoded JSON.
- */
-const translated = new WeakMap<Message, readonly WireBlock[]>();
+/** One message translated: its blocks, and for a user or assistant message its wire message. */
+interface Translated {
+  readonly blocks: readonly WireBlock[];
+  readonly wire?: WireMessage;
+}
 
-async function messageBlocks(message: Message): Promise<readonly WireBlock[]> {
-  let blocks = translated.get(message);
-  if (blocks !== undefined) return blocks;
-  const out: WireBlock[] = [];
+/**
+ * Each message translated once: messages are immutable values, and an agent resends its whole
+ * history with every request. Blocks and wire messages are shared between requests and never
+ * changed (merging, reordering and cache breakpoints make copies), which also lets encodeBody
+ * reuse what it encoded for an earlier request.
+ */
+const translated = new WeakMap<Message, Translated>();
+
+async function translateOne(message: Message): Promise<Translated> {
+  const blocks: WireBlock[] = [];
+  let entry: Translated;
   if (message.role === "system" || message.role === "developer") {
     for (const part of message.content) {
-      if (part.kind === "text" && part.text !== "") out.push({ type: "text", text: part.text });
+      if (part.kind === "text" && part.text !== "") blocks.push({ type: "text", text: part.text });
     }
+    entry = { blocks };
   } else {
     const role = wireRole(message);
     for (const part of message.content) {
       const block = await partToBlock(part, role);
-      if (block !== undefined) out.push(block);
+      if (block !== undefined) blocks.push(block);
     }
+    entry = blocks.length > 0 ? { blocks, wire: { role, content: blocks } } : { blocks };
   }
-  blocks = out;
-  translated.set(message, blocks);
-  return blocks;
+  translated.set(message, entry);
+  return entry;
 }
 
 /**
  * Translates the conversation: system and developer text go to `system`, tool messages become
  * user turns of tool_result blocks, and consecutive turns of one role are merged so roles
- * strictly alternate. Within a user turn, tool results come first, as the API requires.
+ * strictly alternate. Within a user turn, tool results come first, as the API requires. The
+ * returned messages may be shared with earlier requests: replace them, never change them.
  */
 export async function translateMessages(
   messages: readonly Message[],
 ): Promise<{ system: WireBlock[]; messages: WireMessage[] }> {
   const system: WireBlock[] = [];
   const out: WireMessage[] = [];
+  // Messages made here for this request, which may be extended in place.
+  const own = new Set<WireMessage>();
   for (const message of messages) {
-    const blocks = translated.get(message) ?? (await messageBlocks(message));
+    const entry = translated.get(message) ?? (await translateOne(message));
     if (message.role === "system" || message.role === "developer") {
-      for (const b of blocks) system.push(b);
+      for (const b of entry.blocks) system.push(b);
       continue;
     }
-    if (blocks.length === 0) continue;
-    const role = wireRole(message);
-    const last = out.at(-1);
-    if (last?.role === role) for (const b of blocks) last.content.push(b);
-    else out.push({ role, content: [...blocks] });
+    if (entry.wire === undefined) continue;
+    let last = out.at(-1);
+    if (last?.role !== entry.wire.role) {
+      out.push(entry.wire);
+      continue;
+    }
+    if (!own.has(last)) {
+      last = { role: last.role, content: [...last.content] };
+      own.add(last);
+      out[out.length - 1] = last;
+    }
+    for (const b of entry.blocks) last.content.push(b);
   }
-  for (const m of out) {
+  for (let i = 0; i < out.length; i++) {
+    const m = out[i] as WireMessage;
     if (m.role === "user" && m.content.length > 1 && needsReorder(m.content)) {
-      m.content = [
-        ...m.content.filter((b) => b.type === "tool_result"),
-        ...m.content.filter((b) => b.type !== "tool_result"),
-      ];
+      out[i] = {
+        role: m.role,
+        content: [
+          ...m.content.filter((b) => b.type === "tool_result"),
+          ...m.content.filter((b) => b.type !== "tool_result"),
+        ],
+      };
     }
   }
   return { system, messages: out };

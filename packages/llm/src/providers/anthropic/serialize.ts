@@ -57,19 +57,18 @@ function pushMessage(out: Buffer[], message: unknown): void {
   out.push(utf8(json), CLOSE_MESSAGE);
 }
 
-/** The messages of one encoded request: each one's blocks, where its bytes end, and the bytes. */
+/** The messages of one encoded request, where each one's bytes end, and the bytes. */
 interface EncodedMessages {
-  readonly roles: readonly unknown[];
-  readonly blocks: readonly (readonly unknown[] | undefined)[];
+  readonly messages: readonly unknown[];
   readonly ends: readonly number[];
   readonly bytes: Buffer;
 }
 
 /**
  * The last encoded message list of each conversation, found by its first message's first block
- * (the same object in every request of a conversation). The next request's messages that hold the
- * same blocks in the same order are copied as one range of bytes, so the work per request grows
- * with what changed, not with the conversation's length.
+ * (the same object in every request of a conversation). The next request's leading messages that
+ * are the same (the same message objects, or the same role and block objects) are copied as one
+ * range of bytes, so the work per request grows with what changed, not with the conversation.
  */
 const conversations = new WeakMap<object, EncodedMessages>();
 
@@ -80,10 +79,22 @@ function conversationKey(messages: readonly unknown[]): object | undefined {
   return typeof first === "object" && first !== null ? first : undefined;
 }
 
-function sameBlocks(a: readonly unknown[] | undefined, b: unknown): boolean {
-  if (a === undefined || !Array.isArray(b) || a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether message `b` encodes as `a` did: the same object, or {role, content} with the same blocks. */
+function sameMessage(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  const x = a as { role?: unknown; content?: unknown } | null;
+  const y = b as { role?: unknown; content?: unknown } | null;
+  if (x === null || y === null || typeof x !== "object" || typeof y !== "object") return false;
+  if (x.role !== y.role || !Array.isArray(x.content) || !Array.isArray(y.content)) return false;
+  if (x.content.length !== y.content.length || fieldCount(x) !== 2 || fieldCount(y) !== 2) return false;
+  for (let i = 0; i < x.content.length; i++) if (x.content[i] !== y.content[i]) return false;
   return true;
+}
+
+function fieldCount(value: object): number {
+  let n = 0;
+  for (const _ in value) n++;
+  return n;
 }
 
 /** The JSON list of messages, reusing the longest unchanged run of the conversation's last list. */
@@ -92,30 +103,16 @@ function encodeMessages(messages: readonly unknown[]): Buffer {
   const last = key !== undefined ? conversations.get(key) : undefined;
   let kept = 0;
   if (last !== undefined) {
-    while (
-      kept < messages.length &&
-      kept < last.blocks.length &&
-      (messages[kept] as { role?: unknown } | undefined)?.role === last.roles[kept] &&
-      sameBlocks(last.blocks[kept], (messages[kept] as { content?: unknown }).content) &&
-      Object.keys(messages[kept] as object).length === 2
-    ) {
-      kept++;
-    }
+    const limit = Math.min(messages.length, last.messages.length);
+    while (kept < limit && sameMessage(last.messages[kept], messages[kept])) kept++;
   }
   const out: Buffer[] = [];
-  const roles: unknown[] = [];
-  const blocks: (readonly unknown[] | undefined)[] = [];
-  const ends: number[] = [];
-  let length = 0;
+  const ends: number[] = last !== undefined && kept > 0 ? last.ends.slice(0, kept) : [];
+  let length: number;
   if (last !== undefined && kept > 0) {
     const prefix = last.bytes.subarray(0, last.ends[kept - 1]);
     out.push(prefix);
     length = prefix.length;
-    for (let i = 0; i < kept; i++) {
-      roles.push(last.roles[i]);
-      blocks.push(last.blocks[i]);
-      ends.push(last.ends[i] as number);
-    }
   } else {
     out.push(OPEN_LIST);
     length = OPEN_LIST.length;
@@ -128,14 +125,12 @@ function encodeMessages(messages: readonly unknown[]): Buffer {
       out.push(b);
       length += b.length;
     }
-    const m = messages[i] as { role?: unknown; content?: unknown } | undefined;
-    roles.push(m?.role);
-    blocks.push(Array.isArray(m?.content) ? (m.content as unknown[]) : undefined);
     ends.push(length);
   }
   out.push(CLOSE_LIST);
   const bytes = Buffer.concat(out, length + CLOSE_LIST.length);
-  if (key !== undefined) conversations.set(key, { roles, blocks, ends, bytes });
+  // The list is the caller's body's own, not changed after it is sent.
+  if (key !== undefined) conversations.set(key, { messages, ends, bytes });
   return bytes;
 }
 
