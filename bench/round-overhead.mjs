@@ -218,10 +218,11 @@ if (PARTS.has("wakeups")) {
           .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[3]), 0);
       return { epoll: calls(/\bepoll_p?wait2?$/), futex: calls(/\bfutex$/) };
     };
-    console.log(`wake-ups per round under strace -f (${ROUNDS} rounds minus a 0-round run, per round):`);
+    // Two run lengths, so start-up and exit cancel out: (calls at 2N rounds - calls at N) / N.
+    console.log(`wake-ups per round under strace -f ((${2 * ROUNDS} rounds - ${ROUNDS} rounds) / ${ROUNDS}):`);
     for (const n of names) {
-      const full = await counts(n, ROUNDS);
-      const none = await counts(n, 0);
+      const full = await counts(n, 2 * ROUNDS);
+      const none = await counts(n, ROUNDS);
       console.log(
         `  ${n.padEnd(10)} epoll_wait ${f((full.epoll - none.epoll) / ROUNDS, 1).padStart(6)}   futex ${f((full.futex - none.futex) / ROUNDS, 1).padStart(6)}`,
       );

@@ -20,7 +20,9 @@ const UNMARKABLE = new Set(["thinking", "redacted_thinking"]);
 function markable(list: unknown, budget: { left: number }): boolean {
   if (budget.left <= 0 || !Array.isArray(list) || list.length === 0) return false;
   const block = list[list.length - 1] as WireBlock | undefined;
-  return typeof block === "object" && block !== null && !hasMarker(block) && !UNMARKABLE.has(String(block.type));
+  return (
+    typeof block === "object" && block !== null && !hasMarker(block) && !UNMARKABLE.has(String(block.type))
+  );
 }
 
 /**
@@ -42,7 +44,8 @@ export function countCacheBreakpoints(body: WireBody): number {
 }
 
 /**
- * Places automatic prompt-cache breakpoints, in place (a marked block is replaced by a marked
+ * Places automatic prompt-cache breakpoints (`existing`: the markers the body holds already,
+ * counted when not given), in place (a marked block is replaced by a marked
  * copy, never changed), counting markers already present
  * (from provider options) against the limit of four. The prefix order is tools, system,
  * messages, so the heuristic marks, while fewer than four markers exist:
@@ -54,8 +57,8 @@ export function countCacheBreakpoints(body: WireBody): number {
  * In an agent loop every tool round is a new user turn, so turn N always reads what turn N-1
  * wrote and writes what turn N+1 will read.
  */
-export function applyCacheBreakpoints(body: WireBody): void {
-  const budget = { left: MAX_CACHE_BREAKPOINTS - countCacheBreakpoints(body) };
+export function applyCacheBreakpoints(body: WireBody, existing = countCacheBreakpoints(body)): void {
+  const budget = { left: MAX_CACHE_BREAKPOINTS - existing };
   markLast(body.tools, budget);
   markLast(body.system, budget);
   let seen = 0;

@@ -10,7 +10,7 @@ import type {
   ToolResultData,
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
-import { applyCacheBreakpoints } from "./cache.js";
+import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
 import {
   ADAPTIVE_EFFORTS,
   MIN_THINKING_BUDGET,
@@ -333,7 +333,16 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
       content: Array.isArray(m.content) ? [...m.content] : m.content,
     }));
   }
-  if (options.autoCache) applyCacheBreakpoints(body);
+  // Translated blocks never carry markers: only lists from provider options can hold some.
+  if (options.autoCache) {
+    const preset =
+      options.extra.system !== undefined ||
+      options.extra.tools !== undefined ||
+      options.extra.messages !== undefined
+        ? countCacheBreakpoints(body)
+        : 0;
+    applyCacheBreakpoints(body, preset);
+  }
 
   const betas = [...options.betaHeaders];
   // Prompt caching is generally available: its old beta header is deprecated and not sent.
