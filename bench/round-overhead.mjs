@@ -64,6 +64,18 @@ let plan = { rounds: 0, tool: "read_file", arg: "file_path", onRequest: undefine
 let arrivals = [];
 let replies = [];
 let lastBody = "";
+let cpuMarks = [];
+
+/** User + system CPU time of a process and its threads so far, in ms (clock ticks of 10 ms). */
+function processCpuMs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
 const server = createServer((req, res) => {
   const chunks = [];
   req.on("data", (c) => chunks.push(c));
@@ -72,6 +84,9 @@ const server = createServer((req, res) => {
     arrivals.push(performance.now());
     lastBody = Buffer.concat(chunks).toString();
     plan.onRequest?.(n, lastBody);
+    // The client's CPU time at its first and last tool-round requests: CPU per round, which the
+    // machine's load does not inflate the way it inflates wall time.
+    if (plan.pid !== undefined && (n === 1 || n === plan.rounds)) cpuMarks.push(processCpuMs(plan.pid));
     const call = n < plan.rounds;
     res.writeHead(200, { "content-type": "text/event-stream" });
     res.end(
@@ -134,6 +149,7 @@ function runAgent(name, rounds, wrap) {
   plan = { rounds, tool: agent.tool, arg: agent.arg };
   arrivals = [];
   replies = [];
+  cpuMarks = [];
   return new Promise((resolve, reject) => {
     const argv = [process.execPath, ...agent.command(rounds)];
     const [cmd, ...args] = wrap ? wrap(argv) : argv;
@@ -142,6 +158,7 @@ function runAgent(name, rounds, wrap) {
       env: { ...baseEnv, ...agent.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    if (!wrap) plan.pid = child.pid;
     let output = "";
     child.stdout.on("data", (d) => {
       output += d;
@@ -171,7 +188,9 @@ function runAgent(name, rounds, wrap) {
       }
       let gaps = 0;
       for (let i = 1; i < arrivals.length; i++) gaps += arrivals[i] - replies[i - 1];
-      resolve({ perRound: rounds > 0 ? gaps / rounds : 0, peakMb: peak });
+      const cpu =
+        cpuMarks.length === 2 && rounds > 1 ? (cpuMarks[1] - cpuMarks[0]) / (rounds - 1) : Number.NaN;
+      resolve({ perRound: rounds > 0 ? gaps / rounds : 0, peakMb: peak, cpu });
     });
   });
 }
@@ -183,15 +202,28 @@ const f = (x, d = 2) => x.toFixed(d);
 // ---- (1) per-round overhead, alternating the agents ----
 if (PARTS.has("rounds")) {
   const perRound = Object.fromEntries(names.map((n) => [n, []]));
+  const cpuPerRound = Object.fromEntries(names.map((n) => [n, []]));
   for (const n of names) await runAgent(n, ROUNDS); // warm the file system cache
-  for (let r = 0; r < RUNS; r++)
-    for (const n of names) perRound[n].push((await runAgent(n, ROUNDS)).perRound);
-  console.log(`per-round overhead, ${ROUNDS} read_file rounds over loopback (median of ${RUNS} runs):`);
-  for (const n of names) console.log(`  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round`);
-  const ours = median(perRound.attractor);
-  if (PI) console.log(`  attractor/pi:    ${f(ours / median(perRound.pi))}   (target ≤ 0.5)`);
+  for (let r = 0; r < RUNS; r++) {
+    for (const n of names) {
+      const run = await runAgent(n, ROUNDS);
+      perRound[n].push(run.perRound);
+      cpuPerRound[n].push(run.cpu);
+    }
+  }
+  console.log(
+    `per-round overhead, ${ROUNDS} read_file rounds over loopback (median of ${RUNS} runs; wall time, and the client's CPU time):`,
+  );
+  for (const n of names) {
+    console.log(
+      `  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round   CPU ${f(median(cpuPerRound[n])).padStart(6)} ms/round`,
+    );
+  }
+  const ratios = (a, b) =>
+    `${f(median(perRound[a]) / median(perRound[b]))} (CPU ${f(median(cpuPerRound[a]) / median(cpuPerRound[b]))})`;
+  if (PI) console.log(`  attractor/pi:    ${ratios("attractor", "pi")}   (target ≤ 0.5)`);
   else console.log("  attractor/pi:    skipped (pi not installed)");
-  console.log(`  attractor/floor: ${f(ours / median(perRound.floor))}   (target ≤ 3)`);
+  console.log(`  attractor/floor: ${ratios("attractor", "floor")}   (target ≤ 3)`);
 }
 
 // ---- (2) wake-ups per round under strace ----
@@ -219,7 +251,9 @@ if (PARTS.has("wakeups")) {
       return { epoll: calls(/\bepoll_p?wait2?$/), futex: calls(/\bfutex$/) };
     };
     // Two run lengths, so start-up and exit cancel out: (calls at 2N rounds - calls at N) / N.
-    console.log(`wake-ups per round under strace -f ((${2 * ROUNDS} rounds - ${ROUNDS} rounds) / ${ROUNDS}):`);
+    console.log(
+      `wake-ups per round under strace -f ((${2 * ROUNDS} rounds - ${ROUNDS} rounds) / ${ROUNDS}):`,
+    );
     for (const n of names) {
       const full = await counts(n, 2 * ROUNDS);
       const none = await counts(n, ROUNDS);
