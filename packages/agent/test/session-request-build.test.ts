@@ -121,4 +121,26 @@ describe("history to messages", () => {
     const edited = historyToMessages([user("go"), assistant("a"), results("a"), user("changed")]);
     expect(textOf(edited[3] as Message)).toBe("changed");
   });
+
+  it("redoes a history array changed in place from its first change, as a fresh array would give", () => {
+    const history: Turn[] = [user("go"), assistant("a"), results("a"), assistant("b")];
+    const check = () => expect(historyToMessages(history)).toEqual(historyToMessages([...history]));
+    check();
+    // The round's results arrive: the error result given before is replaced by the real one.
+    history.push(results("b"));
+    check();
+    expect(shape(history).at(-1)).toBe("result b: r-b");
+    history.push(user("more"), assistant("c", "d"), results("c", "d"));
+    check();
+    // A turn replaced in place (pruned tool output), a turn edited in the middle, a rewind.
+    history[2] = results("a");
+    check();
+    history.splice(1, 2, user("summary"));
+    check();
+    history.length = 3;
+    check();
+    history.push(assistant("e"));
+    check();
+    expect(shape(history).at(-1)).toBe(`result e: ${MISSING_TOOL_RESULT}`);
+  });
 });
