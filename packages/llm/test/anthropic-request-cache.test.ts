@@ -112,4 +112,34 @@ describe("Anthropic request caching", () => {
     ]);
     expect(system).toEqual([{ type: "text", text: "from options" }]);
   });
+
+  it("turns merged across requests (parallel results, a steering note after results) come out as fresh", async () => {
+    const calls = (...ids: string[]): Message => ({
+      role: "assistant",
+      content: ids.map((id) => ({
+        kind: "tool_call",
+        toolCall: { id, name: "read_file", arguments: { file_path: id } },
+      })),
+    });
+    const result = (id: string) => toolResultMessage(id, `content of ${id}`, false, { name: "read_file" });
+    const history: Message[] = [userMessage("start"), calls("a", "b"), result("a"), result("b")];
+    const steps: Message[][] = [
+      [userMessage("a steering note")],
+      [calls("c"), userMessage("a note before the result"), result("c")],
+      [calls("d", "e"), result("d"), result("e"), userMessage("after")],
+    ];
+    expect(await send(history)).toEqual(await send(fresh(history)));
+    for (const step of steps) {
+      history.push(...step);
+      const body = await send(history);
+      expect(body).toEqual(await send(fresh(history)));
+    }
+    const last = (await send(history)).messages;
+    // Results first within a user turn, then the text that came with them.
+    expect(last.at(-1).content.map((b: { type: string }) => b.type)).toEqual([
+      "tool_result",
+      "tool_result",
+      "text",
+    ]);
+  });
 });

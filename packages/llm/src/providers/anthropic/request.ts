@@ -176,29 +176,51 @@ export async function translateMessages(
   messages: readonly Message[],
 ): Promise<{ system: WireBlock[]; messages: WireMessage[] }> {
   const system: WireBlock[] = [];
-  const out: WireMessage[] = [];
+  const turns: Message[] = [];
+  for (const message of messages) {
+    if (message.role !== "system" && message.role !== "developer") {
+      turns.push(message);
+      continue;
+    }
+    const entry = translated.get(message) ?? (await translateOne(message));
+    for (const b of entry.blocks) system.push(b);
+  }
+  const key = turns[0];
+  const memo = key !== undefined ? conversationMemos.get(key) : undefined;
+  // Resume after the longest unchanged run of the last translation of this conversation, at a
+  // message that started a wire message of its own (what came before it is then final).
+  let start = 0;
+  if (memo !== undefined) {
+    const limit = Math.min(memo.turns.length, turns.length);
+    while (start < limit && memo.turns[start] === turns[start]) start++;
+    while (start > 0 && (memo.ends[start] ?? -1) < 0) start--;
+  }
+  const out: WireMessage[] = memo !== undefined && start > 0 ? memo.out.slice(0, memo.ends[start]) : [];
+  const ends: number[] = memo !== undefined && start > 0 ? memo.ends.slice(0, start) : [];
+  const firstNew = Math.max(0, out.length - 1);
   // Messages made here for this request, which may be extended in place.
   const own = new Set<WireMessage>();
-  for (const message of messages) {
+  for (let i = start; i < turns.length; i++) {
+    const message = turns[i] as Message;
     const entry = translated.get(message) ?? (await translateOne(message));
-    if (message.role === "system" || message.role === "developer") {
-      for (const b of entry.blocks) system.push(b);
-      continue;
-    }
-    if (entry.wire === undefined) continue;
     let last = out.at(-1);
-    if (last?.role !== entry.wire.role) {
-      out.push(entry.wire);
+    if (entry.wire === undefined || last?.role === entry.wire.role) {
+      // Merged into the message before (or empty): not a place to resume from.
+      ends[i] = -1;
+      if (entry.wire === undefined || last === undefined) continue;
+      if (!own.has(last)) {
+        last = { role: last.role, content: [...last.content] };
+        own.add(last);
+        out[out.length - 1] = last;
+      }
+      for (const b of entry.blocks) last.content.push(b);
       continue;
     }
-    if (!own.has(last)) {
-      last = { role: last.role, content: [...last.content] };
-      own.add(last);
-      out[out.length - 1] = last;
-    }
-    for (const b of entry.blocks) last.content.push(b);
+    ends[i] = out.length;
+    out.push(entry.wire);
   }
-  for (let i = 0; i < out.length; i++) {
+  ends[turns.length] = out.length;
+  for (let i = firstNew; i < out.length; i++) {
     const m = out[i] as WireMessage;
     if (m.role === "user" && m.content.length > 1 && needsReorder(m.content)) {
       out[i] = {
@@ -210,8 +232,23 @@ export async function translateMessages(
       };
     }
   }
+  if (key !== undefined) conversationMemos.set(key, { turns, out: out.slice(), ends });
   return { system, messages: out };
 }
+
+/** The last translation of a conversation, found by its first non-system message. */
+interface ConversationMemo {
+  readonly turns: readonly Message[];
+  /** The wire messages as translated (before cache breakpoints, which replace, never change). */
+  readonly out: readonly WireMessage[];
+  /**
+   * ends[i]: the wire messages made from turns [0, i) when turn i started a wire message of its
+   * own, so those messages were final before it; -1 where turn i merged into the one before.
+   */
+  readonly ends: readonly number[];
+}
+
+const conversationMemos = new WeakMap<Message, ConversationMemo>();
 
 /** Whether a block other than a tool result comes before a tool result. */
 function needsReorder(blocks: readonly WireBlock[]): boolean {
