@@ -293,7 +293,7 @@ if (PARTS.has("growth")) {
       anthropic: new AnthropicAdapter({ apiKey: "bench", baseUrl: `http://127.0.0.1:${childPort}`, env: {} }),
     },
   });
-  // Per round: the session's own request building (tool result → the client's stream() call, wall
+  // Per round (medians of 21 rounds around 50 and around the last): the session's own request building (tool result → the client's stream() call, wall
   // time) and the process's CPU time for the whole round (response parsing, dispatch, building,
   // encoding, sending), taken at each tool call.
   let toolDone = 0;
@@ -345,11 +345,13 @@ if (PARTS.has("growth")) {
   const historyBytes = JSON.stringify(session.history).length;
   await session.close();
   child.stdin.end();
-  const mean = (xs, from, to) => xs.slice(from, to).reduce((a, b) => a + b, 0) / (to - from);
-  const build50 = mean(sessionBuild, 40, 60);
-  const buildLong = mean(sessionBuild, sessionBuild.length - 20, sessionBuild.length);
-  const cpu50 = mean(roundCpu, 40, 60);
-  const cpuLong = mean(roundCpu, roundCpu.length - 20, roundCpu.length);
+  // Medians of 21 rounds around each point: a garbage collection landing in one round is not the
+  // cost of building that round's request.
+  const around = (xs, at) => median(xs.slice(Math.max(0, at - 10), at + 11));
+  const build50 = around(sessionBuild, 50);
+  const buildLong = around(sessionBuild, sessionBuild.length - 11);
+  const cpu50 = around(roundCpu, 50);
+  const cpuLong = around(roundCpu, roundCpu.length - 11);
   console.log(
     `growth with history, in-process Session (Anthropic adapter over loopback, echo tool, ${LONG} rounds):`,
   );
