@@ -155,7 +155,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       timer = undefined;
       if (!dirty) return syncing;
       dirty = false;
-      syncing = syncing.then(() => datasync(handle.fd));
+      // A failed sync does not stop later ones: each reports its own outcome.
+      syncing = syncing.catch(() => {}).then(() => datasync(handle.fd));
       return syncing;
     };
     const append: SessionWriter["append"] = (type, data = {}, appendOptions = {}) => {
@@ -175,6 +176,8 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
       try {
         writeWhole(handle.fd, line);
       } catch (error) {
+        // Part of the line may be in the file: the next entry starts on a line of its own.
+        separator = "\n";
         return Promise.reject(error);
       }
       dirty = true;
