@@ -22,7 +22,7 @@ import { readBytes, readSmallFile, readWhole, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
-import { readLines, readLinesFrom } from "./line-reader.js";
+import { readLines, windowLines } from "./line-reader.js";
 import { spawnLongLived } from "./long-lived-process.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
@@ -141,7 +141,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
         ...(options?.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
         ...(options?.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
       };
-      return small !== undefined ? await readLinesFrom(oneChunk(small), lines) : await readLines(abs, lines);
+      return small !== undefined ? windowLines(small.toString("utf8"), lines) : await readLines(abs, lines);
     } catch (err) {
       throw fromNodeError(err, path);
     }
@@ -326,14 +326,4 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       engine: this.options.grepEngine ?? "auto",
     });
   }
-}
-
-/** A file already in memory as the byte stream readLinesFrom takes. */
-function oneChunk(bytes: Buffer): AsyncIterable<Buffer> & { destroy(): void } {
-  return {
-    async *[Symbol.asyncIterator]() {
-      yield bytes;
-    },
-    destroy() {},
-  };
 }
