@@ -97,8 +97,12 @@ function fieldCount(value: object): number {
   return n;
 }
 
-/** The JSON list of messages, reusing the longest unchanged run of the conversation's last list. */
-function encodeMessages(messages: readonly unknown[]): Buffer {
+/**
+ * Adds the JSON list of messages to `out`, reusing the longest unchanged run of the conversation's
+ * last list; returns what to call with the finished body and where the list starts in it, so that
+ * the conversation keeps a view of the body's bytes rather than a copy.
+ */
+function encodeMessages(messages: readonly unknown[], out: Buffer[]): (body: Buffer, at: number) => void {
   const key = conversationKey(messages);
   const last = key !== undefined ? conversations.get(key) : undefined;
   let kept = 0;
@@ -106,7 +110,6 @@ function encodeMessages(messages: readonly unknown[]): Buffer {
     const limit = Math.min(messages.length, last.messages.length);
     while (kept < limit && sameMessage(last.messages[kept], messages[kept])) kept++;
   }
-  const out: Buffer[] = [];
   const ends: number[] = last !== undefined && kept > 0 ? last.ends.slice(0, kept) : [];
   let length: number;
   if (last !== undefined && kept > 0) {
@@ -118,20 +121,18 @@ function encodeMessages(messages: readonly unknown[]): Buffer {
     length = OPEN_LIST.length;
   }
   for (let i = kept; i < messages.length; i++) {
-    const piece: Buffer[] = [];
-    if (i > 0) piece.push(COMMA);
-    pushMessage(piece, messages[i]);
-    for (const b of piece) {
-      out.push(b);
-      length += b.length;
-    }
+    const from = out.length;
+    if (i > 0) out.push(COMMA);
+    pushMessage(out, messages[i]);
+    for (let j = from; j < out.length; j++) length += (out[j] as Buffer).length;
     ends.push(length);
   }
   out.push(CLOSE_LIST);
-  const bytes = Buffer.concat(out, length + CLOSE_LIST.length);
-  // The list is the caller's body's own, not changed after it is sent.
-  if (key !== undefined) conversations.set(key, { messages, ends, bytes });
-  return bytes;
+  length += CLOSE_LIST.length;
+  return (body, at) => {
+    // The list is the caller's body's own, not changed after it is sent.
+    if (key !== undefined) conversations.set(key, { messages, ends, bytes: body.subarray(at, at + length) });
+  };
 }
 
 /**
@@ -158,6 +159,11 @@ export function encodeBody(body: WireBody): Buffer {
     pushList(out, system);
   }
   field("messages");
-  out.push(encodeMessages(messages), CLOSE_OBJECT);
-  return Buffer.concat(out);
+  let at = 0;
+  for (const piece of out) at += piece.length;
+  const remember = encodeMessages(messages, out);
+  out.push(CLOSE_OBJECT);
+  const bytes = Buffer.concat(out);
+  remember(bytes, at);
+  return bytes;
 }
