@@ -190,7 +190,12 @@ function runAgent(name, rounds, wrap) {
       for (let i = 1; i < arrivals.length; i++) gaps += arrivals[i] - replies[i - 1];
       const cpu =
         cpuMarks.length === 2 && rounds > 1 ? (cpuMarks[1] - cpuMarks[0]) / (rounds - 1) : Number.NaN;
-      resolve({ perRound: rounds > 0 ? gaps / rounds : 0, peakMb: peak, cpu });
+      resolve({
+        perRound: rounds > 0 ? gaps / rounds : 0,
+        peakMb: peak,
+        cpu,
+        lastRequestBytes: lastBody.length,
+      });
     });
   });
 }
@@ -203,12 +208,14 @@ const f = (x, d = 2) => x.toFixed(d);
 if (PARTS.has("rounds")) {
   const perRound = Object.fromEntries(names.map((n) => [n, []]));
   const cpuPerRound = Object.fromEntries(names.map((n) => [n, []]));
+  const requestBytes = {};
   for (const n of names) await runAgent(n, ROUNDS); // warm the file system cache
   for (let r = 0; r < RUNS; r++) {
     for (const n of names) {
       const run = await runAgent(n, ROUNDS);
       perRound[n].push(run.perRound);
       cpuPerRound[n].push(run.cpu);
+      requestBytes[n] = run.lastRequestBytes;
     }
   }
   console.log(
@@ -216,7 +223,7 @@ if (PARTS.has("rounds")) {
   );
   for (const n of names) {
     console.log(
-      `  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round   CPU ${f(median(cpuPerRound[n])).padStart(6)} ms/round`,
+      `  ${n.padEnd(10)} ${f(median(perRound[n])).padStart(7)} ms/round   CPU ${f(median(cpuPerRound[n])).padStart(6)} ms/round   last request ${f(requestBytes[n] / 1024, 0).padStart(4)} KB`,
     );
   }
   const ratios = (a, b) =>
