@@ -1,10 +1,22 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ToolOutput } from "../types/tool.js";
 import { forgetChild, trackChild } from "./child-processes.js";
+import {
+  elicitationFields,
+  type McpElicitationRequest,
+  type McpElicitationResult,
+  McpRequestRefused,
+  type McpSamplingRequest,
+  type McpSamplingResult,
+  USER_REJECTED,
+} from "./client-requests.js";
 import { McpConfigError, McpConnectError, McpError } from "./errors.js";
 import { callResultToOutput, contentToText, type McpCallResult, type McpContent } from "./results.js";
 import { loadHttpTransport, loadSdkCore, loadSseTransport, loadStdioTransport } from "./sdk.js";
+import type { McpCachedServer, McpToolCache } from "./tool-cache.js";
 import type { McpEvent, McpRemoteServerConfig, McpServerConfig, McpServerStatus } from "./types.js";
 
 /** Whether a configuration names a remote (HTTP or SSE) server. */
@@ -47,6 +59,16 @@ export interface ConnectionSettings {
   readonly cwd: string | undefined;
   readonly clientName: string;
   readonly clientVersion: string;
+  /** Where tool lists are remembered between runs. */
+  readonly toolCache: McpToolCache | undefined;
+  /** The directories offered as roots; none offered when undefined. */
+  readonly roots: () => readonly string[] | undefined;
+  readonly onSampling:
+    | ((request: McpSamplingRequest, signal: AbortSignal) => Promise<McpSamplingResult>)
+    | undefined;
+  readonly onElicitation:
+    | ((request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResult>)
+    | undefined;
 }
 
 /** Per-call context for a tool call. */
@@ -88,15 +110,62 @@ export class McpServerConnection {
   hasResources = false;
   serverName: string | undefined;
   serverVersion: string | undefined;
+  /** The server's `instructions` from initialize (or the cache). */
+  instructions: string | undefined;
+  /** Whether the lists above come from the cache and the server has not connected yet. */
+  fromCache = false;
+  /** The cache entry as last read or written (JSON), to write only what changed. */
+  private cachedText: string | undefined;
 
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly settings: ConnectionSettings,
+    /** The tool cache's key for this server (serverCacheKey). */
+    private readonly cacheKey: string,
     private readonly report: (event: McpEvent) => void,
     /** Called after the tool or prompt list changed (a connect, a list_changed notification). */
     private readonly onListsChanged: () => void,
   ) {}
+
+  /**
+   * Offers what the server offered last time, until it connects: its tools can be offered to the
+   * model at once, and a call to one waits for the connection. Ignored once connected.
+   */
+  async loadCache(): Promise<boolean> {
+    const cache = this.settings.toolCache;
+    if (!cache) return false;
+    const entry = await cache.get(this.cacheKey).catch(() => undefined);
+    if (!entry || this.everConnected || this.closed || this.statusValue === "failed") return false;
+    this.cachedText = JSON.stringify(entry);
+    this.tools = entry.tools as unknown as ListedTool[];
+    this.prompts = entry.prompts as unknown as ListedPrompt[];
+    this.hasResources = entry.hasResources;
+    this.serverName = entry.serverName;
+    this.serverVersion = entry.serverVersion;
+    this.instructions = entry.instructions;
+    this.fromCache = true;
+    this.onListsChanged();
+    return true;
+  }
+
+  /** Writes the lists the server gave to the cache, when they differ from its entry. */
+  private remember(): void {
+    const cache = this.settings.toolCache;
+    if (!cache) return;
+    const entry: McpCachedServer = {
+      ...(this.serverName !== undefined && { serverName: this.serverName }),
+      ...(this.serverVersion !== undefined && { serverVersion: this.serverVersion }),
+      tools: this.tools as unknown as Readonly<Record<string, unknown>>[],
+      prompts: this.prompts as unknown as Readonly<Record<string, unknown>>[],
+      hasResources: this.hasResources,
+      ...(this.instructions !== undefined && { instructions: this.instructions }),
+    };
+    const text = JSON.stringify(entry);
+    if (text === this.cachedText) return;
+    this.cachedText = text;
+    void cache.set(this.cacheKey, entry).catch(() => {});
+  }
 
   get status(): McpServerStatus {
     return this.statusValue;
@@ -207,11 +276,71 @@ export class McpServerConnection {
     try {
       const { client: clientModule, types } = await loadSdkCore();
       transport = await this.createTransport();
+      const { roots, onSampling, onElicitation } = this.settings;
       client = new clientModule.Client(
         { name: this.settings.clientName, version: this.settings.clientVersion },
-        { capabilities: {} },
+        {
+          capabilities: {
+            ...(roots() !== undefined && { roots: { listChanged: true } }),
+            ...(onSampling !== undefined && { sampling: {} }),
+            ...(onElicitation !== undefined && { elicitation: { form: {} } }),
+          },
+        },
       );
       const self = client;
+      if (roots() !== undefined)
+        client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+          roots: (roots() ?? []).map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) || dir })),
+        }));
+      if (onSampling !== undefined)
+        client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) => {
+          const p = request.params;
+          try {
+            const result = await onSampling(
+              {
+                server: this.name,
+                messages: p.messages as unknown as McpSamplingRequest["messages"],
+                ...(p.systemPrompt !== undefined && { systemPrompt: p.systemPrompt }),
+                maxTokens: p.maxTokens,
+                ...(p.temperature !== undefined && { temperature: p.temperature }),
+                ...(p.stopSequences !== undefined && { stopSequences: p.stopSequences }),
+                ...(p.modelPreferences?.hints !== undefined && {
+                  modelHints: p.modelPreferences.hints.flatMap((h) => (h.name ? [h.name] : [])),
+                }),
+              },
+              extra.signal,
+            );
+            return {
+              role: "assistant" as const,
+              content: { type: "text" as const, text: result.text },
+              model: result.model,
+              ...(result.stopReason !== undefined && { stopReason: result.stopReason }),
+            };
+          } catch (error) {
+            if (error instanceof McpRequestRefused) throw new types.McpError(USER_REJECTED, error.message);
+            throw error;
+          }
+        });
+      if (onElicitation !== undefined)
+        client.setRequestHandler(types.ElicitRequestSchema, async (request, extra) => {
+          const p = request.params as {
+            mode?: string;
+            message: string;
+            requestedSchema?: Record<string, unknown>;
+          };
+          // Only forms are offered (no URL mode); anything else is declined.
+          if (p.mode !== undefined && p.mode !== "form") return { action: "decline" as const };
+          let fields: ReturnType<typeof elicitationFields>;
+          try {
+            fields = elicitationFields(p.requestedSchema ?? {});
+          } catch {
+            return { action: "decline" as const };
+          }
+          const answer = await onElicitation({ server: this.name, message: p.message, fields }, extra.signal);
+          return answer.action === "accept"
+            ? { action: "accept" as const, content: { ...answer.content } as Record<string, string> }
+            : { action: answer.action };
+        });
       client.onclose = () => this.lost(self);
       // Transport errors reach the caller through the failed request; nothing to do here.
       client.onerror = () => {};
@@ -229,19 +358,34 @@ export class McpServerConnection {
       }
       const capabilities = client.getServerCapabilities() ?? {};
       const version = client.getServerVersion();
+      const [tools, prompts] = await Promise.all([
+        capabilities.tools ? this.listTools(client) : [],
+        capabilities.prompts ? this.listPrompts(client) : [],
+      ]);
       this.serverName = version?.name;
       this.serverVersion = version?.version;
+      this.instructions = client.getInstructions();
       this.hasResources = capabilities.resources !== undefined;
-      this.tools = capabilities.tools ? await this.listTools(client) : [];
-      this.prompts = capabilities.prompts ? await this.listPrompts(client) : [];
+      this.tools = tools;
+      this.prompts = prompts;
     } catch (error) {
       await this.dispose(client, transport);
+      const forget = this.fromCache && !this.everConnected;
+      if (forget) {
+        // Tools remembered from a server that does not come up are not offered any longer.
+        this.fromCache = false;
+        this.tools = [];
+        this.prompts = [];
+        this.hasResources = false;
+        this.instructions = undefined;
+      }
       const message =
         codeOf(error) === REQUEST_TIMEOUT
           ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
           : describe(error);
       const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;
       if (!this.closed) this.setStatus("failed", full);
+      if (forget) this.onListsChanged();
       throw error instanceof McpConfigError ? error : new McpConnectError(this.name, full, { cause: error });
     }
     if (this.closed) {
@@ -251,8 +395,10 @@ export class McpServerConnection {
     this.client = client;
     this.transport = transport;
     this.everConnected = true;
+    this.fromCache = false;
     this.setStatus("connected");
     this.onListsChanged();
+    this.remember();
     return client;
   }
 
@@ -310,11 +456,13 @@ export class McpServerConnection {
   private async refreshTools(client: Client): Promise<void> {
     this.tools = await this.listTools(client);
     this.onListsChanged();
+    this.remember();
   }
 
   private async refreshPrompts(client: Client): Promise<void> {
     this.prompts = await this.listPrompts(client);
     this.onListsChanged();
+    this.remember();
   }
 
   /** Runs a tool; every failure comes back as an error result the model can read. */
@@ -443,6 +591,11 @@ export class McpServerConnection {
         cause: error,
       });
     }
+  }
+
+  /** Tells a connected server that the roots changed (it asks for them again). */
+  async rootsChanged(): Promise<void> {
+    await this.client?.sendRootsListChanged().catch(() => {});
   }
 
   /** Ends the connection and the server's process; the connection cannot be used again. */

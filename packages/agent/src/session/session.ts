@@ -76,6 +76,11 @@ export interface SessionOptions {
    * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
    */
   readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
+  /**
+   * Read before each model request: instructions that come with the tools (MCP servers'
+   * `instructions`: McpManager.instructions), put in their own system-prompt section.
+   */
+  readonly toolInstructions?: () => string | undefined;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
 }
@@ -133,6 +138,7 @@ export class Session {
   private readonly customOpenStream: boolean;
   private readonly retryPolicy: RetryPolicy;
   private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
+  private readonly toolInstructions: (() => string | undefined) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -170,6 +176,7 @@ export class Session {
         },
       });
     this.toolsReady = options.toolsReady;
+    this.toolInstructions = options.toolInstructions;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -1002,6 +1009,7 @@ export class Session {
     });
     const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
     const offer = toolOffer(profile, offered);
+    const toolInstructions = this.toolInstructions?.();
     const systemPrompt = profile.buildSystemPrompt({
       environment: this.environment,
       model: profile.model,
@@ -1012,6 +1020,7 @@ export class Session {
       ...(this.configValue.skills !== undefined &&
         this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
       ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
+      ...(toolInstructions !== undefined && { toolInstructions }),
       ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
       ...(this.configValue.userInstructions !== undefined && {
         userInstructions: this.configValue.userInstructions,

@@ -8,6 +8,7 @@ import {
   createTodoTool,
   discoverProjectDocs,
   type ExecutionEnvironment,
+  fileToolCache,
   filterEnv,
   loadSkills,
   loadSubagentTypes,
@@ -501,6 +502,7 @@ class AgentRuntime implements Runtime {
       // waits for them briefly.
       const manager = new McpManager(mcp.servers, {
         cwd: parts.projectDir,
+        toolCache: fileToolCache(join(parts.home, "mcp", "tool-cache")),
         ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
         ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
         ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
@@ -511,7 +513,13 @@ class AgentRuntime implements Runtime {
       });
       manager.attach(this.profile.toolRegistry);
       this.mcpManager = manager;
-      if (parts.headless) manager.start();
+      // Headless, servers whose tools the cache knows start once the first request is on its way
+      // (see install), so their start-up does not compete with the run's own; the others start
+      // now, since the first request waits for them.
+      if (parts.headless)
+        void manager.prepare().then((known) => {
+          if (!known) manager.start();
+        });
       this.mcp = {
         start: () => manager.start(),
         ready: () => manager.waitForStartup(),
@@ -997,11 +1005,21 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(),
       history: parts.history,
-      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
+      ...(this.mcpManager !== undefined && {
+        toolsReady: this.mcpManager.waitForStartup,
+        toolInstructions: this.mcpManager.instructions,
+      }),
       startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
       openStream: (client, request) =>
-        flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry)),
+        flushedThen(
+          async () => {
+            await this.recorder.flush();
+            // Servers not started yet (their tools came from the cache) start as the request leaves.
+            this.mcpManager?.start();
+          },
+          streamWithRetry(client, request, retry),
+        ),
     });
     applyReadOnlyMode(session, this.policy.mode);
     this.current = session;
