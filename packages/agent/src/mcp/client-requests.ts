@@ -6,6 +6,8 @@ import {
   type Request,
   type Response,
   responseText,
+  StreamAccumulator,
+  type StreamEvent,
   systemMessage,
   textPart,
   userMessage,
@@ -212,4 +214,25 @@ export function samplingResult(response: Response): McpSamplingResult {
     model: response.model,
     stopReason: reason === "length" ? "maxTokens" : reason === "stop" ? "endTurn" : reason,
   };
+}
+
+/**
+ * Answers a sampling request with a model: the request is sent to `model` through the client's
+ * stream and the answer's text comes back. Model errors reject (the server receives them).
+ */
+export async function sampleWithModel(
+  client: { stream(request: Request): AsyncIterable<StreamEvent> },
+  request: McpSamplingRequest,
+  options: { readonly model: string; readonly provider?: string; readonly signal?: AbortSignal },
+): Promise<McpSamplingResult> {
+  const accumulator = new StreamAccumulator(options.provider);
+  const modelRequest = samplingModelRequest(request, options.model, options.provider);
+  for await (const event of client.stream({
+    ...modelRequest,
+    ...(options.signal !== undefined && { signal: options.signal }),
+  })) {
+    accumulator.process(event);
+  }
+  const result = samplingResult(accumulator.response());
+  return result.model === "" ? { ...result, model: options.model } : result;
 }

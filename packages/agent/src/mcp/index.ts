@@ -7,6 +7,7 @@ export {
   McpRequestRefused,
   type McpSamplingRequest,
   type McpSamplingResult,
+  sampleWithModel,
   samplingModelRequest,
   samplingResult,
 } from "./client-requests.js";

@@ -21,6 +21,7 @@ import {
   type SessionEvent,
   type Skill,
   type SubagentType,
+  sampleWithModel,
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
@@ -54,6 +55,7 @@ import {
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
+import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
@@ -503,6 +505,23 @@ class AgentRuntime implements Runtime {
       const manager = new McpManager(mcp.servers, {
         cwd: parts.projectDir,
         toolCache: fileToolCache(join(parts.home, "mcp", "tool-cache")),
+        roots: [parts.projectDir, ...parts.additionalDirectories],
+        onSampling: samplingHandler({
+          setting: mcp.sampling ?? "ask",
+          headless: parts.headless,
+          ask: (question) => parts.ui.askUser(question),
+          model: () => this.modelValue,
+          complete: (request, signal) =>
+            sampleWithModel(this.client, request, {
+              model: this.modelValue,
+              provider: this.profile.provider,
+              signal,
+            }),
+        }),
+        onElicitation: elicitationHandler({
+          headless: parts.headless,
+          ask: (question) => parts.ui.askUser(question),
+        }),
         ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
         ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
         ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
@@ -515,10 +534,10 @@ class AgentRuntime implements Runtime {
       this.mcpManager = manager;
       // Headless, servers whose tools the cache knows start once the first request is on its way
       // (see install), so their start-up does not compete with the run's own; the others start
-      // now, since the first request waits for them.
+      // now, since the first request waits for them (unless the wait is 0).
       if (parts.headless)
         void manager.prepare().then((known) => {
-          if (!known) manager.start();
+          if (!known && mcp.startupWaitMs !== 0) manager.start();
         });
       this.mcp = {
         start: () => manager.start(),
