@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs";
+import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -8,6 +10,11 @@ import { runtimeFixture } from "./support/runtime-fixture.js";
 const require = createRequire(import.meta.url);
 const EVERYTHING = join(
   dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
+const FILESYSTEM = join(
+  dirname(require.resolve("@modelcontextprotocol/server-filesystem/package.json")),
   "dist",
   "index.js",
 );
@@ -137,5 +144,37 @@ describe("MCP servers asking the client (sampling, elicitation, roots)", () => {
     ]);
     await runtime.submit("ask me");
     expect(fixture.model.seen().at(-1)?.toolResults.at(-1)?.toLowerCase()).toContain("decline");
+  }, 60_000);
+
+  it("--sandbox: stdio servers run in the sandbox, with the project writable as for commands", async (context) => {
+    // The project's .attractor folder is read-only to sandboxed commands; the server may write
+    // anywhere in the project as far as it knows, so only the sandbox can refuse it.
+    await mkdir(join(fixture.project, ".attractor"), { recursive: true });
+    const { runtime, events } = await fixture.start({
+      headless: true,
+      sandbox: "workspace-write",
+      allowedTools: ["mcp__fs"],
+      mcp: {
+        servers: { fs: { command: process.execPath, args: [FILESYSTEM, fixture.project] } },
+        startupWaitMs: 30_000,
+      },
+    });
+    if (events.some((e) => "message" in e && /sandbox cannot run/.test(String(e.message)))) context.skip();
+    fixture.model.script([
+      {
+        calls: [
+          { name: "mcp__fs__write_file", args: { path: join(fixture.project, "in.txt"), content: "inside" } },
+          {
+            name: "mcp__fs__write_file",
+            args: { path: join(fixture.project, ".attractor", "planted.json"), content: "{}" },
+          },
+        ],
+      },
+      { text: "ok" },
+    ]);
+    await runtime.submit("write both");
+    expect(await readFile(join(fixture.project, "in.txt"), "utf8")).toBe("inside");
+    expect(existsSync(join(fixture.project, ".attractor", "planted.json"))).toBe(false);
+    expect(fixture.model.seen().at(-1)?.toolResults.at(-1)).toMatch(/read-only file system|EROFS|EACCES/i);
   }, 60_000);
 });

@@ -14,6 +14,7 @@ import {
   USER_REJECTED,
 } from "./client-requests.js";
 import { McpConfigError, McpConnectError, McpError } from "./errors.js";
+import { type McpProcessStarter, ProcessTransport } from "./process-transport.js";
 import { callResultToOutput, contentToText, type McpCallResult, type McpContent } from "./results.js";
 import { loadHttpTransport, loadSdkCore, loadSseTransport, loadStdioTransport } from "./sdk.js";
 import type { McpCachedServer, McpToolCache } from "./tool-cache.js";
@@ -69,6 +70,8 @@ export interface ConnectionSettings {
   readonly onElicitation:
     | ((request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResult>)
     | undefined;
+  /** Starts stdio servers' processes (in a sandbox); the SDK's stdio transport when undefined. */
+  readonly startProcess: McpProcessStarter | undefined;
 }
 
 /** Per-call context for a tool call. */
@@ -244,18 +247,9 @@ export class McpServerConnection {
     const config = this.config;
     if (typeof config.command !== "string" || config.command.trim() === "")
       throw new McpConfigError(this.name, `MCP server "${this.name}" has no command to run.`);
-    const { StdioClientTransport } = await loadStdioTransport();
     const cwd = config.cwd ?? this.settings.cwd;
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: [...(config.args ?? [])],
-      ...(config.env !== undefined && { env: { ...config.env } }),
-      ...(cwd !== undefined && { cwd }),
-      // Piped, not inherited: a server's log must not write over a terminal UI.
-      stderr: "pipe",
-    });
     let partial = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
+    const onStderr = (chunk: Buffer) => {
       const lines = (partial + chunk.toString("utf8")).split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) {
@@ -264,7 +258,27 @@ export class McpServerConnection {
         if (this.stderr.length > STDERR_LINES) this.stderr.shift();
         this.report({ kind: "server_log", server: this.name, line });
       }
+    };
+    const start = this.settings.startProcess;
+    if (start !== undefined)
+      return new ProcessTransport(
+        () =>
+          start(config.command, config.args ?? [], {
+            ...(cwd !== undefined && { workingDir: cwd }),
+            ...(config.env !== undefined && { env: config.env }),
+          }),
+        onStderr,
+      );
+    const { StdioClientTransport } = await loadStdioTransport();
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env !== undefined && { env: { ...config.env } }),
+      ...(cwd !== undefined && { cwd }),
+      // Piped, not inherited: a server's log must not write over a terminal UI.
+      stderr: "pipe",
     });
+    transport.stderr?.on("data", onStderr);
     return transport;
   }
 

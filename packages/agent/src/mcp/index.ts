@@ -14,6 +14,7 @@ export {
 export { McpConfigError, McpConnectError, McpError } from "./errors.js";
 export { MCP_DEFAULTS, McpManager, type McpSessionTarget } from "./manager.js";
 export { MAX_TOOL_NAME_LENGTH, MCP_PREFIX, mcpServerOfName, mcpToolName, sanitizeNamePart } from "./names.js";
+export type { McpProcessStarter } from "./process-transport.js";
 export {
   callResultToOutput,
   type McpCallResult,

@@ -80,6 +80,7 @@ export class McpManager {
       roots: () => this.rootDirs,
       onSampling: options.onSampling,
       onElicitation: options.onElicitation,
+      startProcess: options.startProcess,
     };
     this.rootDirs = options.roots;
     this.settings = settings;

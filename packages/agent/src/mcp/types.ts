@@ -4,6 +4,7 @@ import type {
   McpSamplingRequest,
   McpSamplingResult,
 } from "./client-requests.js";
+import type { McpProcessStarter } from "./process-transport.js";
 import type { McpToolCache } from "./tool-cache.js";
 
 /** A server started as a child process and spoken to over its stdin and stdout. */
@@ -113,6 +114,12 @@ export interface McpManagerOptions {
    * Answers a server's form elicitation (values from the user). Without it, elicitation is not
    * declared; a host without a user returns `{ action: "decline" }`.
    */
+  /**
+   * Starts stdio servers' processes, for servers that must run where the tools do: for example
+   * `(c, a, o) => sandboxed.startSandboxedProcess(c, a, o)` runs them inside the sandbox. By
+   * default they are children of this process with a minimal environment.
+   */
+  readonly startProcess?: McpProcessStarter;
   readonly onElicitation?: (
     request: McpElicitationRequest,
     signal: AbortSignal,

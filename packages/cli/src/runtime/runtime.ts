@@ -20,6 +20,7 @@ import {
   type SessionConfig,
   type SessionEvent,
   type Skill,
+  type StartProcessOptions,
   type SubagentType,
   sampleWithModel,
   type TodoTool,
@@ -506,6 +507,14 @@ class AgentRuntime implements Runtime {
         cwd: parts.projectDir,
         toolCache: fileToolCache(join(parts.home, "mcp", "tool-cache")),
         roots: [parts.projectDir, ...parts.additionalDirectories],
+        // A sandbox the user chose (--sandbox, sandbox.mode) holds the stdio servers too, with
+        // the project writable as for commands; the default, best-effort sandbox does not (its
+        // lack of network would break servers that were working).
+        ...(this.sandboxRequired &&
+          this.sandboxed !== undefined && {
+            startProcess: (command: string, args: readonly string[], options: StartProcessOptions) =>
+              (this.sandboxed as SandboxedExecutionEnvironment).startSandboxedProcess(command, args, options),
+          }),
         onSampling: samplingHandler({
           setting: mcp.sampling ?? "ask",
           headless: parts.headless,
