@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ToolOutput } from "../types/tool.js";
@@ -70,6 +71,12 @@ export interface ConnectionSettings {
   readonly onElicitation:
     | ((request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResult>)
     | undefined;
+  /** The OAuth client of a remote server that needs one. */
+  readonly authProvider:
+    | ((server: string, config: McpRemoteServerConfig) => Promise<OAuthClientProvider | undefined>)
+    | undefined;
+  /** Appended to the message of a server that needs a login (how to log in). */
+  readonly loginHint: ((server: string) => string) | undefined;
   /** Starts stdio servers' processes (in a sandbox); the SDK's stdio transport when undefined. */
   readonly startProcess: McpProcessStarter | undefined;
 }
@@ -86,6 +93,12 @@ const REQUEST_TIMEOUT = -32001;
 /** Pages read at most from a paginated list, against a server whose cursor never ends. */
 const MAX_PAGES = 100;
 const STDERR_LINES = 20;
+
+/** Whether a remote server refused us for want of authorization (401, or the SDK's login request). */
+const unauthorized = (error: unknown): boolean =>
+  (error as Error | undefined)?.name === "UnauthorizedError" ||
+  codeOf(error) === 401 ||
+  /\b401\b|unauthorized/i.test(describe(error));
 
 /** "500 ms", "30 s": how a timeout reads in messages. */
 const duration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
@@ -236,13 +249,17 @@ export class McpServerConnection {
       } catch {
         throw new McpConfigError(this.name, `MCP server "${this.name}" has an invalid URL: ${config.url}`);
       }
-      const requestInit = config.headers ? { headers: { ...config.headers } } : undefined;
+      const authProvider = await this.settings.authProvider?.(this.name, config);
+      const options = {
+        ...(config.headers && { requestInit: { headers: { ...config.headers } } }),
+        ...(authProvider !== undefined && { authProvider }),
+      };
       if (config.type === "http") {
         const { StreamableHTTPClientTransport } = await loadHttpTransport();
-        return new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined);
+        return new StreamableHTTPClientTransport(url, options);
       }
       const { SSEClientTransport } = await loadSseTransport();
-      return new SSEClientTransport(url, requestInit ? { requestInit } : undefined);
+      return new SSEClientTransport(url, options);
     }
     const config = this.config;
     if (typeof config.command !== "string" || config.command.trim() === "")
@@ -396,7 +413,9 @@ export class McpServerConnection {
       const message =
         codeOf(error) === REQUEST_TIMEOUT
           ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
-          : describe(error);
+          : unauthorized(error)
+            ? `it needs an OAuth login${this.settings.loginHint?.(this.name) ?? ""}`
+            : describe(error);
       const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;
       if (!this.closed) this.setStatus("failed", full);
       if (forget) this.onListsChanged();

@@ -14,6 +14,15 @@ export {
 export { McpConfigError, McpConnectError, McpError } from "./errors.js";
 export { MCP_DEFAULTS, McpManager, type McpSessionTarget } from "./manager.js";
 export { MAX_TOOL_NAME_LENGTH, MCP_PREFIX, mcpServerOfName, mcpToolName, sanitizeNamePart } from "./names.js";
+export {
+  fileAuthStorage,
+  loginMcpServer,
+  McpAuthError,
+  type McpAuthState,
+  type McpAuthStorage,
+  McpOAuthProvider,
+  type McpOAuthProviderOptions,
+} from "./oauth.js";
 export type { McpProcessStarter } from "./process-transport.js";
 export {
   callResultToOutput,

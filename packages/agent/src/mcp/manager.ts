@@ -81,6 +81,8 @@ export class McpManager {
       onSampling: options.onSampling,
       onElicitation: options.onElicitation,
       startProcess: options.startProcess,
+      authProvider: options.authProvider,
+      loginHint: options.loginHint,
     };
     this.rootDirs = options.roots;
     this.settings = settings;

@@ -1,3 +1,4 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -120,6 +121,16 @@ export interface McpManagerOptions {
    * default they are children of this process with a minimal environment.
    */
   readonly startProcess?: McpProcessStarter;
+  /**
+   * The OAuth client for a remote server (for example an McpOAuthProvider over the tokens a
+   * login stored), or undefined for none. Tokens are refreshed through it as they expire.
+   */
+  readonly authProvider?: (
+    server: string,
+    config: McpRemoteServerConfig,
+  ) => Promise<OAuthClientProvider | undefined>;
+  /** Added to the message of a server that needs an OAuth login: how the user logs in. */
+  readonly loginHint?: (server: string) => string;
   readonly onElicitation?: (
     request: McpElicitationRequest,
     signal: AbortSignal,
