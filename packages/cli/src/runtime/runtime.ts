@@ -56,6 +56,7 @@ import {
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
+import { mcpAuthOptions } from "../mcp/auth.js";
 import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
@@ -507,6 +508,7 @@ class AgentRuntime implements Runtime {
         cwd: parts.projectDir,
         toolCache: fileToolCache(join(parts.home, "mcp", "tool-cache")),
         roots: [parts.projectDir, ...parts.additionalDirectories],
+        ...mcpAuthOptions(parts.home),
         // A sandbox the user chose (--sandbox, sandbox.mode) holds the stdio servers too, with
         // the project writable as for commands; the default, best-effort sandbox does not (its
         // lack of network would break servers that were working).
