@@ -373,7 +373,7 @@ async function approve(ctx: Context, names: readonly string[], all: boolean): Pr
 }
 
 /**
- * `attractor mcp list|get|add|remove|approve`: the MCP servers of the user settings and of the
+ * `attractor mcp list|get|add|remove|approve|login`: the MCP servers of the user settings and of the
  * project's `.mcp.json`. Resolves to the exit code (0 done, 1 failed, 2 bad usage).
  */
 export async function runMcpCommand(argv: readonly string[], io: McpCommandIo): Promise<number> {
