@@ -305,8 +305,12 @@ export class McpServerConnection {
     let transport: Transport | undefined;
     let client: Client | undefined;
     try {
-      const { client: clientModule, types } = await loadSdkCore();
-      transport = await this.createTransport();
+      // The SDK's core and the transport's module load side by side.
+      const [{ client: clientModule, types }, created] = await Promise.all([
+        loadSdkCore(),
+        this.createTransport(),
+      ]);
+      transport = created;
       const { roots, onSampling, onElicitation } = this.settings;
       client = new clientModule.Client(
         { name: this.settings.clientName, version: this.settings.clientVersion },
@@ -413,7 +417,7 @@ export class McpServerConnection {
       const message =
         codeOf(error) === REQUEST_TIMEOUT
           ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
-          : unauthorized(error)
+          : isRemote(this.config) && unauthorized(error)
             ? `it needs an OAuth login${this.settings.loginHint?.(this.name) ?? ""}`
             : describe(error);
       const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;

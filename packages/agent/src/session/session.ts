@@ -195,6 +195,8 @@ export class Session {
         new Session({
           ...child,
           client: this.client,
+          // Children share the registry, so the MCP tools, and with them their servers' notes.
+          ...(this.toolInstructions !== undefined && { toolInstructions: this.toolInstructions }),
           // A child reports its own retries; only a host's own openStream is shared as it is.
           ...(this.customOpenStream ? { openStream: this.openStream } : { retry: this.retryPolicy }),
         }),
