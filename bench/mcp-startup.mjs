@@ -8,7 +8,8 @@
 //     servers.
 //   - headless, launch to the first model request with the default wait, the servers' tool lists
 //     cached by an earlier run (every run after the first): the request goes out at once with the
-//     cached tools, and the servers start as it leaves. Target: within 10% of none.
+//     cached tools, and the servers start once the model begins to answer. Target: within 10%
+//     of none.
 //   - the same with the cache emptied before each run (the very first run with these servers):
 //     the request waits until both servers have answered initialize (their own start-up shows
 //     here, bounded by the wait), so the model is offered their tools.

@@ -1041,15 +1041,14 @@ class AgentRuntime implements Runtime {
       }),
       startSource: this.nextStart,
       // Every completed turn is on disk before the next model request goes out.
-      openStream: (client, request) =>
-        flushedThen(
-          async () => {
-            await this.recorder.flush();
-            // Servers not started yet (their tools came from the cache) start as the request leaves.
-            this.mcpManager?.start();
-          },
-          streamWithRetry(client, request, retry),
-        ),
+      openStream: (client, request) => {
+        const stream = flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry));
+        // MCP servers not started yet (their tools came from the cache) start once the model has
+        // begun to answer: their start-up (and the MCP SDK's loading) then takes the CPU while the
+        // model works, not while the request is being sent. A call to one of their tools waits.
+        const mcp = this.mcpManager;
+        return mcp === undefined ? stream : afterFirst(stream, () => mcp.start());
+      },
     });
     applyReadOnlyMode(session, this.policy.mode);
     this.current = session;
@@ -1231,6 +1230,22 @@ function applyReadOnlyMode(session: Session, mode: PermissionMode): void {
 }
 
 /** Runs `before` when iteration starts, then yields the stream. */
+/** The stream as it is, calling `then` once its first item has arrived (or it ended without one). */
+async function* afterFirst<T>(stream: AsyncIterable<T>, then: () => void): AsyncGenerator<T> {
+  let called = false;
+  try {
+    for await (const item of stream) {
+      if (!called) {
+        called = true;
+        then();
+      }
+      yield item;
+    }
+  } finally {
+    if (!called) then();
+  }
+}
+
 async function* flushedThen<T>(before: () => Promise<void>, stream: AsyncIterable<T>): AsyncGenerator<T> {
   await before();
   yield* stream;
