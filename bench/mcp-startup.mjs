@@ -14,7 +14,8 @@
 //     the request waits until both servers have answered initialize (their own start-up shows
 //     here, bounded by the wait), so the model is offered their tools.
 // Run after `npm run build`: node bench/mcp-startup.mjs   (RUNS=11 by default). ATTRACTOR_CLI
-// names another build of the command (an earlier one, to compare).
+// names another build of the command; BASELINE_CLI an earlier build measured in the same run,
+// interleaved run by run, and printed beside it.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -27,6 +28,7 @@ const RUNS = Number(process.env.RUNS ?? 11);
 const here = dirname(fileURLToPath(import.meta.url));
 const CLI =
   process.env.ATTRACTOR_CLI ?? join(here, "..", "packages", "cli", "dist", "bundle", "attractor.js");
+const BASELINE = process.env.BASELINE_CLI;
 const require = createRequire(join(here, "..", "packages", "agent", "package.json"));
 const entry = (pkg) => join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 
@@ -94,7 +96,7 @@ const env = (home) => ({
 });
 
 /** Headless run: ms from launch to the first model request. */
-function firstRequest(cwd, home) {
+function firstRequest(cwd, home, cli = CLI) {
   // The cold home starts every run without the tool lists an earlier run cached.
   if (home === homes.cold) rmSync(join(home, "mcp"), { recursive: true, force: true });
   return new Promise((resolve, reject) => {
@@ -103,7 +105,7 @@ function firstRequest(cwd, home) {
     onRequest = () => {
       first ??= performance.now() - t0;
     };
-    const child = spawn(process.execPath, [CLI, "-p", "hi", "--model", "bench-model"], {
+    const child = spawn(process.execPath, [cli, "-p", "hi", "--model", "bench-model"], {
       cwd,
       env: env(home),
       stdio: ["ignore", "ignore", "pipe"],
@@ -117,7 +119,7 @@ function firstRequest(cwd, home) {
 }
 
 /** Interactive UI in a pseudo-terminal: ms from launch to its first frame. */
-function firstFrame(cwd, home) {
+function firstFrame(cwd, home, cli = CLI) {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(
@@ -125,7 +127,7 @@ function firstFrame(cwd, home) {
       // A real terminal's size: in a 0x0 one the banner wraps a character a line.
       [
         "-qfec",
-        `stty cols 120 rows 40; exec "${process.execPath}" "${CLI}" --model bench-model`,
+        `stty cols 120 rows 40; exec "${process.execPath}" "${cli}" --model bench-model`,
         "/dev/null",
       ],
       {
@@ -160,19 +162,32 @@ function firstFrame(cwd, home) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Alternates the two variants run by run, so load changes hit both alike. */
+/**
+ * Alternates the variants run by run (without and with servers; with BASELINE_CLI, both again
+ * with the earlier build), so load changes hit all alike.
+ */
 async function compare(label, run, a, b) {
-  await run(...a);
-  await run(...b);
-  const ta = [];
-  const tb = [];
-  for (let i = 0; i < RUNS; i++) {
-    ta.push(await run(...a));
-    tb.push(await run(...b));
-  }
-  const ma = median(ta);
-  const mb = median(tb);
-  return { label, none: ma, two: mb, ratio: mb / ma };
+  const variants = [
+    [...a, CLI],
+    [...b, CLI],
+    ...(BASELINE
+      ? [
+          [...a, BASELINE],
+          [...b, BASELINE],
+        ]
+      : []),
+  ];
+  for (const v of variants) await run(...v);
+  const times = variants.map(() => []);
+  for (let i = 0; i < RUNS; i++) for (const [k, v] of variants.entries()) times[k].push(await run(...v));
+  const [none, two, beforeNone, beforeTwo] = times.map(median);
+  return {
+    label,
+    none,
+    two,
+    ratio: two / none,
+    ...(BASELINE && { before: { none: beforeNone, two: beforeTwo, ratio: beforeTwo / beforeNone } }),
+  };
 }
 
 const rows = [];
@@ -218,12 +233,15 @@ rows.push(
 );
 const offeredCold = mcpTools();
 
-console.log(`${"".padEnd(50)}  no MCP   2 servers   ratio`);
-for (const r of rows) {
+const cells = (m) =>
+  `${m.none.toFixed(0).padStart(5)} ms ${m.two.toFixed(0).padStart(7)} ms   ${m.ratio.toFixed(2)}x`;
+console.log(
+  `${"".padEnd(50)}  no MCP   2 servers   ratio${BASELINE ? "   | baseline build: no MCP   2 servers   ratio" : ""}`,
+);
+for (const r of rows)
   console.log(
-    `${r.label.padEnd(50)} ${r.none.toFixed(0).padStart(5)} ms ${r.two.toFixed(0).padStart(7)} ms   ${r.ratio.toFixed(2)}x`,
+    `${r.label.padEnd(50)} ${cells(r)}${r.before ? `   | ${"".padEnd(14)}${cells(r.before)}` : ""}`,
   );
-}
 const frame = rows.find((r) => r.label.startsWith("interactive"));
 console.log(
   frame

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -78,6 +78,13 @@ async function toolListed(m: McpManager, server: string, tool: string): Promise<
   throw new Error(`${server} never listed ${tool}`);
 }
 
+/** The cache's entry files once one is written (entries are written in the background). */
+async function cacheFiles(cacheDir: string): Promise<string[]> {
+  const files = () => (existsSync(cacheDir) ? readdirSync(cacheDir).filter((f) => f.endsWith(".json")) : []);
+  for (let i = 0; i < 400 && files().length === 0; i++) await new Promise((r) => setTimeout(r, 25));
+  return files();
+}
+
 describe("MCP tool-list cache", () => {
   it("offers a known server's tools before it starts, and starts it when one is called", async () => {
     const cacheDir = path.join(dir, "cache");
@@ -85,9 +92,7 @@ describe("MCP tool-list cache", () => {
     await first.waitForStartup();
     expect(first.servers()[0]?.status).toBe("connected");
     // The entry is written in the background once the server connected.
-    for (let i = 0; i < 200 && !readdirSync(cacheDir, { withFileTypes: true }).length; i++)
-      await new Promise((r) => setTimeout(r, 25));
-    const [file] = readdirSync(cacheDir);
+    const [file] = await cacheFiles(cacheDir);
     expect(file).toMatch(/\.json$/);
     expect(statSync(path.join(cacheDir, file as string)).mode & 0o777).toBe(0o600);
     const listed = first.servers()[0]?.tools.map((t) => t.name) ?? [];
@@ -121,10 +126,11 @@ describe("MCP tool-list cache", () => {
       { toolCache: fileToolCache(cacheDir), startupWaitMs: 60_000 },
     );
     await first.waitForStartup();
+    await cacheFiles(cacheDir);
     await first.close();
     // Same key, but the program it names is gone: cached under the same command line.
     const cache = fileToolCache(cacheDir);
-    const [file] = readdirSync(cacheDir);
+    const [file] = await cacheFiles(cacheDir);
     const key = (file as string).replace(/\.json$/, "");
     const entry = JSON.parse(readFileSync(path.join(cacheDir, file as string), "utf8"));
     const broken: McpServerConfig = { command: path.join(dir, "no-such-server"), args: [] };
