@@ -62,6 +62,18 @@ describe("attractor mcp login and OAuth servers in a run", () => {
     fixture.model.script([{ calls: [{ name: "mcp__remote__whoami", args: {} }] }, { text: "done" }]);
     await runtime.submit("who am i");
     expect(fixture.model.seen().at(-1)?.toolResults.at(-1)).toMatch(/^client \S+/);
+
+    // logout forgets the login: the file is gone.
+    let said = "";
+    const io = {
+      stdout: { write: (t: string) => (said += t) },
+      stderr: { write: (t: string) => (said += t) },
+      env: { ATTRACTOR_HOME: home, HOME: join(fixture.root, "user") },
+      projectDir: () => fixture.project,
+    };
+    expect(await runMcpCommand(["logout", "remote"], io)).toBe(0);
+    expect(said).toContain('Logged out of MCP server "remote"');
+    expect(readdirSync(authDir)).toEqual([]);
   }, 60_000);
 
   it("refuses to log in to a stdio server or one that is not configured", async () => {

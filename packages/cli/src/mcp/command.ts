@@ -198,6 +198,11 @@ async function get(ctx: Context, name: string): Promise<number> {
   const headers = (config as { headers?: Record<string, string> }).headers;
   if (env) out.write(`  env: ${Object.keys(env).join(", ")}\n`);
   if (headers) out.write(`  headers: ${Object.keys(headers).join(", ")}\n`);
+  if (config.type === "http" || config.type === "sse") {
+    const file = mcpAuthFile(ctx.home, name, config.url);
+    const stored = await readText(file);
+    out.write(`  oauth login: ${stored === undefined ? "none" : `stored (${file})`}\n`);
+  }
   let approved = true;
   if (scope === "project") {
     const approvals = await projectApprovals({
@@ -288,6 +293,23 @@ async function login(ctx: Context, name: string, browser: boolean): Promise<numb
   return 0;
 }
 
+/** `attractor mcp logout NAME`: forgets the stored OAuth login of a remote server. */
+async function logout(ctx: Context, name: string): Promise<number> {
+  const user = await serversIn("user", ctx);
+  const project = await serversIn("project", ctx);
+  const checked = serverConfig(name in project ? project[name] : user[name], ctx.io.env);
+  if (!checked.ok || (checked.config.type !== "http" && checked.config.type !== "sse"))
+    throw new McpCommandError(`No remote MCP server named "${name}" is configured.`);
+  const file = mcpAuthFile(ctx.home, name, checked.config.url);
+  if ((await readText(file)) === undefined) {
+    ctx.io.stdout.write(`No login is stored for MCP server "${name}".\n`);
+    return 0;
+  }
+  await rm(file, { force: true });
+  ctx.io.stdout.write(`Logged out of MCP server "${name}" (${file} removed).\n`);
+  return 0;
+}
+
 function parsePairs(values: readonly string[], separator: string, what: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const v of values) {
@@ -373,7 +395,7 @@ async function approve(ctx: Context, names: readonly string[], all: boolean): Pr
 }
 
 /**
- * `attractor mcp list|get|add|remove|approve|login`: the MCP servers of the user settings and of the
+ * `attractor mcp list|get|add|remove|approve|login|logout`: the MCP servers of the user settings and of the
  * project's `.mcp.json`. Resolves to the exit code (0 done, 1 failed, 2 bad usage).
  */
 export async function runMcpCommand(argv: readonly string[], io: McpCommandIo): Promise<number> {
@@ -453,6 +475,12 @@ export async function runMcpCommand(argv: readonly string[], io: McpCommandIo): 
     .option("--no-browser", "only print the address")
     .action((name: string, o: { browser: boolean }) => {
       result = login(context(program.opts()), name, o.browser);
+    });
+  program
+    .command("logout <name>")
+    .description("forget a remote server's stored OAuth login")
+    .action((name: string) => {
+      result = logout(context(program.opts()), name);
     });
   try {
     program.parse([...argv], { from: "user" });
