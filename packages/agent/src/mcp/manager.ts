@@ -95,12 +95,20 @@ export class McpManager {
     ];
   }
 
+  /** The client capabilities declared, which some servers' tool lists depend on. */
+  private declared(): string {
+    const s = this.settings;
+    return [s.roots() !== undefined && "roots", s.onSampling && "sampling", s.onElicitation && "elicitation"]
+      .filter(Boolean)
+      .join(",");
+  }
+
   private connectionFor(name: string, config: McpServerConfig): McpServerConnection {
     return new McpServerConnection(
       name,
       config,
       this.settings,
-      serverCacheKey(config, this.settings.cwd),
+      serverCacheKey(config, this.settings.cwd, this.declared()),
       (event) => this.emit(event),
       () => this.sync(),
     );

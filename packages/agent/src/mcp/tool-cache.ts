@@ -30,7 +30,12 @@ const MAX_ENTRY_BYTES = 2_000_000;
  * answers (command, arguments, environment, working directory; or URL and headers), so a changed
  * configuration never reuses another's tools and secrets in it are never written out.
  */
-export function serverCacheKey(config: McpServerConfig, cwd: string | undefined): string {
+export function serverCacheKey(
+  config: McpServerConfig,
+  cwd: string | undefined,
+  /** What else decides the lists: the capabilities the client declares (servers add tools for them). */
+  client = "",
+): string {
   const remote = config.type === "http" || config.type === "sse";
   const identity = remote
     ? { type: config.type, url: config.url, headers: config.headers ?? {} }
@@ -41,7 +46,10 @@ export function serverCacheKey(config: McpServerConfig, cwd: string | undefined)
         env: (config as McpStdioServerConfig).env ?? {},
         cwd: (config as McpStdioServerConfig).cwd ?? cwd ?? "",
       };
-  return createHash("sha256").update(JSON.stringify(identity)).digest("hex").slice(0, 32);
+  return createHash("sha256")
+    .update(JSON.stringify({ ...identity, client }))
+    .digest("hex")
+    .slice(0, 32);
 }
 
 function isEntry(value: unknown): value is McpCachedServer {
