@@ -143,17 +143,18 @@ export class McpManager {
    * For SessionOptions.toolsReady: the first time, waits until every server whose tools the cache
    * does not know has connected or failed, or `startupWaitMs` passed, whichever is first;
    * afterwards resolves at once. Servers that connect later offer their tools from the next
-   * request on. When the cache knows every server's tools (or the wait is 0), it resolves without
-   * starting anything: start() (or the first call of one of their tools) connects them, so a host
-   * can let its first request go out before the servers take the CPU.
+   * request on. When the cache knows every server's tools, it resolves without starting anything:
+   * start() (or the first call of one of their tools) connects them, so a host can let its first
+   * request go out before the servers take the CPU.
    */
   readonly waitForStartup = async (signal?: AbortSignal): Promise<void> => {
     if (this.startupOver) return;
     this.startupWait ??= (async () => {
       const known = await this.prepare();
-      if (known || this.startupWaitMs === 0) return;
+      if (known) return;
       this.started = true;
       this.connectAll();
+      if (this.startupWaitMs === 0) return;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.startupWaitMs);
         const unknown = [...this.connections.values()].filter((c) => !c.fromCache);

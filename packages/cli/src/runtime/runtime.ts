@@ -394,6 +394,8 @@ class AgentRuntime implements Runtime {
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
   private readonly mcpManager: McpManager | undefined;
+  /** What the first model request waits for: the servers (up to the wait), or only the cache. */
+  private readonly mcpReady: (signal?: AbortSignal) => Promise<void> = async () => {};
   readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
@@ -543,6 +545,14 @@ class AgentRuntime implements Runtime {
       });
       manager.attach(this.profile.toolRegistry);
       this.mcpManager = manager;
+      // With no wait nothing holds the first request, and the servers start once the model has
+      // begun to answer (see install) rather than while the request is being sent.
+      this.mcpReady =
+        mcp.startupWaitMs === 0
+          ? async () => {
+              await manager.prepare();
+            }
+          : manager.waitForStartup;
       // Headless, servers whose tools the cache knows start once the first request is on its way
       // (see install), so their start-up does not compete with the run's own; the others start
       // now, since the first request waits for them (unless the wait is 0).
@@ -552,7 +562,7 @@ class AgentRuntime implements Runtime {
         });
       this.mcp = {
         start: () => manager.start(),
-        ready: () => manager.waitForStartup(),
+        ready: () => this.mcpReady(),
         servers: () => manager.servers(),
         skipped: mcp.skipped ?? [],
         prompts: () => manager.prompts(),
@@ -1036,7 +1046,7 @@ class AgentRuntime implements Runtime {
       config: this.sessionConfig(),
       history: parts.history,
       ...(this.mcpManager !== undefined && {
-        toolsReady: this.mcpManager.waitForStartup,
+        toolsReady: this.mcpReady,
         toolInstructions: this.mcpManager.instructions,
       }),
       startSource: this.nextStart,
