@@ -118,6 +118,18 @@ describe("MCP tool-list cache", () => {
     expect(second.servers()[0]?.fromCache).toBe(false);
   }, 90_000);
 
+  it("with no wait and no cache, the first request does not wait but the servers start", async () => {
+    const m = manager(
+      { everything },
+      { toolCache: fileToolCache(path.join(dir, "cache-none")), startupWaitMs: 0 },
+    );
+    await m.waitForStartup();
+    expect(m.servers()[0]?.status).not.toBe("pending");
+    for (let i = 0; i < 400 && m.servers()[0]?.status !== "connected"; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(m.servers()[0]?.status).toBe("connected");
+  }, 30_000);
+
   it("drops remembered tools of a server that no longer starts", async () => {
     const cacheDir = path.join(dir, "cache-broken");
     const config: McpServerConfig = { command: process.execPath, args: [SCRIPTED, "normal"] };
