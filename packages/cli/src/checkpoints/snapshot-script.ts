@@ -51,3 +51,70 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
   }
   throw new Error(`unexpected snapshot output: ${JSON.stringify(stdout.slice(0, 200))}`);
 }
+
+/**
+ * Stages the project as it is now (no tree written): the first step of a background checkpoint,
+ * before the recorded prior states of the files changed meanwhile are laid over it.
+ */
+export const STAGE_SCRIPT = `
+git $GIT_ISOLATION add --all --ignore-errors -- .
+status=$?
+[ "$status" -le 1 ] || exit "$status"
+exit 0
+`;
+
+/**
+ * Stores the prior contents of recorded files as blobs and tells which recorded paths the
+ * project ignores. In `$DIR`: `blobs` (temporary file paths, one a line) and `paths` (project
+ * paths, NUL-separated). Output: the blobs' hashes one a line, a line `--`, then the ignored
+ * paths NUL-separated.
+ */
+export const BLOB_SCRIPT = `
+set -e
+[ ! -s "$DIR/blobs" ] || git $GIT_ISOLATION hash-object -w --no-filters --stdin-paths < "$DIR/blobs"
+echo --
+if [ -s "$DIR/paths" ]; then
+  git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/paths" || [ $? -eq 1 ]
+fi
+`;
+
+/**
+ * Writes the trees of background checkpoints and commits them, in one process. In `$DIR`, per
+ * checkpoint k (1 to `$COUNT`, oldest first): `info-k`, the index lines (NUL-separated) putting
+ * back the prior states it recorded, and `msg-k`, its message. Checkpoint k's tree is the staged
+ * project with the prior states of checkpoints k..COUNT laid over it, the oldest winning, so they
+ * are applied newest first. Each checkpoint is then committed unless its tree equals the one
+ * before it and `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read
+ * here. Output: one line per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before,
+ * possibly empty), or `raced` when another process moved the ref meanwhile.
+ */
+export const OVERLAY_SCRIPT = `
+set -e
+k=$COUNT
+while [ "$k" -ge 1 ]; do
+  [ ! -s "$DIR/info-$k" ] || git $GIT_ISOLATION update-index -z --index-info < "$DIR/info-$k"
+  tree=$(git $GIT_ISOLATION write-tree)
+  eval "tree_$k=$tree"
+  k=$((k-1))
+done
+last=$(git $GIT_ISOLATION rev-parse --verify --quiet "$REF" 2>/dev/null || true)
+last_tree=""
+[ -z "$last" ] || last_tree=$(git $GIT_ISOLATION rev-parse "$last^{tree}")
+parent=$last
+k=1
+while [ "$k" -le "$COUNT" ]; do
+  eval "tree=\\$tree_$k"
+  eval "force=\\\${FORCE_$k:-}"
+  if [ -n "$force" ] || [ -z "$parent" ] || [ "$tree" != "$last_tree" ]; then
+    parent=$(git $GIT_ISOLATION commit-tree "$tree" \${parent:+-p "$parent"} -F "$DIR/msg-$k")
+    last_tree=$tree
+  fi
+  echo "$parent $tree"
+  k=$((k+1))
+done
+if [ "$parent" = "$last" ] || git $GIT_ISOLATION update-ref "$REF" "$parent" "$last" 2>/dev/null; then
+  echo "head $last"
+else
+  echo raced
+fi
+`;

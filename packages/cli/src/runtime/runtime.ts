@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import {
+  type AfterToolCallHook,
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
@@ -879,6 +880,7 @@ class AgentRuntime implements Runtime {
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
+      this.checkpoints.flush(),
       this.mcpManager?.close(),
     ]);
   }
@@ -947,6 +949,12 @@ class AgentRuntime implements Runtime {
     return policy;
   }
 
+  /** Tells the checkpoints a call's change is made, so their background snapshot may read the tree. */
+  private readonly changeMade: AfterToolCallHook = (call) => {
+    this.checkpoints.changeMade(call.callId);
+    return undefined;
+  };
+
   private sessionConfig(): Partial<SessionConfig> {
     return {
       hooks: this.hooks.sessionHooks,
@@ -974,7 +982,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
-      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
+      afterToolCall: this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)
