@@ -475,11 +475,11 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         });
         open.set(changeId, { made, resolve });
       }
+      // Kept referenced: a process that ends now still writes the checkpoint first.
       timer ??= setTimeout(() => {
         timer = undefined;
         void changesMade().then(() => queued(writePending));
       }, BACKGROUND_DELAY_MS);
-      timer.unref?.();
       return { committed };
     },
     snapshot: (meta) => snapshotNow(meta),
