@@ -24,7 +24,13 @@ import {
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
-import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
+import {
+  type Client,
+  getModelInfo,
+  preloadProvider,
+  type ReasoningEffort,
+  streamWithRetry,
+} from "@attractor/llm";
 import {
   type CheckpointManager,
   createCheckpointManager,
@@ -215,6 +221,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     settings,
     env,
   );
+  // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
+  // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
+  void preloadProvider(choice.provider);
   const store = createSessionStore({
     home,
     // The secrets of the environment the run was given as well as the process's own.
