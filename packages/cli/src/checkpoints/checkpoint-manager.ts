@@ -4,13 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
-import {
-  BLOB_SCRIPT,
-  OVERLAY_SCRIPT,
-  parseSnapshotOutput,
-  SNAPSHOT_SCRIPT,
-  STAGE_SCRIPT,
-} from "./snapshot-script.js";
+import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT, STAGE_SCRIPT } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
 export interface Checkpoint {
@@ -302,7 +296,17 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   };
 
   const snapshotNow = (meta: SnapshotOptions): Promise<Checkpoint> =>
-    serial(async () => {
+    queued(async () => {
+      if (pending.length > 0) {
+        // The changes recorded before are written now, and the tree staged for them is this
+        // snapshot's too: the project as it is, with no prior state laid over it.
+        undoCursor = undefined;
+        const { record, committed } = pendingCheckpoint(meta, []);
+        pending.push(record);
+        recorded++;
+        await writePending();
+        return committed;
+      }
       await ensureRepo();
       await syncExcludes();
       undoCursor = undefined;
@@ -373,53 +377,37 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   const writeTrees = async (records: readonly PendingCheckpoint[]): Promise<Checkpoint[]> => {
     const dir = await mkdtemp(join(tmpdir(), "attractor-checkpoint-"));
     try {
-      // The prior contents become blobs; paths the project ignores are left out, as staging does.
-      const files = records.flatMap((r) => r.files.filter((f) => f.kind === "file"));
-      const blobPaths: string[] = [];
-      for (const [i, f] of files.entries()) {
-        const blob = join(dir, `blob-${i}`);
-        await writeFile(blob, f.content);
-        blobPaths.push(blob);
-      }
-      await writeFile(join(dir, "blobs"), blobPaths.map((b) => `${b}\n`).join(""));
-      const allPaths = [...new Set(records.flatMap((r) => r.files.map((f) => f.path)))];
-      await writeFile(join(dir, "paths"), allPaths.map((p) => `${p}\0`).join(""));
-      const { stdout } = await retryingWhileLocked(() =>
-        runGitScript(gitDir, root, BLOB_SCRIPT, { env: { DIR: dir } }),
-      );
-      const split = stdout.indexOf("--\n");
-      const hashes = stdout.slice(0, split).split("\n").filter(Boolean);
-      const ignored = new Set(
-        stdout
-          .slice(split + 3)
-          .split("\0")
-          .filter(Boolean),
-      );
-      const hashOf = new Map(files.map((f, i) => [f, hashes[i] as string]));
       const env: Record<string, string> = { DIR: dir, REF, COUNT: String(records.length) };
-      let previous = head;
+      const existed = new Set<string>();
+      let previous = head?.userMessageId;
       for (const [i, r] of records.entries()) {
         const k = i + 1;
-        const lines = r.files
-          .filter((f) => !ignored.has(f.path))
-          .map((f) =>
-            f.kind === "file"
-              ? `${f.executable ? "100755" : "100644"} ${hashOf.get(f)} 0\t${f.path}\0`
-              : `0 ${"0".repeat(40)}\t${f.path}\0`,
-          );
-        await writeFile(join(dir, `info-${k}`), lines.join(""));
+        const tree = join(dir, `tree-${k}`);
+        await mkdir(tree);
+        for (const f of r.files) {
+          if (f.kind !== "file") continue;
+          existed.add(f.path);
+          const file = join(tree, ...f.path.split("/"));
+          await mkdir(dirname(file), { recursive: true });
+          await writeFile(file, f.content, { mode: f.executable ? 0o755 : 0o644 });
+        }
+        await writeFile(join(dir, `paths-${k}`), r.files.map((f) => `${f.path}\0`).join(""));
         await writeFile(join(dir, `msg-${k}`), r.message);
+        // Each message's first checkpoint is its own, as snapshot() takes it.
         if (
           r.meta.userMessageId !== undefined &&
-          previous !== undefined &&
-          previous.userMessageId !== r.meta.userMessageId
+          (k > 1 || head !== undefined) &&
+          previous !== r.meta.userMessageId
         )
           env[`FORCE_${k}`] = "1";
-        previous = { userMessageId: r.meta.userMessageId } as Checkpoint;
+        previous = r.meta.userMessageId;
       }
+      await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
       for (let attempt = 0; ; attempt++) {
         const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
-        const lines = out.stdout.trim().split("\n");
+        const [baseLine = "", ...lines] = out.stdout.trim().split("\n");
+        // A retry starts again from the same staged project.
+        env.BASE = baseLine.slice("base ".length);
         if (lines.at(-1) !== "raced") {
           const before = (lines.at(-1) ?? "").slice("head ".length);
           const result: Checkpoint[] = [];
@@ -460,13 +448,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         return { committed: checkpoint };
       }
       undoCursor = undefined;
-      let settle!: PendingCheckpoint["settle"];
-      const committed = new Promise<Checkpoint>((resolve, reject) => {
-        settle = { resolve, reject };
-      });
-      // Reported through `committed`; unhandled only when nobody asked.
-      committed.catch(() => {});
-      pending.push({ meta, message: checkpointMessage(meta), files, settle });
+      const { record, committed } = pendingCheckpoint(meta, files);
+      pending.push(record);
       recorded++;
       if (changeId !== undefined && !open.has(changeId)) {
         let resolve!: () => void;
@@ -546,6 +529,19 @@ interface PendingCheckpoint {
   readonly message: string;
   readonly files: readonly PriorFile[];
   readonly settle: { readonly resolve: (c: Checkpoint) => void; readonly reject: (e: unknown) => void };
+}
+
+/** A change to record, and the promise of its checkpoint (whose failure is reported there alone). */
+function pendingCheckpoint(
+  meta: SnapshotOptions,
+  files: readonly PriorFile[],
+): { record: PendingCheckpoint; committed: Promise<Checkpoint> } {
+  let settle!: PendingCheckpoint["settle"];
+  const committed = new Promise<Checkpoint>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  committed.catch(() => {});
+  return { record: { meta, message: checkpointMessage(meta), files, settle }, committed };
 }
 
 function parseMessage(id: string, tree: string, body: string): Checkpoint {

@@ -64,35 +64,38 @@ exit 0
 `;
 
 /**
- * Stores the prior contents of recorded files as blobs and tells which recorded paths the
- * project ignores. In `$DIR`: `blobs` (temporary file paths, one a line) and `paths` (project
- * paths, NUL-separated). Output: the blobs' hashes one a line, a line `--`, then the ignored
- * paths NUL-separated.
- */
-export const BLOB_SCRIPT = `
-set -e
-[ ! -s "$DIR/blobs" ] || git $GIT_ISOLATION hash-object -w --no-filters --stdin-paths < "$DIR/blobs"
-echo --
-if [ -s "$DIR/paths" ]; then
-  git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/paths" || [ $? -eq 1 ]
-fi
-`;
-
-/**
- * Writes the trees of background checkpoints and commits them, in one process. In `$DIR`, per
- * checkpoint k (1 to `$COUNT`, oldest first): `info-k`, the index lines (NUL-separated) putting
- * back the prior states it recorded, and `msg-k`, its message. Checkpoint k's tree is the staged
- * project with the prior states of checkpoints k..COUNT laid over it, the oldest winning, so they
- * are applied newest first. Each checkpoint is then committed unless its tree equals the one
- * before it and `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read
- * here. Output: one line per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before,
- * possibly empty), or `raced` when another process moved the ref meanwhile.
+ * Writes the trees of background checkpoints and commits them, in one process, over the project
+ * as staged by STAGE_SCRIPT. In `$DIR`, per checkpoint k (1 to `$COUNT`, oldest first): `tree-k`,
+ * a directory holding the prior contents it recorded at their project paths; `paths-k`, every path
+ * it recorded (NUL-separated; one absent from `tree-k` did not exist); `msg-k`, its message. Also
+ * `check`, the recorded paths that existed (NUL-separated), of which those the project ignores are
+ * left out, as staging leaves them out. Checkpoint k's tree is the staged project with the prior
+ * states of checkpoints k..COUNT laid over it, the oldest winning, so they are applied newest
+ * first. Each checkpoint is then committed unless its tree equals the one before it and
+ * `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read here. `$BASE`, when
+ * set, is the staged tree of an earlier attempt, read back first. Output: `base <tree>`, one line
+ * per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or
+ * `raced` when another process moved the ref meanwhile.
  */
 export const OVERLAY_SCRIPT = `
 set -e
+if [ -n "\${BASE:-}" ]; then
+  git $GIT_ISOLATION read-tree "$BASE"
+else
+  BASE=$(git $GIT_ISOLATION write-tree)
+fi
+echo "base $BASE"
+: > "$DIR/ignored"
+if [ -s "$DIR/check" ]; then
+  git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/check" > "$DIR/ignored" || [ $? -eq 1 ]
+fi
 k=$COUNT
 while [ "$k" -ge 1 ]; do
-  [ ! -s "$DIR/info-$k" ] || git $GIT_ISOLATION update-index -z --index-info < "$DIR/info-$k"
+  if [ -s "$DIR/paths-$k" ]; then
+    # Present in tree-k: its prior content is stored and staged; absent: it did not exist.
+    GIT_WORK_TREE="$DIR/tree-$k" git $GIT_ISOLATION update-index -z --add --remove --stdin < "$DIR/paths-$k"
+    [ ! -s "$DIR/ignored" ] || git $GIT_ISOLATION update-index -z --force-remove --stdin < "$DIR/ignored"
+  fi
   tree=$(git $GIT_ISOLATION write-tree)
   eval "tree_$k=$tree"
   k=$((k-1))
