@@ -199,6 +199,23 @@ describe("checkpoints of edits record their targets and snapshot the rest in the
     expect(await read("src/a.ts")).toBe("a0\n");
   });
 
+  it("two processes writing background checkpoints at once lose none of them", async () => {
+    const other = await createCheckpointManager({ projectRoot: project, home: join(top, "home") });
+    await manager.snapshotFiles({ label: "mine", userMessageId: "p1" }, ["src/a.ts"]);
+    await other.snapshotFiles({ label: "theirs", userMessageId: "p2" }, ["src/b.ts"]);
+    await writeFile(join(project, "src", "a.ts"), "a1\n");
+    await writeFile(join(project, "src", "b.ts"), "b1\n");
+    await Promise.all([manager.flush(), other.flush()]);
+    const all = await manager.checkpoints();
+    const mine = all.find((c) => c.label === "mine");
+    const theirs = all.find((c) => c.label === "theirs");
+    // Each holds the prior state its own process recorded (the other's edit is a change it did not make).
+    await manager.restore(mine?.id as string);
+    expect((await state()).a).toBe("a0\n");
+    await manager.restore(theirs?.id as string);
+    expect((await state()).b).toBe("b0\n");
+  });
+
   it("undoes an edit in a 10,000-file project exactly (bench/checkpoint.mjs measures 50,000)", async () => {
     const big = join(top, "big");
     for (let d = 0; d < 20; d++) {

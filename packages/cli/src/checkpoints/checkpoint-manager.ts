@@ -405,9 +405,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
       for (let attempt = 0; ; attempt++) {
         const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
-        const [baseLine = "", ...lines] = out.stdout.trim().split("\n");
-        // A retry starts again from the same staged project.
-        env.BASE = baseLine.slice("base ".length);
+        const lines = out.stdout.trim().split("\n");
         if (lines.at(-1) !== "raced") {
           const before = (lines.at(-1) ?? "").slice("head ".length);
           const result: Checkpoint[] = [];
@@ -426,6 +424,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         }
         if (attempt >= 3)
           throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
+        // The index holds the overlays of this attempt: the next starts from the project again.
+        await retryingWhileLocked(() => runGitScript(gitDir, root, STAGE_SCRIPT));
       }
     } finally {
       await rm(dir, { recursive: true, force: true });

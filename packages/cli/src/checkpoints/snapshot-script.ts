@@ -72,19 +72,13 @@ exit 0
  * left out, as staging leaves them out. Checkpoint k's tree is the staged project with the prior
  * states of checkpoints k..COUNT laid over it, the oldest winning, so they are applied newest
  * first. Each checkpoint is then committed unless its tree equals the one before it and
- * `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read here. `$BASE`, when
- * set, is the staged tree of an earlier attempt, read back first. Output: `base <tree>`, one line
- * per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or
- * `raced` when another process moved the ref meanwhile.
+ * `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read here. Output: one
+ * line per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty),
+ * or `raced` when another process moved the ref meanwhile (the index then holds the overlays:
+ * stage again before another attempt).
  */
 export const OVERLAY_SCRIPT = `
 set -e
-if [ -n "\${BASE:-}" ]; then
-  git $GIT_ISOLATION read-tree "$BASE"
-else
-  BASE=$(git $GIT_ISOLATION write-tree)
-fi
-echo "base $BASE"
 : > "$DIR/ignored"
 if [ -s "$DIR/check" ]; then
   git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/check" > "$DIR/ignored" || [ $? -eq 1 ]
@@ -100,9 +94,9 @@ while [ "$k" -ge 1 ]; do
   eval "tree_$k=$tree"
   k=$((k-1))
 done
-last=$(git $GIT_ISOLATION rev-parse --verify --quiet "$REF" 2>/dev/null || true)
-last_tree=""
-[ -z "$last" ] || last_tree=$(git $GIT_ISOLATION rev-parse "$last^{tree}")
+head=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null || true)
+last=\${head%% *}
+last_tree=\${head#* }
 parent=$last
 k=1
 while [ "$k" -le "$COUNT" ]; do
