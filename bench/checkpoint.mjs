@@ -23,7 +23,10 @@ const { createCheckpointManager } = await import(join(dist, "checkpoints", "inde
 const project = sourceTree(FILES);
 const home = mkdtempSync(join(tmpdir(), "bench-checkpoint-home-"));
 const sideGit = mkdtempSync(join(tmpdir(), "bench-checkpoint-side-"));
-const targets = Array.from({ length: RUNS + 1 }, (_, i) => `pkg${i % 25}/mod${i}/src/file${i % 100}.${i % 3 ? "ts" : "js"}`);
+const targets = Array.from(
+  { length: RUNS + 1 },
+  (_, i) => `pkg${i % 25}/mod${i}/src/file${i % 100}.${i % 3 ? "ts" : "js"}`,
+);
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return { median: s[Math.floor(s.length / 2)], max: s.at(-1) };
@@ -33,10 +36,14 @@ const ms = (x) => `${x.toFixed(2)} ms`;
 // ---- before: the whole tree, as the checkpoints used to snapshot it ----
 execFileSync("git", ["init", "--quiet", "--bare", sideGit]);
 const git = (args) =>
-  execFileSync("git", ["-c", "core.fsmonitor=false", `--git-dir=${sideGit}`, `--work-tree=${project}`, ...args], {
-    cwd: project,
-    env: { ...process.env, GIT_INDEX_FILE: join(sideGit, "side-index") },
-  });
+  execFileSync(
+    "git",
+    ["-c", "core.fsmonitor=false", `--git-dir=${sideGit}`, `--work-tree=${project}`, ...args],
+    {
+      cwd: project,
+      env: { ...process.env, GIT_INDEX_FILE: join(sideGit, "side-index") },
+    },
+  );
 const wholeTree = () => {
   const t = performance.now();
   git(["add", "--all", "--ignore-errors", "--", "."]);
@@ -114,7 +121,9 @@ console.log(`  first edit in a new shadow repository: before ${ms(firstBefore)},
 console.log(
   `  background write: first ${ms(firstBackground)}, one edit ${ms(background)}, ${RUNS} quick edits drained ${ms(drain)} after the last`,
 );
-console.log(`  shell command that can change files (whole tree, before it runs): median ${ms(s.median)}  max ${ms(s.max)}`);
+console.log(
+  `  shell command that can change files (whole tree, before it runs): median ${ms(s.median)}  max ${ms(s.max)}`,
+);
 console.log(`  undo: ${undos} steps back, original files ${restored ? "restored" : "NOT restored"}`);
 rmSync(project, { recursive: true, force: true });
 rmSync(home, { recursive: true, force: true });

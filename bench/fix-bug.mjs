@@ -5,10 +5,13 @@
 // write a note, answer. Each agent gets the same turns in its own tools (attractor: read_file,
 // grep, apply_patch, shell, write_file; codex: exec_command running cat, grep, apply_patch, node,
 // apply_patch). Timed from process start to exit; runs alternate; every run is checked to have
-// fixed the bug. Target: attractor at most 0.5x codex.
+// fixed the bug. Both run commands with the same sandbox mode, SANDBOX (danger-full-access, that
+// is none, by default; workspace-write puts each under its own sandbox). Target: attractor at most
+// 0.5x codex.
 // codex (npm package @openai/codex, whose platform binary is an npm optional dependency) is
 // installed on demand into bench/.peers/codex (git-ignored); the comparison is skipped, with the
-// reason, when that fails. Run after `npm run build`: node bench/fix-bug.mjs   (RUNS=7 by default)
+// reason, when that fails. BASELINE_CLI=<another build's dist/bundle/attractor.js> runs that build
+// too, in the same rounds. Run after `npm run build`: node bench/fix-bug.mjs   (RUNS=7 by default)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -18,9 +21,11 @@ import { fileURLToPath } from "node:url";
 import { responsesReply } from "./support/responses-sse.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 7);
+const SANDBOX = process.env.SANDBOX ?? "danger-full-access";
 const CODEX_VERSION = process.env.CODEX_VERSION ?? "0.169.0";
 const here = dirname(fileURLToPath(import.meta.url));
-const CLI = process.env.ATTRACTOR_CLI ?? join(here, "..", "packages", "cli", "dist", "bundle", "attractor.js");
+const CLI =
+  process.env.ATTRACTOR_CLI ?? join(here, "..", "packages", "cli", "dist", "bundle", "attractor.js");
 
 /** The codex command, installed into bench/.peers/codex when absent; undefined (reason printed) when that fails. */
 function codexCommand() {
@@ -28,8 +33,9 @@ function codexCommand() {
   const bin = join(prefix, "node_modules", ".bin", "codex");
   const version = () => {
     try {
-      return JSON.parse(readFileSync(join(prefix, "node_modules", "@openai", "codex", "package.json"), "utf8"))
-        .version;
+      return JSON.parse(
+        readFileSync(join(prefix, "node_modules", "@openai", "codex", "package.json"), "utf8"),
+      ).version;
     } catch {
       return undefined;
     }
@@ -50,7 +56,9 @@ function codexCommand() {
   }
   const probe = spawnSync(bin, ["--version"], { encoding: "utf8" });
   if (probe.status !== 0) {
-    console.log(`skipped codex: it does not run here (${(probe.stderr || probe.error?.message || "").trim()})`);
+    console.log(
+      `skipped codex: it does not run here (${(probe.stderr || probe.error?.message || "").trim()})`,
+    );
     return undefined;
   }
   return bin;
@@ -64,10 +72,19 @@ function resetProject() {
   rmSync(project, { recursive: true, force: true });
   mkdirSync(join(project, "src"), { recursive: true });
   writeFileSync(join(project, "src", "math.js"), BUGGY);
-  writeFileSync(join(project, "src", "total.js"), 'const { add } = require("./math.js");\nmodule.exports = (xs) => xs.reduce(add, 0);\n');
-  writeFileSync(join(project, "test.js"), 'const { add } = require("./src/math.js");\nprocess.exit(add(2, 3) === 5 ? 0 : 1);\n');
+  writeFileSync(
+    join(project, "src", "total.js"),
+    'const { add } = require("./math.js");\nmodule.exports = (xs) => xs.reduce(add, 0);\n',
+  );
+  writeFileSync(
+    join(project, "test.js"),
+    'const { add } = require("./src/math.js");\nprocess.exit(add(2, 3) === 5 ? 0 : 1);\n',
+  );
   const git = (...args) =>
-    execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], { cwd: project, stdio: "ignore" });
+    execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], {
+      cwd: project,
+      stdio: "ignore",
+    });
   git("init", "--quiet");
   git("add", "-A");
   git("commit", "--quiet", "-m", "initial");
@@ -76,7 +93,8 @@ const fixed = () =>
   readFileSync(join(project, "src", "math.js"), "utf8").includes("return a + b;") &&
   existsSync(join(project, "NOTES.md"));
 
-const PATCH = "*** Begin Patch\n*** Update File: src/math.js\n@@ function add(a, b) {\n-  return a - b;\n+  return a + b;\n*** End Patch";
+const PATCH =
+  "*** Begin Patch\n*** Update File: src/math.js\n@@ function add(a, b) {\n-  return a - b;\n+  return a + b;\n*** End Patch";
 const NOTE = "*** Begin Patch\n*** Add File: NOTES.md\n+add() fixed.\n*** End Patch";
 const ANSWER = "Fixed add(); the test passes and NOTES.md records it.";
 const SCRIPTS = {
@@ -130,7 +148,7 @@ writeFileSync(
     'model = "bench-model"',
     'model_provider = "bench"',
     'approval_policy = "never"',
-    'sandbox_mode = "danger-full-access"',
+    `sandbox_mode = "${SANDBOX}"`,
     "",
     "[model_providers.bench]",
     'name = "bench"',
@@ -145,7 +163,12 @@ const PROMPT = "The test fails: fix add() and write a note in NOTES.md.";
 const AGENTS = {
   attractor: () => ({
     command: process.execPath,
-    args: [CLI, "-p", PROMPT, "--mode", "yolo"],
+    args: [CLI, "-p", PROMPT, "--mode", "yolo", "--sandbox", SANDBOX],
+    env: { ...baseEnv, ATTRACTOR_HOME: attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
+  }),
+  baseline: () => ({
+    command: process.execPath,
+    args: [process.env.BASELINE_CLI, "-p", PROMPT, "--mode", "yolo", "--sandbox", SANDBOX],
     env: { ...baseEnv, ATTRACTOR_HOME: attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
   }),
   codex: (bin) => ({
@@ -158,7 +181,7 @@ const AGENTS = {
 /** One run of `agent`: ms from spawn to exit, after checking the task was done. */
 function run(agent, bin) {
   resetProject();
-  script = SCRIPTS[agent];
+  script = SCRIPTS[agent === "baseline" ? "attractor" : agent];
   served = 0;
   const { command, args, env } = AGENTS[agent](bin);
   return new Promise((resolve, reject) => {
@@ -172,8 +195,10 @@ function run(agent, bin) {
     child.on("close", (code) => {
       const ms = performance.now() - t0;
       if (code !== 0) reject(new Error(`${agent} exited ${code}: ${stderr.slice(-2000)}`));
-      else if (served < 6) reject(new Error(`${agent} made ${served} of 6 model requests: ${stderr.slice(-2000)}`));
-      else if (!fixed()) reject(new Error(`${agent} finished without fixing the bug: ${stderr.slice(-2000)}`));
+      else if (served < 6)
+        reject(new Error(`${agent} made ${served} of 6 model requests: ${stderr.slice(-2000)}`));
+      else if (!fixed())
+        reject(new Error(`${agent} finished without fixing the bug: ${stderr.slice(-2000)}`));
       else resolve(ms);
     });
   });
@@ -181,18 +206,30 @@ function run(agent, bin) {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const codex = codexCommand();
-const agents = codex ? ["attractor", "codex"] : ["attractor"];
-const times = { attractor: [], codex: [] };
+const agents = ["attractor", ...(process.env.BASELINE_CLI ? ["baseline"] : []), ...(codex ? ["codex"] : [])];
+const times = { attractor: [], baseline: [], codex: [] };
 for (const agent of agents) await run(agent, codex); // warms the file system cache
 for (let i = 0; i < RUNS; i++) for (const agent of agents) times[agent].push(await run(agent, codex));
 
 const a = median(times.attractor);
-console.log(`fix-bug task, 6 model turns, whole process, median of ${RUNS} (min):`);
-console.log(`  attractor ${a.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.attractor).toFixed(0)} ms)`);
+console.log(`fix-bug task, 6 model turns, whole process, sandbox ${SANDBOX}, median of ${RUNS} (min):`);
+console.log(
+  `  attractor ${a.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.attractor).toFixed(0)} ms)`,
+);
+if (process.env.BASELINE_CLI) {
+  const b = median(times.baseline);
+  console.log(
+    `  BASELINE_CLI build ${b.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.baseline).toFixed(0)} ms)`,
+  );
+}
 if (codex) {
   const c = median(times.codex);
-  console.log(`  codex     ${c.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.codex).toFixed(0)} ms)  @openai/codex ${CODEX_VERSION}`);
-  console.log(`attractor / codex: ${(a / c).toFixed(2)}x against the 0.5x target: ${a / c <= 0.5 ? "met" : "NOT met"}`);
+  console.log(
+    `  codex     ${c.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.codex).toFixed(0)} ms)  @openai/codex ${CODEX_VERSION}`,
+  );
+  console.log(
+    `attractor / codex: ${(a / c).toFixed(2)}x against the 0.5x target: ${a / c <= 0.5 ? "met" : "NOT met"}`,
+  );
 }
 server.close();
 rmSync(root, { recursive: true, force: true });

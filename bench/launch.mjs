@@ -3,6 +3,8 @@
 // server on 127.0.0.1, per provider wire protocol (each loads its own SDK). Target: at most 150 ms.
 // Baselines measured in the same run: `node -e ''` to exit, and a bare node script that sends one
 // request to the same server (the floor of any Node client).
+// BASELINE_CLI=<path to another build's dist/bundle/attractor.js> measures that build too, in the
+// same run (for example the main branch's, to see what a change gained).
 // Run after `npm run build`: node bench/launch.mjs   (RUNS=15 by default)
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -25,7 +27,10 @@ mkdirSync(join(project, "src"), { recursive: true });
 for (let i = 0; i < 20; i++) writeFileSync(join(project, "src", `m${i}.js`), `export const v${i} = ${i};\n`);
 writeFileSync(join(project, "README.md"), "# project\n");
 const git = (...args) =>
-  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], { cwd: project, stdio: "ignore" });
+  execFileSync("git", ["-c", "user.name=b", "-c", "user.email=b@b", ...args], {
+    cwd: project,
+    stdio: "ignore",
+  });
 git("init", "--quiet");
 git("add", "-A");
 git("commit", "--quiet", "-m", "initial");
@@ -40,7 +45,9 @@ const server = createServer((req, res) => {
   req.on("end", () => {
     res.writeHead(200, { "content-type": "text/event-stream" });
     if (req.url.includes("/messages")) {
-      res.end(anthropicReply({ n: 0, model: "claude-sonnet-4-5", text: "hi", inputTokens: 10, outputTokens: 1 }));
+      res.end(
+        anthropicReply({ n: 0, model: "claude-sonnet-4-5", text: "hi", inputTokens: 10, outputTokens: 1 }),
+      );
     } else res.end(responsesReply({ n: 0, text: "hi" }));
   });
 });
@@ -89,14 +96,36 @@ async function measure(run, pick) {
 
 const bare = `fetch(${JSON.stringify(`${url}/v1/responses`)}, { method: "POST", body: "{}" }).then((r) => r.text())`;
 const rows = [
-  ["node -e ''  (process start to exit)", await measure(() => timed(["-e", ""], baseEnv), (r) => r.total)],
-  ["bare node fetch, start to request", await measure(() => timed(["-e", bare], baseEnv), (r) => r.first)],
+  [
+    "node -e ''  (process start to exit)",
+    await measure(
+      () => timed(["-e", ""], baseEnv),
+      (r) => r.total,
+    ),
+  ],
+  [
+    "bare node fetch, start to request",
+    await measure(
+      () => timed(["-e", bare], baseEnv),
+      (r) => r.first,
+    ),
+  ],
 ];
 const launches = [];
 for (const [provider, env] of Object.entries(PROVIDERS)) {
-  const m = await measure(() => timed([CLI, "-p", "hi"], { ...baseEnv, ...env }), (r) => r.first);
+  const m = await measure(
+    () => timed([CLI, "-p", "hi"], { ...baseEnv, ...env }),
+    (r) => r.first,
+  );
   rows.push([`attractor -p, launch to first request (${provider})`, m]);
   launches.push(m.ms);
+  if (process.env.BASELINE_CLI) {
+    const b = await measure(
+      () => timed([process.env.BASELINE_CLI, "-p", "hi"], { ...baseEnv, ...env }),
+      (r) => r.first,
+    );
+    rows.push([`  the same, BASELINE_CLI build`, b]);
+  }
 }
 const floor = rows[1][1].ms;
 for (const [label, m] of rows) {

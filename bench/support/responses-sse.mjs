@@ -46,14 +46,39 @@ export function responsesReply({ n, call, text = "done", model = "bench-model" }
   ev({ type: "response.created", response: shell });
   ev({ type: "response.in_progress", response: shell });
   if (call) {
-    ev({ type: "response.output_item.added", output_index: 0, item: { ...item, arguments: "", status: "in_progress" } });
-    ev({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta: item.arguments });
-    ev({ type: "response.function_call_arguments.done", item_id: item.id, output_index: 0, arguments: item.arguments });
+    ev({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...item, arguments: "", status: "in_progress" },
+    });
+    ev({
+      type: "response.function_call_arguments.delta",
+      item_id: item.id,
+      output_index: 0,
+      delta: item.arguments,
+    });
+    ev({
+      type: "response.function_call_arguments.done",
+      item_id: item.id,
+      output_index: 0,
+      arguments: item.arguments,
+    });
   } else {
-    ev({ type: "response.output_item.added", output_index: 0, item: { ...item, status: "in_progress", content: [] } });
+    ev({
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...item, status: "in_progress", content: [] },
+    });
     const part = { type: "output_text", text: "", annotations: [] };
     ev({ type: "response.content_part.added", item_id: item.id, output_index: 0, content_index: 0, part });
-    ev({ type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: text, logprobs: [] });
+    ev({
+      type: "response.output_text.delta",
+      item_id: item.id,
+      output_index: 0,
+      content_index: 0,
+      delta: text,
+      logprobs: [],
+    });
     ev({ type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text });
     ev({
       type: "response.content_part.done",

@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
-import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT, STAGE_SCRIPT } from "./snapshot-script.js";
+import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
 export interface Checkpoint {
@@ -156,8 +157,11 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   let timer: ReturnType<typeof setTimeout> | undefined;
   /** Changes recorded and not yet reported made, by change id. */
   const open = new Map<string, { readonly made: Promise<void>; readonly resolve: () => void }>();
-  /** Counts recorded changes, so staging can tell whether one began while git read the tree. */
-  let recorded = 0;
+  /**
+   * A file the background write in progress checks after staging: a change recorded meanwhile
+   * creates it (synchronously, before the change is made), so the tree is read again.
+   */
+  let newerMarker: string | undefined;
   const changesMade = async () => {
     if (open.size === 0) return;
     let timeout: ReturnType<typeof setTimeout> | undefined;
@@ -303,7 +307,6 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         undoCursor = undefined;
         const { record, committed } = pendingCheckpoint(meta, []);
         pending.push(record);
-        recorded++;
         await writePending();
         return committed;
       }
@@ -354,30 +357,39 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       await ensureRepo();
       await syncExcludes();
       for (let pass = 0; ; pass++) {
-        const before = recorded;
-        await retryingWhileLocked(() => runGitScript(gitDir, root, STAGE_SCRIPT));
-        // A change that began while git read the tree may have been half made: read it again
-        // once it is made (a few times at most; its recorded prior state is laid over anyway).
-        if (recorded === before || pass >= 2 || open.size === 0) break;
+        records = [...records, ...pending];
+        pending = [];
+        // A change that began while git read the tree may have been half made: the tree is read
+        // again once it is made (twice at most; its recorded prior state is laid over anyway).
+        const trees = await writeTrees(records, pass < 2);
+        if (trees !== "again") {
+          for (const [i, r] of records.entries()) r.settle.resolve(trees[i] as Checkpoint);
+          return;
+        }
         await changesMade();
       }
-      // Taken after staging: a change made while git was reading the tree was recorded before it
-      // was made, so its prior state is laid over whatever git read.
-      records = pending;
-      pending = [];
-      const trees = await writeTrees(records);
-      for (const [i, r] of records.entries()) r.settle.resolve(trees[i] as Checkpoint);
     } catch (error) {
-      // Staging failed before the records were taken: they all fail with it.
       if (records.length === 0) [records, pending] = [pending, []];
       for (const r of records) r.settle.reject(error);
     }
   };
 
-  const writeTrees = async (records: readonly PendingCheckpoint[]): Promise<Checkpoint[]> => {
-    const dir = await mkdtemp(join(tmpdir(), "attractor-checkpoint-"));
+  /**
+   * Stages the project and writes the records' checkpoints (OVERLAY_SCRIPT); "again" when a change
+   * was recorded while git read the tree and `mayRepeat`, before anything is committed.
+   */
+  const writeTrees = async (
+    records: readonly PendingCheckpoint[],
+    mayRepeat: boolean,
+  ): Promise<Checkpoint[] | "again"> => {
+    // Inside the shadow repository: the job's index is renamed into place from there.
+    const dir = await mkdtemp(join(gitDir, "job-"));
     try {
       const env: Record<string, string> = { DIR: dir, REF, COUNT: String(records.length) };
+      if (mayRepeat) {
+        env.NEWER = join(dir, "newer");
+        newerMarker = env.NEWER;
+      }
       const existed = new Set<string>();
       let previous = head?.userMessageId;
       for (const [i, r] of records.entries()) {
@@ -406,6 +418,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       for (let attempt = 0; ; attempt++) {
         const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
         const lines = out.stdout.trim().split("\n");
+        if (lines.at(-1) === "again") return "again";
         if (lines.at(-1) !== "raced") {
           const before = (lines.at(-1) ?? "").slice("head ".length);
           const result: Checkpoint[] = [];
@@ -424,10 +437,9 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         }
         if (attempt >= 3)
           throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
-        // The index holds the overlays of this attempt: the next starts from the project again.
-        await retryingWhileLocked(() => runGitScript(gitDir, root, STAGE_SCRIPT));
       }
     } finally {
+      newerMarker = undefined;
       await rm(dir, { recursive: true, force: true });
     }
   };
@@ -450,7 +462,11 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       undoCursor = undefined;
       const { record, committed } = pendingCheckpoint(meta, files);
       pending.push(record);
-      recorded++;
+      if (newerMarker !== undefined) {
+        try {
+          writeFileSync(newerMarker, "");
+        } catch {}
+      }
       if (changeId !== undefined && !open.has(changeId)) {
         let resolve!: () => void;
         const made = new Promise<void>((r) => {

@@ -53,19 +53,10 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
 }
 
 /**
- * Stages the project as it is now (no tree written): the first step of a background checkpoint,
- * before the recorded prior states of the files changed meanwhile are laid over it.
- */
-export const STAGE_SCRIPT = `
-git $GIT_ISOLATION add --all --ignore-errors -- .
-status=$?
-[ "$status" -le 1 ] || exit "$status"
-exit 0
-`;
-
-/**
- * Writes the trees of background checkpoints and commits them, in one process, over the project
- * as staged by STAGE_SCRIPT. In `$DIR`, per checkpoint k (1 to `$COUNT`, oldest first): `tree-k`,
+ * Stages the project as it is now, then writes the trees of background checkpoints over it and
+ * commits them, in one process. `$DIR` must be on the file system of `$GIT_DIR`. When the file `$NEWER` (if set) exists once staging is done, a
+ * change was recorded while git read the tree: nothing is written and the output is `again`. In
+ * `$DIR`, per checkpoint k (1 to `$COUNT`, oldest first): `tree-k`,
  * a directory holding the prior contents it recorded at their project paths; `paths-k`, every path
  * it recorded (NUL-separated; one absent from `tree-k` did not exist); `msg-k`, its message. Also
  * `check`, the recorded paths that existed (NUL-separated), of which those the project ignores are
@@ -78,6 +69,20 @@ exit 0
  * stage again before another attempt).
  */
 export const OVERLAY_SCRIPT = `
+# An index of its own: another process staging into the shared one between our commands would
+# undo our overlays. Seeded from the shared index (a cache of file stats), and put back in its
+# place when done (entries laid over are refreshed by the next staging: their stats differ).
+cp "$GIT_DIR/index" "$DIR/index" 2>/dev/null || :
+GIT_INDEX_FILE="$DIR/index"
+export GIT_INDEX_FILE
+git $GIT_ISOLATION add --all --ignore-errors -- .
+status=$?
+# 1: some files could not be read and were left out; anything else is fatal.
+[ "$status" -le 1 ] || exit "$status"
+if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
+  echo again
+  exit 0
+fi
 set -e
 : > "$DIR/ignored"
 if [ -s "$DIR/check" ]; then
@@ -110,6 +115,7 @@ while [ "$k" -le "$COUNT" ]; do
   k=$((k+1))
 done
 if [ "$parent" = "$last" ] || git $GIT_ISOLATION update-ref "$REF" "$parent" "$last" 2>/dev/null; then
+  mv -f "$DIR/index" "$GIT_DIR/index" 2>/dev/null || :
   echo "head $last"
 else
   echo raced
