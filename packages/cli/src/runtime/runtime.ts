@@ -14,6 +14,7 @@ import {
   loadSubagentTypes,
   McpManager,
   type ProviderProfile,
+  probeBubblewrap,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
   Session,
@@ -224,6 +225,15 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
   // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
   void preloadProvider(choice.provider);
+  // Likewise the sandbox's one-off bubblewrap probe (cached for the process), which the prompt's
+  // git snapshot, the first command the session runs, would otherwise wait for.
+  const sandboxMode = options.sandbox ?? loaded.sandbox?.mode ?? "workspace-write";
+  if (
+    process.platform === "linux" &&
+    sandboxMode !== "danger-full-access" &&
+    (options.remote ?? loaded.remote) === undefined
+  )
+    probeBubblewrap(env.PATH).catch(() => {});
   const store = createSessionStore({
     home,
     // The secrets of the environment the run was given as well as the process's own.
