@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";

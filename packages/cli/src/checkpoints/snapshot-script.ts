@@ -54,19 +54,19 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
 
 /**
  * Stages the project as it is now, then writes the trees of background checkpoints over it and
- * commits them, in one process. `$DIR` must be on the file system of `$GIT_DIR`. When the file `$NEWER` (if set) exists once staging is done, a
- * change was recorded while git read the tree: nothing is written and the output is `again`. In
- * `$DIR`, per checkpoint k (1 to `$COUNT`, oldest first): `tree-k`,
- * a directory holding the prior contents it recorded at their project paths; `paths-k`, every path
- * it recorded (NUL-separated; one absent from `tree-k` did not exist); `msg-k`, its message. Also
- * `check`, the recorded paths that existed (NUL-separated), of which those the project ignores are
- * left out, as staging leaves them out. Checkpoint k's tree is the staged project with the prior
- * states of checkpoints k..COUNT laid over it, the oldest winning, so they are applied newest
- * first. Each checkpoint is then committed unless its tree equals the one before it and
- * `$FORCE_k` is empty, and `$REF` moves by compare-and-swap from the head read here. Output: one
- * line per checkpoint, `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty),
- * or `raced` when another process moved the ref meanwhile (the index then holds the overlays:
- * stage again before another attempt).
+ * commits them, in one process, on an index of its own in `$DIR` (which must be on the file system
+ * of `$GIT_DIR`). When the file `$NEWER` (if set) exists once staging is done, a change was
+ * recorded while git read the tree: nothing is written and the output is `again`. In `$DIR`, per
+ * checkpoint k (1 to `$COUNT`, oldest first): `tree-k`, a directory holding the prior contents it
+ * recorded at their project paths; `paths-k`, every path it recorded (NUL-separated; one absent
+ * from `tree-k` did not exist); `msg-k`, its message. Also `check`, the recorded paths that
+ * existed (NUL-separated), of which those the project ignores are left out, as staging leaves
+ * them out. Checkpoint k's tree is the staged project with the prior states of checkpoints
+ * k..COUNT laid over it, the oldest winning, so they are applied newest first. Each checkpoint is
+ * then committed unless its tree equals the one before it and `$FORCE_k` is empty, and `$REF`
+ * moves by compare-and-swap from the head read here. Output: one line per checkpoint,
+ * `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or `raced` when
+ * another process moved the ref meanwhile.
  */
 export const OVERLAY_SCRIPT = `
 # An index of its own: another process staging into the shared one between our commands would
