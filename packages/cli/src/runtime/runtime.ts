@@ -1,6 +1,7 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import {
+  type AfterToolCallHook,
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
@@ -14,6 +15,7 @@ import {
   loadSubagentTypes,
   McpManager,
   type ProviderProfile,
+  probeBubblewrap,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
   Session,
@@ -26,7 +28,13 @@ import {
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
-import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
+import {
+  type Client,
+  getModelInfo,
+  preloadProvider,
+  type ReasoningEffort,
+  streamWithRetry,
+} from "@attractor/llm";
 import {
   type CheckpointManager,
   createCheckpointManager,
@@ -219,6 +227,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     settings,
     env,
   );
+  // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
+  // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
+  void preloadProvider(choice.provider);
+  // Likewise the sandbox's one-off bubblewrap probe (cached for the process), which the prompt's
+  // git snapshot, the first command the session runs, would otherwise wait for.
+  const sandboxMode = options.sandbox ?? loaded.sandbox?.mode ?? "workspace-write";
+  if (
+    process.platform === "linux" &&
+    sandboxMode !== "danger-full-access" &&
+    (options.remote ?? loaded.remote) === undefined
+  )
+    probeBubblewrap(env.PATH).catch(() => {});
   const store = createSessionStore({
     home,
     // The secrets of the environment the run was given as well as the process's own.
@@ -927,6 +947,7 @@ class AgentRuntime implements Runtime {
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
+      this.checkpoints.flush(),
       this.mcpManager?.close(),
     ]);
   }
@@ -995,6 +1016,12 @@ class AgentRuntime implements Runtime {
     return policy;
   }
 
+  /** Tells the checkpoints a call's change is made, so their background snapshot may read the tree. */
+  private readonly changeMade: AfterToolCallHook = (call) => {
+    this.checkpoints.changeMade(call.callId);
+    return undefined;
+  };
+
   private sessionConfig(): Partial<SessionConfig> {
     return {
       hooks: this.hooks.sessionHooks,
@@ -1022,7 +1049,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
-      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
+      afterToolCall: this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)
