@@ -76,6 +76,11 @@ export interface SessionOptions {
    * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
    */
   readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
+  /**
+   * Read before each model request: instructions that come with the tools (MCP servers'
+   * `instructions`: McpManager.instructions), put in their own system-prompt section.
+   */
+  readonly toolInstructions?: () => string | undefined;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
 }
@@ -133,6 +138,7 @@ export class Session {
   private readonly customOpenStream: boolean;
   private readonly retryPolicy: RetryPolicy;
   private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
+  private readonly toolInstructions: (() => string | undefined) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -171,6 +177,7 @@ export class Session {
         },
       });
     this.toolsReady = options.toolsReady;
+    this.toolInstructions = options.toolInstructions;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -189,6 +196,8 @@ export class Session {
         new Session({
           ...child,
           client: this.client,
+          // Children share the registry, so the MCP tools, and with them their servers' notes.
+          ...(this.toolInstructions !== undefined && { toolInstructions: this.toolInstructions }),
           // A child reports its own retries; only a host's own openStream is shared as it is.
           ...(this.customOpenStream ? { openStream: this.openStream } : { retry: this.retryPolicy }),
         }),
@@ -1004,6 +1013,7 @@ export class Session {
     const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
     const offer = toolOffer(profile, offered);
     const skills = this.configValue.skills;
+    const toolInstructions = this.toolInstructions?.();
     const promptInputs = [
       profile,
       this.environment,
@@ -1011,13 +1021,14 @@ export class Session {
       mode,
       skills,
       offer.toolCallInstructions,
+      toolInstructions,
       this.configValue.userInstructions,
       this.configValue.systemPrompt,
       // By value: the offered list is made anew for each request.
       ...offered.flatMap((t) => [t.name, t.description, t.parameters]),
     ];
     const system = this.systemPrompt.message(promptInputs, () =>
-      this.buildSystemPrompt(context, offered, offer),
+      this.buildSystemPrompt(context, offered, offer, toolInstructions),
     );
     const providerOptions = profile.providerOptions();
     return {
@@ -1046,6 +1057,7 @@ export class Session {
     context: PromptContext,
     offered: readonly ToolDefinition[],
     offer: ReturnType<typeof toolOffer>,
+    toolInstructions: string | undefined,
   ): string {
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;
@@ -1059,6 +1071,7 @@ export class Session {
       ...(this.configValue.skills !== undefined &&
         this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
       ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
+      ...(toolInstructions !== undefined && { toolInstructions }),
       ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
       ...(this.configValue.userInstructions !== undefined && {
         userInstructions: this.configValue.userInstructions,

@@ -43,6 +43,8 @@ export interface SystemPromptContext {
   readonly modeInstructions?: string;
   /** The skills section (names and descriptions), placed after project instructions. */
   readonly skills?: string;
+  /** Instructions that come with tools (MCP servers'), placed after the skills. */
+  readonly toolInstructions?: string;
 }
 
 /**
