@@ -13,7 +13,6 @@ import {
   type Response,
   type RetryPolicy,
   type StreamEvent,
-  systemMessage,
   type ToolCallData,
   type ToolDefinition,
   userMessage,
@@ -44,6 +43,7 @@ import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
 import { type PromptContext, preparePromptContext } from "./system-context.js";
+import { createSystemPromptMemo } from "./system-prompt-memo.js";
 
 /** The part of the llm Client a session uses. */
 export interface ModelClient {
@@ -151,6 +151,7 @@ export class Session {
   private readonly control = new CycleControl();
   private shutdown: Promise<void> | undefined;
   private promptContext: Promise<PromptContext> | undefined;
+  private readonly systemPrompt = createSystemPromptMemo();
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
   private readonly compactor = new Compactor();
@@ -1011,8 +1012,56 @@ export class Session {
     });
     const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
     const offer = toolOffer(profile, offered);
+    const skills = this.configValue.skills;
     const toolInstructions = this.toolInstructions?.();
-    const systemPrompt = profile.buildSystemPrompt({
+    const promptInputs = [
+      profile,
+      this.environment,
+      context,
+      mode,
+      skills,
+      offer.toolCallInstructions,
+      this.configValue.userInstructions,
+      this.configValue.systemPrompt,
+      toolInstructions,
+      // By value: the offered list is made anew for each request.
+      ...offered.flatMap((t) => [t.name, t.description, t.parameters]),
+    ];
+    const system = this.systemPrompt.message(promptInputs, () =>
+      this.buildSystemPrompt(context, offered, offer, toolInstructions),
+    );
+    const providerOptions = profile.providerOptions();
+    return {
+      model: profile.model,
+      provider: profile.provider,
+      messages: [
+        system,
+        ...modelMessages(profile, this.turns),
+        ...(note !== undefined ? [userMessage(note)] : []),
+      ],
+      // One key for the whole session, so its requests share the provider's prompt cache.
+      cacheKey: this.id,
+      ...(offer.requestTools.length > 0 && {
+        tools: offer.requestTools,
+        toolChoice: { mode: "auto" } as const,
+      }),
+      ...(this.configValue.reasoningEffort !== undefined && {
+        reasoningEffort: this.configValue.reasoningEffort,
+      }),
+      ...(providerOptions !== undefined && { providerOptions }),
+      signal,
+    };
+  }
+
+  private buildSystemPrompt(
+    context: PromptContext,
+    offered: readonly ToolDefinition[],
+    offer: ReturnType<typeof toolOffer>,
+    toolInstructions: string | undefined,
+  ): string {
+    const profile = this.profileValue;
+    const mode = this.configValue.readOnlyMode;
+    return profile.buildSystemPrompt({
       environment: this.environment,
       model: profile.model,
       environmentBlock: context.environmentBlock(profile),
@@ -1029,27 +1078,6 @@ export class Session {
       }),
       ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
     });
-    const providerOptions = profile.providerOptions();
-    return {
-      model: profile.model,
-      provider: profile.provider,
-      messages: [
-        systemMessage(systemPrompt),
-        ...modelMessages(profile, this.turns),
-        ...(note !== undefined ? [userMessage(note)] : []),
-      ],
-      // One key for the whole session, so its requests share the provider's prompt cache.
-      cacheKey: this.id,
-      ...(offer.requestTools.length > 0 && {
-        tools: offer.requestTools,
-        toolChoice: { mode: "auto" } as const,
-      }),
-      ...(this.configValue.reasoningEffort !== undefined && {
-        reasoningEffort: this.configValue.reasoningEffort,
-      }),
-      ...(providerOptions !== undefined && { providerOptions }),
-      signal,
-    };
   }
 }
 

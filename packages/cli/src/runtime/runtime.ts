@@ -141,7 +141,7 @@ export interface RuntimeOptions {
   readonly home?: string;
   /** Settings already loaded; read from the home and the project otherwise. */
   readonly settings?: ResolvedSettings;
-  /** fsync every transcript entry (default true). */
+  /** Sync the transcript to the disk shortly after each entry, off the request path (default true). */
   readonly durable?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
@@ -1077,7 +1077,7 @@ class AgentRuntime implements Runtime {
         toolInstructions: this.mcpManager.instructions,
       }),
       startSource: this.nextStart,
-      // Every completed turn is on disk before the next model request goes out.
+      // Every completed turn is written to the transcript before the next model request goes out.
       openStream: (client, request) => {
         const stream = flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry));
         // MCP servers not started yet (their tools came from the cache) start once the model has
