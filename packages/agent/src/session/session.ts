@@ -25,8 +25,10 @@ import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
+import { withTools } from "../profiles/with-tools.js";
 import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
+import type { AnyTool } from "../tools/tool-shape.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
@@ -78,6 +80,12 @@ export interface SessionOptions {
   readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
+  /**
+   * Tools added to the profile's for this session (RegisteredTool, defineTool() or an llm
+   * `tool()` with execute); a name the profile has replaces its tool. The profile itself is not
+   * changed. A bad tool object throws ToolDefinitionError here.
+   */
+  readonly tools?: readonly AnyTool[];
 }
 
 /** How many times in a row stop hooks may send the model back to work on one input. */
@@ -154,7 +162,8 @@ export class Session {
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
     this.depth = options.depth ?? 0;
-    this.profileValue = options.profile;
+    this.profileValue =
+      options.tools && options.tools.length > 0 ? withTools(options.profile, options.tools) : options.profile;
     this.environment = options.environment;
     this.client = options.client;
     this.retryPolicy = options.retry ?? {};

@@ -3,8 +3,8 @@ import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { unifiedDiff } from "./diff.js";
 import { applyEdit } from "./edit/apply-edit.js";
 import { STRATEGY_NAMES } from "./edit/edit-types.js";
-import { readTextFile } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { readTextFile } from "./shared/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./shared/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
 const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Over-escaped strings (\\n or \\" written out) are read back when only that matches. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;

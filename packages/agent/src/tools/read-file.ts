@@ -2,10 +2,10 @@ import { basename, dirname } from "node:path";
 import { cutLongLine } from "../environment/line-cut.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { imageMediaType } from "./edit/image.js";
-import { similarNames } from "./edit/similar-names.js";
-import { looksBinary } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { imageMediaType } from "./shared/image.js";
+import { similarNames } from "./shared/similar-names.js";
+import { looksBinary } from "./shared/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./shared/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
 /** Lines returned when the call gives no limit. */

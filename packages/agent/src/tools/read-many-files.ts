@@ -1,9 +1,9 @@
 import picomatch from "picomatch";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { imageMediaType } from "./edit/image.js";
-import { looksBinary } from "./edit/text-file.js";
-import { errorOutput, expectedFailure } from "./edit/tool-errors.js";
+import { imageMediaType } from "./shared/image.js";
+import { looksBinary } from "./shared/text-file.js";
+import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
 /** Total bytes of file content one call returns; the rest is listed as left out. */

@@ -1,8 +1,8 @@
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { unifiedDiff } from "./diff.js";
-import { decodeUtf8 } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
+import { decodeUtf8 } from "./shared/text-file.js";
+import { errorOutput, expectedFailure, stringArg } from "./shared/tool-errors.js";
 import { builtinSchema } from "./schema.js";
 
 const DESCRIPTION =

@@ -28,6 +28,11 @@ export type BeforeToolCallDecision =
 export interface ToolCallResult {
   readonly output: string;
   readonly isError: boolean;
+  /**
+   * Why the call failed, stable for hosts: a thrown ToolError's or EnvironmentError's code, or
+   * the dispatcher's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed).
+   */
+  readonly errorCode?: string;
   readonly details?: ToolDetails;
 }
 

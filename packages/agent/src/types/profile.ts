@@ -2,7 +2,10 @@ import type { ToolDefinition } from "@attractor/llm";
 import type { ExecutionEnvironment } from "./environment.js";
 import type { RegisteredTool } from "./tool.js";
 
-/** The registry a profile exposes; registering a name that exists replaces it (latest wins). */
+/**
+ * The registry a profile exposes (ToolRegistry implements it): registering a name that exists
+ * replaces that tool in its place; a new name goes last.
+ */
 export interface ProfileToolRegistry {
   register(tool: RegisteredTool): void;
   unregister(name: string): boolean;

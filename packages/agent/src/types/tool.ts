@@ -9,6 +9,8 @@ export interface ToolOutput {
   readonly output: string;
   /** The tool ran but failed in a way the model should see as an error. */
   readonly isError?: boolean;
+  /** A stable code for the failure (a thrown ToolError's or EnvironmentError's `code`). */
+  readonly errorCode?: string;
   /** An image for multimodal models (read_file on a picture). */
   readonly image?: ImageData;
   /** Structured details for hosts: a unified diff, an exit code, counts. Never sent to the model. */

@@ -1,7 +1,7 @@
 import type { ExecutionEnvironment } from "../../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../../types/tool.js";
 import { unifiedDiff } from "../diff.js";
-import { expectedFailure, stringArg } from "../edit/tool-errors.js";
+import { expectedFailure, stringArg } from "../shared/tool-errors.js";
 import { builtinSchema } from "../schema.js";
 import { applyPatch, formatPatchSummary } from "./apply.js";
 import { parsePatch, patchPaths } from "./parser.js";

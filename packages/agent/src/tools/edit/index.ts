@@ -9,4 +9,4 @@ export {
 export { type EditStrategy, STRATEGY_NAMES } from "./edit-types.js";
 export { normalizeUnicode, TOLERANCE_NAMES, type Tolerance } from "./normalize.js";
 export { addedPlaceholders, omissionPlaceholders } from "./placeholders.js";
-export { NotTextError } from "./text-file.js";
+export { NotTextError } from "../shared/text-file.js";
