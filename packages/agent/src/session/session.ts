@@ -24,8 +24,8 @@ import { describeSubagentTypes, type SubagentType } from "../customization/subag
 import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
-import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { withTools } from "../profiles/with-tools.js";
+import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
 import type { AnyTool } from "../tools/tool-shape.js";
@@ -291,13 +291,22 @@ export class Session {
     const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     if (this.cycle) {
       this.followUps.push(text);
-      return this.cycle;
+      return this.settled(this.cycle);
     }
     this.ensureStarted();
     this.cycle = this.runCycle({ text, images, followUp: false }).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
+  }
+
+  /**
+   * The cycle, then the shutdown when one began meanwhile (abort() or close() mid-cycle, a fatal
+   * error): callers resume only once `state` is final (IDLE, AWAITING_INPUT or CLOSED).
+   */
+  private async settled(cycle: Promise<void>): Promise<void> {
+    await cycle;
+    if (this.shutdown) await this.shutdown;
   }
 
   /**
@@ -311,7 +320,7 @@ export class Session {
     if (this.stateValue === SessionState.CLOSED || this.shutdown) {
       return Promise.reject(new SessionClosedError(this.id));
     }
-    if (this.cycle) return this.cycle;
+    if (this.cycle) return this.settled(this.cycle);
     const last = this.turns.at(-1);
     if (last === undefined || (last.kind === "assistant" && last.toolCalls.length === 0)) {
       return Promise.reject(new NothingToContinueError(this.id));
@@ -320,7 +329,7 @@ export class Session {
     this.cycle = this.runCycle(undefined).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
   }
 
   /** Same as continue(): retries the turn a non-fatal error ended. */
@@ -388,7 +397,7 @@ export class Session {
 
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
-    await this.cycle;
+    if (this.cycle) await this.settled(this.cycle);
   }
 
   /**

@@ -9,7 +9,14 @@ import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 export type AnyTool = RegisteredTool | LlmTool<never>;
 
 /** Which part of a tool object is wrong. */
-export type ToolShapeField = "tool" | "name" | "description" | "parameters" | "execute" | "readOnly" | "targets";
+export type ToolShapeField =
+  | "tool"
+  | "name"
+  | "description"
+  | "parameters"
+  | "execute"
+  | "readOnly"
+  | "targets";
 
 /** A tool object that cannot be registered; thrown at registration, not at the first call. */
 export class ToolDefinitionError extends Error {

@@ -4,9 +4,9 @@ import { createGeminiProfile } from "../profiles/gemini/index.js";
 import { createOpenAIProfile } from "../profiles/openai/index.js";
 import { createOpenAICompatibleProfile } from "../profiles/openai-compatible/index.js";
 import { subagentTools } from "../subagent/tools.js";
+import { createAskUserTool } from "../tools/ask-user.js";
+import { createTodoTool } from "../tools/todo.js";
 import type { ToolDefinition } from "../types/tool.js";
-import { createAskUserTool } from "./ask-user.js";
-import { createTodoTool } from "./todo.js";
 
 /**
  * Every tool definition this package ships, from every profile and optional tool, one per
