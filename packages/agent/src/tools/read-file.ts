@@ -35,7 +35,7 @@ export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnviron
     const limit = args.limit ?? DEFAULT_READ_LIMIT;
 
     const stat = await env.stat(path);
-    if (stat === undefined) return errorOutput(await notFoundMessage(env, path));
+    if (stat === undefined) return errorOutput(await notFoundMessage(env, path), "ENOENT");
     if (stat.isDirectory) {
       return errorOutput(`${path} is a directory, not a file. Use list_dir or glob to see what it contains.`);
     }
