@@ -1,4 +1,5 @@
 import { createSkillTool } from "../customization/skills.js";
+import { codeIntelligenceDefinitions } from "../lsp/definitions.js";
 import { createAnthropicProfile } from "../profiles/anthropic/index.js";
 import { createGeminiProfile } from "../profiles/gemini/index.js";
 import { createOpenAIProfile } from "../profiles/openai/index.js";
@@ -26,6 +27,7 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createAskUserTool({ ask: async () => "" }),
       createSkillTool(() => []),
     ].map((t) => t.definition),
+    ...Object.values(codeIntelligenceDefinitions()),
   ];
   const seen = new Set<string>();
   return definitions.filter((d) => {
