@@ -243,6 +243,34 @@ describe("tools an embedder defines", () => {
     expect(profile.toolRegistry.names()).toEqual(before);
   });
 
+  it("keeps a session's tools over a model change, and hides a profile tool only for that session", async () => {
+    const profile = anthropic.profile();
+    const extra = defineTool({
+      name: "ping",
+      description: "Answers pong.",
+      parameters: Type.Object({}),
+      execute: () => "pong",
+    });
+    const { session, all } = drive(
+      [
+        (view) => {
+          expect(view.tools).toContain("ping");
+          expect(view.tools).not.toContain("shell");
+          return { calls: [{ name: "ping", args: {} }] };
+        },
+        () => ({ text: "ok" }),
+      ],
+      { profile, tools: [extra] },
+    );
+    expect(session.profile.toolRegistry.unregister("shell")).toBe(true);
+    session.setModel("claude-haiku-4-5");
+    await session.submit("go");
+    await session.close();
+    expect(ends(await all).map((e) => e.output)).toEqual(["pong"]);
+    expect(profile.toolRegistry.get("shell")).toBeDefined();
+    expect(profile.toolRegistry.get("ping")).toBeUndefined();
+  });
+
   it("reports on tool_call_end the arguments a beforeToolCall hook rewrote", async () => {
     const { environment, files } = mapEnvironment({ "/project/a.txt": "x\n" });
     const { session, all } = drive(

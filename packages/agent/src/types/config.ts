@@ -30,7 +30,8 @@ export interface ToolCallResult {
   readonly isError: boolean;
   /**
    * Why the call failed, stable for hosts: a thrown ToolError's or EnvironmentError's code, or
-   * the dispatcher's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed).
+   * the loop's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed,
+   * interrupted, refused by a read-only mode).
    */
   readonly errorCode?: string;
   readonly details?: ToolDetails;
