@@ -1,8 +1,7 @@
 import type { ToolDefinition } from "@attractor/llm";
 import { ToolRegistry } from "../tools/registry.js";
-import type { AnyTool } from "../tools/tool-shape.js";
 import type { ProfileToolRegistry, ProviderProfile } from "../types/profile.js";
-import type { RegisteredTool } from "../types/tool.js";
+import type { AnyTool, RegisteredTool } from "../types/tool.js";
 
 /**
  * A registry of the session's own tools over a profile's, read live: a name in both is the

@@ -29,7 +29,10 @@ export interface ToolSpec<P extends TObject> {
   ) => Promise<string | ToolOutput> | string | ToolOutput;
   /** True for tools that never change files or run commands (read-only modes offer only these). */
   readonly readOnly?: boolean;
-  /** Paths a call would modify (see RegisteredTool.targets). */
+  /**
+   * Paths a call would modify (see RegisteredTool.targets). Called to order parallel calls, which
+   * may happen before the arguments are validated: a throw counts as "could write anywhere".
+   */
   readonly targets?: (args: Static<P>) => readonly string[];
 }
 

@@ -1,7 +1,7 @@
 import type { ToolDefinition } from "@attractor/llm";
 import type { ProfileToolRegistry } from "../types/profile.js";
-import type { RegisteredTool } from "../types/tool.js";
-import { type AnyTool, toRegisteredTool } from "./tool-shape.js";
+import type { AnyTool, RegisteredTool } from "../types/tool.js";
+import { toRegisteredTool } from "./tool-shape.js";
 
 /**
  * Tools by name, in registration order. Registering a name that exists replaces that tool in

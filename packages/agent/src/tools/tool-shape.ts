@@ -1,12 +1,6 @@
 import type { Tool as LlmTool, ToolContext as LlmToolContext } from "@attractor/llm";
 import type { ExecutionEnvironment } from "../types/environment.js";
-import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-
-/**
- * Anything a registry or `new Session({ tools })` accepts: the agent's RegisteredTool (what
- * defineTool makes) or a `tool()` from @attractor/llm with an `execute` handler.
- */
-export type AnyTool = RegisteredTool | LlmTool<never>;
+import type { AnyTool, RegisteredTool, ToolOutput } from "../types/tool.js";
 
 /** Which part of a tool object is wrong. */
 export type ToolShapeField =

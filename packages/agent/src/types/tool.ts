@@ -1,4 +1,4 @@
-import type { ImageData, ToolDefinition } from "@attractor/llm";
+import type { ImageData, Tool as LlmTool, ToolDefinition } from "@attractor/llm";
 import type { ExecutionEnvironment } from "./environment.js";
 
 export type { ToolDefinition };
@@ -61,3 +61,9 @@ export interface RegisteredTool {
    */
   readonly targets?: (args: Readonly<Record<string, unknown>>) => readonly string[];
 }
+
+/**
+ * Anything a registry or `new Session({ tools })` accepts: a RegisteredTool (what defineTool
+ * makes) or a `tool()` from @attractor/llm with an `execute` handler.
+ */
+export type AnyTool = RegisteredTool | LlmTool<never>;
