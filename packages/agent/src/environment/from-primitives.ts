@@ -96,6 +96,8 @@ export interface EnvironmentPrimitives {
 /** Timeout of a command that gives none, and the ceiling for any, as for the local environment. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
+/** Files grep reads at once. */
+const READ_CONCURRENCY = 8;
 /** Files whose first bytes hold a NUL are binary and skipped by grep, as ripgrep does. */
 const BINARY_PROBE_BYTES = 64 * 1024;
 
@@ -313,15 +315,22 @@ class PrimitiveEnvironment implements ExecutionEnvironment {
       return collector.result("javascript");
     }
     const override = options.globFilter ? compileGlobOverride(options.globFilter) : undefined;
+    // A few files at a time: a primitive that reaches a container or a remote host answers
+    // faster in parallel, and the collector orders the hits by path whatever the arrival order.
+    let batch: Promise<void>[] = [];
     for await (const e of walk(abs, {
       fs: this.walkFs(),
       ...(override !== undefined && { override }),
       ...(options.signal !== undefined && { signal: options.signal }),
     })) {
       if (e.isDir) continue;
-      await search(e.absolute, false);
+      batch.push(search(e.absolute, false));
+      if (batch.length < READ_CONCURRENCY) continue;
+      await Promise.all(batch);
+      batch = [];
       if (collector.enough()) break;
     }
+    await Promise.all(batch);
     return collector.result("javascript");
   }
 
