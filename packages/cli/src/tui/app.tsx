@@ -40,6 +40,7 @@ import type { InputHistory } from "./input/history.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import { loadHighlighter } from "./markdown/highlight.js";
+import { createDeltaBatcher } from "./transcript/delta-batcher.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -117,10 +118,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
 
   // Model and tool text is shown with its control sequences made visible: nothing it holds may
   // clear the screen, move the cursor or write the clipboard.
-  useEffect(
-    () => runtime.subscribe((event) => dispatch({ type: "event", event: visibleControlsDeep(event) })),
-    [runtime],
-  );
+  // Streamed pieces are merged and drawn a few times a second, not once per piece.
+  useEffect(() => {
+    const batcher = createDeltaBatcher((events) => dispatch({ type: "events", events }));
+    const unsubscribe = runtime.subscribe((event) => batcher.push(visibleControlsDeep(event)));
+    return () => {
+      unsubscribe();
+      batcher.dispose();
+    };
+  }, [runtime]);
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.

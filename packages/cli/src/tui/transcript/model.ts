@@ -58,6 +58,8 @@ const FILLS_KEPT = 8;
 /** Something that changes the transcript: a session event, a runtime notice or a UI action. */
 export type TranscriptAction =
   | { readonly type: "event"; readonly event: SessionEvent | RuntimeNotice | LooseEvent }
+  /** Several events in arrival order (streamed pieces held back for a frame, then what followed). */
+  | { readonly type: "events"; readonly events: readonly (SessionEvent | RuntimeNotice | LooseEvent)[] }
   | { readonly type: "append"; readonly item: NewItem }
   | { readonly type: "output"; readonly block: OutputBlock }
   | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
@@ -126,6 +128,8 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
       return { ...initialTranscript(state.todos), nextId: state.nextId, inputFills: state.inputFills };
     case "event":
       return onEvent(state, action.event);
+    case "events":
+      return action.events.reduce(onEvent, state);
   }
 }
 
