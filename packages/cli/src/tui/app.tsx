@@ -40,6 +40,7 @@ import type { InputHistory } from "./input/history.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import { loadHighlighter } from "./markdown/highlight.js";
+import { useTerminalWidthChange } from "./render/terminal-resize.js";
 import { createDeltaBatcher } from "./transcript/delta-batcher.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
@@ -127,6 +128,12 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       batcher.dispose();
     };
   }, [runtime]);
+  // A new width re-wraps what the terminal shows: the transcript is printed again, once, at the new
+  // width (the scrollback too, or it would hold the old copy beside the new one).
+  useTerminalWidthChange(() => {
+    write(CLEAR_SCREEN);
+    setEpoch((e) => e + 1);
+  });
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.

@@ -92,9 +92,20 @@ export function frameTransition(
   if (n >= rows || m >= rows) return undefined;
   let p = 0;
   while (p < n && p < m && before[p] === after[p]) p++;
-  let s = 0;
-  while (s < n - p && s < m - p && before[n - 1 - s] === after[m - 1 - s]) s++;
   if (p === n && p === m) return "";
+  // The bottom rows are kept where the terminal has them, moved by the change in height: as many
+  // as save the most bytes, counting the rows that are the same in both (a changed status line
+  // under an unchanged input box is rewritten alone).
+  let s = 0;
+  let saved = 0;
+  for (let k = 1, sum = 0; k <= Math.min(n, m) - p; k++) {
+    const old = before[n - k] as string;
+    if (old === after[m - k]) sum += old.length + 1;
+    if (sum > saved) {
+      saved = sum;
+      s = k;
+    }
+  }
 
   // `screen` follows what the rows hold as the moves below happen; `at` is the cursor's row.
   const screen: (string | undefined)[] = [...before];
@@ -120,7 +131,7 @@ export function frameTransition(
   out += up(at - p) + toColumn(0);
   at = p;
   let skipped = 0;
-  for (let i = p; i < m - s; i++) {
+  for (let i = p; i < m; i++) {
     if (i < screen.length && screen[i] === after[i]) {
       skipped++;
       continue;
