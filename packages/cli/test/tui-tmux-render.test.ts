@@ -2,10 +2,11 @@
  * What the interactive UI writes while an answer streams, in a tmux pane: the bytes stay within a
  * small multiple of the answer (finished output is printed once, the input box and status line are
  * not redrawn for every new line), and resizing the window in the middle of the stream leaves the
- * scrollback with every paragraph exactly once and no line wider than the pane.
+ * scrollback with every paragraph exactly once and no line wider than the pane. /copy puts the
+ * answer on the clipboard by OSC 52 and by the desktop's clipboard program.
  */
 import { execFileSync } from "node:child_process";
-import { readFile, rm, stat } from "node:fs/promises";
+import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -74,12 +75,16 @@ let root: string;
 let project: string;
 let server: Server;
 let pause = 10;
+let clipboard: string;
 let terminal: TmuxTerminal | undefined;
 
 beforeAll(async () => {
   requireBuiltCli();
   ({ root, project } = await terminalWorkspace("attractor-tmux-render-"));
   execFileSync("git", ["init", "-q"], { cwd: project });
+  clipboard = join(root, "clipboard.txt");
+  await mkdir(join(root, "bin"));
+  await writeFile(join(root, "bin", "xclip"), `#!/bin/sh\ncat > '${clipboard}'\n`, { mode: 0o755 });
   server = startModel(() => pause);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
 });
@@ -97,17 +102,13 @@ afterAll(async () => {
 
 const start = (name: string, columns: number, rows: number) => {
   const { port } = server.address() as AddressInfo;
-  terminal = startCliInTmux(
-    name,
-    project,
-    anthropicTerminalEnv(root, port),
-    ["--provider", "anthropic"],
-    undefined,
-    {
-      columns,
-      rows,
-    },
-  );
+  const env = anthropicTerminalEnv(root, port);
+  // A desktop whose clipboard program is a script keeping what it is given.
+  const desktop = { ...env, DISPLAY: ":42", PATH: `${join(root, "bin")}:${env.PATH}` };
+  terminal = startCliInTmux(name, project, desktop, ["--provider", "anthropic"], undefined, {
+    columns,
+    rows,
+  });
   return terminal;
 };
 
@@ -136,6 +137,20 @@ describe("streaming an answer in tmux", () => {
     // What was written is the answer's text, not copies of the box around the input.
     const bytes = await readFile(log, "utf8");
     expect(count(bytes, "╭")).toBeLessThanOrEqual(3);
+
+    // /copy: OSC 52 to the terminal, the desktop's clipboard program, and a file.
+    const copyLog = join(root, "copy.log");
+    t.recordOutput(copyLog);
+    t.type("/copy");
+    t.press("Enter");
+    const shown = await t.waitFor("Also saved to");
+    t.stopRecording();
+    expect(shown).toContain("Copied the last answer");
+    expect(shown).toContain("xclip");
+    expect(await readFile(clipboard, "utf8")).toBe(ANSWER);
+    const copyBytes = await readFile(copyLog, "utf8");
+    expect(copyBytes).toContain(`\x1b]52;c;${Buffer.from(ANSWER).toString("base64")}\x07`);
+    expect(await readFile(join(root, "attractor", "last-answer.md"), "utf8")).toBe(ANSWER);
   }, 90_000);
 
   it("leaves every paragraph once and no line wider than the pane after a resize mid-stream", async () => {

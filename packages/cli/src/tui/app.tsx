@@ -94,7 +94,7 @@ export interface AppProps {
  */
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
-  const { write } = useStdout();
+  const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
   const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
@@ -209,6 +209,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      // Straight to the terminal, not through Ink: the bytes move no cursor and draw nothing.
+      writeToTerminal: (bytes) => void stdout.write(bytes),
       send: (text) => sendMessage.current(text),
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
@@ -225,7 +227,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         }
       },
     };
-  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
+  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
