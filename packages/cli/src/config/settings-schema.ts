@@ -68,6 +68,12 @@ export interface Settings {
   readonly disabledMcpjsonServers?: readonly string[];
   /** How long the first model request waits for MCP servers still connecting, in ms. */
   readonly mcpStartupWaitMs?: number;
+  /** Retries of a failed model request: how many, the first wait and the longest (ms). */
+  readonly retry?: {
+    readonly maxRetries?: number;
+    readonly baseDelayMs?: number;
+    readonly maxDelayMs?: number;
+  };
 }
 
 /** One language server as settings configure it (the key of `lsp.servers` is its id). */
@@ -182,6 +188,15 @@ export const SETTINGS_SCHEMA = {
     enabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     mcpStartupWaitMs: { type: "integer", minimum: 0 },
+    retry: {
+      type: "object",
+      properties: {
+        maxRetries: { type: "integer", minimum: 0, maximum: 20 },
+        baseDelayMs: { type: "integer", minimum: 0 },
+        maxDelayMs: { type: "integer", minimum: 0 },
+      },
+      additionalProperties: false,
+    },
     env: {
       type: "object",
       additionalProperties: false,

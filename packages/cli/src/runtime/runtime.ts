@@ -987,7 +987,11 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     this.policy = samePolicy ?? this.createPolicy(this.policy?.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy((message) => this.notify({ kind: "warning", message }));
+    const retry = modelRetryPolicy(
+      (message, detail) =>
+        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+      this.parts.settings.retry,
+    );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
     const session = Session.fromHistory({

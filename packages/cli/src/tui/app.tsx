@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
+import { listModels } from "@attractor/llm";
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
@@ -28,6 +29,7 @@ import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
+import { RetryCountdown } from "./components/retry-countdown.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
 import { AnimationContext, Elapsed, Spinner } from "./components/spinner.js";
@@ -42,6 +44,7 @@ import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-fil
 import { loadHighlighter } from "./markdown/highlight.js";
 import { useTerminalWidthChange } from "./render/terminal-resize.js";
 import { createDeltaBatcher } from "./transcript/delta-batcher.js";
+import { withAdvice } from "./transcript/error-advice.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -122,7 +125,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   // Streamed pieces are merged and drawn a few times a second, not once per piece.
   useEffect(() => {
     const batcher = createDeltaBatcher((events) => dispatch({ type: "events", events }));
-    const unsubscribe = runtime.subscribe((event) => batcher.push(visibleControlsDeep(event)));
+    // A failed model call gets advice on what to do, which needs the provider and its models.
+    const where = () => ({
+      provider: runtime.provider,
+      model: runtime.model,
+      models: listModels(runtime.provider).map((m) => m.id),
+    });
+    const unsubscribe = runtime.subscribe((event) =>
+      batcher.push(withAdvice(visibleControlsDeep(event), where)),
+    );
     return () => {
       unsubscribe();
       batcher.dispose();
@@ -465,6 +476,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             first={!state.streaming.committedAny}
           />
         ) : null}
+        {state.retrying ? <RetryCountdown retry={state.retrying} /> : null}
         {state.busy || (commandRunning && !dialog) ? (
           <Box marginTop={1}>
             {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}

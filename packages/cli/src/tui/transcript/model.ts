@@ -1,7 +1,8 @@
 import type { SessionEvent } from "@attractor/agent";
 import type { OutputBlock, Tone } from "../../commands/types.js";
-import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
+import type { RetryWait, RuntimeNotice, TodoItem } from "../../runtime/types.js";
 import { typedText } from "../../runtime/user-context.js";
+import type { AdvisedFailure } from "./error-advice.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
 import { targetOf } from "./tool-summary.js";
 
@@ -44,6 +45,8 @@ export interface TranscriptState {
   readonly todos: readonly TodoItem[];
   /** Subagents working now, in start order. */
   readonly subagents: readonly SubagentView[];
+  /** A failed model request waiting to be tried again (shown with a countdown). */
+  readonly retrying: RetryWait | undefined;
 }
 
 /** Text for the input box; the box applies each id once. */
@@ -99,6 +102,7 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
     inputFills: [],
     todos,
     subagents: [],
+    retrying: undefined,
   };
 }
 
@@ -121,7 +125,14 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
       ]);
     case "settled":
       return state.busy
-        ? { ...flushLive(state), busy: false, activity: undefined, queued: [], steering: [] }
+        ? {
+            ...flushLive(state),
+            busy: false,
+            activity: undefined,
+            queued: [],
+            steering: [],
+            retrying: undefined,
+          }
         : state;
     case "reset":
       // A rewind resets the screen right after giving its message back: the fill must survive.
@@ -155,7 +166,12 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       return commit({ ...state, busy: true, queued }, [{ kind: "user", text: typedText(e.data.content) }]);
     }
     case "assistant_text_start":
-      return { ...state, busy: true, streaming: { text: "", reasoning: "", committedAny: false } };
+      return {
+        ...state,
+        busy: true,
+        retrying: undefined,
+        streaming: { text: "", reasoning: "", committedAny: false },
+      };
     case "assistant_text_delta": {
       const current = state.streaming ?? { text: "", reasoning: "", committedAny: false };
       if (e.data.channel === "reasoning")
@@ -184,6 +200,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       return {
         ...state,
         busy: true,
+        retrying: undefined,
         running: [
           ...state.running,
           { callId: e.data.callId, toolName: e.data.toolName, arguments: e.data.arguments, output: "" },
@@ -240,29 +257,53 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "retry":
       // A stream that broke mid-answer is asked again: what was still streaming is dropped (blocks
       // already printed stay, and the notice says they will be repeated).
-      return commit({ ...state, streaming: e.data.discardPartial ? undefined : state.streaming }, [
+      return commit(
         {
-          kind: "notice",
-          tone: "warning",
-          text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+          ...state,
+          streaming: e.data.discardPartial ? undefined : state.streaming,
+          retrying: {
+            attempt: e.data.attempt,
+            maxRetries: e.data.maxRetries,
+            delayMs: e.data.delayMs,
+            reason: e.data.message,
+            until: (Date.parse(e.timestamp) || 0) + e.data.delayMs,
+          },
         },
-      ]);
+        [
+          {
+            kind: "notice",
+            tone: "warning",
+            text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+          },
+        ],
+      );
     case "warning":
       // A RuntimeNotice of the same kind carries `message` instead of `data`.
       return "data" in e
         ? commit(state, [{ kind: "notice", tone: "warning", text: e.data.message }])
         : onOther(state, event);
-    case "error":
-      return commit(state, [
-        { kind: "notice", tone: "error", text: `${e.data.errorName}: ${e.data.message}` },
-      ]);
+    case "error": {
+      // The advice (what to do about it) is added where the provider and model are known.
+      const failure = e.data as AdvisedFailure;
+      const text = `${failure.errorName}: ${failure.message}${failure.advice ? `\n${failure.advice}` : ""}`;
+      return commit({ ...state, retrying: undefined }, [{ kind: "notice", tone: "error", text }]);
+    }
     case "processing_end": {
       const flushed = flushLive(state);
       const aborted = e.data.reason === "aborted";
       const items: NewItem[] = aborted ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
       // An interrupted turn drops the messages queued behind it: they go back into the input.
       const next = aborted && state.queued.length > 0 ? fillInput(flushed, state.queued) : flushed;
-      return commit({ ...next, busy: false, activity: undefined, queued: aborted ? [] : next.queued }, items);
+      return commit(
+        {
+          ...next,
+          busy: false,
+          activity: undefined,
+          retrying: undefined,
+          queued: aborted ? [] : next.queued,
+        },
+        items,
+      );
     }
     default:
       return onOther(state, event);
@@ -334,7 +375,9 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     case "conversation_rewound":
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
-      return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      return commit(n.retry ? { ...state, retrying: n.retry } : state, [
+        { kind: "notice", tone: "warning", text: n.message },
+      ]);
     case "hook_output":
       return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":
