@@ -23,6 +23,7 @@ import {
   runCommand,
   withMcpPrompts,
 } from "../commands/index.js";
+import { addCosts, historyCost } from "../runtime/cost.js";
 import type { Runtime } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
@@ -145,6 +146,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     write(CLEAR_SCREEN);
     setEpoch((e) => e + 1);
   });
+  // A resumed conversation's tokens and cost count in the status line from the start (computed
+  // when a session is opened: the id changes on /resume and /clear, not as turns are added).
+  const sessionId = runtime.session.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: recomputed per session on purpose
+  const restoredCost = useMemo(
+    () => historyCost(runtime.session.history, runtime.model),
+    [runtime, sessionId],
+  );
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
@@ -594,7 +603,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             info={{
               model: runtime.model,
               mode: runtime.mode,
-              cost: runtime.cost(),
+              cost: addCosts(restoredCost, runtime.cost()),
               contextPercent: runtime.contextPercent(),
               ...(hint !== undefined && { hint }),
             }}
