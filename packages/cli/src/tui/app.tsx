@@ -29,6 +29,7 @@ import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox } from "./components/input-box.js";
+import { OutputViewer } from "./components/output-viewer.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
 import { RetryCountdown } from "./components/retry-countdown.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
@@ -373,7 +374,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     void runtime.interrupt().catch(() => undefined);
   }, [runtime, ui]);
 
-  const inputActive = !prompt && !dialog;
+  /** Whether the whole output of the latest tool calls is shown in place of the input (ctrl+o). */
+  const [viewingOutput, setViewingOutput] = useState(false);
+  const inputActive = !prompt && !dialog && !viewingOutput;
 
   /**
    * Ctrl+C in the input box. The first press always does something that loses nothing for good:
@@ -406,13 +409,18 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       else if (prompt || state.busy) interrupt();
       return;
     }
+    // ctrl+o opens the output viewer (it closes itself); a permission prompt uses the key itself.
+    if (key.ctrl && input === "o" && !prompt && !dialog && !viewingOutput) {
+      setViewingOutput(true);
+      return;
+    }
     if (key.tab && key.shift) {
       runtime.setMode(nextMode(runtime.mode));
       rerender();
       return;
     }
-    // Prompts and dialogs handle Esc themselves.
-    if (!key.escape || prompt || dialog) return;
+    // Prompts, dialogs and the output viewer handle Esc themselves.
+    if (!key.escape || prompt || dialog || viewingOutput) return;
     if (state.busy) {
       interrupt();
       return;
@@ -465,7 +473,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         <Static key={epoch} items={state.items as (typeof state.items)[number][]} style={{ width: "100%" }}>
           {(item) => <TranscriptItemView key={item.id} item={item} />}
         </Static>
-        {state.running.map((call) => (
+        {/* The output viewer takes the screen's height: what streams meanwhile shows again after. */}
+        {(viewingOutput ? [] : state.running).map((call) => (
           <Box key={call.callId} marginTop={1}>
             <ToolCallBlock call={call} />
           </Box>
@@ -478,7 +487,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             </Text>
           </Box>
         ))}
-        {state.streaming ? (
+        {state.streaming && !viewingOutput ? (
           <StreamingMessage
             reasoning={state.streaming.reasoning}
             text={state.streaming.text}
@@ -543,6 +552,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
               onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
             />
+          ) : viewingOutput ? (
+            <OutputViewer outputs={state.outputs} onClose={() => setViewingOutput(false)} />
           ) : dialog ? (
             <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
               <Text bold>{dialog.title}</Text>

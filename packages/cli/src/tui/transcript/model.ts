@@ -47,7 +47,23 @@ export interface TranscriptState {
   readonly subagents: readonly SubagentView[];
   /** A failed model request waiting to be tried again (shown with a countdown). */
   readonly retrying: RetryWait | undefined;
+  /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
+  readonly outputs: readonly FullOutput[];
 }
+
+/** A finished tool call's whole output, kept for viewing it beyond the block's preview. */
+export interface FullOutput {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  readonly output: string;
+  /** Characters cut off the end to keep memory bounded (0 when whole). */
+  readonly cutChars: number;
+}
+
+/** Finished calls whose whole output stays viewable, and how much of each is kept. */
+const OUTPUTS_KEPT = 10;
+const OUTPUT_CHARS_KEPT = 2_000_000;
 
 /** Text for the input box; the box applies each id once. */
 export interface InputFill {
@@ -103,6 +119,7 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
     todos,
     subagents: [],
     retrying: undefined,
+    outputs: [],
   };
 }
 
@@ -110,7 +127,13 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
 export function reduceTranscript(state: TranscriptState, action: TranscriptAction): TranscriptState {
   switch (action.type) {
     case "append":
-      return commit(state, [action.item]);
+      // A restored call's output (what the model saw) can be viewed whole like a live one's.
+      return commit(
+        action.item.kind === "tool" && action.item.call.result
+          ? { ...state, outputs: keepOutput(state.outputs, action.item.call) }
+          : state,
+        [action.item],
+      );
     case "output":
       return commit(state, [{ kind: "output", block: action.block }]);
     case "notice":
@@ -230,7 +253,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           outputLines: countLines(e.data.output),
         },
       };
-      return commit({ ...state, running: state.running.filter((c) => c !== started) }, [
+      const outputs = keepOutput(state.outputs, { ...call, output: e.data.output });
+      return commit({ ...state, outputs, running: state.running.filter((c) => c !== started) }, [
         { kind: "tool", call },
       ]);
     }
@@ -403,6 +427,18 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     ]);
   }
   return state;
+}
+
+/** `outputs` with `call`'s whole output added last (bounded in count and size). */
+function keepOutput(outputs: readonly FullOutput[], call: ToolCallView): readonly FullOutput[] {
+  const full: FullOutput = {
+    callId: call.callId,
+    toolName: call.toolName,
+    arguments: call.arguments,
+    output: call.output.slice(0, OUTPUT_CHARS_KEPT),
+    cutChars: Math.max(0, call.output.length - OUTPUT_CHARS_KEPT),
+  };
+  return [...outputs, full].slice(-OUTPUTS_KEPT);
 }
 
 /** Adds `texts` (one per line) as the next fill of the input box. */

@@ -35,7 +35,8 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
               callId: r.toolCallId,
               toolName: r.toolName,
               arguments: args,
-              output: r.content.split("\n").slice(0, 40).join("\n"),
+              // Whole (the model saw a bounded copy): the block shows a preview, the viewer all.
+              output: r.content,
               result: {
                 isError: r.isError,
                 durationMs: typeof details?.durationMs === "number" ? details.durationMs : 0,
