@@ -180,7 +180,15 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "session_start":
     case "session_end":
       return e.kind === "session_end" && e.data.reason === "error"
-        ? commit(state, [{ kind: "notice", tone: "error", text: "The session ended after an error." }])
+        ? // The runtime starts the conversation again from its history on the next message: it
+          // has not ended for the user, whatever the library's session did.
+          commit(state, [
+            {
+              kind: "notice",
+              tone: "info",
+              text: "The conversation so far is kept: send a message to go on.",
+            },
+          ])
         : state;
     case "user_input": {
       const queued = [...state.queued];
