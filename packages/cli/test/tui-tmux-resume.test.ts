@@ -122,5 +122,19 @@ describe("--continue in the interactive UI", () => {
     // The same tokens, cost and context share as when the conversation was left.
     const status = await second.waitForScreen((s) => /ctx \d+%/.test(s), "the restored figures");
     expect(status).toContain(`${figures?.[1]} tokens · $${figures?.[2]} · ctx ${figures?.[3]}%`);
+
+    // The restored calls can be viewed whole: the command's output, then (←) the edit's diff.
+    second.press("C-o");
+    const shell = await second.waitFor("call 2 of 2");
+    expect(shell).toContain("Exit code: 0");
+    second.press("Left");
+    const edit = await second.waitFor("call 1 of 2");
+    expect(edit).toMatch(/diff lines/);
+    expect(edit).toContain("│ +return a + b;");
+    second.press("Escape");
+    await second.waitForScreen(
+      (s) => s.includes("Ask anything") && !s.includes("call 1 of 2"),
+      "the input back",
+    );
   }, 90_000);
 });

@@ -62,12 +62,13 @@ export function OutputViewer({
         <Text bold>{summary.label}</Text> {summary.target}
         <Text dimColor>
           {" "}
-          · call {index + 1} of {outputs.length} · {lines.length} line{lines.length === 1 ? "" : "s"}
+          · call {index + 1} of {outputs.length} · {lines.length} {shown.isDiff ? "diff " : ""}line
+          {lines.length === 1 ? "" : "s"}
         </Text>
       </Text>
       {lines.slice(top, end).map((line, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: a window of lines, replaced as a whole
-        <Text key={i} wrap="truncate-end">
+        <Text key={i} wrap="truncate-end" {...(shown.isDiff && diffColour(line))}>
           {line === "" ? " " : line}
         </Text>
       ))}
@@ -86,4 +87,13 @@ function linesOf(output: string): string[] {
   const lines = output.replace(/\t/g, "    ").split("\n");
   if (output.endsWith("\n")) lines.pop();
   return lines;
+}
+
+/** Added lines green, removed red, hunk headers cyan. */
+function diffColour(line: string): { color?: string; dimColor?: boolean } {
+  if (line.startsWith("+++") || line.startsWith("---")) return { dimColor: true };
+  if (line.startsWith("+")) return { color: "green" };
+  if (line.startsWith("-")) return { color: "red" };
+  if (line.startsWith("@@")) return { color: "cyan" };
+  return {};
 }

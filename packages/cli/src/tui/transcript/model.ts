@@ -56,7 +56,9 @@ export interface FullOutput {
   readonly callId: string;
   readonly toolName: string;
   readonly arguments: Readonly<Record<string, unknown>>;
+  /** The call's diff (edits, writes, patches) or else its output. */
   readonly output: string;
+  readonly isDiff: boolean;
   /** Characters cut off the end to keep memory bounded (0 when whole). */
   readonly cutChars: number;
 }
@@ -261,7 +263,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           outputLines: countLines(e.data.output),
         },
       };
-      const outputs = keepOutput(state.outputs, { ...call, output: e.data.output });
+      const outputs = keepOutput(state.outputs, { ...call, output: e.data.output }, e.data.details?.diff);
       return commit({ ...state, outputs, running: state.running.filter((c) => c !== started) }, [
         { kind: "tool", call },
       ]);
@@ -438,13 +440,20 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
 }
 
 /** `outputs` with `call`'s whole output added last (bounded in count and size). */
-function keepOutput(outputs: readonly FullOutput[], call: ToolCallView): readonly FullOutput[] {
+function keepOutput(
+  outputs: readonly FullOutput[],
+  call: ToolCallView,
+  diff: string | undefined = call.result?.details?.diff,
+): readonly FullOutput[] {
+  // An edit's output is a line of text; what there is to read in full is its diff.
+  const text = diff ? diff : call.output;
   const full: FullOutput = {
     callId: call.callId,
     toolName: call.toolName,
     arguments: call.arguments,
-    output: call.output.slice(0, OUTPUT_CHARS_KEPT),
-    cutChars: Math.max(0, call.output.length - OUTPUT_CHARS_KEPT),
+    output: text.slice(0, OUTPUT_CHARS_KEPT),
+    isDiff: Boolean(diff),
+    cutChars: Math.max(0, text.length - OUTPUT_CHARS_KEPT),
   };
   return [...outputs, full].slice(-OUTPUTS_KEPT);
 }
