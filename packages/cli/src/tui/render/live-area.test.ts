@@ -102,7 +102,21 @@ describe("the live area", () => {
 
   it("keeps scrollback and screen exactly the transcript then the frame over random updates", async () => {
     // Lines from a small set so that frames share tops and bottoms the way real ones do.
-    const words = ["", "alpha", "beta", "gamma gamma", "delta", "x".repeat(COLUMNS), "ε 日本 🎉"];
+    const words = [
+      "",
+      "alpha",
+      "beta",
+      "gamma gamma",
+      "delta",
+      "x".repeat(COLUMNS),
+      "ε 日本 🎉",
+      "ε 日本 🎊",
+      "cafe\u0301 ok",
+      "cafe ok",
+      "\x1b[35m⠙\x1b[39m Working… \x1b[2m(0s)\x1b[22m",
+      "\x1b[35m⠹\x1b[39m Working… \x1b[2m(1s)\x1b[22m",
+      "\x1b[36m⠹\x1b[39m Working… \x1b[2m(1s)\x1b[22m",
+    ];
     let seed = 7;
     const random = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -123,11 +137,25 @@ describe("the live area", () => {
         } else area(frame(next));
         current = next;
         await flush();
-        const expected = [...printed, ...current];
+        const expected = [...printed, ...current].map((line) => line.replace(/\x1b\[[0-9;]*m/g, ""));
         while (expected.length > 0 && expected.at(-1) === "") expected.pop();
         expect(content(), `step ${step} at ${rows} rows`).toEqual(expected);
       }
     }
+  });
+
+  it("redraws a spinner's frame alone, not its whole line", async () => {
+    const { area, flush, content, bytes } = setup();
+    const line = (glyph: string) =>
+      `\x1b[35m${glyph}\x1b[39m Working… \x1b[2m(3s · esc to interrupt)\x1b[22m`;
+    area(frame([line("⠙"), ...CHROME]));
+    await flush();
+    const before = bytes();
+    area(frame([line("⠹"), ...CHROME]));
+    await flush();
+    expect(content()).toEqual(["⠹ Working… (3s · esc to interrupt)", ...CHROME]);
+    // The whole line would take 73 bytes.
+    expect(bytes() - before).toBeLessThan(35);
   });
 
   it("clears what it drew", async () => {

@@ -31,6 +31,38 @@ const toColumn = (x: number) => `${CSI}${x + 1}G`;
 const insertLines = (n: number) => `${CSI}${n}L`;
 const deleteLines = (n: number) => `${CSI}${n}M`;
 
+const SGR = /\x1b\[[0-9;]*m/g;
+const RESET = `${CSI}0m`;
+
+/**
+ * The bytes that change row `old` into `line` when they differ in one short stretch of text (a
+ * spinner's frame, a counter): the cursor goes to the stretch, the styles in force there are set
+ * again, the new stretch is written and the styles are reset. Undefined when the change is not
+ * such a stretch (an escape sequence inside it, a different width), so the row is written whole.
+ */
+function patchOf(old: string, line: string): string | undefined {
+  let start = 0;
+  while (start < old.length && start < line.length && old[start] === line[start]) start++;
+  let end = 0;
+  while (
+    end < old.length - start &&
+    end < line.length - start &&
+    old[old.length - 1 - end] === line[line.length - 1 - end]
+  )
+    end++;
+  const before = old.slice(start, old.length - end);
+  const after = line.slice(start, line.length - end);
+  if (before.includes("\x1b") || after.includes("\x1b") || after.length > 16) return undefined;
+  const prefix = old.slice(0, start);
+  // Not a stretch of whole characters: it starts inside an escape sequence, a surrogate pair or a
+  // grapheme cluster (a combining mark, a joined emoji).
+  if (/\x1b[^m]*$|[\ud800-\udbff\u200d]$/.test(prefix) || /^[\p{M}\u200d]/u.test(before + after))
+    return undefined;
+  if (stringWidth(before) !== stringWidth(after)) return undefined;
+  const styles = prefix.match(SGR)?.join("") ?? "";
+  return `${toColumn(stringWidth(prefix))}${styles}${after}${RESET}`;
+}
+
 /** Erases `count` rows upwards from the cursor's and leaves it at the first column of the top one. */
 function eraseRows(count: number): string {
   let out = "";
@@ -140,8 +172,10 @@ export function frameTransition(
     const line = after[i] as string;
     // A line that only grew (streamed text): its new end is written after the old one. Ink closes
     // every style at the end of a line, so the old text leaves no style open.
+    const patch = old ? patchOf(old, line) : undefined;
     if (old && line.startsWith(old))
       out += `${nextLine(skipped)}${toColumn(stringWidth(old))}${line.slice(old.length)}\n`;
+    else if (patch !== undefined) out += `${nextLine(skipped)}${patch}\n`;
     // A row opened by insert-line is blank already. Elsewhere erase first: erasing after a line
     // that fills the width would take its last cell with it.
     else out += `${nextLine(skipped)}${opened.has(i) ? "" : ERASE_LINE}${line}\n`;
