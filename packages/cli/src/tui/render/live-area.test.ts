@@ -137,6 +137,7 @@ describe("the live area", () => {
         } else area(frame(next));
         current = next;
         await flush();
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the colours are not on the screen's text
         const expected = [...printed, ...current].map((line) => line.replace(/\x1b\[[0-9;]*m/g, ""));
         while (expected.length > 0 && expected.at(-1) === "") expected.pop();
         expect(content(), `step ${step} at ${rows} rows`).toEqual(expected);

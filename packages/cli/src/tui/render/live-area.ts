@@ -31,6 +31,7 @@ const toColumn = (x: number) => `${CSI}${x + 1}G`;
 const insertLines = (n: number) => `${CSI}${n}L`;
 const deleteLines = (n: number) => `${CSI}${n}M`;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it matches terminal escape sequences
 const SGR = /\x1b\[[0-9;]*m/g;
 const RESET = `${CSI}0m`;
 
@@ -56,6 +57,7 @@ function patchOf(old: string, line: string): string | undefined {
   const prefix = old.slice(0, start);
   // Not a stretch of whole characters: it starts inside an escape sequence, a surrogate pair or a
   // grapheme cluster (a combining mark, a joined emoji).
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence left open
   if (/\x1b[^m]*$|[\ud800-\udbff\u200d]$/.test(prefix) || /^[\p{M}\u200d]/u.test(before + after))
     return undefined;
   if (stringWidth(before) !== stringWidth(after)) return undefined;
