@@ -91,6 +91,23 @@ describe("failed model calls", () => {
     expect(requests).toBe(3);
   }, 60_000);
 
+  it("stops waiting for the next attempt on Esc", async () => {
+    failure = { status: 529, type: "overloaded_error", message: "Overloaded" };
+    requests = 0;
+    const t = start("errors-esc");
+    await t.waitFor("Ask anything");
+    t.type("hello");
+    t.press("Enter");
+    await t.waitFor("(attempt 1 of 2)");
+    t.press("Escape");
+    const stopped = await t.waitForScreen(
+      (s) => s.includes("Ask anything") && !s.includes("Retrying in"),
+      "the wait stopped",
+    );
+    expect(stopped).not.toContain("(attempt 2 of 2)");
+    expect(requests).toBe(1);
+  }, 60_000);
+
   it("names the models the provider has when the model does not exist", async () => {
     failure = { status: 404, type: "not_found_error", message: "model: claude-no-such-model" };
     const t = start("errors-not-found", ["--model", "claude-no-such-model"]);
