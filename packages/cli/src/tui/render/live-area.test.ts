@@ -116,6 +116,9 @@ describe("the live area", () => {
       "\x1b[35m⠙\x1b[39m Working… \x1b[2m(0s)\x1b[22m",
       "\x1b[35m⠹\x1b[39m Working… \x1b[2m(1s)\x1b[22m",
       "\x1b[36m⠹\x1b[39m Working… \x1b[2m(1s)\x1b[22m",
+      "\x1b[35m⠸\x1b[39m Working… \x1b[2m(2s)\x1b[22m",
+      "e\u0301 and á",
+      "a\u0301 and é",
     ];
     let seed = 7;
     const random = (n: number) => {
@@ -147,16 +150,17 @@ describe("the live area", () => {
 
   it("redraws a spinner's frame alone, not its whole line", async () => {
     const { area, flush, content, bytes } = setup();
-    const line = (glyph: string) =>
-      `\x1b[35m${glyph}\x1b[39m Working… \x1b[2m(3s · esc to interrupt)\x1b[22m`;
-    area(frame([line("⠙"), ...CHROME]));
+    const line = (glyph: string, seconds: number) =>
+      `\x1b[35m${glyph}\x1b[39m Working… \x1b[2m(${seconds}s · esc to interrupt)\x1b[22m`;
+    area(frame([line("⠙", 3), ...CHROME]));
     await flush();
     const before = bytes();
-    area(frame([line("⠹"), ...CHROME]));
+    // The frame and the seconds change: two stretches of one character each.
+    area(frame([line("⠹", 4), ...CHROME]));
     await flush();
-    expect(content()).toEqual(["⠹ Working… (3s · esc to interrupt)", ...CHROME]);
+    expect(content()).toEqual(["⠹ Working… (4s · esc to interrupt)", ...CHROME]);
     // The whole line would take 73 bytes.
-    expect(bytes() - before).toBeLessThan(35);
+    expect(bytes() - before).toBeLessThan(60);
   });
 
   it("clears what it drew", async () => {

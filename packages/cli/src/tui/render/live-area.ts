@@ -36,12 +36,38 @@ const SGR = /\x1b\[[0-9;]*m/g;
 const RESET = `${CSI}0m`;
 
 /**
- * The bytes that change row `old` into `line` when they differ in one short stretch of text (a
- * spinner's frame, a counter): the cursor goes to the stretch, the styles in force there are set
- * again, the new stretch is written and the styles are reset. Undefined when the change is not
+ * The bytes that change row `old` into `line` when they differ in a few short stretches of text (a
+ * spinner's frame, a counter's digit): for each, the cursor goes to it, the styles in force there
+ * are set again, the new text is written and the styles are reset. Undefined when a change is not
  * such a stretch (an escape sequence inside it, a different width), so the row is written whole.
  */
 function patchOf(old: string, line: string): string | undefined {
+  const stretches = differingStretches(old, line);
+  if (stretches.length === 0 || stretches.length > 3) return undefined;
+  let out = "";
+  for (const [start, oldEnd, newEnd] of stretches) {
+    const before = old.slice(start, oldEnd);
+    const after = line.slice(start, newEnd);
+    if (before.includes("\x1b") || after.includes("\x1b") || after.length > 16) return undefined;
+    const prefix = line.slice(0, start);
+    // Only whole characters: not from inside an escape sequence, a surrogate pair or a grapheme
+    // cluster (a combining mark or a joiner on either side of the stretch).
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence left open
+    if (/\x1b[^m]*$|[\ud800-\udbff\u200d]$/.test(prefix)) return undefined;
+    if (/^[\p{M}\u200d]/u.test(before + after) || /^[\p{M}\u200d\udc00-\udfff]/u.test(line.slice(newEnd)))
+      return undefined;
+    if (stringWidth(before) !== stringWidth(after)) return undefined;
+    const styles = prefix.match(SGR)?.join("") ?? "";
+    out += `${toColumn(stringWidth(prefix))}${styles}${after}${RESET}`;
+  }
+  return out;
+}
+
+/**
+ * Where two rows differ, as [start, end in `old`, end in `line`]: one stretch between their common
+ * start and end, or for rows of the same length each run of differing code units on its own.
+ */
+function differingStretches(old: string, line: string): [number, number, number][] {
   let start = 0;
   while (start < old.length && start < line.length && old[start] === line[start]) start++;
   let end = 0;
@@ -51,18 +77,19 @@ function patchOf(old: string, line: string): string | undefined {
     old[old.length - 1 - end] === line[line.length - 1 - end]
   )
     end++;
-  const before = old.slice(start, old.length - end);
-  const after = line.slice(start, line.length - end);
-  if (before.includes("\x1b") || after.includes("\x1b") || after.length > 16) return undefined;
-  const prefix = old.slice(0, start);
-  // Not a stretch of whole characters: it starts inside an escape sequence, a surrogate pair or a
-  // grapheme cluster (a combining mark, a joined emoji).
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence left open
-  if (/\x1b[^m]*$|[\ud800-\udbff\u200d]$/.test(prefix) || /^[\p{M}\u200d]/u.test(before + after))
-    return undefined;
-  if (stringWidth(before) !== stringWidth(after)) return undefined;
-  const styles = prefix.match(SGR)?.join("") ?? "";
-  return `${toColumn(stringWidth(prefix))}${styles}${after}${RESET}`;
+  if (old.length !== line.length) return [[start, old.length - end, line.length - end]];
+  const runs: [number, number, number][] = [];
+  for (let i = start; i < old.length - end; ) {
+    if (old[i] === line[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < old.length - end && old[j] !== line[j]) j++;
+    runs.push([i, j, j]);
+    i = j;
+  }
+  return runs;
 }
 
 /** Erases `count` rows upwards from the cursor's and leaves it at the first column of the top one. */
