@@ -54,7 +54,9 @@ function patchOf(old: string, line: string): string | undefined {
     // cluster (a combining mark or a joiner on either side of the stretch).
     // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence left open
     if (/\x1b[^m]*$|[\ud800-\udbff\u200d]$/.test(prefix)) return undefined;
-    if (/^[\p{M}\u200d]/u.test(before + after) || /^[\p{M}\u200d\udc00-\udfff]/u.test(line.slice(newEnd)))
+    const next = line.charCodeAt(newEnd);
+    const lowSurrogate = next >= 0xdc00 && next <= 0xdfff;
+    if (lowSurrogate || /^[\p{M}\u200d]/u.test(before + after) || /^[\p{M}\u200d]/u.test(line.slice(newEnd)))
       return undefined;
     if (stringWidth(before) !== stringWidth(after)) return undefined;
     const styles = prefix.match(SGR)?.join("") ?? "";
