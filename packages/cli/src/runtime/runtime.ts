@@ -712,7 +712,22 @@ class AgentRuntime implements Runtime {
         message: `the permission rule ${rule} names a tool this agent does not have; it never matches (tools: ${registry.names().join(", ")})`,
       });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
+    if (stored) this.restoreFigures(parts.history);
     this.install(parts);
+  }
+
+  /**
+   * A stored conversation's context share, as the status line showed it. (Its tokens and cost
+   * stay out of this run's spending: a headless result reports what the run itself spent.)
+   */
+  private restoreFigures(history: readonly Turn[]): void {
+    const last = history.findLast((t) => t.kind === "assistant");
+    if (last?.kind === "assistant")
+      this.lastContext = contextShare(
+        last.usage,
+        (this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue))
+          .contextWindowSize,
+      );
   }
 
   /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
@@ -929,7 +944,9 @@ class AgentRuntime implements Runtime {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
     this.nextStart = "resume";
-    this.install(await this.openStored(transcript));
+    const parts = await this.openStored(transcript);
+    this.restoreFigures(parts.history);
+    this.install(parts);
   }
 
   async close(): Promise<void> {
@@ -1062,7 +1079,11 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     this.policy = samePolicy ?? this.createPolicy(this.policy?.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy((message) => this.notify({ kind: "warning", message }));
+    const retry = modelRetryPolicy(
+      (message, detail) =>
+        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+      this.parts.settings.retry,
+    );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
     const session = Session.fromHistory({
