@@ -1,5 +1,19 @@
-import { Box, Text, useInput } from "ink";
+import { isAbsolute, relative } from "node:path";
+import { Box, type Key, Text, useInput } from "ink";
 import { type ReactNode, useEffect, useRef, useState } from "react";
+import { type ClipboardImage, readClipboardImage } from "../input/clipboard.js";
+import {
+  type DraftAttachments,
+  imageToken,
+  NO_ATTACHMENTS,
+  nextId,
+  pasteToken,
+  placeholderBefore,
+  resolveDraft,
+  shouldCollapse,
+  withImage,
+  withPaste,
+} from "../input/draft-attachments.js";
 import {
   backspace,
   charAt,
@@ -16,23 +30,45 @@ import {
   moveVertical,
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
+import { type ImageAttachment, imageFromBytes, pastedImagePath, readImageFile } from "../input/images.js";
 import type { InputFill } from "../transcript/model.js";
 
 const PASTE_START = "[200~";
 const PASTE_END = "[201~";
 
+/** What a sent draft carries besides its text. */
+export interface SentDraft {
+  /** Images whose `[Image #N]` placeholders are in the text, in order. */
+  readonly images: readonly ImageAttachment[];
+}
+
+/** Ctrl+R state: the query, how many older matches were skipped, and the draft to go back to. */
+interface Search {
+  readonly query: string;
+  readonly skip: number;
+  readonly draft: EditorState;
+}
+
 /**
  * The prompt: a multi-line editor. Enter sends; a trailing backslash or Alt+Enter (or Ctrl+J)
- * adds a line; ↑/↓ move between lines, then through the history; Tab completes via `complete`,
+ * adds a line; ↑/↓ move between lines, then through the history; Ctrl+R searches the history
+ * (Ctrl+R again for an older match, Enter takes it, Esc goes back); Tab completes via `complete`,
  * or, with nothing to complete, hands the text to `onQueue` when given; Ctrl+A/E, Ctrl+U/K/W
- * edit like a shell; bracketed pastes are inserted verbatim. Each of `fills` is put into the
- * editor once (after what is typed, on a line of its own).
+ * edit like a shell. A bracketed paste is inserted verbatim, shown as `[Pasted text #N +M lines]`
+ * when large, or attached as `[Image #N]` when it is the path of an image file; Ctrl+V attaches
+ * the clipboard's image. Placeholders are expanded (images handed over) when the text is sent.
+ * Each of `fills` is put into the editor once (after what is typed, on a line of its own).
  */
 export function InputBox({
   onSubmit,
   onQueue,
   onChange,
   onCtrlC,
+  onNotice,
+  onSearching,
+  readClipboard = readClipboardImage,
+  refuseImages,
+  baseDir = process.cwd(),
   history,
   complete,
   fills,
@@ -40,9 +76,18 @@ export function InputBox({
   placeholder,
   prefix = "›",
 }: {
-  readonly onSubmit: (text: string) => void;
+  readonly onSubmit: (text: string, draft: SentDraft) => void;
   /** Tab with text that is no command being completed: the text is sent this way instead. */
-  readonly onQueue?: (text: string) => void;
+  readonly onQueue?: (text: string, draft: SentDraft) => void;
+  /** A paste or clipboard image that could not be attached, said for the user. */
+  readonly onNotice?: (text: string) => void;
+  /** Told when Ctrl+R search opens (true) and closes (false, after the key that closed it). */
+  readonly onSearching?: (active: boolean) => void;
+  readonly readClipboard?: () => Promise<ClipboardImage>;
+  /** Why images cannot be sent now (the model takes none), or undefined when they can. */
+  readonly refuseImages?: () => string | undefined;
+  /** Relative image paths in pastes are taken from here. */
+  readonly baseDir?: string;
   /** Text given back to the user to edit (a rewound message); each id is applied once. */
   readonly fills?: readonly InputFill[];
   /** Called with the new text after every edit. */
@@ -60,6 +105,20 @@ export function InputBox({
   // Keys can arrive faster than renders; the ref always holds the latest state.
   const ref = useRef(state);
   const pasting = useRef(false);
+  const pasted = useRef("");
+  const attachments = useRef<DraftAttachments>(NO_ATTACHMENTS);
+  const [search, setSearchRaw] = useState<Search | undefined>(undefined);
+  const searchRef = useRef(search);
+  const setSearch = (next: Search | undefined) => {
+    const was = searchRef.current !== undefined;
+    searchRef.current = next;
+    setSearchRaw(next);
+    if (was === (next !== undefined)) return;
+    // Deferred: the key that closed the search is still being handed to other listeners (Esc
+    // must not also interrupt the agent).
+    if (next === undefined) setImmediate(() => onSearching?.(false));
+    else onSearching?.(true);
+  };
   const setState = (next: EditorState) => {
     if (next === ref.current) return;
     const changed = next.text !== ref.current.text;
@@ -83,21 +142,38 @@ export function InputBox({
       const s = ref.current;
       if (input === PASTE_START) {
         pasting.current = true;
+        pasted.current = "";
         return;
       }
       if (input === PASTE_END) {
         pasting.current = false;
+        const text = pasted.current.replace(/\r\n?/g, "\n");
+        pasted.current = "";
+        if (searchRef.current) searchKey(text.replace(/\n/g, " "), key);
+        else void takePaste(text);
         return;
       }
       if (pasting.current) {
-        setState(insert(s, key.return ? "\n" : input));
+        pasted.current += key.return ? "\n" : key.tab ? "\t" : input;
+        return;
+      }
+      if (searchRef.current) {
+        searchKey(input, key);
         return;
       }
       if (key.escape || (key.tab && key.shift)) return;
       if (key.ctrl && input === "c") {
         // Told before the draft is cleared, so the owner knows whether this press cleared one.
         onCtrlC?.(s.text);
-        if (s.text !== "") setState(EMPTY_EDITOR);
+        if (s.text !== "") clear();
+        return;
+      }
+      if (key.ctrl && input === "r") {
+        if (history) setSearch({ query: "", skip: 0, draft: s });
+        return;
+      }
+      if (key.ctrl && input === "v") {
+        void pasteClipboardImage();
         return;
       }
       if (key.return && key.meta) {
@@ -139,7 +215,16 @@ export function InputBox({
       if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
       // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
       if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
-      if (key.backspace || key.delete) return setState(backspace(s));
+      if (key.backspace || key.delete) {
+        // A placeholder goes as one piece: half of one would stand for nothing.
+        const whole = placeholderBefore(s.text, s.cursor, attachments.current);
+        if (whole > 0)
+          return setState({
+            text: s.text.slice(0, s.cursor - whole) + s.text.slice(s.cursor),
+            cursor: s.cursor - whole,
+          });
+        return setState(backspace(s));
+      }
       if (key.ctrl && input === "d") return setState(deleteForward(s));
       if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
       if (key.ctrl && input === "u") return setState(killToLineStart(s));
@@ -157,16 +242,184 @@ export function InputBox({
     { isActive },
   );
 
-  const submit = (text: string, send: (text: string) => void = onSubmit) => {
-    if (text.trim() === "") return;
-    history?.push(text);
+  const clear = () => {
+    attachments.current = NO_ATTACHMENTS;
     setState(EMPTY_EDITOR);
-    send(text);
   };
+
+  const submit = (shown: string, send: (text: string, draft: SentDraft) => void = onSubmit) => {
+    if (shown.trim() === "") return;
+    const { text, images } = resolveDraft(shown, attachments.current);
+    const refused = images.length > 0 ? refuseImages?.() : undefined;
+    if (refused !== undefined) {
+      // The draft stays: the user may remove the image or switch to a model that reads images.
+      onNotice?.(refused);
+      return;
+    }
+    history?.push(text);
+    clear();
+    send(text, { images });
+  };
+
+  /** Inserts at the cursor as it is when called (an image may be read after more keys came). */
+  const insertNow = (chunk: string) => setState(insert(ref.current, chunk));
+
+  const attachImage = (image: ImageAttachment) => {
+    const id = nextId(attachments.current, "image");
+    attachments.current = withImage(attachments.current, id, image);
+    insertNow(imageToken(id));
+  };
+
+  /** A finished bracketed paste: an image file's path, a large text, or text to insert. */
+  const takePaste = async (text: string) => {
+    const imagePath = pastedImagePath(text, baseDir);
+    if (imagePath !== undefined) {
+      try {
+        const rel = relative(baseDir, imagePath);
+        const shown = rel.startsWith("..") || isAbsolute(rel) ? imagePath : rel;
+        attachImage(await readImageFile(imagePath, shown));
+        return;
+      } catch (error) {
+        // The path is kept as text: nothing pasted is lost.
+        onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    if (shouldCollapse(text)) {
+      const id = nextId(attachments.current, "paste");
+      attachments.current = withPaste(attachments.current, id, text);
+      insertNow(pasteToken(id, text));
+      return;
+    }
+    insertNow(text);
+  };
+
+  const pasteClipboardImage = async () => {
+    const got = await readClipboard();
+    if (got.kind === "none") {
+      onNotice?.(`No image pasted: ${got.reason}`);
+      return;
+    }
+    try {
+      attachImage(imageFromBytes(got.bytes, "clipboard"));
+    } catch (error) {
+      onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  /** A key while Ctrl+R search is open. */
+  const searchKey = (input: string, key: Key) => {
+    const current = searchRef.current;
+    if (!current || !history) return;
+    const matches = history.matches(current.query);
+    const match = matches[Math.min(current.skip, matches.length - 1)];
+    if (key.escape || (key.ctrl && (input === "c" || input === "g"))) {
+      setSearch(undefined);
+      setState(current.draft);
+      return;
+    }
+    if (key.ctrl && input === "r") {
+      if (current.skip + 1 < matches.length) setSearch({ ...current, skip: current.skip + 1 });
+      return;
+    }
+    if (key.return || key.tab || key.leftArrow || key.rightArrow || key.upArrow || key.downArrow) {
+      setSearch(undefined);
+      setState(match === undefined ? current.draft : editorWith(match));
+      return;
+    }
+    if (key.backspace || key.delete) {
+      setSearch({ ...current, query: current.query.slice(0, -1), skip: 0 });
+      return;
+    }
+    if (key.ctrl || key.meta || input === "") return;
+    setSearch({ ...current, query: current.query + input, skip: 0 });
+  };
+
+  if (search && history) {
+    const matches = history.matches(search.query);
+    return (
+      <SearchView
+        query={search.query}
+        match={matches[Math.min(search.skip, matches.length - 1)]}
+        prefix={prefix}
+      />
+    );
+  }
 
   return (
     <Box flexDirection="column">
       <EditorView state={state} placeholder={placeholder} prefix={prefix} showCursor={isActive} />
+    </Box>
+  );
+}
+
+/** Lines of a found entry shown at most while searching. */
+const SEARCH_PREVIEW_LINES = 4;
+
+/** Ctrl+R: the match (the query's first occurrence underlined) and the query being typed. */
+function SearchView({
+  query,
+  match,
+  prefix,
+}: {
+  readonly query: string;
+  readonly match: string | undefined;
+  readonly prefix: string;
+}): ReactNode {
+  const lines = match?.split("\n") ?? [];
+  const shown = lines.slice(0, SEARCH_PREVIEW_LINES);
+  const at = query === "" ? -1 : (match ?? "").toLowerCase().indexOf(query.toLowerCase());
+  let offset = 0;
+  return (
+    <Box flexDirection="column">
+      {match === undefined ? (
+        <Box>
+          <Box width={2} flexShrink={0}>
+            <Text color="blueBright" bold>
+              {prefix}
+            </Text>
+          </Box>
+          <Text dimColor>{query === "" ? "(the history is empty)" : "no match in the history"}</Text>
+        </Box>
+      ) : (
+        shown.map((line, i) => {
+          const start = offset;
+          offset += line.length + 1;
+          const from = at - start;
+          const hit = at >= 0 && from >= 0 && from < line.length;
+          return (
+            // biome-ignore lint/suspicious/noArrayIndexKey: lines are positional
+            <Box key={i}>
+              <Box width={2} flexShrink={0}>
+                <Text color="blueBright" bold>
+                  {i === 0 ? prefix : " "}
+                </Text>
+              </Box>
+              {hit ? (
+                <Text>
+                  {line.slice(0, from)}
+                  <Text bold underline color="yellow">
+                    {line.slice(from, from + query.length)}
+                  </Text>
+                  {line.slice(from + query.length)}
+                </Text>
+              ) : (
+                <Text>{line || " "}</Text>
+              )}
+            </Box>
+          );
+        })
+      )}
+      {lines.length > SEARCH_PREVIEW_LINES ? (
+        <Text dimColor>
+          {"  "}… {lines.length - SEARCH_PREVIEW_LINES} more lines
+        </Text>
+      ) : null}
+      <Text>
+        <Text color="cyan">search history: </Text>
+        {query}
+        <Text inverse> </Text>
+        <Text dimColor> · ctrl+r older · enter use · esc cancel</Text>
+      </Text>
     </Box>
   );
 }
