@@ -256,6 +256,15 @@ describe("Ctrl+R history search", () => {
     expect(frame()).not.toContain("search history:");
   });
 
+  it("keys typed ahead in one chunk are taken one by one: Ctrl+R, the query, Enter", async () => {
+    await press("\x12run\r");
+    await see("› run the tests");
+    expect(frame()).not.toContain("search history:");
+    expect(fx.runtime.calls.submitted).toEqual([]);
+    await press("\x15again\r");
+    expect(fx.runtime.calls.submitted).toEqual(["again"]);
+  });
+
   it("Esc closing the search does not interrupt a running turn", async () => {
     fx.runtime.holdSubmits = true;
     await press("long task", KEYS.enter);

@@ -31,6 +31,7 @@ import {
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
 import { type ImageAttachment, imageFromBytes, pastedImagePath, readImageFile } from "../input/images.js";
+import { splitTypedChunk } from "../input/key-chunks.js";
 import type { InputFill } from "../transcript/model.js";
 
 const PASTE_START = "[200~";
@@ -137,110 +138,106 @@ export function InputBox({
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
-  useInput(
-    (input, key) => {
-      const s = ref.current;
-      if (input === PASTE_START) {
-        pasting.current = true;
-        pasted.current = "";
+  const onKey = (input: string, key: Key) => {
+    const s = ref.current;
+    if (input === PASTE_START) {
+      pasting.current = true;
+      pasted.current = "";
+      return;
+    }
+    if (input === PASTE_END) {
+      pasting.current = false;
+      const text = pasted.current.replace(/\r\n?/g, "\n");
+      pasted.current = "";
+      if (searchRef.current) searchKey(text.replace(/\n/g, " "), key);
+      else void takePaste(text);
+      return;
+    }
+    if (pasting.current) {
+      pasted.current += key.return ? "\n" : key.tab ? "\t" : input;
+      return;
+    }
+    const keys = splitTypedChunk(input);
+    if (keys) {
+      for (const k of keys) onKey(k.input, k.key);
+      return;
+    }
+    if (searchRef.current) {
+      searchKey(input, key);
+      return;
+    }
+    if (key.escape || (key.tab && key.shift)) return;
+    if (key.ctrl && input === "c") {
+      // Told before the draft is cleared, so the owner knows whether this press cleared one.
+      onCtrlC?.(s.text);
+      if (s.text !== "") clear();
+      return;
+    }
+    if (key.ctrl && input === "r") {
+      if (history) setSearch({ query: "", skip: 0, draft: s });
+      return;
+    }
+    if (key.ctrl && input === "v") {
+      void pasteClipboardImage();
+      return;
+    }
+    if (key.return && key.meta) {
+      setState(insert(s, "\n"));
+      return;
+    }
+    if (key.return || input === "\r") {
+      if (s.text.slice(0, s.cursor).endsWith("\\")) {
+        setState(insert(backspace(s), "\n"));
         return;
       }
-      if (input === PASTE_END) {
-        pasting.current = false;
-        const text = pasted.current.replace(/\r\n?/g, "\n");
-        pasted.current = "";
-        if (searchRef.current) searchKey(text.replace(/\n/g, " "), key);
-        else void takePaste(text);
+      submit(s.text);
+      return;
+    }
+    if (input === "\n" || (key.ctrl && input === "j")) {
+      setState(insert(s, "\n"));
+      return;
+    }
+    if (key.tab) {
+      const completed = complete?.(s.text);
+      if (completed !== undefined) setState(editorWith(completed));
+      else if (onQueue && s.text.trim() !== "") submit(s.text, onQueue);
+      return;
+    }
+    if (key.upArrow || key.downArrow) {
+      const direction = key.upArrow ? -1 : 1;
+      const moved = moveVertical(s, direction);
+      if (moved) {
+        setState(moved);
         return;
       }
-      if (pasting.current) {
-        pasted.current += key.return ? "\n" : key.tab ? "\t" : input;
-        return;
-      }
-      if (searchRef.current) {
-        searchKey(input, key);
-        return;
-      }
-      if (key.escape || (key.tab && key.shift)) return;
-      if (key.ctrl && input === "c") {
-        // Told before the draft is cleared, so the owner knows whether this press cleared one.
-        onCtrlC?.(s.text);
-        if (s.text !== "") clear();
-        return;
-      }
-      if (key.ctrl && input === "r") {
-        if (history) setSearch({ query: "", skip: 0, draft: s });
-        return;
-      }
-      if (key.ctrl && input === "v") {
-        void pasteClipboardImage();
-        return;
-      }
-      if (key.return && key.meta) {
-        setState(insert(s, "\n"));
-        return;
-      }
-      if (key.return || input === "\r") {
-        if (s.text.slice(0, s.cursor).endsWith("\\")) {
-          setState(insert(backspace(s), "\n"));
-          return;
-        }
-        submit(s.text);
-        return;
-      }
-      if (input === "\n" || (key.ctrl && input === "j")) {
-        setState(insert(s, "\n"));
-        return;
-      }
-      if (key.tab) {
-        const completed = complete?.(s.text);
-        if (completed !== undefined) setState(editorWith(completed));
-        else if (onQueue && s.text.trim() !== "") submit(s.text, onQueue);
-        return;
-      }
-      if (key.upArrow || key.downArrow) {
-        const direction = key.upArrow ? -1 : 1;
-        const moved = moveVertical(s, direction);
-        if (moved) {
-          setState(moved);
-          return;
-        }
-        const entry = direction < 0 ? history?.previous(s.text) : history?.next();
-        if (entry !== undefined) setState(editorWith(entry));
-        return;
-      }
-      if (key.leftArrow) return setState(moveHorizontal(s, -1));
-      if (key.rightArrow) return setState(moveHorizontal(s, 1));
-      if (key.home || (key.ctrl && input === "a")) return setState(moveLineEdge(s, "start"));
-      if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
-      // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
-      if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
-      if (key.backspace || key.delete) {
-        // A placeholder goes as one piece: half of one would stand for nothing.
-        const whole = placeholderBefore(s.text, s.cursor, attachments.current);
-        if (whole > 0)
-          return setState({
-            text: s.text.slice(0, s.cursor - whole) + s.text.slice(s.cursor),
-            cursor: s.cursor - whole,
-          });
-        return setState(backspace(s));
-      }
-      if (key.ctrl && input === "d") return setState(deleteForward(s));
-      if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
-      if (key.ctrl && input === "u") return setState(killToLineStart(s));
-      if (key.ctrl && input === "k") return setState(killToLineEnd(s));
-      if (key.ctrl || key.meta || input === "") return;
-      // Without bracketed paste, a typed line may arrive with its Enter in one chunk.
-      if (input.length > 1 && input.endsWith("\r") && !input.slice(0, -1).includes("\r")) {
-        const typed = insert(s, input.slice(0, -1));
-        if (typed.text.slice(0, typed.cursor).endsWith("\\")) setState(insert(backspace(typed), "\n"));
-        else submit(typed.text);
-        return;
-      }
-      setState(insert(s, input));
-    },
-    { isActive },
-  );
+      const entry = direction < 0 ? history?.previous(s.text) : history?.next();
+      if (entry !== undefined) setState(editorWith(entry));
+      return;
+    }
+    if (key.leftArrow) return setState(moveHorizontal(s, -1));
+    if (key.rightArrow) return setState(moveHorizontal(s, 1));
+    if (key.home || (key.ctrl && input === "a")) return setState(moveLineEdge(s, "start"));
+    if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
+    // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
+    if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
+    if (key.backspace || key.delete) {
+      // A placeholder goes as one piece: half of one would stand for nothing.
+      const whole = placeholderBefore(s.text, s.cursor, attachments.current);
+      if (whole > 0)
+        return setState({
+          text: s.text.slice(0, s.cursor - whole) + s.text.slice(s.cursor),
+          cursor: s.cursor - whole,
+        });
+      return setState(backspace(s));
+    }
+    if (key.ctrl && input === "d") return setState(deleteForward(s));
+    if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
+    if (key.ctrl && input === "u") return setState(killToLineStart(s));
+    if (key.ctrl && input === "k") return setState(killToLineEnd(s));
+    if (key.ctrl || key.meta || input === "") return;
+    setState(insert(s, input));
+  };
+  useInput(onKey, { isActive });
 
   const clear = () => {
     attachments.current = NO_ATTACHMENTS;
