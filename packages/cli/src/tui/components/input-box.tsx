@@ -69,6 +69,7 @@ export function InputBox({
   onSearching,
   readClipboard = readClipboardImage,
   refuseImages,
+  acceptImages = true,
   baseDir = process.cwd(),
   history,
   complete,
@@ -87,6 +88,8 @@ export function InputBox({
   readonly readClipboard?: () => Promise<ClipboardImage>;
   /** Why images cannot be sent now (the model takes none), or undefined when they can. */
   readonly refuseImages?: () => string | undefined;
+  /** False where only text is taken (an answer to a question): image paths stay text, Ctrl+V does nothing. */
+  readonly acceptImages?: boolean;
   /** Relative image paths in pastes are taken from here. */
   readonly baseDir?: string;
   /** Text given back to the user to edit (a rewound message); each id is applied once. */
@@ -178,7 +181,7 @@ export function InputBox({
       return;
     }
     if (key.ctrl && input === "v") {
-      void pasteClipboardImage();
+      if (acceptImages) void pasteClipboardImage();
       return;
     }
     if (key.return && key.meta) {
@@ -269,7 +272,7 @@ export function InputBox({
 
   /** A finished bracketed paste: an image file's path, a large text, or text to insert. */
   const takePaste = async (text: string) => {
-    const imagePath = pastedImagePath(text, baseDir);
+    const imagePath = acceptImages ? pastedImagePath(text, baseDir) : undefined;
     if (imagePath !== undefined) {
       try {
         const rel = relative(baseDir, imagePath);
