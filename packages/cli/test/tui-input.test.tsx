@@ -157,13 +157,19 @@ describe("pastes", () => {
     expect(Buffer.from(String(sent[0]?.data), "base64").equals(PNG)).toBe(true);
   });
 
-  it("@image.png in a message sends the image along", async () => {
+  it("@image.png in a message sends the image along, after a pasted one, labelled by its place", async () => {
     await writeFile(join(fx.project, "logo.png"), PNG);
-    await press("describe @logo.png", KEYS.enter);
+    await writeFile(join(fx.project, "pasted.png"), PNG);
+    await paste("pasted.png");
+    await see("› [Image #1]");
+    await press(" describe @logo.png", KEYS.enter);
     await vi.waitFor(() => expect(fx.runtime.calls.images).toHaveLength(1));
-    expect(fx.runtime.calls.submitted[0]).toContain('<attached-image path="logo.png">');
+    expect(fx.runtime.calls.images[0]?.images).toHaveLength(2);
+    expect(fx.runtime.calls.submitted[0]).toContain(
+      '<attached-image path="logo.png">(image 2 of this message)</attached-image>',
+    );
     expect(fx.runtime.calls.submitted[0]?.endsWith("describe @logo.png")).toBe(true);
-    expect(fx.runtime.calls.images[0]?.images[0]?.mediaType).toBe("image/png");
+    expect(fx.runtime.calls.images[0]?.images[1]?.mediaType).toBe("image/png");
   });
 });
 

@@ -67,7 +67,10 @@ async function withMentions(
   projectDir: string,
   report: (problem: string) => void,
 ): Promise<UserMessageInput> {
-  const expanded = findMentions(text).length === 0 ? undefined : await expandMentions(text, projectDir);
+  const expanded =
+    findMentions(text).length === 0
+      ? undefined
+      : await expandMentions(text, projectDir, { imagesBefore: images.length });
   for (const problem of expanded?.problems ?? []) report(`Not attached: ${problem}`);
   const all = [...images, ...(expanded?.images ?? [])];
   const full = expanded?.text ?? text;

@@ -53,7 +53,14 @@ export function findMentions(text: string): Mention[] {
  * before the message, labelled as already provided. Paths outside the project, missing files and
  * binary files are not attached; each is reported in `problems` and the message goes on without it.
  */
-export async function expandMentions(text: string, projectDir: string): Promise<ExpandedMessage> {
+export async function expandMentions(
+  text: string,
+  projectDir: string,
+  options: {
+    /** Images the message carries before the mentioned ones (pasted), so the labels count right. */
+    readonly imagesBefore?: number;
+  } = {},
+): Promise<ExpandedMessage> {
   const mentions = findMentions(text);
   if (mentions.length === 0) return { text, attached: [], images: [], problems: [] };
   const root = await realpath(projectDir).catch(() => resolve(projectDir));
@@ -68,7 +75,7 @@ export async function expandMentions(text: string, projectDir: string): Promise<
       else {
         images.push(found.image);
         blocks.push(
-          `<attached-image path="${found.shown}">(image ${images.length} of this message)</attached-image>\n`,
+          `<attached-image path="${found.shown}">(image ${(options.imagesBefore ?? 0) + images.length} of this message)</attached-image>\n`,
         );
       }
       attached.push(mention.raw);
