@@ -157,6 +157,19 @@ describe("pastes", () => {
     expect(Buffer.from(String(sent[0]?.data), "base64").equals(PNG)).toBe(true);
   });
 
+  it("several dropped files attach several images; prose that merely ends in .png stays text", async () => {
+    await writeFile(join(fx.project, "a.png"), PNG);
+    await writeFile(join(fx.project, "b c.png"), PNG);
+    await paste(`'${join(fx.project, "a.png")}' ${join(fx.project, "b\\ c.png")}`);
+    await see("› [Image #1] [Image #2]");
+    await paste(" see missing.png");
+    await see("› [Image #1] [Image #2] see missing.png");
+    expect(plain(app.frames.join("\n"))).not.toContain("Image not attached");
+    await press(KEYS.enter);
+    await vi.waitFor(() => expect(fx.runtime.calls.images).toHaveLength(1));
+    expect(fx.runtime.calls.images[0]?.images).toHaveLength(2);
+  });
+
   it("@image.png in a message sends the image along, after a pasted one, labelled by its place", async () => {
     await writeFile(join(fx.project, "logo.png"), PNG);
     await writeFile(join(fx.project, "pasted.png"), PNG);

@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import { Box, type Key, Text, useInput } from "ink";
 import { type ReactNode, useEffect, useRef, useState } from "react";
@@ -30,7 +31,7 @@ import {
   moveVertical,
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
-import { type ImageAttachment, imageFromBytes, pastedImagePath, readImageFile } from "../input/images.js";
+import { type ImageAttachment, imageFromBytes, pastedImagePaths, readImageFile } from "../input/images.js";
 import { splitTypedChunk } from "../input/key-chunks.js";
 import type { InputFill } from "../transcript/model.js";
 
@@ -270,19 +271,16 @@ export function InputBox({
     insertNow(imageToken(id));
   };
 
-  /** A finished bracketed paste: an image file's path, a large text, or text to insert. */
+  /** A finished bracketed paste: image files' paths, a large text, or text to insert. */
   const takePaste = async (text: string) => {
-    const imagePath = acceptImages ? pastedImagePath(text, baseDir) : undefined;
-    if (imagePath !== undefined) {
-      try {
-        const rel = relative(baseDir, imagePath);
-        const shown = rel.startsWith("..") || isAbsolute(rel) ? imagePath : rel;
-        attachImage(await readImageFile(imagePath, shown));
-        return;
-      } catch (error) {
-        // The path is kept as text: nothing pasted is lost.
-        onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
-      }
+    const named = acceptImages ? pastedImagePaths(text, baseDir) : undefined;
+    if (named !== undefined) {
+      // Only files that exist are taken: pasted prose that ends in ".png" is text.
+      const whole = named.whole !== undefined && (await isFile(named.whole)) ? [named.whole] : undefined;
+      const words =
+        named.words && (await Promise.all(named.words.map(isFile))).every(Boolean) ? named.words : undefined;
+      const paths = whole ?? words ?? [];
+      if (paths.length > 0) return attachFiles(paths, text);
     }
     if (shouldCollapse(text)) {
       const id = nextId(attachments.current, "paste");
@@ -291,6 +289,26 @@ export function InputBox({
       return;
     }
     insertNow(text);
+  };
+
+  /** Attaches pasted image files, one placeholder each; a file that cannot go stays as its path. */
+  const attachFiles = async (paths: readonly string[], text: string) => {
+    for (const [i, path] of paths.entries()) {
+      if (i > 0) insertNow(" ");
+      try {
+        attachImage(await readImageFile(path, shownPath(path)));
+      } catch (error) {
+        // The path is kept as text: nothing pasted is lost.
+        onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
+        insertNow(paths.length === 1 ? text.trim() : shownPath(path));
+      }
+    }
+  };
+
+  /** A path as messages show it: relative inside the base directory, absolute outside. */
+  const shownPath = (path: string) => {
+    const rel = relative(baseDir, path);
+    return rel.startsWith("..") || isAbsolute(rel) ? path : rel;
   };
 
   const pasteClipboardImage = async () => {
@@ -471,4 +489,12 @@ function EditorView({
       })}
     </Box>
   );
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }

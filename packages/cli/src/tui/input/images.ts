@@ -119,24 +119,70 @@ function megabytes(n: number): string {
 }
 
 /**
- * The image file a paste names, when the pasted text is one path to an image (as terminals paste a
- * dropped file: quoted, with backslash-escaped spaces, or as a file:// URL); undefined otherwise.
- * Relative paths are taken from `cwd`. The file's existence is not checked here.
+ * The image files a paste names, when the pasted text is one path to an image, or several
+ * separated by spaces (as terminals paste dropped files: quoted, with backslash-escaped spaces,
+ * or as file:// URLs); undefined otherwise. Relative paths are taken from `cwd`. `whole` is the
+ * text read as one path (spaces included), for terminals that paste a path unescaped; the caller
+ * tries it first when that file exists. Existence is not checked here.
  */
-export function pastedImagePath(pasted: string, cwd: string): string | undefined {
-  let text = pasted.trim();
+export function pastedImagePaths(
+  pasted: string,
+  cwd: string,
+): { readonly whole: string | undefined; readonly words: readonly string[] | undefined } | undefined {
+  const text = pasted.trim();
   if (text === "" || text.includes("\n")) return undefined;
-  const quoted = /^(['"])(.*)\1$/.exec(text);
-  if (quoted) text = quoted[2] as string;
-  else text = text.replace(/\\(.)/g, "$1");
-  if (text.startsWith("file://")) {
+  const whole = toImagePath(/^(['"])(.*)\1$/.exec(text)?.[2] ?? text, cwd);
+  const parts = shellWords(text);
+  const paths = parts?.map((w) => toImagePath(w, cwd));
+  const words =
+    paths && paths.length > 0 && paths.every((p) => p !== undefined) ? (paths as string[]) : undefined;
+  if (whole === undefined && words === undefined) return undefined;
+  return { whole, words };
+}
+
+/** An image path as a file path (file:// URL decoded, ~ expanded, made absolute); else undefined. */
+function toImagePath(word: string, cwd: string): string | undefined {
+  let path = word;
+  if (path.startsWith("file://")) {
     try {
-      text = fileURLToPath(text);
+      path = fileURLToPath(path);
     } catch {
       return undefined;
     }
   }
-  if (!isImagePath(text)) return undefined;
-  if (text.startsWith("~/")) return resolve(homedir(), text.slice(2));
-  return isAbsolute(text) ? text : resolve(cwd, text);
+  if (!isImagePath(path)) return undefined;
+  if (path.startsWith("~/")) return resolve(homedir(), path.slice(2));
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
+
+/** Words split as a shell would (quotes, backslash escapes); undefined when a quote is left open. */
+function shellWords(text: string): string[] | undefined {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined;
+      else if (ch === "\\" && quote === '"' && i + 1 < text.length) word += text[++i];
+      else word += ch;
+    } else if (ch === "'" || ch === '"') {
+      quote = ch;
+      inWord = true;
+    } else if (ch === "\\" && i + 1 < text.length) {
+      word += text[++i];
+      inWord = true;
+    } else if (/\s/.test(ch)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += ch;
+      inWord = true;
+    }
+  }
+  if (quote !== undefined) return undefined;
+  if (inWord) words.push(word);
+  return words;
 }
