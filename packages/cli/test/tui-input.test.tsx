@@ -136,6 +136,13 @@ describe("pastes", () => {
     expect(frame()).not.toContain("#2");
     await press(KEYS.enter);
     expect(fx.runtime.calls.submitted.at(-1)).toBe("a\nb\nc");
+
+    // One long line is collapsed too, by its length.
+    const long = "x".repeat(900);
+    await paste(long);
+    await see("› [Pasted text #1 900 chars]");
+    await press(KEYS.enter);
+    expect(fx.runtime.calls.submitted.at(-1)).toBe(long);
   });
 
   it("a pasted image path (as a terminal drops a file) attaches the image; a bad one says why and keeps the text", async () => {

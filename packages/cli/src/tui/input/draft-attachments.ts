@@ -22,9 +22,10 @@ export function shouldCollapse(pasted: string): boolean {
   return pasted.split("\n").length >= PASTE_COLLAPSE_LINES || pasted.length > PASTE_COLLAPSE_CHARS;
 }
 
-/** The placeholder of a collapsed paste: its number and the lines after the first. */
+/** The placeholder of a collapsed paste: its number and the lines after the first (or its length). */
 export function pasteToken(id: number, pasted: string): string {
   const more = pasted.split("\n").length - 1;
+  if (more === 0) return `[Pasted text #${id} ${pasted.length} chars]`;
   return `[Pasted text #${id} +${more} line${more === 1 ? "" : "s"}]`;
 }
 
@@ -33,7 +34,7 @@ export function imageToken(id: number): string {
   return `[Image #${id}]`;
 }
 
-const TOKEN = /\[(?:Pasted text #(\d+) \+\d+ lines?|Image #(\d+))\]/g;
+const TOKEN = /\[(?:Pasted text #(\d+) (?:\+\d+ lines?|\d+ chars)|Image #(\d+))\]/g;
 
 /** The next free number for a paste (or an image) in the draft. */
 export function nextId(attachments: DraftAttachments, kind: "paste" | "image"): number {

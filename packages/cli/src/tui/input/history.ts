@@ -62,12 +62,12 @@ export class InputHistory {
   /** The entries matching `query` (case-insensitively), newest first, each text once. */
   matches(query: string): string[] {
     const q = query.toLowerCase();
-    const out: string[] = [];
+    const out = new Set<string>();
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const entry = this.entries[i] as string;
-      if (entry.toLowerCase().includes(q) && !out.includes(entry)) out.push(entry);
+      if (entry.toLowerCase().includes(q)) out.add(entry);
     }
-    return out;
+    return [...out];
   }
 }
 
