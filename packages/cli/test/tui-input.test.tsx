@@ -362,7 +362,7 @@ describe("/model picker", () => {
       new RegExp(`❯\\s+(\\d+\\.\\s+)?${fx.runtime.model.replace(/\./g, "\\.")} .*current`),
     );
     const next = models[(current + 1) % models.length] as string;
-    await new Promise((r) => setTimeout(r, 300));
+    // Pressed as soon as the list shows: the keys are not lost while it starts listening.
     await press(KEYS.down);
     await see(new RegExp(`❯\\s+(\\d+\\.\\s+)?${next.replace(/\./g, "\\.")} `));
     await press(KEYS.enter);

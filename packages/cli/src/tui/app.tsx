@@ -39,6 +39,7 @@ import { ToolCallBlock } from "./components/tool-call-block.js";
 import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
 import type { ImageAttachment } from "./input/images.js";
+import { KeyHandoffContext, takeEarlyKey, useKeyHandoffSlot } from "./input/key-handoff.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import { loadHighlighter } from "./markdown/highlight.js";
@@ -387,7 +388,10 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
   };
 
+  const handoff = useKeyHandoffSlot();
   useInput((input, key) => {
+    // A list or the input that has just appeared takes the keys until it listens itself.
+    if (takeEarlyKey(handoff, input, key)) return;
     if (key.ctrl && input === "c") {
       // With the input box on screen, it reports the press with its draft (onCtrlC).
       if (inputActive) return;
@@ -447,7 +451,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
-  return (
+  const view = (
     <AnimationContext.Provider value={!prompt}>
       <Box flexDirection="column">
         {/* Static is positioned absolutely: without a width, Yoga lays its text out a column or two
@@ -612,6 +616,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       </Box>
     </AnimationContext.Provider>
   );
+  return <KeyHandoffContext.Provider value={handoff}>{view}</KeyHandoffContext.Provider>;
 }
 
 function startState(runtime: Runtime) {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import { Box, type Key, Text, useInput } from "ink";
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { type ReactNode, useLayoutEffect, useRef, useState } from "react";
 import { type ClipboardImage, readClipboardImage } from "../input/clipboard.js";
 import {
   type DraftAttachments,
@@ -33,6 +33,7 @@ import {
 import type { InputHistory } from "../input/history.js";
 import { type ImageAttachment, imageFromBytes, pastedImagePaths, readImageFile } from "../input/images.js";
 import { splitTypedChunk } from "../input/key-chunks.js";
+import { useKeyHandoff } from "../input/key-handoff.js";
 import type { InputFill } from "../transcript/model.js";
 
 const PASTE_START = "[200~";
@@ -133,7 +134,8 @@ export function InputBox({
   };
   // Fills that exist when the box mounts are old news; only later ones are applied.
   const lastFill = useRef(fills?.at(-1)?.id ?? 0);
-  useEffect(() => {
+  // In the commit that brings the fill, so no frame shows the input without it.
+  useLayoutEffect(() => {
     const fresh = (fills ?? []).filter((f) => f.id > lastFill.current);
     if (fresh.length === 0) return;
     lastFill.current = fresh.at(-1)?.id ?? lastFill.current;
@@ -241,7 +243,14 @@ export function InputBox({
     if (key.ctrl || key.meta || input === "") return;
     setState(insert(s, input));
   };
-  useInput(onKey, { isActive });
+  // Ink drops a handler only after the frame that deactivates it: until then, keys are not ours.
+  const active = useRef(isActive);
+  active.current = isActive;
+  const ownKey = (input: string, key: Key) => {
+    if (active.current) onKey(input, key);
+  };
+  useInput(ownKey, { isActive });
+  useKeyHandoff(ownKey, isActive);
 
   const clear = () => {
     attachments.current = NO_ATTACHMENTS;
