@@ -338,16 +338,17 @@ describe("typed-ahead text", () => {
     const decision = policy.check({ callId: "s1", toolName: "shell", arguments: { command: "touch made" } });
     await see("Run a command?");
     expect(frame()).not.toContain("next I want");
-    await press("y");
+    // Typing goes on right after the answer: the input, shown again, takes it at once.
+    await press("y", " to see");
     await expect(decision).resolves.toMatchObject({ behavior: "allow" });
-    await see("› next I want");
+    await see("› next I want to see");
     fx.runtime.emit(
       sessionEvent("processing_end", { state: "idle" as never, reason: "completed", toolRounds: 1, usage }),
     );
     await vi.waitFor(() => expect(frame()).not.toContain("esc to interrupt"));
     expect(frame()).toContain("› next I want");
     await press(" the tests", KEYS.enter);
-    expect(fx.runtime.calls.submitted).toEqual(["long task", "next I want the tests"]);
+    expect(fx.runtime.calls.submitted).toEqual(["long task", "next I want to see the tests"]);
   });
 });
 
