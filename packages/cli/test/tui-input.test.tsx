@@ -15,6 +15,7 @@ import { createInteractiveUi, type InteractiveUi } from "../src/tui/bridge.js";
 import { InputBox } from "../src/tui/components/input-box.js";
 import { readClipboardImage } from "../src/tui/input/clipboard.js";
 import { InputHistory } from "../src/tui/input/history.js";
+import { HOLD_MS } from "../src/tui/input/typing-guard.js";
 import { createFakeRuntime, type FakeRuntimeFixture, sessionEvent } from "./tui-support.js";
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are what is stripped
@@ -338,7 +339,9 @@ describe("typed-ahead text", () => {
     const decision = policy.check({ callId: "s1", toolName: "shell", arguments: { command: "touch made" } });
     await see("Run a command?");
     expect(frame()).not.toContain("next I want");
-    // Typing goes on right after the answer: the input, shown again, takes it at once.
+    // Typing goes on right after the answer: the input, shown again, takes it at once. (The
+    // answer waits for the moment in which keys typed as the prompt appeared go to the draft.)
+    await new Promise((r) => setTimeout(r, HOLD_MS + 100));
     await press("y", " to see");
     await expect(decision).resolves.toMatchObject({ behavior: "allow" });
     await see("› next I want to see");
@@ -349,6 +352,34 @@ describe("typed-ahead text", () => {
     expect(frame()).toContain("› next I want");
     await press(" the tests", KEYS.enter);
     expect(fx.runtime.calls.submitted).toEqual(["long task", "next I want to see the tests"]);
+  });
+});
+
+describe("typing as a question appears", () => {
+  it("keys typed just as a permission prompt appears stay in the draft; the prompt answers after a moment", async () => {
+    fx.runtime.holdSubmits = true;
+    await press("long task", KEYS.enter);
+    fx.runtime.emit(sessionEvent("user_input", { content: "long task", followUp: false }));
+    await see("esc to interrupt");
+    await press("a", "n");
+    const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project, ask: ui.askPermission });
+    let answered = false;
+    const decision = policy.check({ callId: "s1", toolName: "shell", arguments: { command: "touch made" } });
+    void decision.then(() => {
+      answered = true;
+    });
+    await see("Run a command?");
+    // "y" and "a" would allow the command, Enter the highlighted option: they are the user's words.
+    await press("d", " y", "a", KEYS.enter);
+    await new Promise((r) => setImmediate(r));
+    expect(answered).toBe(false);
+    expect(frame()).toContain("Run a command?");
+    // Enter sent the draft the user was typing (as steering, the agent being busy).
+    expect(fx.runtime.calls.steered).toEqual(["and ya"]);
+    // Once the moment has passed, the prompt takes its keys.
+    await new Promise((r) => setTimeout(r, HOLD_MS + 100));
+    await press("n");
+    await expect(decision).resolves.toMatchObject({ behavior: "deny" });
   });
 });
 

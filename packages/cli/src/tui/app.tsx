@@ -6,6 +6,7 @@ import {
   type ReactNode,
   useCallback,
   useEffect,
+  useLayoutEffect,
   useMemo,
   useReducer,
   useRef,
@@ -42,6 +43,7 @@ import type { ImageAttachment } from "./input/images.js";
 import { KeyHandoffContext, takeEarlyKey, useKeyHandoffSlot } from "./input/key-handoff.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
+import { heldForDraft, holdIfTyping, TypingGuardContext, useTypingGuard } from "./input/typing-guard.js";
 import { loadHighlighter } from "./markdown/highlight.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
@@ -389,7 +391,18 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   };
 
   const handoff = useKeyHandoffSlot();
+  const typing = useTypingGuard();
+  // In the commit that shows a question, before any key can reach it.
+  useLayoutEffect(() => {
+    if (prompt !== undefined) holdIfTyping(typing);
+  }, [prompt, typing]);
   useInput((input, key) => {
+    // Keys the user was typing into the draft as a question appeared go on into the draft.
+    const draft = typing.current.draft;
+    if (prompt && draft && heldForDraft(typing, input, key)) {
+      draft(input, key);
+      return;
+    }
     // A list or the input that has just appeared takes the keys until it listens itself.
     if (takeEarlyKey(handoff, input, key)) return;
     if (key.ctrl && input === "c") {
@@ -571,6 +584,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
                   : undefined
               }
               baseDir={runtime.projectDir}
+              isDraft
               isActive={inputActive}
               complete={complete}
               fills={state.inputFills}
@@ -616,7 +630,11 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       </Box>
     </AnimationContext.Provider>
   );
-  return <KeyHandoffContext.Provider value={handoff}>{view}</KeyHandoffContext.Provider>;
+  return (
+    <KeyHandoffContext.Provider value={handoff}>
+      <TypingGuardContext.Provider value={typing}>{view}</TypingGuardContext.Provider>
+    </KeyHandoffContext.Provider>
+  );
 }
 
 function startState(runtime: Runtime) {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
 import { Box, type Key, Text, useInput } from "ink";
-import { type ReactNode, useLayoutEffect, useRef, useState } from "react";
+import { type ReactNode, useContext, useLayoutEffect, useRef, useState } from "react";
 import { type ClipboardImage, readClipboardImage } from "../input/clipboard.js";
 import {
   type DraftAttachments,
@@ -34,6 +34,7 @@ import type { InputHistory } from "../input/history.js";
 import { type ImageAttachment, imageFromBytes, pastedImagePaths, readImageFile } from "../input/images.js";
 import { splitTypedChunk } from "../input/key-chunks.js";
 import { useKeyHandoff } from "../input/key-handoff.js";
+import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 import type { InputFill } from "../transcript/model.js";
 import { HistorySearchView } from "./history-search-view.js";
 
@@ -73,6 +74,7 @@ export function InputBox({
   readClipboard = readClipboardImage,
   refuseImages,
   acceptImages = true,
+  isDraft = false,
   baseDir = process.cwd(),
   history,
   complete,
@@ -91,6 +93,8 @@ export function InputBox({
   readonly readClipboard?: () => Promise<ClipboardImage>;
   /** Why images cannot be sent now (the model takes none), or undefined when they can. */
   readonly refuseImages?: () => string | undefined;
+  /** The main prompt's draft: keys typed just before a question appears stay in it (typing-guard). */
+  readonly isDraft?: boolean;
   /** False where only text is taken (an answer to a question): image paths stay text, Ctrl+V does nothing. */
   readonly acceptImages?: boolean;
   /** Relative image paths in pastes are taken from here. */
@@ -145,6 +149,8 @@ export function InputBox({
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
+  const onKeyRef = useRef<(input: string, key: Key) => void>(() => {});
+  onKeyRef.current = (input, key) => onKey(input, key);
   const onKey = (input: string, key: Key) => {
     const s = ref.current;
     if (input === PASTE_START) {
@@ -247,9 +253,22 @@ export function InputBox({
   // Ink drops a handler only after the frame that deactivates it: until then, keys are not ours.
   const active = useRef(isActive);
   active.current = isActive;
+  const guard = useContext(TypingGuardContext);
   const ownKey = (input: string, key: Key) => {
-    if (active.current) onKey(input, key);
+    if (!active.current) return;
+    if (!isDraft && heldForDraft(guard, input, key)) return;
+    onKey(input, key);
+    // Only a draft being written counts: after Enter sent it, a prompt it brings is expected.
+    if (isDraft && guard) guard.current.lastTyped = ref.current.text !== "" ? Date.now() : 0;
   };
+  // The draft takes the keys held for it even while hidden behind a question.
+  useLayoutEffect(() => {
+    if (!isDraft || guard === undefined) return;
+    guard.current.draft = (input, key) => onKeyRef.current(input, key);
+    return () => {
+      guard.current.draft = undefined;
+    };
+  }, [isDraft, guard]);
   useInput(ownKey, { isActive });
   useKeyHandoff(ownKey, isActive);
 

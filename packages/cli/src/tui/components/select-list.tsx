@@ -1,6 +1,7 @@
 import { Box, type Key, Text, useInput } from "ink";
-import { type ReactNode, useRef, useState } from "react";
+import { type ReactNode, useContext, useRef, useState } from "react";
 import { useKeyHandoff } from "../input/key-handoff.js";
+import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 
 /** One option of a SelectList. */
 export interface SelectOption {
@@ -52,10 +53,11 @@ export function SelectList({
   // reads the props of the latest render, so it never answers a question no longer shown.
   const latest = useRef({ options, onSelect, onCancel, ignoreKeys });
   latest.current = { options, onSelect, onCancel, ignoreKeys };
+  const guard = useContext(TypingGuardContext);
   const active = useRef(isActive);
   active.current = isActive;
   const onKey = (input: string, key: Key) => {
-    if (!active.current || latest.current.ignoreKeys?.()) return;
+    if (!active.current || latest.current.ignoreKeys?.() || heldForDraft(guard, input, key)) return;
     const { options, onSelect, onCancel } = latest.current;
     if (key.escape) {
       onCancel?.();
