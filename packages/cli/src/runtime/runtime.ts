@@ -21,6 +21,7 @@ import {
   Session,
   type SessionConfig,
   type SessionEvent,
+  type SessionInput,
   type Skill,
   type StartProcessOptions,
   type SubagentType,
@@ -106,6 +107,7 @@ import type {
   RuntimeUi,
   TodoItem,
   UserCommandResult,
+  UserMessageInput,
 } from "./types.js";
 import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
 
@@ -745,12 +747,14 @@ class AgentRuntime implements Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  async submit(text: string): Promise<void> {
+  async submit(input: UserMessageInput): Promise<void> {
     if (this.closed) throw new Error("the runtime is closed");
+    const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     this.running++;
     try {
       await this.codeIntelligenceReady;
-      let next: string | undefined = this.userContext.splice(0).join("") + text;
+      const first = this.userContext.splice(0).join("") + text;
+      let next: SessionInput | undefined = images && images.length > 0 ? { text: first, images } : first;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.

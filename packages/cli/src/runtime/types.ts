@@ -8,6 +8,7 @@ import type {
   Skill,
   SubagentType,
 } from "@attractor/agent";
+import type { ImageData } from "@attractor/llm";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { CustomCommand } from "../customization/index.js";
 import type { SkippedMcpServer } from "../mcp/servers.js";
@@ -147,10 +148,10 @@ export interface Runtime {
   /** Every event of the current session and its successors, plus runtime notices. */
   subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
   /**
-   * Runs one user message to the end of its cycle; while a turn runs, it is queued as a
-   * follow-up and the promise settles with that turn.
+   * Runs one user message (text, or text with images) to the end of its cycle; while a turn
+   * runs, it is queued as a follow-up and the promise settles with that turn.
    */
-  submit(text: string): Promise<void>;
+  submit(input: UserMessageInput): Promise<void>;
   /**
    * Steers the running turn: the message is injected after the current tool round. When the turn
    * ends without another round, it is sent as the next message; when the turn is interrupted or
@@ -218,6 +219,9 @@ export interface Runtime {
   /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
   instructionFiles?(): Promise<readonly string[]>;
 }
+
+/** A user message for Runtime.submit: text, or text with images (sent as image parts). */
+export type UserMessageInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
 
 /** How a `!command` ended: refused by the permission policy, or run (whatever its exit code). */
 export type UserCommandResult =

@@ -12,6 +12,8 @@ export interface TmuxTerminal {
   type(text: string): void;
   /** Presses keys by tmux name (Enter, Escape, Down, C-u…). */
   press(...keys: string[]): void;
+  /** Pastes text as the terminal does (bracketed, when the program asked for it). */
+  paste(text: string): void;
   /** Polls the screen until `predicate` holds; fails with the last screen after `limitMs`. */
   waitForScreen(predicate: (text: string) => boolean, what: string, limitMs?: number): Promise<string>;
   /** Waits until the screen shows `text`. */
@@ -81,6 +83,12 @@ export function startCliInTmux(
     screen,
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     press: (...keys) => void tmux("send-keys", "-t", name, ...keys),
+    paste: (text) => {
+      execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "load-buffer", "-b", "test-paste", "-"], {
+        input: text,
+      });
+      tmux("paste-buffer", "-p", "-d", "-b", "test-paste", "-t", name);
+    },
     waitForScreen,
     waitFor: (text) => waitForScreen((s) => s.includes(text), JSON.stringify(text)),
     resize: (columns, rows) =>
