@@ -23,6 +23,7 @@ import { describeSubagentTypes, type SubagentType } from "../customization/subag
 import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
+import { withTools } from "../profiles/with-tools.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
@@ -32,6 +33,7 @@ import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../type
 import type { HookEventName, SessionStartSource, StopDecision } from "../types/hooks.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { SessionState } from "../types/session.js";
+import type { AnyTool } from "../types/tool.js";
 import type { Turn } from "../types/turn.js";
 import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
 import { ContextTracker, contextWarning } from "./context-usage.js";
@@ -83,6 +85,12 @@ export interface SessionOptions {
   readonly toolInstructions?: () => string | undefined;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
+  /**
+   * Tools added to the profile's for this session (RegisteredTool, defineTool() or an llm
+   * `tool()` with execute); a name the profile has replaces its tool. The profile itself is not
+   * changed. A bad tool object throws ToolDefinitionError here.
+   */
+  readonly tools?: readonly AnyTool[];
 }
 
 /** How many times in a row stop hooks may send the model back to work on one input. */
@@ -161,7 +169,8 @@ export class Session {
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
     this.depth = options.depth ?? 0;
-    this.profileValue = options.profile;
+    this.profileValue =
+      options.tools && options.tools.length > 0 ? withTools(options.profile, options.tools) : options.profile;
     this.environment = options.environment;
     this.client = options.client;
     this.retryPolicy = options.retry ?? {};
@@ -292,13 +301,22 @@ export class Session {
     const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     if (this.cycle) {
       this.followUps.push(text);
-      return this.cycle;
+      return this.settled(this.cycle);
     }
     this.ensureStarted();
     this.cycle = this.runCycle({ text, images, followUp: false }).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
+  }
+
+  /**
+   * The cycle, then the shutdown when one began meanwhile (abort() or close() mid-cycle, a fatal
+   * error): callers resume only once `state` is final (IDLE, AWAITING_INPUT or CLOSED).
+   */
+  private async settled(cycle: Promise<void>): Promise<void> {
+    await cycle;
+    if (this.shutdown) await this.shutdown;
   }
 
   /**
@@ -312,7 +330,7 @@ export class Session {
     if (this.stateValue === SessionState.CLOSED || this.shutdown) {
       return Promise.reject(new SessionClosedError(this.id));
     }
-    if (this.cycle) return this.cycle;
+    if (this.cycle) return this.settled(this.cycle);
     const last = this.turns.at(-1);
     if (last === undefined || (last.kind === "assistant" && last.toolCalls.length === 0)) {
       return Promise.reject(new NothingToContinueError(this.id));
@@ -321,7 +339,7 @@ export class Session {
     this.cycle = this.runCycle(undefined).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
   }
 
   /** Same as continue(): retries the turn a non-fatal error ended. */
@@ -389,7 +407,7 @@ export class Session {
 
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
-    await this.cycle;
+    if (this.cycle) await this.settled(this.cycle);
   }
 
   /**
@@ -1024,6 +1042,7 @@ export class Session {
       toolInstructions,
       this.configValue.userInstructions,
       this.configValue.systemPrompt,
+      toolInstructions,
       // By value: the offered list is made anew for each request.
       ...offered.flatMap((t) => [t.name, t.description, t.parameters]),
     ];

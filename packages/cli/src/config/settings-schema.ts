@@ -73,6 +73,12 @@ export interface Settings {
    * refused headless), "allow" without asking, "deny" always (user settings only).
    */
   readonly mcpSampling?: "ask" | "allow" | "deny";
+  /** Retries of a failed model request: how many, the first wait and the longest (ms). */
+  readonly retry?: {
+    readonly maxRetries?: number;
+    readonly baseDelayMs?: number;
+    readonly maxDelayMs?: number;
+  };
 }
 
 /** One language server as settings configure it (the key of `lsp.servers` is its id). */
@@ -188,6 +194,15 @@ export const SETTINGS_SCHEMA = {
     disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     mcpStartupWaitMs: { type: "integer", minimum: 0 },
     mcpSampling: { enum: ["ask", "allow", "deny"] },
+    retry: {
+      type: "object",
+      properties: {
+        maxRetries: { type: "integer", minimum: 0, maximum: 20 },
+        baseDelayMs: { type: "integer", minimum: 0 },
+        maxDelayMs: { type: "integer", minimum: 0 },
+      },
+      additionalProperties: false,
+    },
     env: {
       type: "object",
       additionalProperties: false,

@@ -38,5 +38,6 @@ export type {
   RuntimeUi,
   TodoItem,
   UserCommandResult,
+  UserMessageInput,
 } from "./types.js";
 export { MENTIONS_NOTE, typedText } from "./user-context.js";

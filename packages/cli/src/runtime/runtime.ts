@@ -21,6 +21,7 @@ import {
   Session,
   type SessionConfig,
   type SessionEvent,
+  type SessionInput,
   type Skill,
   type StartProcessOptions,
   type SubagentType,
@@ -106,6 +107,7 @@ import type {
   RuntimeUi,
   TodoItem,
   UserCommandResult,
+  UserMessageInput,
 } from "./types.js";
 import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
 
@@ -712,7 +714,22 @@ class AgentRuntime implements Runtime {
         message: `the permission rule ${rule} names a tool this agent does not have; it never matches (tools: ${registry.names().join(", ")})`,
       });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
+    if (stored) this.restoreFigures(parts.history);
     this.install(parts);
+  }
+
+  /**
+   * A stored conversation's context share, as the status line showed it. (Its tokens and cost
+   * stay out of this run's spending: a headless result reports what the run itself spent.)
+   */
+  private restoreFigures(history: readonly Turn[]): void {
+    const last = history.findLast((t) => t.kind === "assistant");
+    if (last?.kind === "assistant")
+      this.lastContext = contextShare(
+        last.usage,
+        (this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue))
+          .contextWindowSize,
+      );
   }
 
   /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
@@ -730,12 +747,14 @@ class AgentRuntime implements Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  async submit(text: string): Promise<void> {
+  async submit(input: UserMessageInput): Promise<void> {
     if (this.closed) throw new Error("the runtime is closed");
+    const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     this.running++;
     try {
       await this.codeIntelligenceReady;
-      let next: string | undefined = this.userContext.splice(0).join("") + text;
+      const first = this.userContext.splice(0).join("") + text;
+      let next: SessionInput | undefined = images && images.length > 0 ? { text: first, images } : first;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.
@@ -929,7 +948,9 @@ class AgentRuntime implements Runtime {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
     this.nextStart = "resume";
-    this.install(await this.openStored(transcript));
+    const parts = await this.openStored(transcript);
+    this.restoreFigures(parts.history);
+    this.install(parts);
   }
 
   async close(): Promise<void> {
@@ -1062,7 +1083,11 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     this.policy = samePolicy ?? this.createPolicy(this.policy?.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy((message) => this.notify({ kind: "warning", message }));
+    const retry = modelRetryPolicy(
+      (message, detail) =>
+        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+      this.parts.settings.retry,
+    );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
     const session = Session.fromHistory({
