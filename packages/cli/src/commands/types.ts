@@ -44,6 +44,8 @@ export interface CommandHost {
   exit(): void;
   /** Sends text to the model as the user's message, as if typed (never read as a command). */
   send?(text: string): void;
+  /** Writes control bytes to the terminal as they are (OSC 52 for the clipboard; interactive only). */
+  writeToTerminal?(bytes: string): void;
   /** Opens a file in the user's $EDITOR and resolves when the editor exits (interactive only). */
   editFile?(path: string): Promise<void>;
 }

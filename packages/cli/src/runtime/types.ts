@@ -57,6 +57,16 @@ export interface CostSummary {
 }
 
 /** What the runtime tells a front end besides session events. */
+/** A model request waiting to be tried again. */
+export interface RetryWait {
+  readonly attempt: number;
+  readonly maxRetries: number;
+  readonly delayMs: number;
+  readonly reason: string;
+  /** When the next attempt starts (epoch ms). */
+  readonly until: number;
+}
+
 export type RuntimeNotice =
   | { readonly kind: "session_changed"; readonly sessionId: string; readonly restoredTurns: number }
   | { readonly kind: "mode_changed"; readonly mode: PermissionMode }
@@ -69,7 +79,8 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string }
+  /** `retry`: a model request failed and is tried again once `until` (epoch ms) is reached. */
+  | { readonly kind: "warning"; readonly message: string; readonly retry?: RetryWait }
   /** What a hook printed for the user (plain output of tool and stop hooks). */
   | { readonly kind: "hook_output"; readonly text: string };
 

@@ -1,6 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
-import { getModelInfo } from "@attractor/llm";
+import { getModelInfo, listModels } from "@attractor/llm";
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
@@ -24,12 +24,15 @@ import {
   runCommand,
   withMcpPrompts,
 } from "../commands/index.js";
+import { addCosts, historyCost } from "../runtime/cost.js";
 import type { Runtime, UserMessageInput } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
 import { InputBox, type SentDraft } from "./components/input-box.js";
+import { OutputViewer } from "./components/output-viewer.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
+import { RetryCountdown } from "./components/retry-countdown.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
 import { AnimationContext, Elapsed, Spinner } from "./components/spinner.js";
@@ -45,6 +48,9 @@ import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import { heldForDraft, holdIfTyping, TypingGuardContext, useTypingGuard } from "./input/typing-guard.js";
 import { loadHighlighter } from "./markdown/highlight.js";
+import { useTerminalWidthChange } from "./render/terminal-resize.js";
+import { createDeltaBatcher } from "./transcript/delta-batcher.js";
+import { withAdvice } from "./transcript/error-advice.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -108,7 +114,7 @@ export interface AppProps {
  */
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
-  const { write } = useStdout();
+  const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
   const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
@@ -135,9 +141,36 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
 
   // Model and tool text is shown with its control sequences made visible: nothing it holds may
   // clear the screen, move the cursor or write the clipboard.
-  useEffect(
-    () => runtime.subscribe((event) => dispatch({ type: "event", event: visibleControlsDeep(event) })),
-    [runtime],
+  // Streamed pieces are merged and drawn a few times a second, not once per piece.
+  useEffect(() => {
+    const batcher = createDeltaBatcher((events) => dispatch({ type: "events", events }));
+    // A failed model call gets advice on what to do, which needs the provider and its models.
+    const where = () => ({
+      provider: runtime.provider,
+      model: runtime.model,
+      models: listModels(runtime.provider).map((m) => m.id),
+    });
+    const unsubscribe = runtime.subscribe((event) =>
+      batcher.push(withAdvice(visibleControlsDeep(event), where)),
+    );
+    return () => {
+      unsubscribe();
+      batcher.dispose();
+    };
+  }, [runtime]);
+  // A new width re-wraps what the terminal shows: the transcript is printed again, once, at the new
+  // width (the scrollback too, or it would hold the old copy beside the new one).
+  useTerminalWidthChange(() => {
+    write(CLEAR_SCREEN);
+    setEpoch((e) => e + 1);
+  });
+  // A resumed conversation's tokens and cost count in the status line from the start (computed
+  // when a session is opened: the id changes on /resume and /clear, not as turns are added).
+  const sessionId = runtime.session.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: recomputed per session on purpose
+  const restoredCost = useMemo(
+    () => historyCost(runtime.session.history, runtime.model),
+    [runtime, sessionId],
   );
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
@@ -221,6 +254,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      // Straight to the terminal, not through Ink: the bytes move no cursor and draw nothing.
+      writeToTerminal: (bytes) => void stdout.write(bytes),
       send: (text) => sendMessage.current(text),
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
@@ -237,7 +272,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         }
       },
     };
-  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
+  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
@@ -366,7 +401,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     void runtime.interrupt().catch(() => undefined);
   }, [runtime, ui]);
 
-  const inputActive = !prompt && !dialog;
+  /** Whether the whole output of the latest tool calls is shown in place of the input (ctrl+o). */
+  const [viewingOutput, setViewingOutput] = useState(false);
+  const inputActive = !prompt && !dialog && !viewingOutput;
 
   /**
    * Ctrl+C in the input box. The first press always does something that loses nothing for good:
@@ -413,13 +450,18 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       else if (prompt || state.busy) interrupt();
       return;
     }
+    // ctrl+o opens the output viewer (it closes itself); a permission prompt uses the key itself.
+    if (key.ctrl && input === "o" && !prompt && !dialog && !viewingOutput) {
+      setViewingOutput(true);
+      return;
+    }
     if (key.tab && key.shift) {
       runtime.setMode(nextMode(runtime.mode));
       rerender();
       return;
     }
-    // Prompts, dialogs and the history search handle Esc themselves.
-    if (!key.escape || prompt || dialog || searching.current) return;
+    // Prompts, dialogs, the output viewer and the history search handle Esc themselves.
+    if (!key.escape || prompt || dialog || viewingOutput || searching.current) return;
     if (state.busy) {
       interrupt();
       return;
@@ -472,7 +514,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         <Static key={epoch} items={state.items as (typeof state.items)[number][]} style={{ width: "100%" }}>
           {(item) => <TranscriptItemView key={item.id} item={item} />}
         </Static>
-        {state.running.map((call) => (
+        {/* The output viewer takes the screen's height: what streams meanwhile shows again after. */}
+        {(viewingOutput ? [] : state.running).map((call) => (
           <Box key={call.callId} marginTop={1}>
             <ToolCallBlock call={call} />
           </Box>
@@ -485,13 +528,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             </Text>
           </Box>
         ))}
-        {state.streaming ? (
+        {state.streaming && !viewingOutput ? (
           <StreamingMessage
             reasoning={state.streaming.reasoning}
             text={state.streaming.text}
             first={!state.streaming.committedAny}
           />
         ) : null}
+        {state.retrying ? <RetryCountdown retry={state.retrying} /> : null}
         {state.busy || (commandRunning && !dialog) ? (
           <Box marginTop={1}>
             {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}
@@ -549,6 +593,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
               onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
             />
+          ) : viewingOutput ? (
+            <OutputViewer outputs={state.outputs} onClose={() => setViewingOutput(false)} />
           ) : dialog ? (
             <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
               <Text bold>{dialog.title}</Text>
@@ -621,7 +667,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             info={{
               model: runtime.model,
               mode: runtime.mode,
-              cost: runtime.cost(),
+              cost: addCosts(restoredCost, runtime.cost()),
               contextPercent: runtime.contextPercent(),
               ...(hint !== undefined && { hint }),
             }}

@@ -19,6 +19,14 @@ export interface TmuxTerminal {
   /** Waits until the screen shows `text`. */
   waitFor(text: string): Promise<string>;
   kill(): void;
+  /** Resizes the window (the program gets SIGWINCH). */
+  resize(columns: number, rows: number): void;
+  /** The scrollback and the screen, wrapped lines joined. */
+  history(): string;
+  /** Starts copying every byte the program writes to `file` (appended). */
+  recordOutput(file: string): void;
+  /** Stops copying the program's output. */
+  stopRecording(): void;
 }
 
 /**
@@ -83,6 +91,12 @@ export function startCliInTmux(
     },
     waitForScreen,
     waitFor: (text) => waitForScreen((s) => s.includes(text), JSON.stringify(text)),
+    resize: (columns, rows) =>
+      void tmux("resize-window", "-t", name, "-x", String(columns), "-y", String(rows)),
+    history: () => tmux("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", name),
+    recordOutput: (file) =>
+      void tmux("pipe-pane", "-o", "-t", name, `cat >> '${file.replace(/'/g, "'\\''")}'`),
+    stopRecording: () => void tmux("pipe-pane", "-t", name),
     kill: () => {
       try {
         tmux("kill-server");
