@@ -1039,7 +1039,6 @@ export class Session {
       mode,
       skills,
       offer.toolCallInstructions,
-      toolInstructions,
       this.configValue.userInstructions,
       this.configValue.systemPrompt,
       toolInstructions,
