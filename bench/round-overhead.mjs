@@ -9,12 +9,12 @@
 // next request, averaged over the 50 rounds (launch and exit are outside it).
 // Then, in this process, a Session (real Anthropic adapter over loopback, an echo tool) for 1000
 // rounds: the time from a tool's result to the next request's arrival at 50 vs 1000 rounds of
-// history, and the heap (after gc) at 100 vs 1000 rounds; peak RSS of a 500-round headless run
+// history, and the heap (after gc) at 100 vs 1000 rounds; peak RSS of a long (BIG_ROUNDS) headless run
 // against pi's; and, when strace is present, epoll/futex calls per round.
 // Targets: attractor/pi ≤ 0.5, attractor/floor ≤ 3, build at 1000 ≤ 2× at 50, RSS ≤ 0.6× pi's,
 // heap flat (growth no more than the history's own size).
 // Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50,
-// BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
+// BIG_ROUNDS=199, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -271,9 +271,11 @@ if (PARTS.has("wakeups")) {
   } else console.log("wake-ups: skipped (strace not installed)");
 }
 
-// ---- (3) peak RSS of a 500-round headless run ----
+// ---- (3) peak RSS of a long headless run ----
 if (PARTS.has("rss")) {
-  const BIG = Number(process.env.BIG_ROUNDS ?? 500);
+  // attractor stops a single input after 200 tool rounds by default (DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT),
+  // which the command offers no flag to raise: the long run stays below it unless BIG_ROUNDS says.
+  const BIG = Number(process.env.BIG_ROUNDS ?? 199);
   const rss = {};
   for (const n of names) rss[n] = (await runAgent(n, BIG)).peakMb;
   console.log(`peak RSS of a ${BIG}-round headless run:`);
