@@ -4,7 +4,7 @@
 import func3Module from "ajv/dist/runtime/ucs2length.js";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = typeof func3Module === "function" ? func3Module : func3Module.default;
 const pattern0 = new RegExp("^https?://", "u");
@@ -554,12 +554,10 @@ errors++;
 }
 }
 }
-if(data.env !== undefined){
-let data27 = data.env;
-if(data27 && typeof data27 == "object" && !Array.isArray(data27)){
-for(const key3 in data27){
-if(!(key3 === "allow")){
-const err41 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data.mcpSampling !== undefined){
+let data27 = data.mcpSampling;
+if(!(((data27 === "ask") || (data27 === "allow")) || (data27 === "deny"))){
+const err41 = {instancePath:instancePath+"/mcpSampling",schemaPath:"#/properties/mcpSampling/enum",keyword:"enum",params:{allowedValues: schema11.properties.mcpSampling.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -569,15 +567,12 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data27.allow !== undefined){
-let data28 = data27.allow;
-if(Array.isArray(data28)){
-const len6 = data28.length;
-for(let i6=0; i6<len6; i6++){
-let data29 = data28[i6];
-if(typeof data29 === "string"){
-if(!pattern1.test(data29)){
-const err42 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
+if(data.env !== undefined){
+let data28 = data.env;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+for(const key3 in data28){
+if(!(key3 === "allow")){
+const err42 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -587,8 +582,15 @@ vErrors.push(err42);
 errors++;
 }
 }
-else {
-const err43 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data28.allow !== undefined){
+let data29 = data28.allow;
+if(Array.isArray(data29)){
+const len6 = data29.length;
+for(let i6=0; i6<len6; i6++){
+let data30 = data29[i6];
+if(typeof data30 === "string"){
+if(!pattern1.test(data30)){
+const err43 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -598,9 +600,8 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
 else {
-const err44 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err44 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -612,7 +613,7 @@ errors++;
 }
 }
 else {
-const err45 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err45 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -622,12 +623,9 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.lsp !== undefined){
-let data30 = data.lsp;
-if(data30 && typeof data30 == "object" && !Array.isArray(data30)){
-for(const key4 in data30){
-if(!(((key4 === "enabled") || (key4 === "diagnosticsWaitMs")) || (key4 === "servers"))){
-const err46 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+else {
+const err46 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -637,9 +635,12 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data30.enabled !== undefined){
-if(typeof data30.enabled !== "boolean"){
-const err47 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.lsp !== undefined){
+let data31 = data.lsp;
+if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
+for(const key4 in data31){
+if(!(((key4 === "enabled") || (key4 === "diagnosticsWaitMs")) || (key4 === "servers"))){
+const err47 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -649,10 +650,9 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data30.diagnosticsWaitMs !== undefined){
-let data32 = data30.diagnosticsWaitMs;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err48 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data31.enabled !== undefined){
+if(typeof data31.enabled !== "boolean"){
+const err48 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -661,9 +661,11 @@ vErrors.push(err48);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 > 60000 || isNaN(data32)){
-const err49 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+if(data31.diagnosticsWaitMs !== undefined){
+let data33 = data31.diagnosticsWaitMs;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err49 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -672,8 +674,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(data32 < 0 || isNaN(data32)){
-const err50 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 60000 || isNaN(data33)){
+const err50 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -682,16 +685,8 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-if(data30.servers !== undefined){
-let data33 = data30.servers;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key5 in data33){
-let data34 = data33[key5];
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.command === undefined){
-const err51 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data33 < 0 || isNaN(data33)){
+const err51 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -700,8 +695,16 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data34.extensions === undefined){
-const err52 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
+}
+}
+if(data31.servers !== undefined){
+let data34 = data31.servers;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key5 in data34){
+let data35 = data34[key5];
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.command === undefined){
+const err52 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -710,9 +713,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-for(const key6 in data34){
-if(!(((((key6 === "command") || (key6 === "args")) || (key6 === "extensions")) || (key6 === "rootMarkers")) || (key6 === "initializationOptions"))){
-const err53 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+if(data35.extensions === undefined){
+const err53 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -721,12 +723,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data34.command !== undefined){
-let data35 = data34.command;
-if(typeof data35 === "string"){
-if(func3(data35) < 1){
-const err54 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key6 in data35){
+if(!(((((key6 === "command") || (key6 === "args")) || (key6 === "extensions")) || (key6 === "rootMarkers")) || (key6 === "initializationOptions"))){
+const err54 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -736,8 +735,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.command !== undefined){
+let data36 = data35.command;
+if(typeof data36 === "string"){
+if(func3(data36) < 1){
+const err55 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -747,13 +749,8 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data34.args !== undefined){
-let data36 = data34.args;
-if(Array.isArray(data36)){
-const len7 = data36.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data36[i7] !== "string"){
-const err56 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err56 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -763,9 +760,13 @@ vErrors.push(err56);
 errors++;
 }
 }
-}
-else {
-const err57 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data35.args !== undefined){
+let data37 = data35.args;
+if(Array.isArray(data37)){
+const len7 = data37.length;
+for(let i7=0; i7<len7; i7++){
+if(typeof data37[i7] !== "string"){
+const err57 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -775,11 +776,9 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data34.extensions !== undefined){
-let data38 = data34.extensions;
-if(Array.isArray(data38)){
-if(data38.length < 1){
-const err58 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+}
+else {
+const err58 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -788,12 +787,12 @@ vErrors.push(err58);
 }
 errors++;
 }
-const len8 = data38.length;
-for(let i8=0; i8<len8; i8++){
-let data39 = data38[i8];
-if(typeof data39 === "string"){
-if(!pattern2.test(data39)){
-const err59 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
+}
+if(data35.extensions !== undefined){
+let data39 = data35.extensions;
+if(Array.isArray(data39)){
+if(data39.length < 1){
+const err59 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -802,9 +801,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const len8 = data39.length;
+for(let i8=0; i8<len8; i8++){
+let data40 = data39[i8];
+if(typeof data40 === "string"){
+if(!pattern2.test(data40)){
+const err60 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -814,9 +816,8 @@ vErrors.push(err60);
 errors++;
 }
 }
-}
 else {
-const err61 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err61 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -826,15 +827,9 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data34.rootMarkers !== undefined){
-let data40 = data34.rootMarkers;
-if(Array.isArray(data40)){
-const len9 = data40.length;
-for(let i9=0; i9<len9; i9++){
-let data41 = data40[i9];
-if(typeof data41 === "string"){
-if(func3(data41) < 1){
-const err62 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err62 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -844,8 +839,15 @@ vErrors.push(err62);
 errors++;
 }
 }
-else {
-const err63 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.rootMarkers !== undefined){
+let data41 = data35.rootMarkers;
+if(Array.isArray(data41)){
+const len9 = data41.length;
+for(let i9=0; i9<len9; i9++){
+let data42 = data41[i9];
+if(typeof data42 === "string"){
+if(func3(data42) < 1){
+const err63 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -855,9 +857,8 @@ vErrors.push(err63);
 errors++;
 }
 }
-}
 else {
-const err64 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err64 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -869,7 +870,7 @@ errors++;
 }
 }
 else {
-const err65 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err65 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -881,7 +882,7 @@ errors++;
 }
 }
 else {
-const err66 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err66 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -893,7 +894,7 @@ errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err67 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -903,12 +904,9 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data.hooks !== undefined){
-let data42 = data.hooks;
-if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
-for(const key7 in data42){
-if(!(func2.call(schema11.properties.hooks.properties, key7))){
-const err68 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+else {
+const err68 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -918,15 +916,12 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data42.PreToolUse !== undefined){
-let data43 = data42.PreToolUse;
-if(Array.isArray(data43)){
-const len10 = data43.length;
-for(let i10=0; i10<len10; i10++){
-let data44 = data43[i10];
-if(data44 && typeof data44 == "object" && !Array.isArray(data44)){
-if(data44.hooks === undefined){
-const err69 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data.hooks !== undefined){
+let data43 = data.hooks;
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+for(const key7 in data43){
+if(!(func2.call(schema11.properties.hooks.properties, key7))){
+const err69 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -935,9 +930,16 @@ vErrors.push(err69);
 }
 errors++;
 }
-for(const key8 in data44){
-if(!((key8 === "matcher") || (key8 === "hooks"))){
-const err70 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+if(data43.PreToolUse !== undefined){
+let data44 = data43.PreToolUse;
+if(Array.isArray(data44)){
+const len10 = data44.length;
+for(let i10=0; i10<len10; i10++){
+let data45 = data44[i10];
+if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
+if(data45.hooks === undefined){
+const err70 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -946,10 +948,9 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-if(data44.matcher !== undefined){
-if(typeof data44.matcher !== "string"){
-const err71 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key8 in data45){
+if(!((key8 === "matcher") || (key8 === "hooks"))){
+const err71 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -959,15 +960,9 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data44.hooks !== undefined){
-let data46 = data44.hooks;
-if(Array.isArray(data46)){
-const len11 = data46.length;
-for(let i11=0; i11<len11; i11++){
-let data47 = data46[i11];
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-if(data47.type === undefined){
-const err72 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data45.matcher !== undefined){
+if(typeof data45.matcher !== "string"){
+const err72 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -976,9 +971,16 @@ vErrors.push(err72);
 }
 errors++;
 }
-for(const key9 in data47){
-if(!(((key9 === "type") || (key9 === "command")) || (key9 === "timeout"))){
-const err73 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data45.hooks !== undefined){
+let data47 = data45.hooks;
+if(Array.isArray(data47)){
+const len11 = data47.length;
+for(let i11=0; i11<len11; i11++){
+let data48 = data47[i11];
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+if(data48.type === undefined){
+const err73 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -987,12 +989,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-if(data47.type !== undefined){
-let data48 = data47.type;
-if(typeof data48 === "string"){
-if(func3(data48) < 1){
-const err74 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key9 in data48){
+if(!(((key9 === "type") || (key9 === "command")) || (key9 === "timeout"))){
+const err74 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1002,8 +1001,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-else {
-const err75 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.type !== undefined){
+let data49 = data48.type;
+if(typeof data49 === "string"){
+if(func3(data49) < 1){
+const err75 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1013,11 +1015,8 @@ vErrors.push(err75);
 errors++;
 }
 }
-if(data47.command !== undefined){
-let data49 = data47.command;
-if(typeof data49 === "string"){
-if(func3(data49) < 1){
-const err76 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err76 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1027,8 +1026,11 @@ vErrors.push(err76);
 errors++;
 }
 }
-else {
-const err77 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.command !== undefined){
+let data50 = data48.command;
+if(typeof data50 === "string"){
+if(func3(data50) < 1){
+const err77 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1038,11 +1040,8 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data47.timeout !== undefined){
-let data50 = data47.timeout;
-if((typeof data50 == "number") && (isFinite(data50))){
-if(data50 <= 0 || isNaN(data50)){
-const err78 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err78 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1052,8 +1051,11 @@ vErrors.push(err78);
 errors++;
 }
 }
-else {
-const err79 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data48.timeout !== undefined){
+let data51 = data48.timeout;
+if((typeof data51 == "number") && (isFinite(data51))){
+if(data51 <= 0 || isNaN(data51)){
+const err79 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1063,9 +1065,8 @@ vErrors.push(err79);
 errors++;
 }
 }
-}
 else {
-const err80 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err80 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1077,7 +1078,7 @@ errors++;
 }
 }
 else {
-const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1089,7 +1090,7 @@ errors++;
 }
 }
 else {
-const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1101,7 +1102,7 @@ errors++;
 }
 }
 else {
-const err83 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1111,15 +1112,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data42.PostToolUse !== undefined){
-let data51 = data42.PostToolUse;
-if(Array.isArray(data51)){
-const len12 = data51.length;
-for(let i12=0; i12<len12; i12++){
-let data52 = data51[i12];
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-if(data52.hooks === undefined){
-const err84 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err84 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1128,9 +1123,16 @@ vErrors.push(err84);
 }
 errors++;
 }
-for(const key10 in data52){
-if(!((key10 === "matcher") || (key10 === "hooks"))){
-const err85 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data43.PostToolUse !== undefined){
+let data52 = data43.PostToolUse;
+if(Array.isArray(data52)){
+const len12 = data52.length;
+for(let i12=0; i12<len12; i12++){
+let data53 = data52[i12];
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.hooks === undefined){
+const err85 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1139,10 +1141,9 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-if(data52.matcher !== undefined){
-if(typeof data52.matcher !== "string"){
-const err86 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data53){
+if(!((key10 === "matcher") || (key10 === "hooks"))){
+const err86 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1152,15 +1153,9 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data52.hooks !== undefined){
-let data54 = data52.hooks;
-if(Array.isArray(data54)){
-const len13 = data54.length;
-for(let i13=0; i13<len13; i13++){
-let data55 = data54[i13];
-if(data55 && typeof data55 == "object" && !Array.isArray(data55)){
-if(data55.type === undefined){
-const err87 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data53.matcher !== undefined){
+if(typeof data53.matcher !== "string"){
+const err87 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1169,9 +1164,16 @@ vErrors.push(err87);
 }
 errors++;
 }
-for(const key11 in data55){
-if(!(((key11 === "type") || (key11 === "command")) || (key11 === "timeout"))){
-const err88 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+if(data53.hooks !== undefined){
+let data55 = data53.hooks;
+if(Array.isArray(data55)){
+const len13 = data55.length;
+for(let i13=0; i13<len13; i13++){
+let data56 = data55[i13];
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.type === undefined){
+const err88 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1180,12 +1182,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-}
-if(data55.type !== undefined){
-let data56 = data55.type;
-if(typeof data56 === "string"){
-if(func3(data56) < 1){
-const err89 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key11 in data56){
+if(!(((key11 === "type") || (key11 === "command")) || (key11 === "timeout"))){
+const err89 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1195,8 +1194,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-else {
-const err90 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.type !== undefined){
+let data57 = data56.type;
+if(typeof data57 === "string"){
+if(func3(data57) < 1){
+const err90 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1206,11 +1208,8 @@ vErrors.push(err90);
 errors++;
 }
 }
-if(data55.command !== undefined){
-let data57 = data55.command;
-if(typeof data57 === "string"){
-if(func3(data57) < 1){
-const err91 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err91 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1220,8 +1219,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-else {
-const err92 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.command !== undefined){
+let data58 = data56.command;
+if(typeof data58 === "string"){
+if(func3(data58) < 1){
+const err92 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1231,11 +1233,8 @@ vErrors.push(err92);
 errors++;
 }
 }
-if(data55.timeout !== undefined){
-let data58 = data55.timeout;
-if((typeof data58 == "number") && (isFinite(data58))){
-if(data58 <= 0 || isNaN(data58)){
-const err93 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err93 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1245,8 +1244,11 @@ vErrors.push(err93);
 errors++;
 }
 }
-else {
-const err94 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data56.timeout !== undefined){
+let data59 = data56.timeout;
+if((typeof data59 == "number") && (isFinite(data59))){
+if(data59 <= 0 || isNaN(data59)){
+const err94 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1256,9 +1258,8 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
 else {
-const err95 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err95 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1270,7 +1271,7 @@ errors++;
 }
 }
 else {
-const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1282,7 +1283,7 @@ errors++;
 }
 }
 else {
-const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1294,7 +1295,7 @@ errors++;
 }
 }
 else {
-const err98 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1304,15 +1305,9 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data42.UserPromptSubmit !== undefined){
-let data59 = data42.UserPromptSubmit;
-if(Array.isArray(data59)){
-const len14 = data59.length;
-for(let i14=0; i14<len14; i14++){
-let data60 = data59[i14];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.hooks === undefined){
-const err99 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err99 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1321,9 +1316,16 @@ vErrors.push(err99);
 }
 errors++;
 }
-for(const key12 in data60){
-if(!((key12 === "matcher") || (key12 === "hooks"))){
-const err100 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data43.UserPromptSubmit !== undefined){
+let data60 = data43.UserPromptSubmit;
+if(Array.isArray(data60)){
+const len14 = data60.length;
+for(let i14=0; i14<len14; i14++){
+let data61 = data60[i14];
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+if(data61.hooks === undefined){
+const err100 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1332,10 +1334,9 @@ vErrors.push(err100);
 }
 errors++;
 }
-}
-if(data60.matcher !== undefined){
-if(typeof data60.matcher !== "string"){
-const err101 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data61){
+if(!((key12 === "matcher") || (key12 === "hooks"))){
+const err101 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1345,15 +1346,9 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data60.hooks !== undefined){
-let data62 = data60.hooks;
-if(Array.isArray(data62)){
-const len15 = data62.length;
-for(let i15=0; i15<len15; i15++){
-let data63 = data62[i15];
-if(data63 && typeof data63 == "object" && !Array.isArray(data63)){
-if(data63.type === undefined){
-const err102 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data61.matcher !== undefined){
+if(typeof data61.matcher !== "string"){
+const err102 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1362,9 +1357,16 @@ vErrors.push(err102);
 }
 errors++;
 }
-for(const key13 in data63){
-if(!(((key13 === "type") || (key13 === "command")) || (key13 === "timeout"))){
-const err103 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+if(data61.hooks !== undefined){
+let data63 = data61.hooks;
+if(Array.isArray(data63)){
+const len15 = data63.length;
+for(let i15=0; i15<len15; i15++){
+let data64 = data63[i15];
+if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
+if(data64.type === undefined){
+const err103 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1373,12 +1375,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-if(data63.type !== undefined){
-let data64 = data63.type;
-if(typeof data64 === "string"){
-if(func3(data64) < 1){
-const err104 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key13 in data64){
+if(!(((key13 === "type") || (key13 === "command")) || (key13 === "timeout"))){
+const err104 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1388,8 +1387,11 @@ vErrors.push(err104);
 errors++;
 }
 }
-else {
-const err105 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.type !== undefined){
+let data65 = data64.type;
+if(typeof data65 === "string"){
+if(func3(data65) < 1){
+const err105 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1399,11 +1401,8 @@ vErrors.push(err105);
 errors++;
 }
 }
-if(data63.command !== undefined){
-let data65 = data63.command;
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-const err106 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err106 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1413,8 +1412,11 @@ vErrors.push(err106);
 errors++;
 }
 }
-else {
-const err107 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data64.command !== undefined){
+let data66 = data64.command;
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err107 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1424,11 +1426,8 @@ vErrors.push(err107);
 errors++;
 }
 }
-if(data63.timeout !== undefined){
-let data66 = data63.timeout;
-if((typeof data66 == "number") && (isFinite(data66))){
-if(data66 <= 0 || isNaN(data66)){
-const err108 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err108 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1438,8 +1437,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-else {
-const err109 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data64.timeout !== undefined){
+let data67 = data64.timeout;
+if((typeof data67 == "number") && (isFinite(data67))){
+if(data67 <= 0 || isNaN(data67)){
+const err109 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1449,9 +1451,8 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
 else {
-const err110 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err110 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1463,7 +1464,7 @@ errors++;
 }
 }
 else {
-const err111 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err111 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1475,7 +1476,7 @@ errors++;
 }
 }
 else {
-const err112 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err112 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1487,7 +1488,7 @@ errors++;
 }
 }
 else {
-const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1497,15 +1498,9 @@ vErrors.push(err113);
 errors++;
 }
 }
-if(data42.Stop !== undefined){
-let data67 = data42.Stop;
-if(Array.isArray(data67)){
-const len16 = data67.length;
-for(let i16=0; i16<len16; i16++){
-let data68 = data67[i16];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.hooks === undefined){
-const err114 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1514,9 +1509,16 @@ vErrors.push(err114);
 }
 errors++;
 }
-for(const key14 in data68){
-if(!((key14 === "matcher") || (key14 === "hooks"))){
-const err115 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data43.Stop !== undefined){
+let data68 = data43.Stop;
+if(Array.isArray(data68)){
+const len16 = data68.length;
+for(let i16=0; i16<len16; i16++){
+let data69 = data68[i16];
+if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
+if(data69.hooks === undefined){
+const err115 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1525,10 +1527,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-if(data68.matcher !== undefined){
-if(typeof data68.matcher !== "string"){
-const err116 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data69){
+if(!((key14 === "matcher") || (key14 === "hooks"))){
+const err116 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1538,15 +1539,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data68.hooks !== undefined){
-let data70 = data68.hooks;
-if(Array.isArray(data70)){
-const len17 = data70.length;
-for(let i17=0; i17<len17; i17++){
-let data71 = data70[i17];
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-if(data71.type === undefined){
-const err117 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data69.matcher !== undefined){
+if(typeof data69.matcher !== "string"){
+const err117 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1555,9 +1550,16 @@ vErrors.push(err117);
 }
 errors++;
 }
-for(const key15 in data71){
-if(!(((key15 === "type") || (key15 === "command")) || (key15 === "timeout"))){
-const err118 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+if(data69.hooks !== undefined){
+let data71 = data69.hooks;
+if(Array.isArray(data71)){
+const len17 = data71.length;
+for(let i17=0; i17<len17; i17++){
+let data72 = data71[i17];
+if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
+if(data72.type === undefined){
+const err118 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1566,12 +1568,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-if(data71.type !== undefined){
-let data72 = data71.type;
-if(typeof data72 === "string"){
-if(func3(data72) < 1){
-const err119 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key15 in data72){
+if(!(((key15 === "type") || (key15 === "command")) || (key15 === "timeout"))){
+const err119 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1581,8 +1580,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-else {
-const err120 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.type !== undefined){
+let data73 = data72.type;
+if(typeof data73 === "string"){
+if(func3(data73) < 1){
+const err120 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1592,11 +1594,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-if(data71.command !== undefined){
-let data73 = data71.command;
-if(typeof data73 === "string"){
-if(func3(data73) < 1){
-const err121 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err121 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1606,8 +1605,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-else {
-const err122 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data72.command !== undefined){
+let data74 = data72.command;
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+const err122 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1617,11 +1619,8 @@ vErrors.push(err122);
 errors++;
 }
 }
-if(data71.timeout !== undefined){
-let data74 = data71.timeout;
-if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 <= 0 || isNaN(data74)){
-const err123 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err123 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1631,8 +1630,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-else {
-const err124 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data72.timeout !== undefined){
+let data75 = data72.timeout;
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 <= 0 || isNaN(data75)){
+const err124 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1642,9 +1644,8 @@ vErrors.push(err124);
 errors++;
 }
 }
-}
 else {
-const err125 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err125 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1656,7 +1657,7 @@ errors++;
 }
 }
 else {
-const err126 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err126 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1668,7 +1669,7 @@ errors++;
 }
 }
 else {
-const err127 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err127 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1680,7 +1681,7 @@ errors++;
 }
 }
 else {
-const err128 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err128 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1690,15 +1691,9 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data42.SubagentStop !== undefined){
-let data75 = data42.SubagentStop;
-if(Array.isArray(data75)){
-const len18 = data75.length;
-for(let i18=0; i18<len18; i18++){
-let data76 = data75[i18];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.hooks === undefined){
-const err129 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err129 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1707,9 +1702,16 @@ vErrors.push(err129);
 }
 errors++;
 }
-for(const key16 in data76){
-if(!((key16 === "matcher") || (key16 === "hooks"))){
-const err130 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data43.SubagentStop !== undefined){
+let data76 = data43.SubagentStop;
+if(Array.isArray(data76)){
+const len18 = data76.length;
+for(let i18=0; i18<len18; i18++){
+let data77 = data76[i18];
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.hooks === undefined){
+const err130 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1718,10 +1720,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data76.matcher !== undefined){
-if(typeof data76.matcher !== "string"){
-const err131 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data77){
+if(!((key16 === "matcher") || (key16 === "hooks"))){
+const err131 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1731,15 +1732,9 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data76.hooks !== undefined){
-let data78 = data76.hooks;
-if(Array.isArray(data78)){
-const len19 = data78.length;
-for(let i19=0; i19<len19; i19++){
-let data79 = data78[i19];
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.type === undefined){
-const err132 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data77.matcher !== undefined){
+if(typeof data77.matcher !== "string"){
+const err132 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1748,9 +1743,16 @@ vErrors.push(err132);
 }
 errors++;
 }
-for(const key17 in data79){
-if(!(((key17 === "type") || (key17 === "command")) || (key17 === "timeout"))){
-const err133 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+if(data77.hooks !== undefined){
+let data79 = data77.hooks;
+if(Array.isArray(data79)){
+const len19 = data79.length;
+for(let i19=0; i19<len19; i19++){
+let data80 = data79[i19];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.type === undefined){
+const err133 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1759,12 +1761,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-if(data79.type !== undefined){
-let data80 = data79.type;
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-const err134 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key17 in data80){
+if(!(((key17 === "type") || (key17 === "command")) || (key17 === "timeout"))){
+const err134 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1774,8 +1773,11 @@ vErrors.push(err134);
 errors++;
 }
 }
-else {
-const err135 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data80.type !== undefined){
+let data81 = data80.type;
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err135 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1785,11 +1787,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-if(data79.command !== undefined){
-let data81 = data79.command;
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-const err136 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err136 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1799,8 +1798,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-else {
-const err137 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data80.command !== undefined){
+let data82 = data80.command;
+if(typeof data82 === "string"){
+if(func3(data82) < 1){
+const err137 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1810,11 +1812,8 @@ vErrors.push(err137);
 errors++;
 }
 }
-if(data79.timeout !== undefined){
-let data82 = data79.timeout;
-if((typeof data82 == "number") && (isFinite(data82))){
-if(data82 <= 0 || isNaN(data82)){
-const err138 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err138 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1824,8 +1823,11 @@ vErrors.push(err138);
 errors++;
 }
 }
-else {
-const err139 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data80.timeout !== undefined){
+let data83 = data80.timeout;
+if((typeof data83 == "number") && (isFinite(data83))){
+if(data83 <= 0 || isNaN(data83)){
+const err139 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1835,9 +1837,8 @@ vErrors.push(err139);
 errors++;
 }
 }
-}
 else {
-const err140 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err140 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1849,7 +1850,7 @@ errors++;
 }
 }
 else {
-const err141 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err141 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1861,7 +1862,7 @@ errors++;
 }
 }
 else {
-const err142 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err142 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1873,7 +1874,7 @@ errors++;
 }
 }
 else {
-const err143 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err143 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1883,15 +1884,9 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data42.SessionStart !== undefined){
-let data83 = data42.SessionStart;
-if(Array.isArray(data83)){
-const len20 = data83.length;
-for(let i20=0; i20<len20; i20++){
-let data84 = data83[i20];
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.hooks === undefined){
-const err144 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err144 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1900,9 +1895,16 @@ vErrors.push(err144);
 }
 errors++;
 }
-for(const key18 in data84){
-if(!((key18 === "matcher") || (key18 === "hooks"))){
-const err145 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data43.SessionStart !== undefined){
+let data84 = data43.SessionStart;
+if(Array.isArray(data84)){
+const len20 = data84.length;
+for(let i20=0; i20<len20; i20++){
+let data85 = data84[i20];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.hooks === undefined){
+const err145 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1911,10 +1913,9 @@ vErrors.push(err145);
 }
 errors++;
 }
-}
-if(data84.matcher !== undefined){
-if(typeof data84.matcher !== "string"){
-const err146 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key18 in data85){
+if(!((key18 === "matcher") || (key18 === "hooks"))){
+const err146 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1924,15 +1925,9 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(data84.hooks !== undefined){
-let data86 = data84.hooks;
-if(Array.isArray(data86)){
-const len21 = data86.length;
-for(let i21=0; i21<len21; i21++){
-let data87 = data86[i21];
-if(data87 && typeof data87 == "object" && !Array.isArray(data87)){
-if(data87.type === undefined){
-const err147 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data85.matcher !== undefined){
+if(typeof data85.matcher !== "string"){
+const err147 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1941,9 +1936,16 @@ vErrors.push(err147);
 }
 errors++;
 }
-for(const key19 in data87){
-if(!(((key19 === "type") || (key19 === "command")) || (key19 === "timeout"))){
-const err148 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+if(data85.hooks !== undefined){
+let data87 = data85.hooks;
+if(Array.isArray(data87)){
+const len21 = data87.length;
+for(let i21=0; i21<len21; i21++){
+let data88 = data87[i21];
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+if(data88.type === undefined){
+const err148 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1952,12 +1954,9 @@ vErrors.push(err148);
 }
 errors++;
 }
-}
-if(data87.type !== undefined){
-let data88 = data87.type;
-if(typeof data88 === "string"){
-if(func3(data88) < 1){
-const err149 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key19 in data88){
+if(!(((key19 === "type") || (key19 === "command")) || (key19 === "timeout"))){
+const err149 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1967,8 +1966,11 @@ vErrors.push(err149);
 errors++;
 }
 }
-else {
-const err150 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data88.type !== undefined){
+let data89 = data88.type;
+if(typeof data89 === "string"){
+if(func3(data89) < 1){
+const err150 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1978,11 +1980,8 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data87.command !== undefined){
-let data89 = data87.command;
-if(typeof data89 === "string"){
-if(func3(data89) < 1){
-const err151 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err151 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1992,8 +1991,11 @@ vErrors.push(err151);
 errors++;
 }
 }
-else {
-const err152 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data88.command !== undefined){
+let data90 = data88.command;
+if(typeof data90 === "string"){
+if(func3(data90) < 1){
+const err152 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2003,11 +2005,8 @@ vErrors.push(err152);
 errors++;
 }
 }
-if(data87.timeout !== undefined){
-let data90 = data87.timeout;
-if((typeof data90 == "number") && (isFinite(data90))){
-if(data90 <= 0 || isNaN(data90)){
-const err153 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err153 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2017,8 +2016,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-else {
-const err154 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data88.timeout !== undefined){
+let data91 = data88.timeout;
+if((typeof data91 == "number") && (isFinite(data91))){
+if(data91 <= 0 || isNaN(data91)){
+const err154 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2028,9 +2030,8 @@ vErrors.push(err154);
 errors++;
 }
 }
-}
 else {
-const err155 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err155 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2042,7 +2043,7 @@ errors++;
 }
 }
 else {
-const err156 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err156 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2054,7 +2055,7 @@ errors++;
 }
 }
 else {
-const err157 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err157 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2066,7 +2067,7 @@ errors++;
 }
 }
 else {
-const err158 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err158 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2076,15 +2077,9 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data42.SessionEnd !== undefined){
-let data91 = data42.SessionEnd;
-if(Array.isArray(data91)){
-const len22 = data91.length;
-for(let i22=0; i22<len22; i22++){
-let data92 = data91[i22];
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-if(data92.hooks === undefined){
-const err159 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err159 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2093,9 +2088,16 @@ vErrors.push(err159);
 }
 errors++;
 }
-for(const key20 in data92){
-if(!((key20 === "matcher") || (key20 === "hooks"))){
-const err160 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data43.SessionEnd !== undefined){
+let data92 = data43.SessionEnd;
+if(Array.isArray(data92)){
+const len22 = data92.length;
+for(let i22=0; i22<len22; i22++){
+let data93 = data92[i22];
+if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
+if(data93.hooks === undefined){
+const err160 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2104,10 +2106,9 @@ vErrors.push(err160);
 }
 errors++;
 }
-}
-if(data92.matcher !== undefined){
-if(typeof data92.matcher !== "string"){
-const err161 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data93){
+if(!((key20 === "matcher") || (key20 === "hooks"))){
+const err161 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2117,15 +2118,9 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data92.hooks !== undefined){
-let data94 = data92.hooks;
-if(Array.isArray(data94)){
-const len23 = data94.length;
-for(let i23=0; i23<len23; i23++){
-let data95 = data94[i23];
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-if(data95.type === undefined){
-const err162 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data93.matcher !== undefined){
+if(typeof data93.matcher !== "string"){
+const err162 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2134,9 +2129,16 @@ vErrors.push(err162);
 }
 errors++;
 }
-for(const key21 in data95){
-if(!(((key21 === "type") || (key21 === "command")) || (key21 === "timeout"))){
-const err163 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+if(data93.hooks !== undefined){
+let data95 = data93.hooks;
+if(Array.isArray(data95)){
+const len23 = data95.length;
+for(let i23=0; i23<len23; i23++){
+let data96 = data95[i23];
+if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
+if(data96.type === undefined){
+const err163 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2145,12 +2147,9 @@ vErrors.push(err163);
 }
 errors++;
 }
-}
-if(data95.type !== undefined){
-let data96 = data95.type;
-if(typeof data96 === "string"){
-if(func3(data96) < 1){
-const err164 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key21 in data96){
+if(!(((key21 === "type") || (key21 === "command")) || (key21 === "timeout"))){
+const err164 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2160,8 +2159,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-else {
-const err165 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data96.type !== undefined){
+let data97 = data96.type;
+if(typeof data97 === "string"){
+if(func3(data97) < 1){
+const err165 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2171,11 +2173,8 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data95.command !== undefined){
-let data97 = data95.command;
-if(typeof data97 === "string"){
-if(func3(data97) < 1){
-const err166 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err166 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2185,8 +2184,11 @@ vErrors.push(err166);
 errors++;
 }
 }
-else {
-const err167 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data96.command !== undefined){
+let data98 = data96.command;
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
+const err167 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2196,11 +2198,8 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data95.timeout !== undefined){
-let data98 = data95.timeout;
-if((typeof data98 == "number") && (isFinite(data98))){
-if(data98 <= 0 || isNaN(data98)){
-const err168 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err168 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2210,8 +2209,11 @@ vErrors.push(err168);
 errors++;
 }
 }
-else {
-const err169 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data96.timeout !== undefined){
+let data99 = data96.timeout;
+if((typeof data99 == "number") && (isFinite(data99))){
+if(data99 <= 0 || isNaN(data99)){
+const err169 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2221,9 +2223,8 @@ vErrors.push(err169);
 errors++;
 }
 }
-}
 else {
-const err170 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err170 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2235,7 +2236,7 @@ errors++;
 }
 }
 else {
-const err171 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err171 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2247,7 +2248,7 @@ errors++;
 }
 }
 else {
-const err172 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err172 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2259,7 +2260,7 @@ errors++;
 }
 }
 else {
-const err173 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err173 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2269,15 +2270,9 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data42.PreCompact !== undefined){
-let data99 = data42.PreCompact;
-if(Array.isArray(data99)){
-const len24 = data99.length;
-for(let i24=0; i24<len24; i24++){
-let data100 = data99[i24];
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-if(data100.hooks === undefined){
-const err174 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err174 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2286,9 +2281,16 @@ vErrors.push(err174);
 }
 errors++;
 }
-for(const key22 in data100){
-if(!((key22 === "matcher") || (key22 === "hooks"))){
-const err175 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+if(data43.PreCompact !== undefined){
+let data100 = data43.PreCompact;
+if(Array.isArray(data100)){
+const len24 = data100.length;
+for(let i24=0; i24<len24; i24++){
+let data101 = data100[i24];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.hooks === undefined){
+const err175 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2297,10 +2299,9 @@ vErrors.push(err175);
 }
 errors++;
 }
-}
-if(data100.matcher !== undefined){
-if(typeof data100.matcher !== "string"){
-const err176 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key22 in data101){
+if(!((key22 === "matcher") || (key22 === "hooks"))){
+const err176 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2310,15 +2311,9 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data100.hooks !== undefined){
-let data102 = data100.hooks;
-if(Array.isArray(data102)){
-const len25 = data102.length;
-for(let i25=0; i25<len25; i25++){
-let data103 = data102[i25];
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.type === undefined){
-const err177 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data101.matcher !== undefined){
+if(typeof data101.matcher !== "string"){
+const err177 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2327,9 +2322,16 @@ vErrors.push(err177);
 }
 errors++;
 }
-for(const key23 in data103){
-if(!(((key23 === "type") || (key23 === "command")) || (key23 === "timeout"))){
-const err178 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+if(data101.hooks !== undefined){
+let data103 = data101.hooks;
+if(Array.isArray(data103)){
+const len25 = data103.length;
+for(let i25=0; i25<len25; i25++){
+let data104 = data103[i25];
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data104.type === undefined){
+const err178 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2338,12 +2340,9 @@ vErrors.push(err178);
 }
 errors++;
 }
-}
-if(data103.type !== undefined){
-let data104 = data103.type;
-if(typeof data104 === "string"){
-if(func3(data104) < 1){
-const err179 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key23 in data104){
+if(!(((key23 === "type") || (key23 === "command")) || (key23 === "timeout"))){
+const err179 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2353,8 +2352,11 @@ vErrors.push(err179);
 errors++;
 }
 }
-else {
-const err180 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data104.type !== undefined){
+let data105 = data104.type;
+if(typeof data105 === "string"){
+if(func3(data105) < 1){
+const err180 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2364,11 +2366,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data103.command !== undefined){
-let data105 = data103.command;
-if(typeof data105 === "string"){
-if(func3(data105) < 1){
-const err181 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err181 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2378,8 +2377,11 @@ vErrors.push(err181);
 errors++;
 }
 }
-else {
-const err182 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data104.command !== undefined){
+let data106 = data104.command;
+if(typeof data106 === "string"){
+if(func3(data106) < 1){
+const err182 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2389,11 +2391,8 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data103.timeout !== undefined){
-let data106 = data103.timeout;
-if((typeof data106 == "number") && (isFinite(data106))){
-if(data106 <= 0 || isNaN(data106)){
-const err183 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err183 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2403,8 +2402,11 @@ vErrors.push(err183);
 errors++;
 }
 }
-else {
-const err184 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data104.timeout !== undefined){
+let data107 = data104.timeout;
+if((typeof data107 == "number") && (isFinite(data107))){
+if(data107 <= 0 || isNaN(data107)){
+const err184 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2414,9 +2416,8 @@ vErrors.push(err184);
 errors++;
 }
 }
-}
 else {
-const err185 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err185 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2428,7 +2429,7 @@ errors++;
 }
 }
 else {
-const err186 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err186 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2440,7 +2441,7 @@ errors++;
 }
 }
 else {
-const err187 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err187 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2452,7 +2453,7 @@ errors++;
 }
 }
 else {
-const err188 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err188 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2462,15 +2463,9 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data42.Notification !== undefined){
-let data107 = data42.Notification;
-if(Array.isArray(data107)){
-const len26 = data107.length;
-for(let i26=0; i26<len26; i26++){
-let data108 = data107[i26];
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-if(data108.hooks === undefined){
-const err189 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err189 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2479,9 +2474,16 @@ vErrors.push(err189);
 }
 errors++;
 }
-for(const key24 in data108){
-if(!((key24 === "matcher") || (key24 === "hooks"))){
-const err190 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data43.Notification !== undefined){
+let data108 = data43.Notification;
+if(Array.isArray(data108)){
+const len26 = data108.length;
+for(let i26=0; i26<len26; i26++){
+let data109 = data108[i26];
+if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
+if(data109.hooks === undefined){
+const err190 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2490,10 +2492,9 @@ vErrors.push(err190);
 }
 errors++;
 }
-}
-if(data108.matcher !== undefined){
-if(typeof data108.matcher !== "string"){
-const err191 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key24 in data109){
+if(!((key24 === "matcher") || (key24 === "hooks"))){
+const err191 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2503,15 +2504,9 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data108.hooks !== undefined){
-let data110 = data108.hooks;
-if(Array.isArray(data110)){
-const len27 = data110.length;
-for(let i27=0; i27<len27; i27++){
-let data111 = data110[i27];
-if(data111 && typeof data111 == "object" && !Array.isArray(data111)){
-if(data111.type === undefined){
-const err192 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data109.matcher !== undefined){
+if(typeof data109.matcher !== "string"){
+const err192 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2520,9 +2515,16 @@ vErrors.push(err192);
 }
 errors++;
 }
-for(const key25 in data111){
-if(!(((key25 === "type") || (key25 === "command")) || (key25 === "timeout"))){
-const err193 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+if(data109.hooks !== undefined){
+let data111 = data109.hooks;
+if(Array.isArray(data111)){
+const len27 = data111.length;
+for(let i27=0; i27<len27; i27++){
+let data112 = data111[i27];
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+if(data112.type === undefined){
+const err193 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2531,12 +2533,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-}
-if(data111.type !== undefined){
-let data112 = data111.type;
-if(typeof data112 === "string"){
-if(func3(data112) < 1){
-const err194 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key25 in data112){
+if(!(((key25 === "type") || (key25 === "command")) || (key25 === "timeout"))){
+const err194 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2546,8 +2545,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-else {
-const err195 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data112.type !== undefined){
+let data113 = data112.type;
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+const err195 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2557,11 +2559,8 @@ vErrors.push(err195);
 errors++;
 }
 }
-if(data111.command !== undefined){
-let data113 = data111.command;
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-const err196 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err196 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2571,8 +2570,11 @@ vErrors.push(err196);
 errors++;
 }
 }
-else {
-const err197 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data112.command !== undefined){
+let data114 = data112.command;
+if(typeof data114 === "string"){
+if(func3(data114) < 1){
+const err197 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2582,11 +2584,8 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data111.timeout !== undefined){
-let data114 = data111.timeout;
-if((typeof data114 == "number") && (isFinite(data114))){
-if(data114 <= 0 || isNaN(data114)){
-const err198 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err198 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2596,8 +2595,11 @@ vErrors.push(err198);
 errors++;
 }
 }
-else {
-const err199 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data112.timeout !== undefined){
+let data115 = data112.timeout;
+if((typeof data115 == "number") && (isFinite(data115))){
+if(data115 <= 0 || isNaN(data115)){
+const err199 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2607,9 +2609,8 @@ vErrors.push(err199);
 errors++;
 }
 }
-}
 else {
-const err200 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err200 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2621,7 +2622,7 @@ errors++;
 }
 }
 else {
-const err201 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err201 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2633,7 +2634,7 @@ errors++;
 }
 }
 else {
-const err202 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err202 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2645,7 +2646,7 @@ errors++;
 }
 }
 else {
-const err203 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err203 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2657,7 +2658,7 @@ errors++;
 }
 }
 else {
-const err204 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err204 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2667,12 +2668,9 @@ vErrors.push(err204);
 errors++;
 }
 }
-if(data.sandbox !== undefined){
-let data115 = data.sandbox;
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-for(const key26 in data115){
-if(!(((key26 === "mode") || (key26 === "network")) || (key26 === "writableDirs"))){
-const err205 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+else {
+const err205 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2682,10 +2680,12 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data115.mode !== undefined){
-let data116 = data115.mode;
-if(!(((data116 === "read-only") || (data116 === "workspace-write")) || (data116 === "danger-full-access"))){
-const err206 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(data.sandbox !== undefined){
+let data116 = data.sandbox;
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+for(const key26 in data116){
+if(!(((key26 === "mode") || (key26 === "network")) || (key26 === "writableDirs"))){
+const err206 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2695,9 +2695,10 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data115.network !== undefined){
-if(typeof data115.network !== "boolean"){
-const err207 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data116.mode !== undefined){
+let data117 = data116.mode;
+if(!(((data117 === "read-only") || (data117 === "workspace-write")) || (data117 === "danger-full-access"))){
+const err207 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2707,15 +2708,9 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(data115.writableDirs !== undefined){
-let data118 = data115.writableDirs;
-if(Array.isArray(data118)){
-const len28 = data118.length;
-for(let i28=0; i28<len28; i28++){
-let data119 = data118[i28];
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-const err208 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data116.network !== undefined){
+if(typeof data116.network !== "boolean"){
+const err208 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2725,8 +2720,15 @@ vErrors.push(err208);
 errors++;
 }
 }
-else {
-const err209 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.writableDirs !== undefined){
+let data119 = data116.writableDirs;
+if(Array.isArray(data119)){
+const len28 = data119.length;
+for(let i28=0; i28<len28; i28++){
+let data120 = data119[i28];
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+const err209 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2736,9 +2738,8 @@ vErrors.push(err209);
 errors++;
 }
 }
-}
 else {
-const err210 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err210 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2750,7 +2751,7 @@ errors++;
 }
 }
 else {
-const err211 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err211 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2762,7 +2763,7 @@ errors++;
 }
 }
 else {
-const err212 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err212 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2771,9 +2772,21 @@ vErrors.push(err212);
 }
 errors++;
 }
+}
+}
+else {
+const err213 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err213];
+}
+else {
+vErrors.push(err213);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 
-export const SETTINGS_SCHEMA_KEY = "a098a63017d66d9d";
+export const SETTINGS_SCHEMA_KEY = "b6c3f5a7794790c2";
