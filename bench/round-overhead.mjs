@@ -14,7 +14,7 @@
 // Targets: attractor/pi ≤ 0.5, attractor/floor ≤ 3, build at 1000 ≤ 2× at 50, RSS ≤ 0.6× pi's,
 // heap flat (growth no more than the history's own size).
 // Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50,
-// BIG_ROUNDS=199, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
+// BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -123,7 +123,7 @@ writeFileSync(
 const baseEnv = { PATH: process.env.PATH, HOME: join(root, "home"), LANG: "C.UTF-8" };
 const AGENTS = {
   attractor: {
-    command: (rounds) => [CLI, "-p", `read the ${rounds} files`, "--model", MODEL],
+    command: (rounds) => [CLI, "-p", `read the ${rounds} files`, "--model", MODEL, "--max-turns", String(rounds + 10)],
     env: {
       ATTRACTOR_HOME: join(root, "attractor-home"),
       ANTHROPIC_API_KEY: "bench",
@@ -273,9 +273,9 @@ if (PARTS.has("wakeups")) {
 
 // ---- (3) peak RSS of a long headless run ----
 if (PARTS.has("rss")) {
-  // attractor stops a single input after 200 tool rounds by default (DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT),
-  // which the command offers no flag to raise: the long run stays below it unless BIG_ROUNDS says.
-  const BIG = Number(process.env.BIG_ROUNDS ?? 199);
+  // The issue's 500 rounds: --max-turns (given by the command above) lifts the default ceiling
+  // of 200 tool rounds per input.
+  const BIG = Number(process.env.BIG_ROUNDS ?? 500);
   const rss = {};
   for (const n of names) rss[n] = (await runAgent(n, BIG)).peakMb;
   console.log(`peak RSS of a ${BIG}-round headless run:`);

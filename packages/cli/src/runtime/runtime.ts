@@ -761,7 +761,12 @@ class AgentRuntime implements Runtime {
         if (this.current.state === "closed") await this.rebuild();
         const session = this.current;
         const { maxTurns } = this.parts;
-        session.updateConfig({ maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0 });
+        // A limit the user gave (--max-turns, settings) replaces the library's default ceiling
+        // on tool rounds per input, so it is the one that ends a long task.
+        session.updateConfig({
+          maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0,
+          ...(maxTurns > 0 && { maxToolRoundsPerInput: maxTurns }),
+        });
         await session.submit(next);
         await this.recorder.flush();
         next = this.lateSteering(session);
