@@ -1,23 +1,29 @@
 // The headless command on finishes that are not success: the exit code and the json result must
 // say so, on each provider's wire protocol; a stream cut mid-answer is retried and completes.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
+
 import {
+  chunkFrames,
+  frames,
   messageItem,
+  type Reply,
   responseObject,
+  sse,
+  streamEventsFor,
   streamFrames,
   usage,
-} from "../../llm/test/fixtures/openai/responses.js";
-import { chunkFrames } from "../../llm/test/fixtures/openai-compatible/chat.js";
-import { type Reply, sse } from "../../llm/test/support/wire-server.js";
+} from "@attractor/llm/testing";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import {
   ALL_PROVIDERS,
+  buggyProject,
+  cleanEnv,
   type Provider,
+  requireBuiltCli,
+  runCliProcess,
   type ScriptedModel,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
 
 beforeAll(() => {
   requireBuiltCli();

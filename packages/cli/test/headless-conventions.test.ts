@@ -5,14 +5,18 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BUGGY_MATH, buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import {
   ALL_PROVIDERS,
+  BUGGY_MATH,
+  buggyProject,
+  cleanEnv,
   editCall,
   type Provider,
+  requireBuiltCli,
+  runCliProcess,
   type ScriptedModel,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
 
 beforeAll(() => {
   requireBuiltCli();

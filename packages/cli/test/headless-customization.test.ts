@@ -2,8 +2,14 @@ import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  buggyProject,
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../src/testing/index.js";
 
 beforeAll(() => {
   requireBuiltCli();

@@ -4,24 +4,22 @@ import { defaultModel, estimateCost } from "@attractor/llm";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
 import {
+  ALL_PROVIDERS,
   BUGGY_LINE,
   buggyProject,
   cleanEnv,
+  editCall,
   FIXED_LINE,
   FIXED_MATH,
-  requireBuiltCli,
-  runCliProcess,
-  startCli,
-} from "./support/cli-process.js";
-import {
-  ALL_PROVIDERS,
-  editCall,
   MODEL,
   type Provider,
+  requireBuiltCli,
+  runCliProcess,
   type ScriptedModel,
   type Step,
+  startCli,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
 
 beforeAll(() => {
   requireBuiltCli();

@@ -1,9 +1,8 @@
 import type { SessionEvent } from "@attractor/agent";
 import { describe, expect, it } from "vitest";
 import { RewindError, type Runtime } from "../src/runtime/index.js";
-import { BUGGY_MATH } from "./support/cli-process.js";
+import { BUGGY_MATH, editCall } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
-import { editCall } from "./support/scripted-provider.js";
 
 const fx = runtimeFixture();
 

@@ -4,8 +4,12 @@ import type { SessionEvent } from "@attractor/agent";
 import { afterEach, beforeEach } from "vitest";
 import { createRuntime, type Runtime, type RuntimeNotice, type RuntimeUi } from "../../src/runtime/index.js";
 import { createSessionStore, turnsOf } from "../../src/store/index.js";
-import { buggyProject, pathWithoutPackageBins } from "./cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./scripted-provider.js";
+import {
+  buggyProject,
+  pathWithoutPackageBins,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../../src/testing/index.js";
 
 /** A UI that denies every prompt and has no answer to questions. */
 const NO_ONE: RuntimeUi = {
