@@ -3,6 +3,19 @@ import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
+import {
+  frames,
+  message,
+  messageItem,
+  type RecordedRequest,
+  type Reply,
+  responseObject,
+  sseReply,
+  startWireServer,
+  streamEventsFor,
+  usage,
+  type WireServer,
+} from "@attractor/llm/testing";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -15,7 +28,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  */
 
 const repo = fileURLToPath(new URL("../../..", import.meta.url));
-const READMES = ["README.md", "packages/llm/README.md", "packages/agent/README.md", "packages/fleet/README.md", "packages/cli/README.md"];
+const READMES = [
+  "README.md",
+  "packages/llm/README.md",
+  "packages/agent/README.md",
+  "packages/fleet/README.md",
+  "packages/cli/README.md",
+];
 
 interface Example {
   readonly readme: string;
@@ -30,10 +49,14 @@ export function extractExamples(readme: string, text: string): Omit<Example, "fi
   const lines = text.split("\n");
   const out: Omit<Example, "file">[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? "")) continue;
+    // Fences may be indented (a block inside a list item); the indentation is not part of the code.
+    const fence = /^(\s*)```(ts|typescript)\s*$/.exec(lines[i] ?? "");
+    if (!fence) continue;
+    const indent = fence[1]?.length ?? 0;
     const start = i;
     const body: string[] = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i] ?? ""); i++) body.push(lines[i] ?? "");
+    for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i] ?? ""); i++)
+      body.push((lines[i] ?? "").slice(indent));
     let previous = start - 1;
     while (previous >= 0 && (lines[previous] ?? "").trim() === "") previous--;
     const run = /<!--\s*example:\s*run\s*-->/.test(lines[previous] ?? "");
@@ -51,6 +74,48 @@ const examples: Example[] = READMES.flatMap((readme) =>
 
 let project = "";
 let diagnostics = new Map<string, string[]>();
+let server: WireServer;
+
+const ANSWER = "Done: nothing needed changing.";
+
+/** A plain answer in each protocol's shape, streamed or whole as the request asks. */
+function answer(request: RecordedRequest): Reply {
+  if (request.path.endsWith("/messages")) {
+    const content = [{ type: "text", text: ANSWER }];
+    return request.body?.stream
+      ? { kind: "sse", frames: frames(streamEventsFor(content, "end_turn", { input: 40, output: 8 })) }
+      : { kind: "json", body: message(content, "end_turn", { input_tokens: 40, output_tokens: 8 }) };
+  }
+  if (request.path.endsWith("/responses")) {
+    const response = responseObject("resp_1", [messageItem("msg_1", ANSWER)], usage(40, 8));
+    return request.body?.stream ? sseReply(response) : { kind: "json", body: response };
+  }
+  return { kind: "text", status: 404, body: `no such endpoint: ${request.path}` };
+}
+
+/** Runs a transpiled example with node, the wire server standing in for every provider. */
+function runExample(file: string): Promise<{ code: number | null; output: string }> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: project,
+    ANTHROPIC_API_KEY: "test-key",
+    ANTHROPIC_BASE_URL: server.url,
+    OPENAI_API_KEY: "test-key",
+    OPENAI_BASE_URL: `${server.url}/v1`,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [file], { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      output += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
 
 beforeAll(() => {
   project = mkdtempSync(join(tmpdir(), "readme-examples-"));
@@ -79,18 +144,35 @@ beforeAll(() => {
     const file = d.file ? relative(project, d.file.fileName) : "(options)";
     const where = d.file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : undefined;
     const list = diagnostics.get(file) ?? [];
-    list.push(`${where ? `${where.line + 1}:${where.character + 1} ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`);
+    list.push(
+      `${where ? `${where.line + 1}:${where.character + 1} ` : ""}${ts.flattenDiagnosticMessageText(d.messageText, "\n")}`,
+    );
     diagnostics.set(file, list);
+  }
+  for (const e of examples.filter((x) => x.run)) {
+    const js = ts.transpileModule(e.code, {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2023 },
+    }).outputText;
+    writeFileSync(join(project, e.file.replace(/\.ts$/, ".mjs")), js);
   }
 }, 120_000);
 
-afterAll(() => {
+beforeAll(async () => {
+  server = await startWireServer(answer);
+});
+
+afterAll(async () => {
+  await server?.close(); // fails when an example sent a request that breaks a provider's specification
   if (project) rmSync(project, { recursive: true, force: true });
 });
 
 describe("README examples", () => {
   it("are found in every package README", () => {
-    for (const readme of READMES.slice(1)) expect(examples.some((e) => e.readme === readme), readme).toBe(true);
+    for (const readme of READMES.slice(1))
+      expect(
+        examples.some((e) => e.readme === readme),
+        readme,
+      ).toBe(true);
   });
 
   it("report no problem outside the example files", () => {
@@ -98,9 +180,25 @@ describe("README examples", () => {
     expect(outside).toEqual([]);
   });
 
+  it("mark some examples to run", () => {
+    expect(examples.filter((e) => e.run).length).toBeGreaterThanOrEqual(4);
+  });
+
   for (const e of examples) {
     it(`type-check: ${e.readme} line ${e.line}`, () => {
       expect(diagnostics.get(e.file) ?? []).toEqual([]);
     });
+  }
+
+  for (const e of examples.filter((x) => x.run)) {
+    it(`run: ${e.readme} line ${e.line}`, async () => {
+      const before = server.requests.length;
+      const { code, output } = await runExample(e.file.replace(/\.ts$/, ".mjs"));
+      expect({ code, output }).toMatchObject({ code: 0 });
+      // Each runnable example prints the model's answer, so a failed request cannot pass unseen.
+      expect(output).toContain(ANSWER);
+      expect(server.requests.length).toBeGreaterThan(before);
+      expect(server.violations).toEqual([]);
+    }, 60_000);
   }
 });
