@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@attractor\/llm$/, replacement: src("llm") },
       { find: /^@attractor\/llm\/testing$/, replacement: src("llm", "testing/index") },
       { find: /^@attractor\/agent$/, replacement: src("agent") },
+      { find: /^@attractor\/agent\/internals$/, replacement: src("agent", "internals") },
       { find: /^@attractor\/agent\/testing$/, replacement: src("agent", "testing/index") },
       { find: /^@attractor\/fleet$/, replacement: src("fleet") },
       { find: /^@attractor\/cli\/testing$/, replacement: src("cli", "testing/index") },

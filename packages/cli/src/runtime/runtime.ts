@@ -6,9 +6,7 @@ import {
   createAskUserTool,
   createSkillTool,
   createTodoTool,
-  discoverProjectDocs,
   type ExecutionEnvironment,
-  filterEnv,
   loadSkills,
   loadSubagentTypes,
   McpManager,
@@ -23,6 +21,7 @@ import {
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
+import { discoverProjectDocs, filterEnv } from "@attractor/agent/internals";
 import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
 import {
   type CheckpointManager,
