@@ -202,3 +202,71 @@ describe("README examples", () => {
     }, 60_000);
   }
 });
+
+const API_ENTRIES: Readonly<Record<string, readonly string[]>> = {
+  llm: [".", "./testing"],
+  agent: [".", "./testing"],
+  fleet: ["."],
+  cli: ["./runtime", "./headless", "./tui", "./config", "./testing"],
+};
+
+/** An entry's source file, from the `types` path its package.json exports (dist/x.d.ts → src/x.ts). */
+function entrySource(pkg: string, entry: string): string {
+  const pkgDir = join(repo, "packages", pkg);
+  const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
+  const types: string = manifest.exports[entry].types;
+  return join(pkgDir, types.replace("./dist/", "src/").replace(/\.d\.ts$/, ".ts"));
+}
+
+let apiProgram: ts.Program | undefined;
+
+/** The names an entry exports, read from its source with the compiler's checker (one program for all). */
+function entryExports(pkg: string, entry: string): string[] {
+  apiProgram ??= ts.createProgram(
+    Object.entries(API_ENTRIES).flatMap(([p, entries]) => entries.map((e) => entrySource(p, e))),
+    {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2023,
+      jsx: ts.JsxEmit.ReactJSX,
+      skipLibCheck: true,
+      noEmit: true,
+    },
+  );
+  const checker = apiProgram.getTypeChecker();
+  const file = apiProgram.getSourceFile(entrySource(pkg, entry));
+  const symbol = file && checker.getSymbolAtLocation(file);
+  if (!symbol) throw new Error(`no module for ${pkg} ${entry}`);
+  return checker
+    .getExportsOfModule(symbol)
+    .map((s) => s.name)
+    .sort();
+}
+
+/** The names a README's "Public API" section lists under each `### \`entry\`` heading. */
+export function listedApi(text: string): Map<string, string[]> {
+  const section = text.split(/^## Public API\s*$/m)[1]?.split(/^## /m)[0] ?? "";
+  const entries = new Map<string, string[]>();
+  for (const part of section.split(/^### /m).slice(1)) {
+    const [heading = "", ...rest] = part.split("\n");
+    const entry = /`([^`]+)`/.exec(heading)?.[1];
+    if (!entry) continue;
+    const names = [...rest.join("\n").matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((m) => m[1] ?? "");
+    entries.set(entry, names.sort());
+  }
+  return entries;
+}
+
+describe("README public API lists", () => {
+  for (const [pkg, entries] of Object.entries(API_ENTRIES)) {
+    it(`name exactly what each entry of ${pkg} exports`, { timeout: 60_000 }, () => {
+      const pkgDir = join(repo, "packages", pkg);
+      const listed = listedApi(readFileSync(join(pkgDir, "README.md"), "utf8"));
+      const name = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")).name as string;
+      const expected = new Map(
+        entries.map((e) => [e === "." ? name : `${name}${e.slice(1)}`, entryExports(pkg, e)]),
+      );
+      expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(expected));
+    });
+  }
+});
