@@ -74,8 +74,8 @@ async function start(options: Partial<Parameters<typeof createRuntime>[0]> = {})
   });
   open.push(runtime);
   const warnings: string[] = [];
-  runtime.subscribe((e) => {
-    if (e.kind === "warning") warnings.push(e.message);
+  runtime.subscribe((u) => {
+    if (u.source === "runtime" && u.notice.kind === "warning") warnings.push(u.notice.message);
   });
   return { runtime, warnings };
 }

@@ -36,7 +36,9 @@ export type {
   RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
+  RuntimeUpdate,
   TodoItem,
   UserCommandResult,
 } from "./types.js";
+export { updateItem } from "./types.js";
 export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -22,7 +22,7 @@ import {
   runCommand,
   withMcpPrompts,
 } from "../commands/index.js";
-import type { Runtime } from "../runtime/types.js";
+import { type Runtime, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
@@ -118,7 +118,10 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   // Model and tool text is shown with its control sequences made visible: nothing it holds may
   // clear the screen, move the cursor or write the clipboard.
   useEffect(
-    () => runtime.subscribe((event) => dispatch({ type: "event", event: visibleControlsDeep(event) })),
+    () =>
+      runtime.subscribe((update) =>
+        dispatch({ type: "event", event: visibleControlsDeep(updateItem(update)) }),
+      ),
     [runtime],
   );
   // After the first frame: code blocks get colours once the grammars are in.

@@ -2,7 +2,13 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "@attractor/agent";
 import { afterEach, beforeEach } from "vitest";
-import { createRuntime, type Runtime, type RuntimeNotice, type RuntimeUi } from "../../src/runtime/index.js";
+import {
+  createRuntime,
+  type Runtime,
+  type RuntimeNotice,
+  type RuntimeUi,
+  updateItem,
+} from "../../src/runtime/index.js";
 import { createSessionStore, turnsOf } from "../../src/store/index.js";
 import {
   buggyProject,
@@ -74,7 +80,7 @@ export function runtimeFixture(): RuntimeFixture {
       });
       open.push(runtime);
       const events: (SessionEvent | RuntimeNotice)[] = [];
-      runtime.subscribe((e) => events.push(e));
+      runtime.subscribe((update) => events.push(updateItem(update)));
       return { runtime, events };
     },
     read: (path) => readFile(join(project, path), "utf8"),
