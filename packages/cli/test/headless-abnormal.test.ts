@@ -12,35 +12,12 @@ import {
   streamFrames,
   usage,
 } from "@attractor/llm/testing";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import {
-  ALL_PROVIDERS,
-  buggyProject,
-  cleanEnv,
-  type Provider,
-  requireBuiltCli,
-  runCliProcess,
-  type ScriptedModel,
-  startScriptedModel,
-} from "../src/testing/index.js";
+import { ALL_PROVIDERS, type Provider, startScriptedModel } from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
 
-beforeAll(() => {
-  requireBuiltCli();
-});
-
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel | undefined;
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-});
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-  await remove();
-});
+const fx = headlessFixture();
 
 const WHOLE = { mode: "whole" } as const;
 let n = 0;
@@ -119,17 +96,12 @@ const RAW_REFUSAL: Readonly<Record<Provider, string>> = {
 };
 
 async function runJson(provider: Provider, replies: readonly Reply[]) {
-  model = await startScriptedModel(
+  const model = await startScriptedModel(
     provider,
     replies.map((raw) => ({ raw })),
   );
-  const result = await runCliProcess(
-    ["-p", "Explain the bug.", "--output-format", "json", ...model.flags()],
-    {
-      cwd: project,
-      env: cleanEnv(root, model.env()),
-    },
-  );
+  fx.model = model;
+  const result = await fx.run(["-p", "Explain the bug.", "--output-format", "json", ...model.flags()]);
   return {
     code: result.code,
     stderr: result.stderr,
