@@ -266,7 +266,10 @@ describe("README public API lists", () => {
       const expected = new Map(
         entries.map((e) => [e === "." ? name : `${name}${e.slice(1)}`, entryExports(pkg, e)]),
       );
-      expect(Object.fromEntries(listed)).toEqual(Object.fromEntries(expected));
+      expect(
+        Object.fromEntries(listed),
+        "update the lists: node packages/agent/scripts/readme-api.mjs",
+      ).toEqual(Object.fromEntries(expected));
     });
   }
 });
