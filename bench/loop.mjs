@@ -97,6 +97,8 @@ async function session(rounds) {
     environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
     client: recording,
     retry: { maxRetries: 0 },
+    // The rounds are the workload: no ceiling (the default stops an input at 200 rounds).
+    config: { maxToolRoundsPerInput: 0 },
   });
   let events = 0;
   s.subscribe(() => events++);

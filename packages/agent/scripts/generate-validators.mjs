@@ -5,7 +5,7 @@
 // schema is simply compiled at run time.
 //   node packages/agent/scripts/generate-validators.mjs [--check]
 import { readFile, writeFile } from "node:fs/promises";
-import { generateValidatorModule } from "../dist/tools/validator-codegen.js";
+import { generateValidatorModule } from "../dist/codegen/validator-codegen.js";
 
 const target = new URL("../src/tools/builtin-validators.generated.ts", import.meta.url);
 const code = await generateValidatorModule();

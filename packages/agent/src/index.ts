@@ -30,6 +30,13 @@ export {
   RipgrepMissingError,
 } from "./environment/errors.js";
 export {
+  type EnvironmentPrimitives,
+  environmentFromPrimitives,
+  type PrimitiveDirent,
+  type PrimitiveExecOptions,
+  type PrimitiveExecResult,
+} from "./environment/from-primitives.js";
+export {
   type LaunchPlan,
   LocalExecutionEnvironment,
   type LocalExecutionEnvironmentOptions,
@@ -71,19 +78,60 @@ export { resolveSshTarget, type SshTarget, SshTargetError } from "./environment/
 export { CodeIntelligence, type CodeIntelligenceOptions } from "./lsp/code-intelligence.js";
 export {
   CODE_INTELLIGENCE_TOOL_NAMES,
+  type CodeIntelligenceArgs,
   type CodeIntelligenceToolName,
   codeIntelligenceTitle,
 } from "./lsp/definitions.js";
 export { type PositionQuery, resolvePosition, type ZeroBasedPosition } from "./lsp/position.js";
 export type { LanguageServerConfig } from "./lsp/servers.js";
-export { McpManager, type McpSessionTarget } from "./mcp/manager.js";
-export type { McpPromptInfo, McpServerConfig, McpServerSnapshot } from "./mcp/types.js";
+export {
+  type McpElicitationField,
+  type McpElicitationRequest,
+  type McpElicitationResult,
+  McpRequestRefused,
+  type McpSamplingRequest,
+  type McpSamplingResult,
+  sampleWithModel,
+} from "./mcp/client-requests.js";
+export { MCP_DEFAULTS, McpManager, type McpSessionTarget } from "./mcp/manager.js";
+export {
+  fileAuthStorage,
+  loginMcpServer,
+  McpAuthError,
+  type McpAuthState,
+  type McpAuthStorage,
+  McpOAuthProvider,
+  type McpOAuthProviderOptions,
+} from "./mcp/oauth.js";
+export { fileToolCache, type McpCachedServer, type McpToolCache } from "./mcp/tool-cache.js";
+export type {
+  McpManagerOptions,
+  McpPromptInfo,
+  McpRemoteServerConfig,
+  McpServerConfig,
+  McpServerSnapshot,
+} from "./mcp/types.js";
 export { READ_ONLY_DEFAULT_MAX_TOOL_ROUNDS } from "./modes/read-only.js";
 export { createAnthropicProfile } from "./profiles/anthropic/index.js";
 export { createGeminiProfile } from "./profiles/gemini/index.js";
 export { createOpenAIProfile } from "./profiles/openai/index.js";
 export { createOpenAICompatibleProfile } from "./profiles/openai-compatible/index.js";
 export type { ToolFactories } from "./profiles/toolset.js";
+export { promptedToolInstructions } from "./prompted/instructions.js";
+export { type BalancedJson, type LooseJson, parseLooseJson } from "./prompted/json-repair.js";
+export {
+  type CallBlock,
+  findCallBlocks,
+  meantAsCall,
+  type ParseOptions,
+  type PromptedParseIssue,
+  type PromptedParseResult,
+  type PromptedToolCall,
+  parseToolCalls,
+  stripToolCalls,
+} from "./prompted/parser.js";
+export { type SplitPiece, type SplitTag, TaggedStreamSplitter } from "./prompted/stream-splitter.js";
+export { applyTextProtocol, type TextProtocol } from "./prompted/text-protocol.js";
 export { codeNavigationGuidance } from "./prompts/code-navigation.js";
 export { classifyFinish, type FinishAction } from "./session/finish-reason.js";
 export {
@@ -99,7 +147,13 @@ export { applyPatch, type PatchFileChange, type PatchResult, planPatch } from ".
 export { parsePatch, patchPaths } from "./tools/apply-patch/parser.js";
 export { applyPatchTool } from "./tools/apply-patch/tool.js";
 export { MAX_ARGUMENT_DEPTH } from "./tools/argument-depth.js";
-export { type AskUserToolOptions, createAskUserTool, type UserQuestion } from "./tools/ask-user.js";
+export {
+  type AskUserArgs,
+  type AskUserToolOptions,
+  createAskUserTool,
+  type UserQuestion,
+} from "./tools/ask-user.js";
+export { defineTool, StringEnum, type ToolCallContext, type ToolSpec } from "./tools/define-tool.js";
 export { type DispatchOptions, dispatchToolCalls, type ToolCallOutcome } from "./tools/dispatch.js";
 export {
   applyEdit,
@@ -111,14 +165,15 @@ export {
 } from "./tools/edit/apply-edit.js";
 export { type EditStrategy, STRATEGY_NAMES } from "./tools/edit/edit-types.js";
 export { omissionPlaceholders } from "./tools/edit/placeholders.js";
-export { type EditFileToolOptions, editFileTool } from "./tools/edit-file.js";
+export { type EditFileArgs, type EditFileToolOptions, editFileTool } from "./tools/edit-file.js";
 export { globTool } from "./tools/glob.js";
 export { type GrepToolOptions, grepTool } from "./tools/grep.js";
 export { listDirTool } from "./tools/list-dir.js";
-export { readFileTool } from "./tools/read-file.js";
-export { readManyFilesTool } from "./tools/read-many-files.js";
+export { type ReadFileArgs, readFileTool } from "./tools/read-file.js";
+export { type ReadManyFilesArgs, readManyFilesTool } from "./tools/read-many-files.js";
 export { ToolRegistry } from "./tools/registry.js";
 export { validateArguments } from "./tools/schema.js";
+export { ArgumentError, ToolError } from "./tools/shared/tool-errors.js";
 export { type ShellToolOptions, shellTool } from "./tools/shell.js";
 export {
   createTodoTool,
@@ -127,7 +182,14 @@ export {
   type TodoTool,
   type TodoToolOptions,
 } from "./tools/todo.js";
-export { writeFileTool } from "./tools/write-file.js";
+export {
+  checkRegisteredTool,
+  ToolDefinitionError,
+  type ToolShapeField,
+  toLlmTool,
+  toRegisteredTool,
+} from "./tools/tool-shape.js";
+export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,
   type ToolOutputLimit,
@@ -139,6 +201,7 @@ export {
   type AfterToolCallHook,
   type BeforeToolCallDecision,
   type BeforeToolCallHook,
+  DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT,
   DEFAULT_SESSION_CONFIG,
   type ReadOnlyMode,
   type SessionConfig,
@@ -188,7 +251,14 @@ export type {
   ToolCallMode,
 } from "./types/profile.js";
 export { SessionState, type SubagentResult, SubagentStatus } from "./types/session.js";
-export type { RegisteredTool, ToolContext, ToolDetails, ToolExecutor, ToolOutput } from "./types/tool.js";
+export type {
+  AnyTool,
+  RegisteredTool,
+  ToolContext,
+  ToolDetails,
+  ToolExecutor,
+  ToolOutput,
+} from "./types/tool.js";
 export type {
   AssistantTurn,
   SteeringTurn,

@@ -15,6 +15,12 @@ export * from "./subagent/index.js";
 export * from "./tools/apply-patch/index.js";
 export { ARGUMENT_DEPTH_MESSAGE, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "./tools/argument-depth.js";
 export * from "./tools/ask-user.js";
+export {
+  defineTool,
+  StringEnum,
+  type ToolCallContext,
+  type ToolSpec,
+} from "./tools/define-tool.js";
 export { unifiedDiff } from "./tools/diff.js";
 export * from "./tools/dispatch.js";
 export * from "./tools/edit/index.js";
@@ -26,8 +32,10 @@ export * from "./tools/read-file.js";
 export * from "./tools/read-many-files.js";
 export * from "./tools/registry.js";
 export { validateArguments } from "./tools/schema.js";
+export { ArgumentError, ToolError } from "./tools/shared/tool-errors.js";
 export * from "./tools/shell.js";
 export * from "./tools/todo.js";
+export * from "./tools/tool-shape.js";
 export * from "./tools/write-file.js";
 export * from "./truncation/index.js";
 export * from "./types/index.js";

@@ -202,10 +202,10 @@ describe("shell tool", () => {
 });
 
 describe("ToolRegistry", () => {
-  it("replaces by name, removes, and offers a read-only subset", () => {
+  it("replaces by name in place, removes, and offers a read-only subset", () => {
     const r = new ToolRegistry([appendTool, { ...failing, readOnly: true }]);
     r.register({ ...appendTool, definition: { ...appendTool.definition, description: "v2" } });
-    expect(r.names()).toEqual(["boom", "append"]);
+    expect(r.names()).toEqual(["append", "boom"]);
     expect(r.get("append")?.definition.description).toBe("v2");
     expect(r.readOnly().names()).toEqual(["boom"]);
     expect(r.unregister("boom")).toBe(true);

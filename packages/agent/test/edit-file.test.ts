@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { createGeminiProfile } from "../src/profiles/gemini/index.js";
+import { dispatchToolCalls } from "../src/tools/dispatch.js";
 import { editFileTool } from "../src/tools/edit-file.js";
+import { ToolRegistry } from "../src/tools/registry.js";
 import type { ToolOutput } from "../src/types/tool.js";
 
 let dir: string;
@@ -186,10 +188,22 @@ describe("edit_file on real files", () => {
     expect(await readdir(dir)).toEqual(["run.sh"]);
   });
 
-  it("fails cleanly on arguments of the wrong type", async () => {
-    const out = await edit({ file_path: 42, old_string: "a", new_string: "b" });
-    expect(out.isError).toBe(true);
-    expect(out.output).toMatch(/file_path must be a string/);
+  it("fails cleanly on arguments of the wrong type, before it runs", async () => {
+    const [out] = await dispatchToolCalls(
+      [{ id: "t1", name: "edit_file", arguments: { file_path: 42, old_string: "a", new_string: "b" } }],
+      new ToolRegistry([tool]),
+      env,
+    );
+    expect(out?.isError).toBe(true);
+    expect(out?.errorCode).toBe("invalid_arguments");
+    expect(out?.output).toMatch(/file_path must be string/);
+  });
+
+  it("reports a failed edit with its code", async () => {
+    await put("a.txt", "one\n");
+    const out = await edit({ file_path: "a.txt", old_string: "two", new_string: "three" });
+    expect(out).toMatchObject({ isError: true, errorCode: "not_found" });
+    expect(await get("a.txt")).toBe("one\n");
   });
 
   it("targets the edited path", () => {

@@ -3,8 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
+import { dispatchToolCalls } from "../src/tools/dispatch.js";
 import { readFileTool } from "../src/tools/read-file.js";
 import { READ_MANY_MAX_BYTES, readManyFilesTool } from "../src/tools/read-many-files.js";
+import { ToolRegistry } from "../src/tools/registry.js";
 import { writeFileTool } from "../src/tools/write-file.js";
 import type { ExecutionEnvironment } from "../src/types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../src/types/tool.js";
@@ -157,12 +159,17 @@ describe("read_file", () => {
     expect(growth).toBeLessThan(64 * 1024 * 1024);
   });
 
-  it("is read-only and rejects a bad offset", async () => {
+  it("is read-only and rejects a bad offset before it runs", async () => {
     expect(read.readOnly).toBe(true);
     await put("f.txt", "a\n");
-    const out = await call(read, { file_path: "f.txt", offset: 0 });
-    expect(out.isError).toBe(true);
-    expect(out.output).toMatch(/offset must be a positive whole number/);
+    const [out] = await dispatchToolCalls(
+      [{ id: "t1", name: "read_file", arguments: { file_path: "f.txt", offset: 0 } }],
+      new ToolRegistry([read]),
+      env,
+    );
+    expect(out?.isError).toBe(true);
+    expect(out?.errorCode).toBe("invalid_arguments");
+    expect(out?.output).toMatch(/Invalid arguments for tool: read_file: offset must be >= 1/);
   });
 });
 

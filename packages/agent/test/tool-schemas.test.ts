@@ -1,6 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
+import { builtinToolDefinitions } from "../src/codegen/builtin-schemas.js";
+import { generateValidatorModule } from "../src/codegen/validator-codegen.js";
 import {
   createAnthropicProfile,
   createAskUserTool,
@@ -11,10 +13,8 @@ import {
   validateArguments,
 } from "../src/index.js";
 import { subagentTools, type ToolDefinition } from "../src/internals.js";
-import { builtinToolDefinitions } from "../src/tools/builtin-schemas.js";
 import { BUILTIN_VALIDATORS } from "../src/tools/builtin-validators.generated.js";
 import { schemaKey } from "../src/tools/schema.js";
-import { generateValidatorModule } from "../src/tools/validator-codegen.js";
 
 // Built-in tool schemas skip the meta-schema check when arguments are validated (compiling the
 // meta-schema is the slowest part of a first tool call), so this suite is what keeps them honest.

@@ -7,7 +7,7 @@ import { copyFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { inkLogUpdateFix } from "./ink-log-update-fix.mjs";
+import { inkLiveArea } from "./ink-live-area.mjs";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 // Chunk names carry content hashes: clear the last build's, or they pile up.
@@ -44,7 +44,7 @@ const result = await build({
   sourcesContent: false,
   metafile: true,
   logLevel: "warning",
-  plugins: [inkLogUpdateFix],
+  plugins: [inkLiveArea],
   // Ink imports React's devtools only when DEV=true; they are not a dependency. ssh2 tries its
   // optional native accelerators (its crypto binding, cpu-features) in try/catch and falls back
   // to JavaScript, which is what the self-contained bundle uses.

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { listModels } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { COMMANDS, completeCommand, nextMode, parseInput, runCommand } from "../src/commands/index.js";
 import {
@@ -279,7 +280,7 @@ describe("slash commands on a runtime", () => {
     expect(host.shown.at(-1)).toMatchObject({ kind: "list", title: "Mode: auto-edit" });
   });
 
-  it("/model switches the model, reports a refused one, shows the current without an argument", async () => {
+  it("/model switches the model, reports a refused one, offers the provider's models without an argument", async () => {
     await run("/model claude-opus-4-1");
     expect(fx.runtime.calls.models).toEqual(["claude-opus-4-1"]);
     await run("/model no-such-model");
@@ -287,8 +288,20 @@ describe("slash commands on a runtime", () => {
       tone: "error",
       text: "/model failed: unknown model no-such-model",
     });
+    // Cancelled: nothing changes.
+    host.picks.push(undefined);
     await run("/model");
-    expect(host.shown.at(-1)).toMatchObject({ text: "Model: claude-opus-4-1 (anthropic)" });
+    const offered = host.asked.at(-1)?.labels ?? [];
+    expect(offered).toEqual(listModels("anthropic").map((m) => m.id));
+    expect(offered).not.toContain(listModels("openai")[0]?.id);
+    expect(host.shown.at(-1)).toMatchObject({ text: "Model unchanged: claude-opus-4-1" });
+    expect(fx.runtime.calls.models).toEqual(["claude-opus-4-1"]);
+    // Picked: the session switches to it.
+    const other = offered.findIndex((id) => id !== "claude-opus-4-1");
+    host.picks.push(other);
+    await run("/model");
+    expect(fx.runtime.calls.models).toEqual(["claude-opus-4-1", offered[other]]);
+    expect(host.shown.at(-1)).toMatchObject({ tone: "success", text: `Model: ${offered[other]}` });
   });
 
   it("/cost shows the token counts and the price", async () => {

@@ -257,13 +257,13 @@ describe("headless exit codes and outputs", () => {
         body: { type: "error", error: { type: "api_error", message: "Internal server error" } },
       },
     };
-    fx.model = await startScriptedModel("anthropic", [failure, failure, failure]);
+    fx.model = await startScriptedModel("anthropic", [failure, failure, failure, failure, failure]);
     const result = await fx.run(["-p", "Fix it", "--output-format", "json"]);
     expect(result.code).toBe(1);
     const json = parseResult(result.stdout);
     expect(json).toMatchObject({ is_error: true, exit_reason: "error", subtype: "error_during_execution" });
     expect(json.error).toMatchObject({ status_code: 500 });
-    expect(fx.model.seen()).toHaveLength(3); // the first attempt and two retries
+    expect(fx.model.seen()).toHaveLength(5); // the first attempt and four retries
     expect(result.stderr).toContain("error:");
   });
 

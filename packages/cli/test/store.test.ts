@@ -149,4 +149,52 @@ for (let i = 0; ; i++) {
     expect(contents).toEqual(contents.map((_, i) => `entry ${i}`));
     expect(transcript.warnings.length).toBeLessThanOrEqual(1);
   });
+
+  it("keeps an entry whose append returned when the process kills itself before any sync to the disk", async () => {
+    const lib = join(dir, "lib");
+    await mkdir(lib);
+    const compiled = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "store", "session-store.js");
+    await writeFile(join(lib, "package.json"), '{"type":"module"}');
+    const script = join(lib, "writer.js");
+    // The kill comes in the same tick as the append, before the background fdatasync can run.
+    await writeFile(
+      script,
+      `import { createSessionStore } from ${JSON.stringify(pathToFileURL(compiled).href)};
+const store = createSessionStore({ home: process.argv[2] });
+const w = await store.create(process.argv[3]);
+process.stdout.write(w.sessionId);
+w.append("turn", { turn: { kind: "user", content: "written then killed" } });
+process.kill(process.pid, "SIGKILL");
+`,
+    );
+    const child = spawn(process.execPath, [script, home, project], { stdio: ["ignore", "pipe", "inherit"] });
+    let sessionId = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      sessionId += chunk.toString();
+    });
+    const signal = await new Promise((resolve) => child.on("exit", (_code, s) => resolve(s)));
+    expect(signal).toBe("SIGKILL");
+    const transcript = await createSessionStore({ home }).load(sessionId, project);
+    expect(turnsOf<{ content: string }>(transcript).map((t) => t.content)).toEqual(["written then killed"]);
+    expect(transcript.warnings).toEqual([]);
+  });
+
+  it("sync() and close() leave every entry readable; appends after close are refused", async () => {
+    const store = createSessionStore({ home });
+    const w = await store.create(project);
+    for (let i = 0; i < 5; i++) await w.append("turn", userTurn(`m${i}`));
+    await w.sync();
+    await w.append("turn", userTurn("m5"));
+    await w.close();
+    await expect(w.append("turn", userTurn("late"))).rejects.toThrow(/closed/);
+    const transcript = await store.load(w.sessionId, project);
+    expect(turnsOf<{ content: string }>(transcript).map((t) => t.content)).toEqual([
+      "m0",
+      "m1",
+      "m2",
+      "m3",
+      "m4",
+      "m5",
+    ]);
+  });
 });

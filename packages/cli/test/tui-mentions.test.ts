@@ -4,11 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellContextBlock, typedText } from "../src/runtime/user-context.js";
+import { MAX_IMAGE_BYTES } from "../src/tui/input/images.js";
 import { expandMentions, findMentions } from "../src/tui/input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "../src/tui/input/project-files.js";
 
 let root: string;
 let project: string;
+/** A 1x1 PNG: the signature, IHDR, IDAT and IEND chunks. */
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "attractor-mentions-"));
@@ -22,7 +28,12 @@ beforeAll(async () => {
   await writeFile(join(project, "src", "util", "strings.ts"), "export const x = 1;\n");
   await writeFile(join(project, "dist", "a.js"), "built\n");
   await writeFile(join(project, ".gitignore"), "dist/\n");
-  await writeFile(join(project, "logo.png"), Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 1]));
+  await writeFile(join(project, "data.bin"), Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1]));
+  await writeFile(join(project, "logo.png"), PNG);
+  await writeFile(join(project, "scan.bmp"), Buffer.from("BM\x36\x00\x00\x00 bitmap bytes", "latin1"));
+  await writeFile(join(project, "fake.png"), "not an image at all\n");
+  // Over the limit: refused before it is read.
+  await writeFile(join(project, "huge.png"), Buffer.alloc(MAX_IMAGE_BYTES + 1024 * 1024, 1));
   await writeFile(join(root, "secret.txt"), "outside\n");
   await symlink(join(root, "secret.txt"), join(project, "link.txt"));
 });
@@ -65,19 +76,37 @@ describe("@ mentions", () => {
 
   it("refuses paths outside the project, symbolic links leading out, binary files and ranges past the end", async () => {
     const out = await expandMentions(
-      "@../secret.txt @link.txt @logo.png @src/a.ts:99 @no/such/file @types/node",
+      "@../secret.txt @link.txt @data.bin @src/a.ts:99 @no/such/file @types/node",
       project,
     );
     expect(out.attached).toEqual([]);
     expect(out.problems).toEqual([
       "@../secret.txt: only paths inside the project",
       "@link.txt: only paths inside the project",
-      "@logo.png: a binary file; not attached",
+      "@data.bin: a binary file; not attached",
       "@src/a.ts:99: the file has 60 lines; line 99 is past its end",
     ]);
     // Nothing attached: the message goes as typed.
-    expect(out.text).toBe("@../secret.txt @link.txt @logo.png @src/a.ts:99 @no/such/file @types/node");
+    expect(out.text).toBe("@../secret.txt @link.txt @data.bin @src/a.ts:99 @no/such/file @types/node");
     expect(out.text).not.toContain("outside");
+  });
+
+  it("attaches a mentioned image as an image; other formats, fakes and oversized images are refused with the reason", async () => {
+    const out = await expandMentions(
+      "What is in @logo.png? Also @scan.bmp @fake.png @huge.png and @src/a.ts:1",
+      project,
+    );
+    expect(out.attached).toEqual(["logo.png", "src/a.ts:1"]);
+    expect(out.images).toHaveLength(1);
+    expect(out.images[0]?.mediaType).toBe("image/png");
+    expect(Buffer.from(out.images[0]?.data ?? "", "base64").equals(PNG)).toBe(true);
+    expect(out.text).toContain('<attached-image path="logo.png">');
+    expect(out.text).not.toContain("iVBOR");
+    expect(out.problems).toEqual([
+      "@scan.bmp: BMP images cannot be attached; PNG, JPEG, GIF and WebP can",
+      "@fake.png: not a valid PNG, JPEG, GIF or WebP image",
+      "@huge.png: the image is 6.0 MB; at most 5 MB can be attached",
+    ]);
   });
 
   it("lists the project's files without .gitignored ones, and matches them fuzzily", async () => {

@@ -15,6 +15,7 @@ import {
   type SessionEvent,
   type Turn,
 } from "@attractor/agent";
+import type { ImageData } from "@attractor/llm";
 import { type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
 import type { CommandHost, OutputBlock } from "../src/commands/index.js";
 import type { PermissionMode } from "../src/permissions/index.js";
@@ -27,6 +28,8 @@ export interface FakeRuntime extends Runtime {
   emit(event: SessionEvent | RuntimeNotice): void;
   readonly calls: {
     submitted: string[];
+    /** The images of each submitted message that had any, by the message's text. */
+    images: { text: string; images: readonly ImageData[] }[];
     interrupts: number;
     closed: number;
     cleared: number;
@@ -98,6 +101,7 @@ export async function createFakeRuntime(
   const listeners = new Set<(update: RuntimeUpdate) => void>();
   const calls: FakeRuntime["calls"] = {
     submitted: [],
+    images: [],
     interrupts: 0,
     closed: 0,
     cleared: 0,
@@ -149,8 +153,11 @@ export async function createFakeRuntime(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async submit(text) {
+    async submit(input) {
+      const text = typeof input === "string" ? input : input.text;
       calls.submitted.push(text);
+      if (typeof input !== "string" && input.images?.length)
+        calls.images.push({ text, images: input.images });
       if (runtime.submitError) throw runtime.submitError;
       if (runtime.holdSubmits) await new Promise<void>((resolve) => held.push(resolve));
     },

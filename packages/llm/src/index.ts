@@ -10,6 +10,7 @@ export * from "./providers/anthropic/index.js";
 export * from "./providers/gemini/index.js";
 export * from "./providers/openai/index.js";
 export * from "./providers/openai-compatible/index.js";
+export { preloadProvider } from "./providers/preload.js";
 export { isStrictCompatible } from "./providers/shared/strict-schema.js";
 export * from "./retry.js";
 export * from "./stream/index.js";

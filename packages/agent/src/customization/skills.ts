@@ -1,5 +1,6 @@
 import { dirname, join, resolve, sep } from "node:path";
-import { builtinSchema } from "../tools/schema.js";
+import { Type } from "@sinclair/typebox";
+import { defineBuiltinTool } from "../tools/define-tool.js";
 import type { Skill } from "../types/customization.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool } from "../types/tool.js";
@@ -73,36 +74,33 @@ async function bundledFiles(
  * host whose tools work on another machine while its skills are local).
  */
 export function createSkillTool(skills: () => readonly Skill[], files: SkillFiles = {}): RegisteredTool {
-  return {
-    definition: {
-      name: "skill",
-      description:
-        "Load a skill's full instructions by name (the skills are listed in the system prompt), or read one of the files bundled with it. Load a skill before doing a task it describes.",
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          name: { type: "string", description: "The skill's name." },
-          file: {
-            type: "string",
+  return defineBuiltinTool({
+    name: "skill",
+    description:
+      "Load a skill's full instructions by name (the skills are listed in the system prompt), or read one of the files bundled with it. Load a skill before doing a task it describes.",
+    parameters: Type.Object(
+      {
+        name: Type.String({ description: "The skill's name." }),
+        file: Type.Optional(
+          Type.String({
             description:
               "A file bundled with the skill, relative to its folder; omit to load the instructions.",
-          },
-        },
-        required: ["name"],
-        additionalProperties: false,
-      }),
-    },
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     readOnly: true,
-    executor: async (args, env) => {
+    execute: async (args, { environment: env }) => {
       const read = files.readFile ?? ((path: string) => env.readFile(path));
-      const name = String(args.name ?? "");
+      const name = args.name;
       const all = skills();
       const skill = all.find((s) => s.name === name);
       if (!skill) {
         const known = all.map((s) => s.name).join(", ");
         return { output: `Unknown skill: ${name}${known ? ` (available: ${known})` : ""}`, isError: true };
       }
-      if (typeof args.file === "string" && args.file.trim() !== "") {
+      if (args.file !== undefined && args.file.trim() !== "") {
         const target = resolve(skill.directory, args.file);
         if (target !== skill.directory && !target.startsWith(skill.directory + sep)) {
           return { output: `${args.file} is outside the skill's folder`, isError: true };
@@ -127,5 +125,5 @@ export function createSkillTool(skills: () => readonly Skill[], files: SkillFile
           : "";
       return { output: `# Skill: ${skill.name}\nFolder: ${skill.directory}\n\n${body}${listing}` };
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 export * from "./confined.js";
 export * from "./env-policy.js";
 export * from "./errors.js";
+export * from "./from-primitives.js";
 export { DEFAULT_GLOB_MAX_RESULTS } from "./glob.js";
 export { DEFAULT_GREP_MAX_RESULTS, type GrepEngineChoice } from "./grep.js";
 export { ripgrepAvailable } from "./grep-ripgrep.js";

@@ -1,9 +1,10 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cutLongLine, lineCutMarker } from "./line-cut.js";
-import { readLines } from "./line-reader.js";
+import { readLines, readLinesFrom, windowLines } from "./line-reader.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -59,5 +60,40 @@ describe("cutLongLine", () => {
     expect(cut).toBe(`${"y".repeat(10)}${lineCutMarker(40)}`);
     expect(cutLongLine(cut, 10)).toBe(cut);
     expect(cutLongLine("short", 10)).toBe("short");
+  });
+});
+
+describe("windowLines (a small file in memory)", () => {
+  it("gives what the streamed reader gives, for any text, window and line limit", async () => {
+    const piece = fc.constantFrom("a", "bc", "\n", "\r", "\r\n", "é", "😀", "\uFEFF", " ", "\n\n");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 60 }).map((parts) => parts.join("")),
+        fc.integer({ min: 1, max: 8 }),
+        fc.option(fc.integer({ min: 0, max: 6 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 1, max: 5 }), { nil: undefined }),
+        async (text, offset, limit, maxLineLength) => {
+          const options = {
+            offset,
+            ...(limit !== undefined && { limit }),
+            ...(maxLineLength !== undefined && { maxLineLength }),
+          };
+          const bytes = Buffer.from(text);
+          const streamed = await readLinesFrom(
+            {
+              async *[Symbol.asyncIterator]() {
+                // One chunk, as a small file is read: with chunks that split a character just
+                // where a long line's kept part ends, the streamed reader can overcount what it cut.
+                yield bytes;
+              },
+              destroy() {},
+            },
+            options,
+          );
+          expect(windowLines(bytes.toString("utf8"), options)).toBe(streamed);
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

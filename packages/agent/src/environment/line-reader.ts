@@ -135,3 +135,34 @@ export async function readLinesFrom(
   }
   return out.join("\n");
 }
+
+/**
+ * readLines over a file already decoded in memory (a small one), with the same result: lines end
+ * at LF (a CR before it dropped), lines longer than maxLineLength cut with the marker, the window
+ * joined with "\n". Only the lines of the window are copied.
+ */
+export function windowLines(text: string, options: ReadLinesOptions): string {
+  const { offset, limit, maxLineLength } = options;
+  if (limit !== undefined && limit <= 0) return "";
+  let start = 0;
+  for (let line = 1; line < offset; line++) {
+    const nl = text.indexOf("\n", start);
+    if (nl === -1) return "";
+    start = nl + 1;
+  }
+  const out: string[] = [];
+  while (start < text.length && (limit === undefined || out.length < limit)) {
+    const nl = text.indexOf("\n", start);
+    const end = nl === -1 ? text.length : nl;
+    let line = text.slice(start, end);
+    if (line.endsWith("\r")) line = line.slice(0, -1);
+    if (maxLineLength !== undefined && line.length > maxLineLength) {
+      const cut = surrogateSafeEnd(line, maxLineLength);
+      line = line.slice(0, cut) + lineCutMarker(line.length - cut);
+    }
+    out.push(line);
+    if (nl === -1) break;
+    start = nl + 1;
+  }
+  return out.join("\n");
+}

@@ -1,3 +1,4 @@
+import { lstatSync, type Stats, statSync } from "node:fs";
 import { stat as fsStat, lstat, rm } from "node:fs/promises";
 import { platform as osPlatform, release } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
@@ -17,11 +18,11 @@ import type {
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
 import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
-import { readBytes, readWhole, writeAtomic } from "./file-io.js";
+import { readBytes, readSmallFile, readWhole, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
-import { readLines } from "./line-reader.js";
+import { readLines, windowLines } from "./line-reader.js";
 import { spawnLongLived } from "./long-lived-process.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
@@ -123,20 +124,24 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFile(path: string, options?: ReadFileOptions): Promise<string> {
     const abs = this.resolvePath(path);
-    await this.requireFile(abs, path);
+    const whole =
+      options?.offset === undefined && options?.limit === undefined && options?.maxLineLength === undefined;
+    let small: Buffer | undefined;
     try {
-      if (
-        options?.offset === undefined &&
-        options?.limit === undefined &&
-        options?.maxLineLength === undefined
-      ) {
-        return await readWhole(abs);
-      }
-      return await readLines(abs, {
-        offset: Math.max(1, Math.floor(options.offset ?? 1)),
-        ...(options.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
-        ...(options.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
-      });
+      small = readSmallFile(abs);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+    if (small !== undefined && whole) return small.toString("utf8");
+    if (small === undefined) await this.requireFile(abs, path);
+    try {
+      if (whole) return await readWhole(abs);
+      const lines = {
+        offset: Math.max(1, Math.floor(options?.offset ?? 1)),
+        ...(options?.limit !== undefined && { limit: Math.max(0, Math.floor(options.limit)) }),
+        ...(options?.maxLineLength !== undefined && { maxLineLength: Math.max(1, options.maxLineLength) }),
+      };
+      return small !== undefined ? windowLines(small.toString("utf8"), lines) : await readLines(abs, lines);
     } catch (err) {
       throw fromNodeError(err, path);
     }
@@ -144,6 +149,16 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFileBytes(path: string, options?: { readonly maxBytes?: number }): Promise<Uint8Array> {
     const abs = this.resolvePath(path);
+    let small: Buffer | undefined;
+    try {
+      small = readSmallFile(abs);
+    } catch (err) {
+      throw fromNodeError(err, path);
+    }
+    if (small !== undefined) {
+      const bytes = options?.maxBytes !== undefined ? small.subarray(0, options.maxBytes) : small;
+      return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length);
+    }
     await this.requireFile(abs, path);
     try {
       return await readBytes(abs, options?.maxBytes);
@@ -180,10 +195,23 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async stat(path: string): Promise<FileStat | undefined> {
     const abs = this.resolvePath(path);
-    const l = await lstat(abs).catch(() => undefined);
+    // Synchronous: one system call on cached metadata, where the thread pool costs a wake-up.
+    let l: Stats | undefined;
+    try {
+      l = lstatSync(abs, { throwIfNoEntry: false });
+    } catch {
+      return undefined;
+    }
     if (!l) return undefined;
     // Report what a symlink points at, but still say it is one.
-    const s = l.isSymbolicLink() ? await fsStat(abs).catch(() => l) : l;
+    let s = l;
+    if (l.isSymbolicLink()) {
+      try {
+        s = statSync(abs, { throwIfNoEntry: false }) ?? l;
+      } catch {
+        s = l;
+      }
+    }
     return {
       isFile: s.isFile(),
       isDirectory: s.isDirectory(),

@@ -2,7 +2,13 @@ import { accessSync, constants } from "node:fs";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
-import type { ExecOptions, ExecResult, SandboxBlock } from "../types/environment.js";
+import type {
+  ExecOptions,
+  ExecResult,
+  LongLivedProcess,
+  SandboxBlock,
+  StartProcessOptions,
+} from "../types/environment.js";
 import { CommandError } from "./errors.js";
 import {
   type LaunchPlan,
@@ -222,6 +228,55 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       }
     }
     return { ...result, sandboxBlock: block };
+  }
+
+  /**
+   * Starts a long-lived program (an MCP server) inside the sandbox on the policy commands get
+   * (the project writable under workspace-write, no network unless allowed). Where no sandbox
+   * can run: refused when `required`, otherwise started outside it after the notice.
+   * startProcess() stays unsandboxed.
+   */
+  async startSandboxedProcess(
+    command: string,
+    args: readonly string[],
+    options: StartProcessOptions = {},
+  ): Promise<LongLivedProcess> {
+    if (this.policy.mode === "danger-full-access") return super.startProcess(command, args, options);
+    this.currentPolicy = this.buildPolicy();
+    const available = await this.availability();
+    if (!available.active) {
+      if (this.sandbox.required)
+        throw new CommandError(
+          command,
+          `The sandbox cannot run here, so ${command} was not started: ${available.reason}`,
+        );
+      if (!this.warned) {
+        this.warned = true;
+        this.sandbox.onUnavailable?.(available.reason);
+      }
+      return super.startProcess(command, args, options);
+    }
+    if (available.kind === "seatbelt") {
+      const tmpDir = await this.privateTmp();
+      const profile = seatbeltProfile(this.currentPolicy, { tmpDir });
+      return super.startProcess(SANDBOX_EXEC, ["-p", profile, command, ...args], {
+        ...options,
+        env: { ...options.env, TMPDIR: tmpDir },
+      });
+    }
+    const bwrap = await probeBubblewrap(this.bwrapSearchPath());
+    if (!bwrap.available) throw new CommandError(command, `The sandbox cannot run: ${bwrap.reason}`);
+    const cwd = this.resolvePath(options.workingDir ?? ".");
+    const sandboxArgs = bwrapArguments(this.currentPolicy, {
+      cwd,
+      tmpDir: await this.privateTmp(),
+      disableUserns: bwrap.disableUserns,
+    });
+    return super.startProcess(bwrap.path, [...sandboxArgs, "--", command, ...args], {
+      ...options,
+      // The host's TMPDIR may point at a directory the sandbox makes read-only.
+      env: { ...options.env, TMPDIR: "/tmp" },
+    });
   }
 
   private privateTmp(): Promise<string> {

@@ -1,3 +1,5 @@
+import { type Static, type TObject, Type } from "@sinclair/typebox";
+import { StringEnum } from "../tools/define-tool.js";
 import type { ToolDefinition } from "../types/tool.js";
 
 /** The code-intelligence tools' names. */
@@ -15,118 +17,113 @@ export const CODE_INTELLIGENCE_TOOL_NAMES = [
 
 export type CodeIntelligenceToolName = (typeof CODE_INTELLIGENCE_TOOL_NAMES)[number];
 
-const position = {
-  path: { type: "string", description: "The file, relative to the project or absolute." },
-  symbolName: {
-    type: "string",
-    description:
-      "The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).",
-  },
-  line: { type: "integer", minimum: 1, description: "1-based line number." },
-  character: { type: "integer", minimum: 1, description: "1-based column; with line, an exact position." },
-} as const;
+const POSITION = {
+  path: Type.String({ description: "The file, relative to the project or absolute." }),
+  symbolName: Type.Optional(
+    Type.String({
+      description:
+        "The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).",
+    }),
+  ),
+  line: Type.Optional(Type.Integer({ minimum: 1, description: "1-based line number." })),
+  character: Type.Optional(
+    Type.Integer({ minimum: 1, description: "1-based column; with line, an exact position." }),
+  ),
+};
+const CLOSED = { additionalProperties: false } as const;
+const positionOnly = Type.Object(POSITION, CLOSED);
 
-const positionSchema = (extra: Record<string, unknown> = {}) => ({
-  type: "object",
-  properties: { ...position, ...extra },
-  required: ["path"],
-  additionalProperties: false,
-});
+/** Each tool's parameters (TypeBox schemas, plain JSON Schema at run time). */
+export const CODE_INTELLIGENCE_PARAMETERS = {
+  find_definition: positionOnly,
+  find_references: Type.Object(
+    {
+      ...POSITION,
+      includeDeclaration: Type.Optional(
+        Type.Boolean({ description: "Also list the declaration (default false)." }),
+      ),
+    },
+    CLOSED,
+  ),
+  get_document_symbols: Type.Object({ path: POSITION.path }, CLOSED),
+  find_symbol: Type.Object(
+    {
+      query: Type.String({ minLength: 1, description: "The name or part of it." }),
+      path: Type.Optional(
+        Type.String({
+          description: "A file whose language server to ask (default: every language server of the project).",
+        }),
+      ),
+    },
+    CLOSED,
+  ),
+  get_hover_info: positionOnly,
+  get_call_hierarchy: Type.Object(
+    {
+      ...POSITION,
+      direction: Type.Optional(
+        StringEnum(["incoming", "outgoing", "both"], { description: "Which calls to list (default both)." }),
+      ),
+      depth: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 3, description: "Levels to follow (default 1)." }),
+      ),
+    },
+    CLOSED,
+  ),
+  find_implementations: positionOnly,
+  get_type_hierarchy: Type.Object(
+    {
+      ...POSITION,
+      direction: Type.Optional(
+        StringEnum(["supertypes", "subtypes", "both"], { description: "Which way to look (default both)." }),
+      ),
+    },
+    CLOSED,
+  ),
+  get_diagnostics: Type.Object(
+    { path: Type.Optional(Type.String({ description: "The file (default: the files touched so far)." })) },
+    CLOSED,
+  ),
+} as const satisfies Record<CodeIntelligenceToolName, TObject>;
+
+/** The arguments of a code-intelligence tool, typed from its schema. */
+export type CodeIntelligenceArgs<N extends CodeIntelligenceToolName> = Static<
+  (typeof CODE_INTELLIGENCE_PARAMETERS)[N]
+>;
+
+/** What each tool is for, as the model reads it. */
+export const CODE_INTELLIGENCE_DESCRIPTIONS: Readonly<Record<CodeIntelligenceToolName, string>> = {
+  find_definition:
+    "Go to the definition of a symbol (function, class, variable, type) with a language server, following imports across files. Give path and symbolName (or line/character).",
+  find_references:
+    "Find every use of a symbol across the project with a language server, grouped by file. Use it before changing shared code.",
+  get_document_symbols:
+    "Outline of a file from its language server: classes, functions, methods and their line ranges, nested. Cheaper than reading a large file.",
+  find_symbol:
+    "Search the project's symbols (functions, classes, types…) by name with the language servers' index, when you do not know which file defines them.",
+  get_hover_info: "Type signature and documentation of a symbol, from its language server.",
+  get_call_hierarchy:
+    "Trace calls of a function or method: incoming (who calls it) and/or outgoing (what it calls), from its language server.",
+  find_implementations:
+    "Find the concrete implementations of an interface, abstract class or method (subclasses and overriding methods where the server has no implementation search).",
+  get_type_hierarchy: "Inheritance of a class or interface: its supertypes and/or subtypes.",
+  get_diagnostics:
+    "Errors and warnings the language server reports for a file, or, without path, for every file opened or changed in this session.",
+};
 
 /** The nine tools' definitions: names and parameters as the code-intelligence contract gives them. */
 export function codeIntelligenceDefinitions(): Record<CodeIntelligenceToolName, ToolDefinition> {
-  return {
-    find_definition: {
-      name: "find_definition",
-      description:
-        "Go to the definition of a symbol (function, class, variable, type) with a language server, following imports across files. Give path and symbolName (or line/character).",
-      parameters: positionSchema(),
+  const entries = CODE_INTELLIGENCE_TOOL_NAMES.map((name) => [
+    name,
+    {
+      name,
+      description: CODE_INTELLIGENCE_DESCRIPTIONS[name],
+      parameters: JSON.parse(
+        JSON.stringify(CODE_INTELLIGENCE_PARAMETERS[name]),
+      ) as ToolDefinition["parameters"],
     },
-    find_references: {
-      name: "find_references",
-      description:
-        "Find every use of a symbol across the project with a language server, grouped by file. Use it before changing shared code.",
-      parameters: positionSchema({
-        includeDeclaration: { type: "boolean", description: "Also list the declaration (default false)." },
-      }),
-    },
-    get_document_symbols: {
-      name: "get_document_symbols",
-      description:
-        "Outline of a file from its language server: classes, functions, methods and their line ranges, nested. Cheaper than reading a large file.",
-      parameters: {
-        type: "object",
-        properties: { path: position.path },
-        required: ["path"],
-        additionalProperties: false,
-      },
-    },
-    find_symbol: {
-      name: "find_symbol",
-      description:
-        "Search the project's symbols (functions, classes, types…) by name with the language servers' index, when you do not know which file defines them.",
-      parameters: {
-        type: "object",
-        properties: {
-          query: { type: "string", minLength: 1, description: "The name or part of it." },
-          path: {
-            type: "string",
-            description:
-              "A file whose language server to ask (default: every language server of the project).",
-          },
-        },
-        required: ["query"],
-        additionalProperties: false,
-      },
-    },
-    get_hover_info: {
-      name: "get_hover_info",
-      description: "Type signature and documentation of a symbol, from its language server.",
-      parameters: positionSchema(),
-    },
-    get_call_hierarchy: {
-      name: "get_call_hierarchy",
-      description:
-        "Trace calls of a function or method: incoming (who calls it) and/or outgoing (what it calls), from its language server.",
-      parameters: positionSchema({
-        direction: {
-          type: "string",
-          enum: ["incoming", "outgoing", "both"],
-          description: "Which calls to list (default both).",
-        },
-        depth: { type: "integer", minimum: 1, maximum: 3, description: "Levels to follow (default 1)." },
-      }),
-    },
-    find_implementations: {
-      name: "find_implementations",
-      description:
-        "Find the concrete implementations of an interface, abstract class or method (subclasses and overriding methods where the server has no implementation search).",
-      parameters: positionSchema(),
-    },
-    get_type_hierarchy: {
-      name: "get_type_hierarchy",
-      description: "Inheritance of a class or interface: its supertypes and/or subtypes.",
-      parameters: positionSchema({
-        direction: {
-          type: "string",
-          enum: ["supertypes", "subtypes", "both"],
-          description: "Which way to look (default both).",
-        },
-      }),
-    },
-    get_diagnostics: {
-      name: "get_diagnostics",
-      description:
-        "Errors and warnings the language server reports for a file, or, without path, for every file opened or changed in this session.",
-      parameters: {
-        type: "object",
-        properties: {
-          path: { type: "string", description: "The file (default: the files touched so far)." },
-        },
-        additionalProperties: false,
-      },
-    },
-  };
+  ]);
+  return Object.fromEntries(entries) as Record<CodeIntelligenceToolName, ToolDefinition>;
 }
 
 /**

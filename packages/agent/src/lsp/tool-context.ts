@@ -35,25 +35,15 @@ export interface Place {
 export async function place(
   ctx: ToolsContext,
   execEnv: ExecutionEnvironment,
-  args: Readonly<Record<string, unknown>>,
+  query: PositionQuery,
   signal?: AbortSignal,
 ): Promise<Place> {
-  const query = positionQuery(args);
   const abs = execEnv.resolvePath(query.path);
   const text = await ctx.env.readFile(abs);
   const position = resolvePosition(text, query);
   const word = wordAt(text, position) ?? query.symbolName ?? "";
   const label = `${word ? `\`${word}\` at ` : ""}${displayPath(ctx.env, abs)}:${position.line + 1}:${position.character + 1}`;
   return { abs, text, position, label, ...(signal !== undefined && { signal }) };
-}
-
-function positionQuery(args: Readonly<Record<string, unknown>>): PositionQuery {
-  return {
-    path: String(args.path ?? ""),
-    ...(typeof args.symbolName === "string" && { symbolName: args.symbolName }),
-    ...(typeof args.line === "number" && { line: args.line }),
-    ...(typeof args.character === "number" && { character: args.character }),
-  };
 }
 
 function wordAt(text: string, p: ZeroBasedPosition): string | undefined {

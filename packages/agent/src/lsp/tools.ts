@@ -8,9 +8,15 @@ import type {
   SymbolInformation,
   WorkspaceSymbol,
 } from "vscode-languageserver-protocol";
+import { defineBuiltinTool } from "../tools/define-tool.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
-import { type CodeIntelligenceToolName, codeIntelligenceDefinitions } from "./definitions.js";
+import {
+  CODE_INTELLIGENCE_DESCRIPTIONS,
+  CODE_INTELLIGENCE_PARAMETERS,
+  type CodeIntelligenceArgs,
+  type CodeIntelligenceToolName,
+} from "./definitions.js";
 import { CodeIntelligenceError, NoLanguageServerError } from "./errors.js";
 import {
   countSymbols,
@@ -45,24 +51,26 @@ export type { ToolsContext } from "./tool-context.js";
 const MAX_LOCATIONS = 50;
 const MAX_SYMBOLS = 50;
 
-type Run = (
-  args: Readonly<Record<string, unknown>>,
+type Run<N extends CodeIntelligenceToolName> = (
+  args: CodeIntelligenceArgs<N>,
   env: ExecutionEnvironment,
   context: ToolContext,
 ) => Promise<string | ToolOutput>;
 
-function tool(name: CodeIntelligenceToolName, run: Run): RegisteredTool {
-  return {
-    definition: codeIntelligenceDefinitions()[name],
+function tool<N extends CodeIntelligenceToolName>(name: N, run: Run<N>): RegisteredTool {
+  return defineBuiltinTool({
+    name,
+    description: CODE_INTELLIGENCE_DESCRIPTIONS[name],
+    parameters: CODE_INTELLIGENCE_PARAMETERS[name],
     readOnly: true,
-    executor: async (args, env, context) => {
+    execute: async (args, context) => {
       try {
-        return await run(args, env, context);
+        return await run(args as CodeIntelligenceArgs<N>, context.environment, context);
       } catch (error) {
         return asResult(error);
       }
     },
-  };
+  });
 }
 
 function hierarchyContext(ctx: ToolsContext, signal?: AbortSignal): HierarchyContext {
@@ -98,7 +106,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
 
     tool("find_references", async (args, env, { signal }) => {
       const p = await place(ctx, env, args, signal);
-      const includeDeclaration = args.includeDeclaration === true;
+      const includeDeclaration = args.includeDeclaration ?? false;
       const result = await atPlace(ctx, p, (c, uri) =>
         c.request<Location[] | null>(
           "textDocument/references",
@@ -117,7 +125,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("get_document_symbols", async (args, env, { signal }) => {
-      const abs = env.resolvePath(String(args.path));
+      const abs = env.resolvePath(args.path);
       const text = await ctx.env.readFile(abs);
       const symbols = await ctx.pool.withClient(
         abs,
@@ -142,9 +150,8 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
     }),
 
     tool("find_symbol", async (args, env, { signal }) => {
-      const query = String(args.query);
-      const files =
-        typeof args.path === "string" ? [env.resolvePath(args.path)] : await representativeFiles(ctx);
+      const { query } = args;
+      const files = args.path !== undefined ? [env.resolvePath(args.path)] : await representativeFiles(ctx);
       if (files.length === 0) return new NoLanguageServerError("this project").message;
       const found: (SymbolInformation | WorkspaceSymbol)[] = [];
       const problems: string[] = [];
@@ -195,8 +202,8 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
 
     tool("get_call_hierarchy", async (args, env, { signal }) => {
       const p = await place(ctx, env, args, signal);
-      const direction = typeof args.direction === "string" ? args.direction : "both";
-      const depth = typeof args.depth === "number" ? Math.min(3, Math.max(1, args.depth)) : 1;
+      const direction = args.direction ?? "both";
+      const depth = args.depth ?? 1;
       return atPlace(ctx, p, async (c, uri) => {
         if (!c.capabilities.callHierarchyProvider) {
           return `The ${c.server.id} language server does not support call hierarchies.`;
@@ -254,7 +261,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
 
     tool("get_type_hierarchy", async (args, env, { signal }) => {
       const p = await place(ctx, env, args, signal);
-      const direction = typeof args.direction === "string" ? args.direction : "both";
+      const direction = args.direction ?? "both";
       return atPlace(ctx, p, async (c, uri) => {
         if (c.capabilities.typeHierarchyProvider) {
           return nativeTypeHierarchy(ctx, c, uri, p, direction, signal);
@@ -279,7 +286,7 @@ export function createCodeIntelligenceTools(ctx: ToolsContext): RegisteredTool[]
 
     tool("get_diagnostics", async (args, env, { signal }) => {
       let files: string[];
-      if (typeof args.path === "string") files = [env.resolvePath(args.path)];
+      if (args.path !== undefined) files = [env.resolvePath(args.path)];
       else {
         // Files deleted since they were touched have nothing left to report.
         const exists = await Promise.all([...ctx.touched].map((f) => ctx.env.fileExists(f)));

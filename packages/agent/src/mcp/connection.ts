@@ -1,10 +1,24 @@
+import { basename } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ToolOutput } from "../types/tool.js";
 import { forgetChild, trackChild } from "./child-processes.js";
+import {
+  elicitationFields,
+  type McpElicitationRequest,
+  type McpElicitationResult,
+  McpRequestRefused,
+  type McpSamplingRequest,
+  type McpSamplingResult,
+  USER_REJECTED,
+} from "./client-requests.js";
 import { McpConfigError, McpConnectError, McpError } from "./errors.js";
+import { type McpProcessStarter, ProcessTransport } from "./process-transport.js";
 import { callResultToOutput, contentToText, type McpCallResult, type McpContent } from "./results.js";
 import { loadHttpTransport, loadSdkCore, loadSseTransport, loadStdioTransport } from "./sdk.js";
+import type { McpCachedServer, McpToolCache } from "./tool-cache.js";
 import type { McpEvent, McpRemoteServerConfig, McpServerConfig, McpServerStatus } from "./types.js";
 
 /** Whether a configuration names a remote (HTTP or SSE) server. */
@@ -47,6 +61,24 @@ export interface ConnectionSettings {
   readonly cwd: string | undefined;
   readonly clientName: string;
   readonly clientVersion: string;
+  /** Where tool lists are remembered between runs. */
+  readonly toolCache: McpToolCache | undefined;
+  /** The directories offered as roots; none offered when undefined. */
+  readonly roots: () => readonly string[] | undefined;
+  readonly onSampling:
+    | ((request: McpSamplingRequest, signal: AbortSignal) => Promise<McpSamplingResult>)
+    | undefined;
+  readonly onElicitation:
+    | ((request: McpElicitationRequest, signal: AbortSignal) => Promise<McpElicitationResult>)
+    | undefined;
+  /** The OAuth client of a remote server that needs one. */
+  readonly authProvider:
+    | ((server: string, config: McpRemoteServerConfig) => Promise<OAuthClientProvider | undefined>)
+    | undefined;
+  /** Appended to the message of a server that needs a login (how to log in). */
+  readonly loginHint: ((server: string) => string) | undefined;
+  /** Starts stdio servers' processes (in a sandbox); the SDK's stdio transport when undefined. */
+  readonly startProcess: McpProcessStarter | undefined;
 }
 
 /** Per-call context for a tool call. */
@@ -61,6 +93,12 @@ const REQUEST_TIMEOUT = -32001;
 /** Pages read at most from a paginated list, against a server whose cursor never ends. */
 const MAX_PAGES = 100;
 const STDERR_LINES = 20;
+
+/** Whether a remote server refused us for want of authorization (401, or the SDK's login request). */
+const unauthorized = (error: unknown): boolean =>
+  (error as Error | undefined)?.name === "UnauthorizedError" ||
+  codeOf(error) === 401 ||
+  /\b401\b|unauthorized/i.test(describe(error));
 
 /** "500 ms", "30 s": how a timeout reads in messages. */
 const duration = (ms: number): string => (ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`);
@@ -88,15 +126,62 @@ export class McpServerConnection {
   hasResources = false;
   serverName: string | undefined;
   serverVersion: string | undefined;
+  /** The server's `instructions` from initialize (or the cache). */
+  instructions: string | undefined;
+  /** Whether the lists above come from the cache and the server has not connected yet. */
+  fromCache = false;
+  /** The cache entry as last read or written (JSON), to write only what changed. */
+  private cachedText: string | undefined;
 
   constructor(
     readonly name: string,
     readonly config: McpServerConfig,
     private readonly settings: ConnectionSettings,
+    /** The tool cache's key for this server (serverCacheKey). */
+    private readonly cacheKey: string,
     private readonly report: (event: McpEvent) => void,
     /** Called after the tool or prompt list changed (a connect, a list_changed notification). */
     private readonly onListsChanged: () => void,
   ) {}
+
+  /**
+   * Offers what the server offered last time, until it connects: its tools can be offered to the
+   * model at once, and a call to one waits for the connection. Ignored once connected.
+   */
+  async loadCache(): Promise<boolean> {
+    const cache = this.settings.toolCache;
+    if (!cache) return false;
+    const entry = await cache.get(this.cacheKey).catch(() => undefined);
+    if (!entry || this.everConnected || this.closed || this.statusValue === "failed") return false;
+    this.cachedText = JSON.stringify(entry);
+    this.tools = entry.tools as unknown as ListedTool[];
+    this.prompts = entry.prompts as unknown as ListedPrompt[];
+    this.hasResources = entry.hasResources;
+    this.serverName = entry.serverName;
+    this.serverVersion = entry.serverVersion;
+    this.instructions = entry.instructions;
+    this.fromCache = true;
+    this.onListsChanged();
+    return true;
+  }
+
+  /** Writes the lists the server gave to the cache, when they differ from its entry. */
+  private remember(): void {
+    const cache = this.settings.toolCache;
+    if (!cache) return;
+    const entry: McpCachedServer = {
+      ...(this.serverName !== undefined && { serverName: this.serverName }),
+      ...(this.serverVersion !== undefined && { serverVersion: this.serverVersion }),
+      tools: this.tools as unknown as Readonly<Record<string, unknown>>[],
+      prompts: this.prompts as unknown as Readonly<Record<string, unknown>>[],
+      hasResources: this.hasResources,
+      ...(this.instructions !== undefined && { instructions: this.instructions }),
+    };
+    const text = JSON.stringify(entry);
+    if (text === this.cachedText) return;
+    this.cachedText = text;
+    void cache.set(this.cacheKey, entry).catch(() => {});
+  }
 
   get status(): McpServerStatus {
     return this.statusValue;
@@ -164,29 +249,24 @@ export class McpServerConnection {
       } catch {
         throw new McpConfigError(this.name, `MCP server "${this.name}" has an invalid URL: ${config.url}`);
       }
-      const requestInit = config.headers ? { headers: { ...config.headers } } : undefined;
+      const authProvider = await this.settings.authProvider?.(this.name, config);
+      const options = {
+        ...(config.headers && { requestInit: { headers: { ...config.headers } } }),
+        ...(authProvider !== undefined && { authProvider }),
+      };
       if (config.type === "http") {
         const { StreamableHTTPClientTransport } = await loadHttpTransport();
-        return new StreamableHTTPClientTransport(url, requestInit ? { requestInit } : undefined);
+        return new StreamableHTTPClientTransport(url, options);
       }
       const { SSEClientTransport } = await loadSseTransport();
-      return new SSEClientTransport(url, requestInit ? { requestInit } : undefined);
+      return new SSEClientTransport(url, options);
     }
     const config = this.config;
     if (typeof config.command !== "string" || config.command.trim() === "")
       throw new McpConfigError(this.name, `MCP server "${this.name}" has no command to run.`);
-    const { StdioClientTransport } = await loadStdioTransport();
     const cwd = config.cwd ?? this.settings.cwd;
-    const transport = new StdioClientTransport({
-      command: config.command,
-      args: [...(config.args ?? [])],
-      ...(config.env !== undefined && { env: { ...config.env } }),
-      ...(cwd !== undefined && { cwd }),
-      // Piped, not inherited: a server's log must not write over a terminal UI.
-      stderr: "pipe",
-    });
     let partial = "";
-    transport.stderr?.on("data", (chunk: Buffer) => {
+    const onStderr = (chunk: Buffer) => {
       const lines = (partial + chunk.toString("utf8")).split("\n");
       partial = lines.pop() ?? "";
       for (const line of lines) {
@@ -195,7 +275,27 @@ export class McpServerConnection {
         if (this.stderr.length > STDERR_LINES) this.stderr.shift();
         this.report({ kind: "server_log", server: this.name, line });
       }
+    };
+    const start = this.settings.startProcess;
+    if (start !== undefined)
+      return new ProcessTransport(
+        () =>
+          start(config.command, config.args ?? [], {
+            ...(cwd !== undefined && { workingDir: cwd }),
+            ...(config.env !== undefined && { env: config.env }),
+          }),
+        onStderr,
+      );
+    const { StdioClientTransport } = await loadStdioTransport();
+    const transport = new StdioClientTransport({
+      command: config.command,
+      args: [...(config.args ?? [])],
+      ...(config.env !== undefined && { env: { ...config.env } }),
+      ...(cwd !== undefined && { cwd }),
+      // Piped, not inherited: a server's log must not write over a terminal UI.
+      stderr: "pipe",
     });
+    transport.stderr?.on("data", onStderr);
     return transport;
   }
 
@@ -205,13 +305,77 @@ export class McpServerConnection {
     let transport: Transport | undefined;
     let client: Client | undefined;
     try {
-      const { client: clientModule, types } = await loadSdkCore();
-      transport = await this.createTransport();
+      // The SDK's core and the transport's module load side by side.
+      const [{ client: clientModule, types }, created] = await Promise.all([
+        loadSdkCore(),
+        this.createTransport(),
+      ]);
+      transport = created;
+      const { roots, onSampling, onElicitation } = this.settings;
       client = new clientModule.Client(
         { name: this.settings.clientName, version: this.settings.clientVersion },
-        { capabilities: {} },
+        {
+          capabilities: {
+            ...(roots() !== undefined && { roots: { listChanged: true } }),
+            ...(onSampling !== undefined && { sampling: {} }),
+            ...(onElicitation !== undefined && { elicitation: { form: {} } }),
+          },
+        },
       );
       const self = client;
+      if (roots() !== undefined)
+        client.setRequestHandler(types.ListRootsRequestSchema, async () => ({
+          roots: (roots() ?? []).map((dir) => ({ uri: pathToFileURL(dir).href, name: basename(dir) || dir })),
+        }));
+      if (onSampling !== undefined)
+        client.setRequestHandler(types.CreateMessageRequestSchema, async (request, extra) => {
+          const p = request.params;
+          try {
+            const result = await onSampling(
+              {
+                server: this.name,
+                messages: p.messages as unknown as McpSamplingRequest["messages"],
+                ...(p.systemPrompt !== undefined && { systemPrompt: p.systemPrompt }),
+                maxTokens: p.maxTokens,
+                ...(p.temperature !== undefined && { temperature: p.temperature }),
+                ...(p.stopSequences !== undefined && { stopSequences: p.stopSequences }),
+                ...(p.modelPreferences?.hints !== undefined && {
+                  modelHints: p.modelPreferences.hints.flatMap((h) => (h.name ? [h.name] : [])),
+                }),
+              },
+              extra.signal,
+            );
+            return {
+              role: "assistant" as const,
+              content: { type: "text" as const, text: result.text },
+              model: result.model,
+              ...(result.stopReason !== undefined && { stopReason: result.stopReason }),
+            };
+          } catch (error) {
+            if (error instanceof McpRequestRefused) throw new types.McpError(USER_REJECTED, error.message);
+            throw error;
+          }
+        });
+      if (onElicitation !== undefined)
+        client.setRequestHandler(types.ElicitRequestSchema, async (request, extra) => {
+          const p = request.params as {
+            mode?: string;
+            message: string;
+            requestedSchema?: Record<string, unknown>;
+          };
+          // Only forms are offered (no URL mode); anything else is declined.
+          if (p.mode !== undefined && p.mode !== "form") return { action: "decline" as const };
+          let fields: ReturnType<typeof elicitationFields>;
+          try {
+            fields = elicitationFields(p.requestedSchema ?? {});
+          } catch {
+            return { action: "decline" as const };
+          }
+          const answer = await onElicitation({ server: this.name, message: p.message, fields }, extra.signal);
+          return answer.action === "accept"
+            ? { action: "accept" as const, content: { ...answer.content } as Record<string, string> }
+            : { action: answer.action };
+        });
       client.onclose = () => this.lost(self);
       // Transport errors reach the caller through the failed request; nothing to do here.
       client.onerror = () => {};
@@ -229,19 +393,36 @@ export class McpServerConnection {
       }
       const capabilities = client.getServerCapabilities() ?? {};
       const version = client.getServerVersion();
+      const [tools, prompts] = await Promise.all([
+        capabilities.tools ? this.listTools(client) : [],
+        capabilities.prompts ? this.listPrompts(client) : [],
+      ]);
       this.serverName = version?.name;
       this.serverVersion = version?.version;
+      this.instructions = client.getInstructions();
       this.hasResources = capabilities.resources !== undefined;
-      this.tools = capabilities.tools ? await this.listTools(client) : [];
-      this.prompts = capabilities.prompts ? await this.listPrompts(client) : [];
+      this.tools = tools;
+      this.prompts = prompts;
     } catch (error) {
       await this.dispose(client, transport);
+      const forget = this.fromCache && !this.everConnected;
+      if (forget) {
+        // Tools remembered from a server that does not come up are not offered any longer.
+        this.fromCache = false;
+        this.tools = [];
+        this.prompts = [];
+        this.hasResources = false;
+        this.instructions = undefined;
+      }
       const message =
         codeOf(error) === REQUEST_TIMEOUT
           ? `did not answer initialize within ${duration(this.settings.connectTimeoutMs)}`
-          : describe(error);
+          : isRemote(this.config) && unauthorized(error)
+            ? `it needs an OAuth login${this.settings.loginHint?.(this.name) ?? ""}`
+            : describe(error);
       const full = `MCP server "${this.name}" failed to start: ${message}${this.stderrHint()}`;
       if (!this.closed) this.setStatus("failed", full);
+      if (forget) this.onListsChanged();
       throw error instanceof McpConfigError ? error : new McpConnectError(this.name, full, { cause: error });
     }
     if (this.closed) {
@@ -251,8 +432,10 @@ export class McpServerConnection {
     this.client = client;
     this.transport = transport;
     this.everConnected = true;
+    this.fromCache = false;
     this.setStatus("connected");
     this.onListsChanged();
+    this.remember();
     return client;
   }
 
@@ -310,11 +493,13 @@ export class McpServerConnection {
   private async refreshTools(client: Client): Promise<void> {
     this.tools = await this.listTools(client);
     this.onListsChanged();
+    this.remember();
   }
 
   private async refreshPrompts(client: Client): Promise<void> {
     this.prompts = await this.listPrompts(client);
     this.onListsChanged();
+    this.remember();
   }
 
   /** Runs a tool; every failure comes back as an error result the model can read. */
@@ -443,6 +628,11 @@ export class McpServerConnection {
         cause: error,
       });
     }
+  }
+
+  /** Tells a connected server that the roots changed (it asks for them again). */
+  async rootsChanged(): Promise<void> {
+    await this.client?.sendRootsListChanged().catch(() => {});
   }
 
   /** Ends the connection and the server's process; the connection cannot be used again. */

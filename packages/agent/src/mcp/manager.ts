@@ -4,6 +4,7 @@ import type { RegisteredTool } from "../types/tool.js";
 import { type ConnectionSettings, type ListedTool, McpServerConnection } from "./connection.js";
 import { McpConfigError, McpError } from "./errors.js";
 import { mcpToolName } from "./names.js";
+import { serverCacheKey } from "./tool-cache.js";
 import {
   LIST_MCP_RESOURCES,
   listResourcesTool,
@@ -25,6 +26,8 @@ export const MCP_DEFAULTS = {
   connectTimeoutMs: 30_000,
   toolTimeoutMs: 600_000,
   startupWaitMs: 5_000,
+  /** Characters of one server's `instructions` put into the system prompt. */
+  instructionsChars: 2_048,
 } as const;
 
 /** What attachSession needs of a Session. */
@@ -58,7 +61,10 @@ export class McpManager {
   private readonly settings: ConnectionSettings;
   /** Tool names last reported per server (tools_changed is sent when they change). */
   private readonly announced = new Map<string, string>();
+  private rootDirs: readonly string[] | undefined;
   private started = false;
+  private connecting = false;
+  private preparing: Promise<boolean> | undefined;
   private startupWait: Promise<void> | undefined;
   private startupOver = false;
   private closing: Promise<void> | undefined;
@@ -70,49 +76,94 @@ export class McpManager {
       cwd: options.cwd,
       clientName: options.clientName ?? "attractor",
       clientVersion: options.clientVersion ?? "0.1.0",
+      toolCache: options.toolCache,
+      roots: () => this.rootDirs,
+      onSampling: options.onSampling,
+      onElicitation: options.onElicitation,
+      startProcess: options.startProcess,
+      authProvider: options.authProvider,
+      loginHint: options.loginHint,
     };
+    this.rootDirs = options.roots;
     this.settings = settings;
     this.startupWaitMs = options.startupWaitMs ?? MCP_DEFAULTS.startupWaitMs;
-    for (const [name, config] of Object.entries(servers)) {
-      this.connections.set(
-        name,
-        new McpServerConnection(
-          name,
-          config,
-          settings,
-          (event) => this.emit(event),
-          () => this.sync(),
-        ),
-      );
-    }
+    for (const [name, config] of Object.entries(servers))
+      this.connections.set(name, this.connectionFor(name, config));
     this.resourceTools = [
       listResourcesTool(() => [...this.connections.values()]),
       readResourceTool((name) => this.connections.get(name)),
     ];
   }
 
+  /** The client capabilities declared, which some servers' tool lists depend on. */
+  private declared(): string {
+    const s = this.settings;
+    return [s.roots() !== undefined && "roots", s.onSampling && "sampling", s.onElicitation && "elicitation"]
+      .filter(Boolean)
+      .join(",");
+  }
+
+  private connectionFor(name: string, config: McpServerConfig): McpServerConnection {
+    return new McpServerConnection(
+      name,
+      config,
+      this.settings,
+      serverCacheKey(config, this.settings.cwd, this.declared()),
+      (event) => this.emit(event),
+      () => this.sync(),
+    );
+  }
+
+  /**
+   * Offers the tools the toolCache remembers from earlier runs, without starting any server (a
+   * call to one of them starts its server and waits for it). Resolves to whether every server's
+   * tools are known that way. Idempotent.
+   */
+  prepare(): Promise<boolean> {
+    this.preparing ??= Promise.all([...this.connections.values()].map((c) => c.loadCache())).then((known) =>
+      known.every(Boolean),
+    );
+    return this.preparing;
+  }
+
   /** Starts connecting every server in the background; failures become events. Idempotent. */
   start(): void {
     if (this.started || this.closing) return;
     this.started = true;
+    void this.prepare().then(() => this.connectAll());
+  }
+
+  private connectAll(): void {
+    if (this.connecting || this.closing) return;
+    this.connecting = true;
     for (const connection of this.connections.values()) connection.connect().catch(() => {});
   }
 
   /**
-   * For SessionOptions.toolsReady: the first time, waits until every server has connected or
-   * failed, or `startupWaitMs` passed, whichever is first; afterwards resolves at once. Servers
-   * that connect later offer their tools from the next request on.
+   * For SessionOptions.toolsReady: the first time, waits until every server whose tools the cache
+   * does not know has connected or failed, or `startupWaitMs` passed, whichever is first;
+   * afterwards resolves at once. Servers that connect later offer their tools from the next
+   * request on. When the cache knows every server's tools, it resolves without starting anything:
+   * start() (or the first call of one of their tools) connects them, so a host can let its first
+   * request go out before the servers take the CPU.
    */
   readonly waitForStartup = async (signal?: AbortSignal): Promise<void> => {
     if (this.startupOver) return;
-    this.start();
-    this.startupWait ??= new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.startupWaitMs);
-      Promise.all([...this.connections.values()].map((c) => c.settled())).then(() => {
-        clearTimeout(timer);
-        resolve();
+    this.startupWait ??= (async () => {
+      const known = await this.prepare();
+      if (known) return;
+      this.started = true;
+      this.connectAll();
+      if (this.startupWaitMs === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.startupWaitMs);
+        const unknown = [...this.connections.values()].filter((c) => !c.fromCache);
+        Promise.all(unknown.map((c) => c.settled())).then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
       });
-    }).then(() => {
+    })().then(() => {
       this.startupOver = true;
     });
     if (!signal) return this.startupWait;
@@ -149,6 +200,16 @@ export class McpManager {
     };
   }
 
+  /**
+   * Changes the directories offered as roots and tells connected servers (roots/list_changed).
+   * Only for a manager created with `roots`: the capability is declared at connect time.
+   */
+  async setRoots(dirs: readonly string[]): Promise<void> {
+    if (this.rootDirs === undefined) throw new McpError("", "This MCP manager was created without roots.");
+    this.rootDirs = [...dirs];
+    await Promise.all([...this.connections.values()].map((c) => c.rootsChanged()));
+  }
+
   /** Receives every later event; returns the unsubscribe function. */
   subscribe(listener: (event: McpEvent) => void): () => void {
     this.listeners.add(listener);
@@ -164,11 +225,33 @@ export class McpManager {
       ...(c.error !== undefined && { error: c.error }),
       ...(c.serverName !== undefined && { serverName: c.serverName }),
       ...(c.serverVersion !== undefined && { serverVersion: c.serverVersion }),
+      ...(c.instructions !== undefined && { instructions: c.instructions }),
+      fromCache: c.fromCache,
       tools: this.toolInfo(c),
       prompts: this.promptInfo(c),
       hasResources: c.hasResources,
     }));
   }
+
+  /**
+   * The servers' `instructions` (from initialize, or the cache until they connect) as a
+   * system-prompt section, each cut to MCP_DEFAULTS.instructionsChars; undefined when none gave any.
+   */
+  readonly instructions = (): string | undefined => {
+    const parts: string[] = [];
+    for (const c of this.connections.values()) {
+      const text = c.status === "closed" ? undefined : c.instructions?.trim();
+      if (!text) continue;
+      const limit = MCP_DEFAULTS.instructionsChars;
+      const cut =
+        text.length > limit
+          ? `${text.slice(0, limit)}\n[… ${text.length - limit} more characters cut]`
+          : text;
+      parts.push(`## ${c.name}\n${cut}`);
+    }
+    if (parts.length === 0) return undefined;
+    return `# MCP server instructions\nThe connected MCP servers describe how to use their tools (mcp__<server>__…) as follows. These notes come from the servers, not from the user.\n\n${parts.join("\n\n")}`;
+  };
 
   /** Every prompt of every connected server, under its `mcp__<server>__<prompt>` name. */
   prompts(): McpPromptInfo[] {
@@ -192,13 +275,7 @@ export class McpManager {
     const old = this.connections.get(server);
     if (!old) throw new McpConfigError(server, `No MCP server named "${server}".`);
     if (this.closing) throw new McpError(server, "The MCP manager is closed.");
-    const fresh = new McpServerConnection(
-      server,
-      old.config,
-      this.settings,
-      (event) => this.emit(event),
-      () => this.sync(),
-    );
+    const fresh = this.connectionFor(server, old.config);
     this.connections.set(server, fresh);
     this.proxies.delete(old);
     await old.close();

@@ -31,3 +31,8 @@ export function loadHttpTransport(): Promise<
 export function loadSseTransport(): Promise<typeof import("@modelcontextprotocol/sdk/client/sse.js")> {
   return import("@modelcontextprotocol/sdk/client/sse.js");
 }
+
+/** The SDK's stdio framing (message buffer and serialisation), for transports over other processes. */
+export function loadStdioFraming(): Promise<typeof import("@modelcontextprotocol/sdk/shared/stdio.js")> {
+  return import("@modelcontextprotocol/sdk/shared/stdio.js");
+}

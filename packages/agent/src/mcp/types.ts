@@ -1,3 +1,13 @@
+import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type {
+  McpElicitationRequest,
+  McpElicitationResult,
+  McpSamplingRequest,
+  McpSamplingResult,
+} from "./client-requests.js";
+import type { McpProcessStarter } from "./process-transport.js";
+import type { McpToolCache } from "./tool-cache.js";
+
 /** A server started as a child process and spoken to over its stdin and stdout. */
 export interface McpStdioServerConfig {
   readonly type?: "stdio";
@@ -52,6 +62,10 @@ export interface McpServerSnapshot {
   readonly error?: string;
   readonly serverName?: string;
   readonly serverVersion?: string;
+  /** The server's `instructions` from initialize. */
+  readonly instructions?: string;
+  /** Its lists come from the tool cache; the server has not connected yet. */
+  readonly fromCache: boolean;
   readonly tools: readonly McpToolInfo[];
   readonly prompts: readonly McpPromptInfo[];
   readonly hasResources: boolean;
@@ -82,4 +96,43 @@ export interface McpManagerOptions {
   /** Client name sent in `initialize` (default "attractor"). */
   readonly clientName?: string;
   readonly clientVersion?: string;
+  /**
+   * Remembers each server's tool list between runs (see fileToolCache): with it, the tools of
+   * servers it knows are offered at once and the first request does not wait for them.
+   */
+  readonly toolCache?: McpToolCache;
+  /**
+   * Directories offered to servers as roots (absolute paths, usually the project): servers are
+   * told of changes made with setRoots(). Without it, the roots capability is not declared.
+   */
+  readonly roots?: readonly string[];
+  /**
+   * Answers a server's sampling/createMessage (a completion from the host's model, after the
+   * user's approval). Throw McpRequestRefused to refuse. Without it, sampling is not declared.
+   */
+  readonly onSampling?: (request: McpSamplingRequest, signal: AbortSignal) => Promise<McpSamplingResult>;
+  /**
+   * Answers a server's form elicitation (values from the user). Without it, elicitation is not
+   * declared; a host without a user returns `{ action: "decline" }`.
+   */
+  /**
+   * Starts stdio servers' processes, for servers that must run where the tools do: for example
+   * `(c, a, o) => sandboxed.startSandboxedProcess(c, a, o)` runs them inside the sandbox. By
+   * default they are children of this process with a minimal environment.
+   */
+  readonly startProcess?: McpProcessStarter;
+  /**
+   * The OAuth client for a remote server (for example an McpOAuthProvider over the tokens a
+   * login stored), or undefined for none. Tokens are refreshed through it as they expire.
+   */
+  readonly authProvider?: (
+    server: string,
+    config: McpRemoteServerConfig,
+  ) => Promise<OAuthClientProvider | undefined>;
+  /** Added to the message of a server that needs an OAuth login: how the user logs in. */
+  readonly loginHint?: (server: string) => string;
+  readonly onElicitation?: (
+    request: McpElicitationRequest,
+    signal: AbortSignal,
+  ) => Promise<McpElicitationResult>;
 }

@@ -51,11 +51,13 @@ export function refusalInMode(
   return `Refused in ${mode} mode: ${call.name} can change files or run commands, and this mode is read-only, so it did not run. ${INSTEAD[mode]}`;
 }
 
-/** The effective tool-round limit per input: the configured one, or the read-only default when unlimited. */
+/** The effective tool-round limit per input: the configured one, at most 40 in a read-only mode. */
 export function maxToolRoundsFor(
   config: Pick<SessionConfig, "maxToolRoundsPerInput" | "readOnlyMode">,
 ): number {
-  if (config.maxToolRoundsPerInput > 0 || config.readOnlyMode === undefined)
-    return config.maxToolRoundsPerInput;
-  return READ_ONLY_DEFAULT_MAX_TOOL_ROUNDS;
+  const configured = config.maxToolRoundsPerInput;
+  if (config.readOnlyMode === undefined) return configured;
+  return configured > 0
+    ? Math.min(configured, READ_ONLY_DEFAULT_MAX_TOOL_ROUNDS)
+    : READ_ONLY_DEFAULT_MAX_TOOL_ROUNDS;
 }

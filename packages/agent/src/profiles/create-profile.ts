@@ -62,6 +62,7 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
         }),
         ...(context.modeInstructions !== undefined && { modeInstructions: context.modeInstructions }),
         ...(context.skills !== undefined && { skills: context.skills }),
+        ...(context.toolInstructions !== undefined && { toolInstructions: context.toolInstructions }),
         projectDocs: context.projectDocs,
         ...(context.userInstructions !== undefined && { userInstructions: context.userInstructions }),
       });

@@ -11,3 +11,4 @@ export * from "./openai-compatible/index.js";
 export * from "./openai-compatible/prompt.js";
 export * from "./shared.js";
 export * from "./toolset.js";
+export * from "./with-tools.js";

@@ -1,4 +1,5 @@
 import { subagentTools } from "../subagent/tools.js";
+import { ToolRegistry } from "../tools/registry.js";
 import type { ProfileToolRegistry, ProviderProfile } from "../types/profile.js";
 import type { RegisteredTool } from "../types/tool.js";
 import { createProviderProfile } from "./create-profile.js";
@@ -6,20 +7,9 @@ import { resolveToolFactories } from "./default-tools.js";
 import { modelFacts } from "./model-facts.js";
 import type { ProfileOptions, ToolFactories } from "./toolset.js";
 
-/** A registry where a later registration of a name replaces the earlier one, keeping insertion order otherwise. */
+/** The registry a profile starts with: a ToolRegistry (replacing a name keeps its place). */
 export function createProfileRegistry(tools: readonly RegisteredTool[]): ProfileToolRegistry {
-  const map = new Map<string, RegisteredTool>();
-  const registry: ProfileToolRegistry = {
-    register(tool) {
-      map.set(tool.definition.name, tool);
-    },
-    unregister: (name) => map.delete(name),
-    get: (name) => map.get(name),
-    definitions: () => [...map.values()].map((t) => t.definition),
-    names: () => [...map.keys()],
-  };
-  for (const t of tools) registry.register(t);
-  return registry;
+  return new ToolRegistry(tools);
 }
 
 /** The profile's tools plus the subagent tools unless left out. */

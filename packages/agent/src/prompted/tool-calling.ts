@@ -47,6 +47,6 @@ export function toolOffer(
 }
 
 /** The history as messages in the form the profile's model understands. */
-export function modelMessages(profile: ProviderProfile, history: readonly Turn[]): Message[] {
+export function modelMessages(profile: ProviderProfile, history: readonly Turn[]): readonly Message[] {
   return isPrompted(profile) ? promptedHistoryToMessages(history) : historyToMessages(history);
 }

@@ -17,6 +17,8 @@ export interface SystemPromptLayers {
   readonly projectDocs?: string;
   /** 4a. Skills: names and descriptions, loaded on demand through the skill tool. */
   readonly skills?: string;
+  /** 4a'. Instructions that come with tools (MCP servers' own). */
+  readonly toolInstructions?: string;
   /** 4b. A read-only mode's instructions (explore, plan, review). */
   readonly modeInstructions?: string;
   /** 5. The host's or user's own instructions: last, highest priority. */
@@ -48,6 +50,7 @@ export function assembleSystemPrompt(layers: SystemPromptLayers): string {
     );
   }
   if (layers.skills?.trim()) sections.push(layers.skills.trim());
+  if (layers.toolInstructions?.trim()) sections.push(layers.toolInstructions.trim());
   if (layers.modeInstructions?.trim()) sections.push(layers.modeInstructions.trim());
   if (layers.userInstructions?.trim())
     sections.push(`# User instructions\n${layers.userInstructions.trim()}`);

@@ -36,6 +36,7 @@ export async function runGuardedToolRound(
       callId: call.id,
       output: message,
       isError: true,
+      errorCode: "refused",
       truncated: false,
       durationMs: 0,
     });

@@ -13,7 +13,6 @@ import {
   type Response,
   type RetryPolicy,
   type StreamEvent,
-  systemMessage,
   type ToolCallData,
   type ToolDefinition,
   userMessage,
@@ -23,6 +22,7 @@ import { formatSkillsSection } from "../customization/skills.js";
 import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
+import { withTools } from "../profiles/with-tools.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
@@ -32,6 +32,7 @@ import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../type
 import type { HookEventName, SessionStartSource, StopDecision } from "../types/hooks.js";
 import type { ProviderProfile } from "../types/profile.js";
 import { SessionState } from "../types/session.js";
+import type { AnyTool } from "../types/tool.js";
 import type { Turn } from "../types/turn.js";
 import { readAssistantStream, responseToTurn } from "./assistant-stream.js";
 import { ContextTracker, contextWarning } from "./context-usage.js";
@@ -44,6 +45,7 @@ import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
 import { MessageQueue } from "./steering.js";
 import { type PromptContext, preparePromptContext } from "./system-context.js";
+import { createSystemPromptMemo } from "./system-prompt-memo.js";
 
 /** The part of the llm Client a session uses. */
 export interface ModelClient {
@@ -76,8 +78,19 @@ export interface SessionOptions {
    * connecting: McpManager.waitForStartup) can be offered; it decides itself how long it waits.
    */
   readonly toolsReady?: (signal: AbortSignal) => Promise<void>;
+  /**
+   * Read before each model request: instructions that come with the tools (MCP servers'
+   * `instructions`: McpManager.instructions), put in their own system-prompt section.
+   */
+  readonly toolInstructions?: () => string | undefined;
   /** What the sessionStart hook is told (default: "resume" with history, else "startup"). */
   readonly startSource?: SessionStartSource;
+  /**
+   * Tools added to the profile's for this session (RegisteredTool, defineTool() or an llm
+   * `tool()` with execute); a name the profile has replaces its tool. The profile itself is not
+   * changed. A bad tool object throws ToolDefinitionError here.
+   */
+  readonly tools?: readonly AnyTool[];
 }
 
 /** How many times in a row stop hooks may send the model back to work on one input. */
@@ -133,6 +146,7 @@ export class Session {
   private readonly customOpenStream: boolean;
   private readonly retryPolicy: RetryPolicy;
   private readonly toolsReady: ((signal: AbortSignal) => Promise<void>) | undefined;
+  private readonly toolInstructions: (() => string | undefined) | undefined;
   private readonly turns: Turn[];
   private readonly restoredTurns: number;
   private readonly stream = new EventStream<SessionEvent>();
@@ -145,6 +159,7 @@ export class Session {
   private readonly control = new CycleControl();
   private shutdown: Promise<void> | undefined;
   private promptContext: Promise<PromptContext> | undefined;
+  private readonly systemPrompt = createSystemPromptMemo();
   private loopDetector: LoopDetector;
   private contextTracker: ContextTracker;
   private readonly compactor = new Compactor();
@@ -154,7 +169,8 @@ export class Session {
   constructor(options: SessionOptions) {
     this.id = options.id ?? randomUUID();
     this.depth = options.depth ?? 0;
-    this.profileValue = options.profile;
+    this.profileValue =
+      options.tools && options.tools.length > 0 ? withTools(options.profile, options.tools) : options.profile;
     this.environment = options.environment;
     this.client = options.client;
     this.retryPolicy = options.retry ?? {};
@@ -170,6 +186,7 @@ export class Session {
         },
       });
     this.toolsReady = options.toolsReady;
+    this.toolInstructions = options.toolInstructions;
     this.configValue = { ...DEFAULT_SESSION_CONFIG, ...options.config };
     this.turns = [...(options.history ?? [])];
     this.restoredTurns = this.turns.length;
@@ -188,6 +205,8 @@ export class Session {
         new Session({
           ...child,
           client: this.client,
+          // Children share the registry, so the MCP tools, and with them their servers' notes.
+          ...(this.toolInstructions !== undefined && { toolInstructions: this.toolInstructions }),
           // A child reports its own retries; only a host's own openStream is shared as it is.
           ...(this.customOpenStream ? { openStream: this.openStream } : { retry: this.retryPolicy }),
         }),
@@ -282,13 +301,22 @@ export class Session {
     const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     if (this.cycle) {
       this.followUps.push(text);
-      return this.cycle;
+      return this.settled(this.cycle);
     }
     this.ensureStarted();
     this.cycle = this.runCycle({ text, images, followUp: false }).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
+  }
+
+  /**
+   * The cycle, then the shutdown when one began meanwhile (abort() or close() mid-cycle, a fatal
+   * error): callers resume only once `state` is final (IDLE, AWAITING_INPUT or CLOSED).
+   */
+  private async settled(cycle: Promise<void>): Promise<void> {
+    await cycle;
+    if (this.shutdown) await this.shutdown;
   }
 
   /**
@@ -302,7 +330,7 @@ export class Session {
     if (this.stateValue === SessionState.CLOSED || this.shutdown) {
       return Promise.reject(new SessionClosedError(this.id));
     }
-    if (this.cycle) return this.cycle;
+    if (this.cycle) return this.settled(this.cycle);
     const last = this.turns.at(-1);
     if (last === undefined || (last.kind === "assistant" && last.toolCalls.length === 0)) {
       return Promise.reject(new NothingToContinueError(this.id));
@@ -311,7 +339,7 @@ export class Session {
     this.cycle = this.runCycle(undefined).finally(() => {
       this.cycle = undefined;
     });
-    return this.cycle;
+    return this.settled(this.cycle);
   }
 
   /** Same as continue(): retries the turn a non-fatal error ended. */
@@ -379,7 +407,7 @@ export class Session {
 
   /** Resolves when the current cycle (if any) has finished. */
   async idle(): Promise<void> {
-    await this.cycle;
+    if (this.cycle) await this.settled(this.cycle);
   }
 
   /**
@@ -1002,28 +1030,30 @@ export class Session {
     });
     const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
     const offer = toolOffer(profile, offered);
-    const systemPrompt = profile.buildSystemPrompt({
-      environment: this.environment,
-      model: profile.model,
-      environmentBlock: context.environmentBlock(profile),
-      ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
-      projectDocs: context.projectDocs,
-      tools: offered,
-      ...(this.configValue.skills !== undefined &&
-        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
-      ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
-      ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
-      ...(this.configValue.userInstructions !== undefined && {
-        userInstructions: this.configValue.userInstructions,
-      }),
-      ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
-    });
+    const skills = this.configValue.skills;
+    const toolInstructions = this.toolInstructions?.();
+    const promptInputs = [
+      profile,
+      this.environment,
+      context,
+      mode,
+      skills,
+      offer.toolCallInstructions,
+      this.configValue.userInstructions,
+      this.configValue.systemPrompt,
+      toolInstructions,
+      // By value: the offered list is made anew for each request.
+      ...offered.flatMap((t) => [t.name, t.description, t.parameters]),
+    ];
+    const system = this.systemPrompt.message(promptInputs, () =>
+      this.buildSystemPrompt(context, offered, offer, toolInstructions),
+    );
     const providerOptions = profile.providerOptions();
     return {
       model: profile.model,
       provider: profile.provider,
       messages: [
-        systemMessage(systemPrompt),
+        system,
         ...modelMessages(profile, this.turns),
         ...(note !== undefined ? [userMessage(note)] : []),
       ],
@@ -1039,6 +1069,33 @@ export class Session {
       ...(providerOptions !== undefined && { providerOptions }),
       signal,
     };
+  }
+
+  private buildSystemPrompt(
+    context: PromptContext,
+    offered: readonly ToolDefinition[],
+    offer: ReturnType<typeof toolOffer>,
+    toolInstructions: string | undefined,
+  ): string {
+    const profile = this.profileValue;
+    const mode = this.configValue.readOnlyMode;
+    return profile.buildSystemPrompt({
+      environment: this.environment,
+      model: profile.model,
+      environmentBlock: context.environmentBlock(profile),
+      ...(context.gitSnapshot !== undefined && { gitSnapshot: context.gitSnapshot }),
+      projectDocs: context.projectDocs,
+      tools: offered,
+      ...(this.configValue.skills !== undefined &&
+        this.configValue.skills.length > 0 && { skills: formatSkillsSection(this.configValue.skills) }),
+      ...(offer.toolCallInstructions !== undefined && { toolCallInstructions: offer.toolCallInstructions }),
+      ...(toolInstructions !== undefined && { toolInstructions }),
+      ...(mode !== undefined && { modeInstructions: modeInstructions(mode) }),
+      ...(this.configValue.userInstructions !== undefined && {
+        userInstructions: this.configValue.userInstructions,
+      }),
+      ...(this.configValue.systemPrompt !== undefined && { basePrompt: this.configValue.systemPrompt }),
+    });
   }
 }
 

@@ -73,15 +73,17 @@ export async function runToolRound(
   if (ctx.signal.aborted) return calls.map((c) => interrupted(c, INTERRUPTED_BEFORE_RUN));
   const names = new Map(calls.map((c) => [c.id, c.name]));
   let abandoned = false;
-  const mark = (o: ToolCallOutcome): ToolCallOutcome =>
-    ctx.signal.aborted && o.output !== INTERRUPTED_BEFORE_RUN
-      ? {
-          ...o,
-          output: `${o.output}\n${INTERRUPTED_WHILE_RUNNING}`,
-          modelOutput: `${o.modelOutput}\n${INTERRUPTED_WHILE_RUNNING}`,
-          isError: true,
-        }
-      : o;
+  const mark = (o: ToolCallOutcome): ToolCallOutcome => {
+    if (!ctx.signal.aborted) return o;
+    if (o.output === INTERRUPTED_BEFORE_RUN) return { ...o, errorCode: "interrupted" };
+    return {
+      ...o,
+      output: `${o.output}\n${INTERRUPTED_WHILE_RUNNING}`,
+      modelOutput: `${o.modelOutput}\n${INTERRUPTED_WHILE_RUNNING}`,
+      isError: true,
+      errorCode: "interrupted",
+    };
+  };
   const finished = new Map<string, ToolCallOutcome>();
   const started = new Set<string>();
   const subagents = ctx.subagents;
@@ -117,8 +119,10 @@ export async function runToolRound(
       ctx.onEnd({
         toolName: o.toolName,
         callId: o.toolCallId,
+        arguments: o.arguments,
         output: o.output,
         isError: o.isError,
+        ...(o.errorCode !== undefined && { errorCode: o.errorCode }),
         truncated: o.truncated,
         ...(o.details !== undefined && { details: o.details }),
         durationMs: o.durationMs,
@@ -138,6 +142,7 @@ export async function runToolRound(
         callId: c.id,
         output: INTERRUPTED_ABANDONED,
         isError: true,
+        errorCode: "interrupted",
         truncated: false,
         durationMs: 0,
       });

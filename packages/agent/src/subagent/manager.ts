@@ -1,5 +1,6 @@
 import { toolNamesFor } from "../customization/claude-code-names.js";
 import type { SubagentType } from "../customization/subagent-types.js";
+import { ToolError } from "../tools/shared/tool-errors.js";
 import type { SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, SessionEvent } from "../types/events.js";
@@ -66,8 +67,11 @@ export interface SpawnOptions {
 const INHERITED_MODELS = new Set(["inherit", "sonnet", "opus", "haiku"]);
 
 /** Thrown for a request the model can correct (unknown id, depth limit…); tools turn it into an error result. */
-export class SubagentError extends Error {
-  override readonly name = "SubagentError";
+export class SubagentError extends ToolError {
+  constructor(message: string) {
+    super("subagent_request", message);
+    this.name = "SubagentError";
+  }
 }
 
 interface Entry {

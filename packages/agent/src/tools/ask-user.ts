@@ -1,5 +1,6 @@
+import { type Static, Type } from "@sinclair/typebox";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool } from "./define-tool.js";
 
 /** A question the model puts to the user. */
 export interface UserQuestion {
@@ -29,42 +30,46 @@ const DESCRIPTION = [
   "Do not use it to ask for permission to run tools (that is handled separately) or to confirm that you should continue.",
 ].join(" ");
 
-/** Checks the arguments; returns the question or a message the model can act on. */
-function parseQuestion(args: Readonly<Record<string, unknown>>): UserQuestion | string {
-  const question = typeof args.question === "string" ? args.question.trim() : "";
+const ASK_USER_PARAMETERS = Type.Object(
+  {
+    question: Type.String({ minLength: 1, description: "The question, complete and specific." }),
+    options: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: "Answers to choose from, when there are a few obvious ones.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** ask_user's arguments. */
+export type AskUserArgs = Static<typeof ASK_USER_PARAMETERS>;
+
+/** Checks what the schema cannot (blank text); returns the question or a message the model can act on. */
+function parseQuestion(args: AskUserArgs): UserQuestion | string {
+  const question = args.question.trim();
   if (question === "") return '"question" must be a non-empty string.';
   if (args.options === undefined) return { question };
-  if (!Array.isArray(args.options) || !args.options.every((o) => typeof o === "string" && o.trim() !== ""))
-    return '"options" must be an array of non-empty strings.';
-  const options = [...new Set(args.options.map((o: string) => o.trim()))];
+  if (!args.options.every((o) => o.trim() !== "")) return '"options" must be an array of non-empty strings.';
+  const options = [...new Set(args.options.map((o) => o.trim()))];
   return options.length > 0 ? { question, options } : { question };
 }
 
 /** The `ask_user` tool: a question with optional options, answered through the host's `ask`. */
 export function createAskUserTool(options: AskUserToolOptions): RegisteredTool {
-  return {
-    definition: {
-      name: "ask_user",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          question: { type: "string", minLength: 1, description: "The question, complete and specific." },
-          options: {
-            type: "array",
-            items: { type: "string", minLength: 1 },
-            description: "Answers to choose from, when there are a few obvious ones.",
-          },
-        },
-        required: ["question"],
-        additionalProperties: false,
-      }),
-    },
+  return defineBuiltinTool({
+    name: "ask_user",
+    description: DESCRIPTION,
+    parameters: ASK_USER_PARAMETERS,
     readOnly: true,
-    executor: async (args, _env, context): Promise<ToolOutput> => {
+    execute: async (args, context): Promise<ToolOutput> => {
       const parsed = parseQuestion(args);
       if (typeof parsed === "string")
-        return { output: `The question was not asked: ${parsed}`, isError: true };
+        return {
+          output: `The question was not asked: ${parsed}`,
+          isError: true,
+          errorCode: "invalid_argument",
+        };
       let answer: string | undefined;
       try {
         answer = await options.ask(parsed, context.signal);
@@ -72,15 +77,17 @@ export function createAskUserTool(options: AskUserToolOptions): RegisteredTool {
         return {
           output: `The question could not be asked: ${err instanceof Error ? err.message : String(err)}`,
           isError: true,
+          errorCode: "ask_failed",
         };
       }
       if (answer === undefined)
         return {
           output: options.noUserMessage ?? NO_USER_MESSAGE,
           isError: true,
+          errorCode: "no_user",
           details: { answered: false },
         };
       return { output: `The user answered: ${answer}`, details: { answered: true, answer } };
     },
-  };
+  });
 }

@@ -11,6 +11,7 @@ import {
   nestsDeeperThan,
 } from "./argument-depth.js";
 import { validateArguments } from "./schema.js";
+import { isExpectedFailure } from "./shared/tool-errors.js";
 
 /** What one tool call produced: the full output for hosts and the truncated copy for the model. */
 export interface ToolCallOutcome {
@@ -25,6 +26,8 @@ export interface ToolCallOutcome {
   /** Whether modelOutput is shorter than output. */
   readonly truncated: boolean;
   readonly isError: boolean;
+  /** Why the call failed (see ToolCallResult.errorCode); absent on success. */
+  readonly errorCode?: string;
   readonly image?: ImageData;
   readonly details?: ToolDetails;
   readonly durationMs: number;
@@ -139,6 +142,7 @@ function internalFailure(call: ToolCallData, reason: unknown): ToolCallOutcome {
     modelOutput: output,
     truncated: false,
     isError: true,
+    errorCode: "tool_failed",
     durationMs: 0,
   };
 }
@@ -171,6 +175,7 @@ async function runCall(
       modelOutput,
       truncated: modelOutput !== result.output,
       isError: result.isError,
+      ...(result.isError && result.errorCode !== undefined && { errorCode: result.errorCode }),
       ...(result.image !== undefined && { image: result.image }),
       ...(result.details !== undefined && { details: result.details }),
       durationMs: Math.round(performance.now() - started),
@@ -178,12 +183,14 @@ async function runCall(
     safely(() => options.onEnd?.(outcome));
     return outcome;
   };
-  const error = (output: string): ToolCallOutcome => finish({ output, isError: true });
+  const error = (output: string, errorCode: string): ToolCallOutcome =>
+    finish({ output, isError: true, errorCode });
 
-  if (!tool) return error(`Unknown tool: ${call.name}`);
-  if (!parsed.ok) return error(`Invalid arguments for tool: ${call.name}: ${parsed.reason}`);
+  if (!tool) return error(`Unknown tool: ${call.name}`, "unknown_tool");
+  if (!parsed.ok)
+    return error(`Invalid arguments for tool: ${call.name}: ${parsed.reason}`, "invalid_arguments");
   const problems = await validateArguments(tool.definition.parameters, args);
-  if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`);
+  if (problems) return error(`Invalid arguments for tool: ${call.name}: ${problems}`, "invalid_arguments");
 
   let info: ToolCallInfo = {
     callId: call.id,
@@ -196,13 +203,16 @@ async function runCall(
     try {
       decision = await options.beforeToolCall(info);
     } catch (err) {
-      return error(`Tool call blocked (${call.name}): the beforeToolCall hook failed: ${message(err)}`);
+      return error(
+        `Tool call blocked (${call.name}): the beforeToolCall hook failed: ${message(err)}`,
+        "hook_failed",
+      );
     }
-    if (decision?.action === "deny") return error(decision.message);
+    if (decision?.action === "deny") return error(decision.message, "denied");
     if (decision?.action === "rewrite") {
       args = decision.arguments;
       const again = await validateArguments(tool.definition.parameters, args);
-      if (again) return error(`Invalid arguments for tool: ${call.name}: ${again}`);
+      if (again) return error(`Invalid arguments for tool: ${call.name}: ${again}`, "invalid_arguments");
       info = { ...info, arguments: args };
     }
   }
@@ -222,11 +232,16 @@ async function runCall(
     result = {
       output: String(out.output ?? ""),
       isError: out.isError ?? false,
+      ...(out.errorCode !== undefined && { errorCode: out.errorCode }),
       ...(out.details !== undefined && { details: out.details }),
       ...(out.image !== undefined && { image: out.image }),
     };
   } catch (err) {
-    result = { output: `Tool error (${call.name}): ${message(err)}`, isError: true };
+    // One failure contract: an expected failure's message is the result as it is, with its code;
+    // anything else is a bug in the tool, reported with the tool's name.
+    result = isExpectedFailure(err)
+      ? { output: err.message, isError: true, errorCode: err.code }
+      : { output: `Tool error (${call.name}): ${message(err)}`, isError: true, errorCode: "tool_failed" };
   }
 
   if (options.afterToolCall) {
@@ -237,6 +252,7 @@ async function runCall(
       result = {
         output: `${result.output}\n[afterToolCall hook failed: ${message(err)}]`,
         isError: result.isError,
+        ...(result.errorCode !== undefined && { errorCode: result.errorCode }),
       };
     }
   }

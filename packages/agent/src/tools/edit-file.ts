@@ -1,23 +1,19 @@
+import { type Static, type TBoolean, type TOptional, Type } from "@sinclair/typebox";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool } from "./define-tool.js";
 import { unifiedDiff } from "./diff.js";
 import { applyEdit } from "./edit/apply-edit.js";
 import { STRATEGY_NAMES } from "./edit/edit-types.js";
-import { readTextFile } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
-import { builtinSchema } from "./schema.js";
+import { readTextFile } from "./shared/text-file.js";
+import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
 const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Over-escaped strings (\\n or \\" written out) are read back when only that matches. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
 
 /** Executes edit_file: one search/replace with the documented fallbacks; returns count and diff. */
-export async function editFileExecutor(
-  args: Readonly<Record<string, unknown>>,
-  env: ExecutionEnvironment,
-): Promise<ToolOutput> {
+export async function editFileExecutor(args: EditFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
   try {
-    const path = stringArg(args, "file_path");
-    const oldString = stringArg(args, "old_string");
-    const newString = stringArg(args, "new_string");
+    const { file_path: path, old_string: oldString, new_string: newString } = args;
     // allow_multiple: gemini-cli's name for the same flag (see EditFileToolOptions).
     const replaceAll = args.replace_all === true || args.allow_multiple === true;
 
@@ -81,33 +77,37 @@ export interface EditFileToolOptions {
   readonly multipleFlag?: "replace_all" | "allow_multiple";
 }
 
-/** The edit_file tool (old_string/new_string search and replace). */
-export function editFileTool(options: EditFileToolOptions = {}): RegisteredTool {
-  const flag = options.multipleFlag ?? "replace_all";
-  return {
-    definition: {
-      name: "edit_file",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          file_path: {
-            type: "string",
-            description: "Path of the file to edit (absolute or relative to the working directory).",
-          },
-          old_string: { type: "string", description: "The exact text to replace." },
-          new_string: { type: "string", description: "The text to put in its place." },
-          [flag]: {
-            type: "boolean",
+const editFileParameters = <F extends "replace_all" | "allow_multiple">(flag: F) =>
+  Type.Object(
+    {
+      file_path: Type.String({
+        description: "Path of the file to edit (absolute or relative to the working directory).",
+      }),
+      old_string: Type.String({ description: "The exact text to replace." }),
+      new_string: Type.String({ description: "The text to put in its place." }),
+      ...({
+        [flag]: Type.Optional(
+          Type.Boolean({
             description: "Replace every occurrence of old_string (default false).",
             default: false,
-          },
-        },
-        required: ["file_path", "old_string", "new_string"],
-        additionalProperties: false,
-      }),
+          }),
+        ),
+      } as Record<F, TOptional<TBoolean>>),
     },
-    executor: (args, env) => editFileExecutor(args, env),
-    targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),
-  };
+    { additionalProperties: false },
+  );
+
+/** edit_file's arguments, under either name of the "replace every place" flag. */
+export type EditFileArgs = Static<ReturnType<typeof editFileParameters<"replace_all">>> &
+  Static<ReturnType<typeof editFileParameters<"allow_multiple">>>;
+
+/** The edit_file tool (old_string/new_string search and replace). */
+export function editFileTool(options: EditFileToolOptions = {}): RegisteredTool {
+  return defineBuiltinTool({
+    name: "edit_file",
+    description: DESCRIPTION,
+    parameters: editFileParameters(options.multipleFlag ?? "replace_all"),
+    execute: (args, { environment }) => editFileExecutor(args, environment),
+    targets: (args) => [args.file_path],
+  });
 }

@@ -1,27 +1,26 @@
+import { Type } from "@sinclair/typebox";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool } from "./define-tool.js";
 
 /** The `glob` tool: files matching a glob pattern, newest first, .gitignore honoured. */
 export function globTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "glob",
-      description:
-        'Find files by name with a glob pattern such as "**/*.ts" or "src/**/test_*.py". Returns paths sorted by modification time, newest first. Honours .gitignore and skips hidden files.',
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          pattern: { type: "string", minLength: 1, description: 'Glob pattern, e.g. "**/*.ts".' },
-          path: { type: "string", description: "Directory to search (default: the working directory)." },
-        },
-        required: ["pattern"],
-        additionalProperties: false,
-      }),
-    },
-    executor: async (args, env, ctx): Promise<ToolOutput> => {
-      const result = await env.glob(
-        String(args.pattern),
-        typeof args.path === "string" ? args.path : ".",
+  return defineBuiltinTool({
+    name: "glob",
+    description:
+      'Find files by name with a glob pattern such as "**/*.ts" or "src/**/test_*.py". Returns paths sorted by modification time, newest first. Honours .gitignore and skips hidden files.',
+    parameters: Type.Object(
+      {
+        pattern: Type.String({ minLength: 1, description: 'Glob pattern, e.g. "**/*.ts".' }),
+        path: Type.Optional(
+          Type.String({ description: "Directory to search (default: the working directory)." }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    execute: async (args, ctx): Promise<ToolOutput> => {
+      const result = await ctx.environment.glob(
+        args.pattern,
+        args.path ?? ".",
         ctx.signal ? { signal: ctx.signal } : {},
       );
       if (result.total === 0) return { output: "No files found.", details: { fileCount: 0 } };
@@ -32,5 +31,5 @@ export function globTool(): RegisteredTool {
       return { output, details: { fileCount: result.total, truncated: result.truncated } };
     },
     readOnly: true,
-  };
+  });
 }

@@ -1,6 +1,7 @@
+import { type Static, Type } from "@sinclair/typebox";
 import type { GrepMatch, GrepOutputMode, GrepResult } from "../types/environment.js";
-import type { RegisteredTool, ToolExecutor, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool, StringEnum, type ToolCallContext } from "./define-tool.js";
 
 export interface GrepToolOptions {
   /** Offer output_mode (content / files_with_matches / count), as the Anthropic profile does. */
@@ -38,73 +39,70 @@ export function formatGrepResult(result: GrepResult, withContext: boolean): stri
   return `${body}\n\n[Results truncated: showing ${shown} of ${result.total} ${what}. Narrow the pattern, path or glob_filter, or raise max_results.]`;
 }
 
-function executor(): ToolExecutor {
-  return async (args, env, ctx): Promise<ToolOutput> => {
-    const mode = (args.output_mode as GrepOutputMode | undefined) ?? "content";
-    const context = typeof args.context_lines === "number" ? args.context_lines : 0;
-    const result = await env.grep(String(args.pattern), typeof args.path === "string" ? args.path : ".", {
-      outputMode: mode,
-      ...(typeof args.glob_filter === "string" && { globFilter: args.glob_filter }),
-      ...(typeof args.case_insensitive === "boolean" && { caseInsensitive: args.case_insensitive }),
-      ...(typeof args.max_results === "number" && { maxResults: args.max_results }),
-      ...(context > 0 && { contextLines: context }),
-      ...(ctx.signal !== undefined && { signal: ctx.signal }),
-    });
-    const files = new Set(
-      result.mode === "content" ? result.matches.map((m) => m.path) : result.files.map((f) => f.path),
-    );
-    return {
-      output: formatGrepResult(result, context > 0),
-      details: {
-        matchCount: result.total,
-        fileCount: files.size,
-        engine: result.engine,
-        truncated: result.truncated,
-        ...(result.stoppedEarly === true && { stoppedEarly: true }),
-      },
-    };
+const COMMON = {
+  pattern: Type.String({ minLength: 1, description: "Regular expression to search for." }),
+  path: Type.Optional(
+    Type.String({ description: "File or directory to search (default: the working directory)." }),
+  ),
+  glob_filter: Type.Optional(
+    Type.String({ description: 'Only search files matching this glob, e.g. "*.py" or "src/**/*.ts".' }),
+  ),
+  case_insensitive: Type.Optional(Type.Boolean({ description: "Ignore case (default false)." })),
+  max_results: Type.Optional(
+    Type.Integer({ minimum: 1, description: "Maximum results returned (default 100)." }),
+  ),
+  context_lines: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 50, description: "Lines of context around each match." }),
+  ),
+};
+
+const OUTPUT_MODE = StringEnum(["content", "files_with_matches", "count"], {
+  description: "content: matching lines (default); files_with_matches: file paths; count: matches per file.",
+});
+
+// With output modes (the Anthropic profile's variant); the other variant is this without output_mode.
+const GREP_PARAMETERS = Type.Object(
+  { ...COMMON, output_mode: Type.Optional(OUTPUT_MODE) },
+  { additionalProperties: false },
+);
+type GrepArgs = Static<typeof GREP_PARAMETERS>;
+
+async function runGrep(args: GrepArgs, ctx: ToolCallContext): Promise<ToolOutput> {
+  const mode: GrepOutputMode = args.output_mode ?? "content";
+  const context = args.context_lines ?? 0;
+  const result = await ctx.environment.grep(args.pattern, args.path ?? ".", {
+    outputMode: mode,
+    ...(args.glob_filter !== undefined && { globFilter: args.glob_filter }),
+    ...(args.case_insensitive !== undefined && { caseInsensitive: args.case_insensitive }),
+    ...(args.max_results !== undefined && { maxResults: args.max_results }),
+    ...(context > 0 && { contextLines: context }),
+    ...(ctx.signal !== undefined && { signal: ctx.signal }),
+  });
+  const files = new Set(
+    result.mode === "content" ? result.matches.map((m) => m.path) : result.files.map((f) => f.path),
+  );
+  return {
+    output: formatGrepResult(result, context > 0),
+    details: {
+      matchCount: result.total,
+      fileCount: files.size,
+      engine: result.engine,
+      truncated: result.truncated,
+      ...(result.stoppedEarly === true && { stoppedEarly: true }),
+    },
   };
 }
 
 /** The `grep` tool: regex search over files (ripgrep when available), .gitignore honoured. */
 export function grepTool(options: GrepToolOptions = {}): RegisteredTool {
-  const properties: Record<string, unknown> = {
-    pattern: { type: "string", minLength: 1, description: "Regular expression to search for." },
-    path: { type: "string", description: "File or directory to search (default: the working directory)." },
-    glob_filter: {
-      type: "string",
-      description: 'Only search files matching this glob, e.g. "*.py" or "src/**/*.ts".',
-    },
-    case_insensitive: { type: "boolean", description: "Ignore case (default false)." },
-    max_results: { type: "integer", minimum: 1, description: "Maximum results returned (default 100)." },
-    context_lines: {
-      type: "integer",
-      minimum: 0,
-      maximum: 50,
-      description: "Lines of context around each match.",
-    },
-  };
-  if (options.outputModes) {
-    properties.output_mode = {
-      type: "string",
-      enum: ["content", "files_with_matches", "count"],
-      description:
-        "content: matching lines (default); files_with_matches: file paths; count: matches per file.",
-    };
-  }
-  return {
-    definition: {
-      name: "grep",
-      description:
-        "Search file contents with a regular expression. Returns matching lines as path:line:text, sorted by path. Honours .gitignore and skips hidden and binary files.",
-      parameters: builtinSchema({
-        type: "object",
-        properties,
-        required: ["pattern"],
-        additionalProperties: false,
-      }),
-    },
-    executor: executor(),
+  const common = {
+    name: "grep",
+    description:
+      "Search file contents with a regular expression. Returns matching lines as path:line:text, sorted by path. Honours .gitignore and skips hidden and binary files.",
+    execute: runGrep,
     readOnly: true,
-  };
+  } as const;
+  return options.outputModes
+    ? defineBuiltinTool({ ...common, parameters: GREP_PARAMETERS })
+    : defineBuiltinTool({ ...common, parameters: Type.Object(COMMON, { additionalProperties: false }) });
 }

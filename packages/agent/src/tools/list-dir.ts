@@ -1,6 +1,7 @@
+import { Type } from "@sinclair/typebox";
 import type { DirEntry } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool } from "./define-tool.js";
 
 const MAX_DEPTH = 10;
 
@@ -34,29 +35,28 @@ export function formatListing(root: string, entries: readonly DirEntry[]): strin
 
 /** The `list_dir` tool: a directory's entries down to a depth, .gitignore honoured. */
 export function listDirTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "list_dir",
-      description:
-        "List a directory as a tree: directories end with /, files show their size. Honours .gitignore and skips hidden entries such as .git.",
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          path: { type: "string", description: "Directory to list (default: the working directory)." },
-          depth: {
-            type: "integer",
+  return defineBuiltinTool({
+    name: "list_dir",
+    description:
+      "List a directory as a tree: directories end with /, files show their size. Honours .gitignore and skips hidden entries such as .git.",
+    parameters: Type.Object(
+      {
+        path: Type.Optional(
+          Type.String({ description: "Directory to list (default: the working directory)." }),
+        ),
+        depth: Type.Optional(
+          Type.Integer({
             minimum: 1,
             maximum: MAX_DEPTH,
             description: "How many levels to show (default 1: direct children).",
-          },
-        },
-        additionalProperties: false,
-      }),
-    },
-    executor: async (args, env): Promise<ToolOutput> => {
-      const path = typeof args.path === "string" ? args.path : ".";
-      const depth = typeof args.depth === "number" ? args.depth : 1;
-      const entries = await env.listDirectory(path, depth);
+          }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    execute: async (args, { environment }): Promise<ToolOutput> => {
+      const path = args.path ?? ".";
+      const entries = await environment.listDirectory(path, args.depth ?? 1);
       if (entries.length === 0) return { output: `${path} is empty.`, details: { fileCount: 0 } };
       return {
         output: formatListing(path, entries),
@@ -64,5 +64,5 @@ export function listDirTool(): RegisteredTool {
       };
     },
     readOnly: true,
-  };
+  });
 }

@@ -1,12 +1,13 @@
 import { basename, dirname } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
 import { cutLongLine } from "../environment/line-cut.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { imageMediaType } from "./edit/image.js";
-import { similarNames } from "./edit/similar-names.js";
-import { looksBinary } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool } from "./define-tool.js";
+import { imageMediaType } from "./shared/image.js";
+import { similarNames } from "./shared/similar-names.js";
+import { looksBinary } from "./shared/text-file.js";
+import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
 /** Lines returned when the call gives no limit. */
 export const DEFAULT_READ_LIMIT = 2000;
@@ -27,19 +28,14 @@ const COUNT_LINES_MAX_BYTES = 8 * 1024 * 1024;
 const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Output longer than 50,000 characters is shortened (start and end kept, with a marker); in files above ${WHOLE_LINES_MAX_BYTES / 1024 / 1024} MB, lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are not shown.`;
 
 /** Executes read_file: a numbered window of a text file (streamed), or an image. */
-export async function readFileExecutor(
-  args: Readonly<Record<string, unknown>>,
-  env: ExecutionEnvironment,
-): Promise<ToolOutput> {
+export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
   try {
-    const path = stringArg(args, "file_path");
-    const offset = positiveInt(args.offset, 1);
-    const limit = positiveInt(args.limit, DEFAULT_READ_LIMIT);
-    if (offset === undefined) return errorOutput("offset must be a positive whole number (1 = first line).");
-    if (limit === undefined) return errorOutput("limit must be a positive whole number of lines.");
+    const path = args.file_path;
+    const offset = args.offset ?? 1;
+    const limit = args.limit ?? DEFAULT_READ_LIMIT;
 
     const stat = await env.stat(path);
-    if (stat === undefined) return errorOutput(await notFoundMessage(env, path));
+    if (stat === undefined) return errorOutput(await notFoundMessage(env, path), "ENOENT");
     if (stat.isDirectory) {
       return errorOutput(`${path} is a directory, not a file. Use list_dir or glob to see what it contains.`);
     }
@@ -88,12 +84,6 @@ export async function readFileExecutor(
   } catch (err) {
     return expectedFailure(err);
   }
-}
-
-function positiveInt(value: unknown, fallback: number): number | undefined {
-  if (value === undefined || value === null) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 1) return undefined;
-  return Math.floor(value);
 }
 
 // readFile returns "" both for "no line there" and for one empty line: two lines from the line
@@ -145,31 +135,31 @@ async function notFoundMessage(env: ExecutionEnvironment, path: string): Promise
   return `File not found: ${path}.${hint}`;
 }
 
+const READ_FILE_PARAMETERS = Type.Object(
+  {
+    file_path: Type.String({
+      description: "Path of the file (absolute or relative to the working directory).",
+    }),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 1, description: "1-based line to start from (default 1)." }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, description: `Number of lines to read (default ${DEFAULT_READ_LIMIT}).` }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** read_file's arguments. */
+export type ReadFileArgs = Static<typeof READ_FILE_PARAMETERS>;
+
 /** The read_file tool (read-only). */
 export function readFileTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "read_file",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          file_path: {
-            type: "string",
-            description: "Path of the file (absolute or relative to the working directory).",
-          },
-          offset: { type: "integer", minimum: 1, description: "1-based line to start from (default 1)." },
-          limit: {
-            type: "integer",
-            minimum: 1,
-            description: `Number of lines to read (default ${DEFAULT_READ_LIMIT}).`,
-          },
-        },
-        required: ["file_path"],
-        additionalProperties: false,
-      }),
-    },
-    executor: (args, env) => readFileExecutor(args, env),
+  return defineBuiltinTool({
+    name: "read_file",
+    description: DESCRIPTION,
+    parameters: READ_FILE_PARAMETERS,
+    execute: (args, { environment }) => readFileExecutor(args, environment),
     readOnly: true,
-  };
+  });
 }

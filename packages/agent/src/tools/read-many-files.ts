@@ -1,10 +1,11 @@
+import { type Static, Type } from "@sinclair/typebox";
 import picomatch from "picomatch";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { imageMediaType } from "./edit/image.js";
-import { looksBinary } from "./edit/text-file.js";
-import { errorOutput, expectedFailure } from "./edit/tool-errors.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool } from "./define-tool.js";
+import { imageMediaType } from "./shared/image.js";
+import { looksBinary } from "./shared/text-file.js";
+import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
 /** Total bytes of file content one call returns; the rest is listed as left out. */
 export const READ_MANY_MAX_BYTES = 256 * 1024;
@@ -17,15 +18,18 @@ const DESCRIPTION = `Reads several files at once and returns their contents, eac
 
 /** Executes read_many_files: expands paths and globs, concatenates text files up to the size cap. */
 export async function readManyFilesExecutor(
-  args: Readonly<Record<string, unknown>>,
+  args: ReadManyFilesArgs,
   env: ExecutionEnvironment,
 ): Promise<ToolOutput> {
   try {
-    const patterns = stringList(args.paths);
-    if (patterns === undefined || patterns.length === 0) {
-      return errorOutput("paths must be a non-empty list of file paths or glob patterns.");
+    const patterns = args.paths;
+    if (patterns.length === 0) {
+      return errorOutput(
+        "paths must be a non-empty list of file paths or glob patterns.",
+        "invalid_argument",
+      );
     }
-    const excludes = stringList(args.exclude) ?? [];
+    const excludes = args.exclude ?? [];
     const excluded = excludes.length > 0 ? picomatch(excludes, { dot: true }) : () => false;
 
     const files: string[] = [];
@@ -82,11 +86,6 @@ export async function readManyFilesExecutor(
   }
 }
 
-function stringList(value: unknown): string[] | undefined {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) return undefined;
-  return value as string[];
-}
-
 async function expand(env: ExecutionEnvironment, pattern: string, notFound: string[]): Promise<string[]> {
   if (GLOB_CHARS.test(pattern)) {
     const result = await env.glob(pattern);
@@ -102,32 +101,29 @@ async function expand(env: ExecutionEnvironment, pattern: string, notFound: stri
   return [...(await env.glob("**/*", pattern)).paths].sort();
 }
 
+const READ_MANY_FILES_PARAMETERS = Type.Object(
+  {
+    paths: Type.Array(Type.String(), {
+      minItems: 1,
+      description: "Files, directories or glob patterns, relative to the working directory.",
+    }),
+    exclude: Type.Optional(
+      Type.Array(Type.String(), { description: "Glob patterns of files to leave out." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+/** read_many_files' arguments. */
+export type ReadManyFilesArgs = Static<typeof READ_MANY_FILES_PARAMETERS>;
+
 /** The read_many_files tool (gemini-cli's batch read; read-only). */
 export function readManyFilesTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "read_many_files",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          paths: {
-            type: "array",
-            items: { type: "string" },
-            minItems: 1,
-            description: "Files, directories or glob patterns, relative to the working directory.",
-          },
-          exclude: {
-            type: "array",
-            items: { type: "string" },
-            description: "Glob patterns of files to leave out.",
-          },
-        },
-        required: ["paths"],
-        additionalProperties: false,
-      }),
-    },
-    executor: (args, env) => readManyFilesExecutor(args, env),
+  return defineBuiltinTool({
+    name: "read_many_files",
+    description: DESCRIPTION,
+    parameters: READ_MANY_FILES_PARAMETERS,
+    execute: (args, { environment }) => readManyFilesExecutor(args, environment),
     readOnly: true,
-  };
+  });
 }

@@ -1,20 +1,25 @@
 import type { ToolDefinition } from "@attractor/llm";
 import type { ProfileToolRegistry } from "../types/profile.js";
-import type { RegisteredTool } from "../types/tool.js";
+import type { AnyTool, RegisteredTool } from "../types/tool.js";
+import { toRegisteredTool } from "./tool-shape.js";
 
-/** Tools by name, in registration order; registering an existing name replaces it (latest wins). */
+/**
+ * Tools by name, in registration order. Registering a name that exists replaces that tool in
+ * its place (the order the model sees, and so the provider's prompt cache, stays as it was); a
+ * new name goes last. Every tool is checked when registered: a bad object throws
+ * ToolDefinitionError and leaves the registry as it was.
+ */
 export class ToolRegistry implements ProfileToolRegistry {
   private readonly tools = new Map<string, RegisteredTool>();
 
-  constructor(tools: Iterable<RegisteredTool> = []) {
+  constructor(tools: Iterable<AnyTool> = []) {
     for (const t of tools) this.register(t);
   }
 
-  /** Adds or replaces a tool under its definition's name. */
-  register(tool: RegisteredTool): void {
-    // Delete first so a replacement moves to the end, like a fresh registration.
-    this.tools.delete(tool.definition.name);
-    this.tools.set(tool.definition.name, tool);
+  /** Adds a tool, or replaces the one of the same name in its place; throws ToolDefinitionError. */
+  register(tool: AnyTool): void {
+    const registered = toRegisteredTool(tool);
+    this.tools.set(registered.definition.name, registered);
   }
 
   /** Removes a tool; false when there was none. */
@@ -22,10 +27,12 @@ export class ToolRegistry implements ProfileToolRegistry {
     return this.tools.delete(name);
   }
 
+  /** The tool registered under a name. */
   get(name: string): RegisteredTool | undefined {
     return this.tools.get(name);
   }
 
+  /** Whether a tool of that name is registered. */
   has(name: string): boolean {
     return this.tools.has(name);
   }
@@ -35,6 +42,7 @@ export class ToolRegistry implements ProfileToolRegistry {
     return [...this.tools.values()].map((t) => t.definition);
   }
 
+  /** Tool names in registration order. */
   names(): readonly string[] {
     return [...this.tools.keys()];
   }

@@ -1,7 +1,8 @@
+import { type Static, Type } from "@sinclair/typebox";
 import { EnvironmentError } from "../environment/errors.js";
 import type { ExecResult } from "../types/environment.js";
-import type { RegisteredTool, ToolContext, ToolExecutor, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool, type ToolCallContext } from "./define-tool.js";
 
 /** The spec's hard ceiling for any command timeout. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -29,13 +30,13 @@ export function effectiveTimeout(
   return Math.max(1, Math.floor(Math.min(chosen, ctx.maxCommandTimeoutMs ?? MAX_TIMEOUT_MS)));
 }
 
-function executor(options: ShellToolOptions): ToolExecutor {
-  return async (args, env, ctx): Promise<ToolOutput> => {
-    const command = String(args.command);
+function executor(options: ShellToolOptions) {
+  return async (args: ShellArgs, ctx: ToolCallContext): Promise<ToolOutput> => {
+    const { command } = args;
     const timeoutMs = effectiveTimeout(args.timeout_ms, options, ctx);
     let result: ExecResult;
     try {
-      result = await env.execCommand(command, {
+      result = await ctx.environment.execCommand(command, {
         timeoutMs,
         ...(ctx.signal !== undefined && { signal: ctx.signal }),
         ...(ctx.onOutput !== undefined && { onOutput: (chunk: string) => ctx.onOutput?.(chunk) }),
@@ -43,7 +44,7 @@ function executor(options: ShellToolOptions): ToolExecutor {
     } catch (err) {
       // The command could not start (missing working directory, no bash…): the model should know why.
       if (err instanceof EnvironmentError)
-        return { output: `Could not run the command: ${err.message}`, isError: true };
+        return { output: `Could not run the command: ${err.message}`, isError: true, errorCode: err.code };
       throw err;
     }
     const parts: string[] = [];
@@ -70,29 +71,32 @@ function executor(options: ShellToolOptions): ToolExecutor {
   };
 }
 
+const shellParameters = (defaultMs: number) =>
+  Type.Object(
+    {
+      command: Type.String({ minLength: 1, description: "The command line, run with /bin/bash -c." }),
+      timeout_ms: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          description: `Timeout in milliseconds (default ${defaultMs}, at most ${MAX_TIMEOUT_MS}).`,
+        }),
+      ),
+      description: Type.Optional(
+        Type.String({ description: "A short description of what the command does." }),
+      ),
+    },
+    { additionalProperties: false },
+  );
+type ShellArgs = Static<ReturnType<typeof shellParameters>>;
+
 /** The `shell` tool: runs a bash command and reports its output, exit code and duration. */
 export function shellTool(options: ShellToolOptions = {}): RegisteredTool {
   const def = options.defaultTimeoutMs ?? FALLBACK_TIMEOUT_MS;
-  return {
-    definition: {
-      name: "shell",
-      description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail. Default timeout ${def} ms.`,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          command: { type: "string", minLength: 1, description: "The command line, run with /bin/bash -c." },
-          timeout_ms: {
-            type: "integer",
-            minimum: 1,
-            description: `Timeout in milliseconds (default ${def}, at most ${MAX_TIMEOUT_MS}).`,
-          },
-          description: { type: "string", description: "A short description of what the command does." },
-        },
-        required: ["command"],
-        additionalProperties: false,
-      }),
-    },
-    executor: executor(options),
+  return defineBuiltinTool({
+    name: "shell",
+    description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail. Default timeout ${def} ms.`,
+    parameters: shellParameters(def),
+    execute: executor(options),
     targets: () => ["*"],
-  };
+  });
 }

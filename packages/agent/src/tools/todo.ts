@@ -1,5 +1,6 @@
+import { Type } from "@sinclair/typebox";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { builtinSchema } from "./schema.js";
+import { defineBuiltinTool, StringEnum } from "./define-tool.js";
 
 /** The states a todo entry moves through. */
 export const TODO_STATUSES = ["pending", "in_progress", "completed"] as const;
@@ -83,47 +84,52 @@ export function formatTodos(todos: readonly TodoItem[]): string {
   return [head, ...todos.map((t) => `${MARK[t.status]} ${t.content}`)].join("\n");
 }
 
+const TODO_PARAMETERS = Type.Object(
+  {
+    todos: Type.Array(
+      Type.Object(
+        {
+          id: Type.Optional(
+            Type.String({ description: "A stable id for the item (its position when omitted)." }),
+          ),
+          content: Type.String({ minLength: 1, description: "What to do, in a few words." }),
+          status: StringEnum(TODO_STATUSES),
+        },
+        { additionalProperties: false },
+      ),
+      { description: "The complete updated list, in order." },
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * The `todo` tool: the model sends its whole todo list on each call (statuses pending,
  * in_progress, completed; at most one in_progress); the host hears about it through onChange.
  */
 export function createTodoTool(options: TodoToolOptions = {}): TodoTool {
   let current: readonly TodoItem[] = [...(options.initial ?? [])];
-  return {
-    definition: {
-      name: "todo",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          todos: {
-            type: "array",
-            description: "The complete updated list, in order.",
-            items: {
-              type: "object",
-              properties: {
-                id: { type: "string", description: "A stable id for the item (its position when omitted)." },
-                content: { type: "string", minLength: 1, description: "What to do, in a few words." },
-                status: { type: "string", enum: [...TODO_STATUSES] },
-              },
-              required: ["content", "status"],
-              additionalProperties: false,
-            },
-          },
-        },
-        required: ["todos"],
-        additionalProperties: false,
-      }),
-    },
+  const tool = defineBuiltinTool({
+    name: "todo",
+    description: DESCRIPTION,
+    parameters: TODO_PARAMETERS,
     readOnly: true,
-    executor: async (args): Promise<ToolOutput> => {
+    execute: async (args): Promise<ToolOutput> => {
+      // The schema checks each item's shape; the list's own rules (one in_progress, unique ids) are checked here.
       const parsed = parseTodos(args.todos);
       if ("error" in parsed)
-        return { output: `The todo list was not changed: ${parsed.error}`, isError: true };
+        return {
+          output: `The todo list was not changed: ${parsed.error}`,
+          isError: true,
+          errorCode: "invalid_argument",
+        };
       current = parsed.todos;
       options.onChange?.(current);
       return { output: formatTodos(current), details: { todos: current } };
     },
+  });
+  return {
+    ...tool,
     todos: () => current,
     set(todos) {
       current = [...todos];

@@ -1,21 +1,18 @@
+import { type Static, Type } from "@sinclair/typebox";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool } from "./define-tool.js";
 import { unifiedDiff } from "./diff.js";
-import { decodeUtf8 } from "./edit/text-file.js";
-import { errorOutput, expectedFailure, stringArg } from "./edit/tool-errors.js";
-import { builtinSchema } from "./schema.js";
+import { decodeUtf8 } from "./shared/text-file.js";
+import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
 const DESCRIPTION =
   "Writes a file, replacing it if it exists and creating missing parent directories. The write is atomic and keeps an existing file's permissions. Prefer editing for changes to existing files.";
 
 /** Executes write_file: atomic write through the environment; reports bytes and a diff. */
-export async function writeFileExecutor(
-  args: Readonly<Record<string, unknown>>,
-  env: ExecutionEnvironment,
-): Promise<ToolOutput> {
+export async function writeFileExecutor(args: WriteFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
   try {
-    const path = stringArg(args, "file_path");
-    const content = stringArg(args, "content");
+    const { file_path: path, content } = args;
     const existing = await env.stat(path);
     if (existing?.isDirectory) return errorOutput(`${path} is a directory, not a file.`);
     const before =
@@ -49,26 +46,26 @@ async function previousText(env: ExecutionEnvironment, path: string): Promise<st
   }
 }
 
+const WRITE_FILE_PARAMETERS = Type.Object(
+  {
+    file_path: Type.String({
+      description: "Path of the file (absolute or relative to the working directory).",
+    }),
+    content: Type.String({ description: "The complete new content of the file." }),
+  },
+  { additionalProperties: false },
+);
+
+/** write_file's arguments. */
+export type WriteFileArgs = Static<typeof WRITE_FILE_PARAMETERS>;
+
 /** The write_file tool. */
 export function writeFileTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "write_file",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          file_path: {
-            type: "string",
-            description: "Path of the file (absolute or relative to the working directory).",
-          },
-          content: { type: "string", description: "The complete new content of the file." },
-        },
-        required: ["file_path", "content"],
-        additionalProperties: false,
-      }),
-    },
-    executor: (args, env) => writeFileExecutor(args, env),
-    targets: (args) => (typeof args.file_path === "string" ? [args.file_path] : []),
-  };
+  return defineBuiltinTool({
+    name: "write_file",
+    description: DESCRIPTION,
+    parameters: WRITE_FILE_PARAMETERS,
+    execute: (args, { environment }) => writeFileExecutor(args, environment),
+    targets: (args) => [args.file_path],
+  });
 }

@@ -27,6 +27,12 @@ export type BeforeToolCallDecision =
 export interface ToolCallResult {
   readonly output: string;
   readonly isError: boolean;
+  /**
+   * Why the call failed, stable for hosts: a thrown ToolError's or EnvironmentError's code, or
+   * the loop's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed,
+   * interrupted, refused by a read-only mode).
+   */
+  readonly errorCode?: string;
   readonly details?: ToolDetails;
 }
 
@@ -52,7 +58,11 @@ export type ReadOnlyMode = "explore" | "plan" | "review";
 export interface SessionConfig {
   /** Model responses per session; 0 = unlimited. */
   readonly maxTurns: number;
-  /** Tool rounds per submitted input; 0 = unlimited (40 in a read-only mode). */
+  /**
+   * Tool rounds per submitted input; 0 = unlimited. Default DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT
+   * (the spec's default is 0): a runaway loop ends with TURN_LIMIT long before it has cost
+   * thousands of requests. A read-only mode caps it at 40.
+   */
   readonly maxToolRoundsPerInput: number;
   /** Shell timeout when the call gives none; the profile's own default wins when it has one. */
   readonly defaultCommandTimeoutMs: number;
@@ -108,10 +118,16 @@ export interface SessionConfig {
   readonly autoCompact: boolean;
 }
 
-/** The spec's defaults. */
+/**
+ * Tool rounds one input may take unless configured: far above what real tasks use (a long
+ * refactor takes some tens), far below the thousands of requests an unattended runaway loop makes.
+ */
+export const DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT = 200;
+
+/** The spec's defaults, except maxToolRoundsPerInput (DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT, not 0). */
 export const DEFAULT_SESSION_CONFIG: SessionConfig = {
   maxTurns: 0,
-  maxToolRoundsPerInput: 0,
+  maxToolRoundsPerInput: DEFAULT_MAX_TOOL_ROUNDS_PER_INPUT,
   defaultCommandTimeoutMs: 10_000,
   maxCommandTimeoutMs: 600_000,
   toolOutputLimits: {},

@@ -82,9 +82,16 @@ export interface EventDataMap {
   tool_call_end: {
     readonly toolName: string;
     readonly callId: string;
+    /**
+     * The arguments the tool ran with: after a beforeToolCall/preToolUse rewrite, else as the
+     * model sent them (absent when the call never reached validation, e.g. an interrupted round).
+     */
+    readonly arguments?: Readonly<Record<string, unknown>>;
     /** The whole output, never truncated; the model received a truncated copy. */
     readonly output: string;
     readonly isError: boolean;
+    /** Why it failed (see ToolCallResult.errorCode); absent on success. */
+    readonly errorCode?: string;
     /** Whether the model's copy was shortened. */
     readonly truncated: boolean;
     readonly details?: ToolDetails;

@@ -1,10 +1,14 @@
 import type { ToolDefinition } from "@attractor/llm";
 import type { ExecutionEnvironment } from "./environment.js";
-import type { RegisteredTool } from "./tool.js";
+import type { AnyTool, RegisteredTool } from "./tool.js";
 
-/** The registry a profile exposes; registering a name that exists replaces it (latest wins). */
+/**
+ * The registry a profile exposes (ToolRegistry implements it): registering a name that exists
+ * replaces that tool in its place; a new name goes last.
+ */
 export interface ProfileToolRegistry {
-  register(tool: RegisteredTool): void;
+  /** Adds or replaces a tool; ToolRegistry checks it and throws ToolDefinitionError when bad. */
+  register(tool: AnyTool): void;
   unregister(name: string): boolean;
   get(name: string): RegisteredTool | undefined;
   definitions(): readonly ToolDefinition[];
@@ -43,6 +47,8 @@ export interface SystemPromptContext {
   readonly modeInstructions?: string;
   /** The skills section (names and descriptions), placed after project instructions. */
   readonly skills?: string;
+  /** Instructions that come with tools (MCP servers'), placed after the skills. */
+  readonly toolInstructions?: string;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ImageData, ToolDefinition } from "@attractor/llm";
+import type { ImageData, Tool as LlmTool, ToolDefinition } from "@attractor/llm";
 import type { ExecutionEnvironment } from "./environment.js";
 
 export type { ToolDefinition };
@@ -9,6 +9,8 @@ export interface ToolOutput {
   readonly output: string;
   /** The tool ran but failed in a way the model should see as an error. */
   readonly isError?: boolean;
+  /** A stable code for the failure (a thrown ToolError's or EnvironmentError's `code`). */
+  readonly errorCode?: string;
   /** An image for multimodal models (read_file on a picture). */
   readonly image?: ImageData;
   /** Structured details for hosts: a unified diff, an exit code, counts. Never sent to the model. */
@@ -59,3 +61,9 @@ export interface RegisteredTool {
    */
   readonly targets?: (args: Readonly<Record<string, unknown>>) => readonly string[];
 }
+
+/**
+ * Anything a registry or `new Session({ tools })` accepts: a RegisteredTool (what defineTool
+ * makes) or a `tool()` from @attractor/llm with an `execute` handler.
+ */
+export type AnyTool = RegisteredTool | LlmTool<never>;

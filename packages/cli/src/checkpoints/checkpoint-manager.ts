@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
-import { parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
+import { type PriorFile, readPriorFiles } from "./prior-files.js";
+import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
 export interface Checkpoint {
@@ -70,6 +72,27 @@ export interface CheckpointManager {
    * message can be found in the history alone (after a restart too).
    */
   snapshot(options: SnapshotOptions): Promise<Checkpoint>;
+  /**
+   * Snapshots the project before a change to exactly `paths` (relative to the project root or
+   * absolute) and returns once their present state is recorded, in memory, without waiting on
+   * the rest of the tree: the whole-tree checkpoint is written in the background, and every other
+   * operation here waits for it. `committed` settles when it is written (with what `snapshot`
+   * would have returned). Where the paths cannot be recorded on their own (a link, a nested
+   * repository, a large file), this is a whole-tree snapshot taken before returning.
+   */
+  snapshotFiles(
+    options: SnapshotOptions,
+    paths: readonly string[],
+    changeId?: string,
+  ): Promise<{ readonly committed: Promise<Checkpoint> }>;
+  /**
+   * Says the change recorded under `changeId` is made: the background checkpoint reads the tree
+   * only once no recorded change is still being made (or after a few seconds), so it never
+   * records a file half-way through (an edit's temporary file, say).
+   */
+  changeMade(changeId: string): void;
+  /** Waits until the checkpoints being written in the background are written. */
+  flush(): Promise<void>;
   /** Every checkpoint, oldest first. */
   checkpoints(): Promise<Checkpoint[]>;
   /** Checkpoints grouped by user message, oldest first (for /rewind). */
@@ -86,6 +109,13 @@ export interface CheckpointManager {
 }
 
 const REF = "refs/heads/checkpoints";
+/**
+ * How long a recorded change waits before its whole-tree checkpoint is written: git runs off the
+ * request that follows the change, and changes in quick succession share one staging pass.
+ */
+const BACKGROUND_DELAY_MS = 30;
+/** The longest a background checkpoint waits for changes still being made. */
+const OPEN_CHANGE_WAIT_MS = 5_000;
 const SAVED_REF = "refs/attractor/before-restore";
 const DEFAULT_EXCLUDES = [".git", "node_modules/"];
 const FIELD = "\x1f";
@@ -109,10 +139,39 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   let ready: Promise<void> | undefined;
   // Operations run one at a time: they share the shadow index.
   let queue: Promise<unknown> = Promise.resolve();
-  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+  const queued = <T>(work: () => Promise<T>): Promise<T> => {
     const next = queue.then(work, work);
     queue = next.catch(() => {});
     return next;
+  };
+  // Every operation first writes the checkpoints recorded before it, so none sees a history
+  // without them.
+  const serial = <T>(work: () => Promise<T>): Promise<T> =>
+    queued(async () => {
+      await writePending();
+      return work();
+    });
+  /** Changes recorded by snapshotFiles whose checkpoints are not written yet, oldest first. */
+  let pending: PendingCheckpoint[] = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** Changes recorded and not yet reported made, by change id. */
+  const open = new Map<string, { readonly made: Promise<void>; readonly resolve: () => void }>();
+  /**
+   * A file the background write in progress checks after staging: a change recorded meanwhile
+   * creates it (synchronously, before the change is made), so the tree is read again.
+   */
+  let newerMarker: string | undefined;
+  const changesMade = async () => {
+    if (open.size === 0) return;
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([...open.values()].map((o) => o.made)),
+      new Promise<void>((r) => {
+        timeout = setTimeout(r, OPEN_CHANGE_WAIT_MS);
+        timeout.unref?.();
+      }),
+    ]);
+    clearTimeout(timeout);
   };
   /** Below this checkpoint index the next undo looks; reset by every new snapshot. */
   let undoCursor: number | undefined;
@@ -239,49 +298,189 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     return { restored: target, files };
   };
 
+  const snapshotNow = (meta: SnapshotOptions): Promise<Checkpoint> =>
+    queued(async () => {
+      if (pending.length > 0) {
+        // The changes recorded before are written now, and the tree staged for them is this
+        // snapshot's too: the project as it is, with no prior state laid over it.
+        undoCursor = undefined;
+        const { record, committed } = pendingCheckpoint(meta, []);
+        pending.push(record);
+        await writePending();
+        return committed;
+      }
+      await ensureRepo();
+      await syncExcludes();
+      undoCursor = undefined;
+      const message = checkpointMessage(meta);
+      const newMessage = (last: Checkpoint | undefined) =>
+        meta.userMessageId !== undefined && last !== undefined && last.userMessageId !== meta.userMessageId;
+      let force = newMessage(head);
+      for (let attempt = 0; ; attempt++) {
+        const { stdout } = await retryingWhileLocked(() =>
+          runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
+            input: message,
+            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "" },
+          }),
+        );
+        const outcome = parseSnapshotOutput(stdout);
+        if (outcome.kind === "new") {
+          head = parseMessage(outcome.id, outcome.tree, message);
+          return head;
+        }
+        if (outcome.kind === "same") {
+          if (outcome.body !== undefined || head?.id !== outcome.id) {
+            head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
+          }
+          // The newest checkpoint, read only now, belongs to another message: take one of its own.
+          if (!newMessage(head)) return head as Checkpoint;
+          force = true;
+          continue;
+        }
+        // Another process moved the ref between our read and our update: take the snapshot again.
+        if (attempt >= 3) {
+          throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
+        }
+      }
+    });
+
+  /** Writes the checkpoints of the changes recorded so far (see OVERLAY_SCRIPT). */
+  const writePending = async (): Promise<void> => {
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (pending.length === 0) return;
+    let records: PendingCheckpoint[] = [];
+    try {
+      await ensureRepo();
+      await syncExcludes();
+      for (let pass = 0; ; pass++) {
+        records = [...records, ...pending];
+        pending = [];
+        // A change that began while git read the tree may have been half made: the tree is read
+        // again once it is made (twice at most; its recorded prior state is laid over anyway).
+        const trees = await writeTrees(records, pass < 2);
+        if (trees !== "again") {
+          for (const [i, r] of records.entries()) r.settle.resolve(trees[i] as Checkpoint);
+          return;
+        }
+        await changesMade();
+      }
+    } catch (error) {
+      if (records.length === 0) [records, pending] = [pending, []];
+      for (const r of records) r.settle.reject(error);
+    }
+  };
+
+  /**
+   * Stages the project and writes the records' checkpoints (OVERLAY_SCRIPT); "again" when a change
+   * was recorded while git read the tree and `mayRepeat`, before anything is committed.
+   */
+  const writeTrees = async (
+    records: readonly PendingCheckpoint[],
+    mayRepeat: boolean,
+  ): Promise<Checkpoint[] | "again"> => {
+    // Inside the shadow repository: the job's index is renamed into place from there.
+    const dir = await mkdtemp(join(gitDir, "job-"));
+    try {
+      const env: Record<string, string> = { DIR: dir, REF, COUNT: String(records.length) };
+      if (mayRepeat) {
+        env.NEWER = join(dir, "newer");
+        newerMarker = env.NEWER;
+      }
+      const existed = new Set<string>();
+      let previous = head?.userMessageId;
+      for (const [i, r] of records.entries()) {
+        const k = i + 1;
+        const tree = join(dir, `tree-${k}`);
+        await mkdir(tree);
+        for (const f of r.files) {
+          if (f.kind !== "file") continue;
+          existed.add(f.path);
+          const file = join(tree, ...f.path.split("/"));
+          await mkdir(dirname(file), { recursive: true });
+          await writeFile(file, f.content, { mode: f.executable ? 0o755 : 0o644 });
+        }
+        await writeFile(join(dir, `paths-${k}`), r.files.map((f) => `${f.path}\0`).join(""));
+        await writeFile(join(dir, `msg-${k}`), r.message);
+        // Each message's first checkpoint is its own, as snapshot() takes it.
+        if (
+          r.meta.userMessageId !== undefined &&
+          (k > 1 || head !== undefined) &&
+          previous !== r.meta.userMessageId
+        )
+          env[`FORCE_${k}`] = "1";
+        previous = r.meta.userMessageId;
+      }
+      await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
+      for (let attempt = 0; ; attempt++) {
+        const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
+        const lines = out.stdout.trim().split("\n");
+        if (lines.at(-1) === "again") return "again";
+        if (lines.at(-1) !== "raced") {
+          const before = (lines.at(-1) ?? "").slice("head ".length);
+          const result: Checkpoint[] = [];
+          let last: Checkpoint | undefined = head?.id === before ? head : undefined;
+          for (const [i, r] of records.entries()) {
+            const [id = "", tree = ""] = (lines[i] ?? "").split(" ");
+            if (last?.id !== id) {
+              // A commit of ours, or the newest checkpoint already there (another process's).
+              const body = id === before ? (await git(["log", "-1", "--format=%B", id])).stdout : r.message;
+              last = parseMessage(id, tree, body);
+            }
+            result.push(last);
+          }
+          head = last;
+          return result;
+        }
+        if (attempt >= 3)
+          throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
+      }
+    } finally {
+      newerMarker = undefined;
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
   return {
     gitDir,
     prepare: () => serial(ensureRepo),
-    snapshot: (meta) =>
-      serial(async () => {
-        await ensureRepo();
-        await syncExcludes();
-        undoCursor = undefined;
-        const message = checkpointMessage(meta);
-        const newMessage = (last: Checkpoint | undefined) =>
-          meta.userMessageId !== undefined && last !== undefined && last.userMessageId !== meta.userMessageId;
-        let force = newMessage(head);
-        for (let attempt = 0; ; attempt++) {
-          const { stdout } = await retryingWhileLocked(() =>
-            runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
-              input: message,
-              env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "" },
-            }),
-          );
-          const outcome = parseSnapshotOutput(stdout);
-          if (outcome.kind === "new") {
-            head = parseMessage(outcome.id, outcome.tree, message);
-            return head;
-          }
-          if (outcome.kind === "same") {
-            if (outcome.body !== undefined || head?.id !== outcome.id) {
-              head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
-            }
-            // The newest checkpoint, read only now, belongs to another message: take one of its own.
-            if (!newMessage(head)) return head as Checkpoint;
-            force = true;
-            continue;
-          }
-          // Another process moved the ref between our read and our update: take the snapshot again.
-          if (attempt >= 3) {
-            throw new CheckpointGitError(
-              ["update-ref", REF],
-              1,
-              "another process kept moving the checkpoints",
-            );
-          }
-        }
-      }),
+    flush: () => serial(async () => {}),
+    changeMade: (changeId) => {
+      open.get(changeId)?.resolve();
+      open.delete(changeId);
+    },
+    snapshotFiles: async (meta, paths, changeId) => {
+      const files = readPriorFiles(options.projectRoot, root, paths);
+      if (files === undefined) {
+        const checkpoint = snapshotNow(meta);
+        await checkpoint;
+        return { committed: checkpoint };
+      }
+      undoCursor = undefined;
+      const { record, committed } = pendingCheckpoint(meta, files);
+      pending.push(record);
+      if (newerMarker !== undefined) {
+        try {
+          writeFileSync(newerMarker, "");
+        } catch {}
+      }
+      if (changeId !== undefined && !open.has(changeId)) {
+        let resolve!: () => void;
+        const made = new Promise<void>((r) => {
+          resolve = r;
+        });
+        open.set(changeId, { made, resolve });
+      }
+      // Kept referenced: a process that ends now still writes the checkpoint first.
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void changesMade().then(() => queued(writePending));
+      }, BACKGROUND_DELAY_MS);
+      return { committed };
+    },
+    snapshot: (meta) => snapshotNow(meta),
     checkpoints: () =>
       serial(async () => {
         await ensureRepo();
@@ -337,6 +536,27 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         return undefined;
       }),
   };
+}
+
+/** A change recorded by snapshotFiles, waiting for its whole-tree checkpoint. */
+interface PendingCheckpoint {
+  readonly meta: SnapshotOptions;
+  readonly message: string;
+  readonly files: readonly PriorFile[];
+  readonly settle: { readonly resolve: (c: Checkpoint) => void; readonly reject: (e: unknown) => void };
+}
+
+/** A change to record, and the promise of its checkpoint (whose failure is reported there alone). */
+function pendingCheckpoint(
+  meta: SnapshotOptions,
+  files: readonly PriorFile[],
+): { record: PendingCheckpoint; committed: Promise<Checkpoint> } {
+  let settle!: PendingCheckpoint["settle"];
+  const committed = new Promise<Checkpoint>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  committed.catch(() => {});
+  return { record: { meta, message: checkpointMessage(meta), files, settle }, committed };
 }
 
 function parseMessage(id: string, tree: string, body: string): Checkpoint {

@@ -51,3 +51,73 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
   }
   throw new Error(`unexpected snapshot output: ${JSON.stringify(stdout.slice(0, 200))}`);
 }
+
+/**
+ * Stages the project as it is now, then writes the trees of background checkpoints over it and
+ * commits them, in one process, on an index of its own in `$DIR` (which must be on the file system
+ * of `$GIT_DIR`). When the file `$NEWER` (if set) exists once staging is done, a change was
+ * recorded while git read the tree: nothing is written and the output is `again`. In `$DIR`, per
+ * checkpoint k (1 to `$COUNT`, oldest first): `tree-k`, a directory holding the prior contents it
+ * recorded at their project paths; `paths-k`, every path it recorded (NUL-separated; one absent
+ * from `tree-k` did not exist); `msg-k`, its message. Also `check`, the recorded paths that
+ * existed (NUL-separated), of which those the project ignores are left out, as staging leaves
+ * them out. Checkpoint k's tree is the staged project with the prior states of checkpoints
+ * k..COUNT laid over it, the oldest winning, so they are applied newest first. Each checkpoint is
+ * then committed unless its tree equals the one before it and `$FORCE_k` is empty, and `$REF`
+ * moves by compare-and-swap from the head read here. Output: one line per checkpoint,
+ * `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or `raced` when
+ * another process moved the ref meanwhile.
+ */
+export const OVERLAY_SCRIPT = `
+# An index of its own: another process staging into the shared one between our commands would
+# undo our overlays. Seeded from the shared index (a cache of file stats), and put back in its
+# place when done (entries laid over are refreshed by the next staging: their stats differ).
+cp "$GIT_DIR/index" "$DIR/index" 2>/dev/null || :
+GIT_INDEX_FILE="$DIR/index"
+export GIT_INDEX_FILE
+git $GIT_ISOLATION add --all --ignore-errors -- .
+status=$?
+# 1: some files could not be read and were left out; anything else is fatal.
+[ "$status" -le 1 ] || exit "$status"
+if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
+  echo again
+  exit 0
+fi
+set -e
+: > "$DIR/ignored"
+if [ -s "$DIR/check" ]; then
+  git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/check" > "$DIR/ignored" || [ $? -eq 1 ]
+fi
+k=$COUNT
+while [ "$k" -ge 1 ]; do
+  if [ -s "$DIR/paths-$k" ]; then
+    # Present in tree-k: its prior content is stored and staged; absent: it did not exist.
+    GIT_WORK_TREE="$DIR/tree-$k" git $GIT_ISOLATION update-index -z --add --remove --stdin < "$DIR/paths-$k"
+    [ ! -s "$DIR/ignored" ] || git $GIT_ISOLATION update-index -z --force-remove --stdin < "$DIR/ignored"
+  fi
+  tree=$(git $GIT_ISOLATION write-tree)
+  eval "tree_$k=$tree"
+  k=$((k-1))
+done
+head=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null || true)
+last=\${head%% *}
+last_tree=\${head#* }
+parent=$last
+k=1
+while [ "$k" -le "$COUNT" ]; do
+  eval "tree=\\$tree_$k"
+  eval "force=\\\${FORCE_$k:-}"
+  if [ -n "$force" ] || [ -z "$parent" ] || [ "$tree" != "$last_tree" ]; then
+    parent=$(git $GIT_ISOLATION commit-tree "$tree" \${parent:+-p "$parent"} -F "$DIR/msg-$k")
+    last_tree=$tree
+  fi
+  echo "$parent $tree"
+  k=$((k+1))
+done
+if [ "$parent" = "$last" ] || git $GIT_ISOLATION update-ref "$REF" "$parent" "$last" 2>/dev/null; then
+  mv -f "$DIR/index" "$GIT_DIR/index" 2>/dev/null || :
+  echo "head $last"
+else
+  echo raced
+fi
+`;

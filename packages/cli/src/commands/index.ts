@@ -2,6 +2,7 @@ import type { CustomCommand } from "../customization/index.js";
 import type { Runtime } from "../runtime/types.js";
 import { clearCommand } from "./builtin/clear.js";
 import { compactCommand } from "./builtin/compact.js";
+import { copyCommand } from "./builtin/copy.js";
 import { costCommand } from "./builtin/cost.js";
 import { customSlashCommand } from "./builtin/custom.js";
 import { exitCommand } from "./builtin/exit.js";
@@ -33,6 +34,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   modeCommand,
   modelCommand,
   costCommand,
+  copyCommand,
   compactCommand,
   clearCommand,
   resumeCommand,

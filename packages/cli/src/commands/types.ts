@@ -30,8 +30,12 @@ export interface Choice<T> {
 /** What a command may do to the screen besides the runtime: print, ask, clear, exit. */
 export interface CommandHost {
   show(block: OutputBlock): void;
-  /** Shows a picker; undefined when the user cancels (Esc). */
-  choose<T>(title: string, choices: readonly Choice<T>[]): Promise<T | undefined>;
+  /** Shows a picker (highlighting `initialIndex`, else the first); undefined when the user cancels (Esc). */
+  choose<T>(
+    title: string,
+    choices: readonly Choice<T>[],
+    options?: { readonly initialIndex?: number },
+  ): Promise<T | undefined>;
   /** Asks a yes/no question; false when the user cancels. */
   confirm(question: string): Promise<boolean>;
   /** Erases the printed transcript; with `replay`, prints the current session's history again (resume). */
@@ -40,6 +44,8 @@ export interface CommandHost {
   exit(): void;
   /** Sends text to the model as the user's message, as if typed (never read as a command). */
   send?(text: string): void;
+  /** Writes control bytes to the terminal as they are (OSC 52 for the clipboard; interactive only). */
+  writeToTerminal?(bytes: string): void;
   /** Opens a file in the user's $EDITOR and resolves when the editor exits (interactive only). */
   editFile?(path: string): Promise<void>;
 }

@@ -68,6 +68,17 @@ export interface Settings {
   readonly disabledMcpjsonServers?: readonly string[];
   /** How long the first model request waits for MCP servers still connecting, in ms. */
   readonly mcpStartupWaitMs?: number;
+  /**
+   * Whether MCP servers may use the model (sampling): "ask" the user each time (the default;
+   * refused headless), "allow" without asking, "deny" always (user settings only).
+   */
+  readonly mcpSampling?: "ask" | "allow" | "deny";
+  /** Retries of a failed model request: how many, the first wait and the longest (ms). */
+  readonly retry?: {
+    readonly maxRetries?: number;
+    readonly baseDelayMs?: number;
+    readonly maxDelayMs?: number;
+  };
 }
 
 /** One language server as settings configure it (the key of `lsp.servers` is its id). */
@@ -182,6 +193,16 @@ export const SETTINGS_SCHEMA = {
     enabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     mcpStartupWaitMs: { type: "integer", minimum: 0 },
+    mcpSampling: { enum: ["ask", "allow", "deny"] },
+    retry: {
+      type: "object",
+      properties: {
+        maxRetries: { type: "integer", minimum: 0, maximum: 20 },
+        baseDelayMs: { type: "integer", minimum: 0 },
+        maxDelayMs: { type: "integer", minimum: 0 },
+      },
+      additionalProperties: false,
+    },
     env: {
       type: "object",
       additionalProperties: false,

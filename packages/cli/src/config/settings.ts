@@ -18,6 +18,7 @@ import {
   SETTINGS_SCHEMA,
   type Settings,
 } from "./settings-schema.js";
+import { SETTINGS_AJV_OPTIONS, settingsSchemaKey } from "./settings-schema-key.js";
 import { splitUntrustedSettings } from "./trust-settings.js";
 
 /** One thing wrong with a settings file. */
@@ -76,13 +77,19 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" |
   readonly projectTrusted: boolean;
 }
 
-// Loaded and compiled on first use: most runs have no settings file, and ajv costs start-up time.
+// The validator generated ahead of time while it matches the schema (see
+// scripts/generate-settings-validator.mjs); otherwise compiled on first use, which costs ajv's
+// compiler and the schema's compilation at start-up.
 let validator: Promise<ValidateFunction<Settings>> | undefined;
 const settingsValidator = (): Promise<ValidateFunction<Settings>> => {
-  validator ??= import("ajv").then((mod) => {
+  validator ??= import("./settings-validator.generated.js").then(async (generated) => {
+    if (generated.SETTINGS_SCHEMA_KEY === settingsSchemaKey()) {
+      return generated.validate as unknown as ValidateFunction<Settings>;
+    }
+    const mod = await import("ajv");
     // A bundler may hand the CommonJS package over as a default export only.
     const { Ajv } = "Ajv" in mod ? mod : (mod as { default: typeof import("ajv") }).default;
-    return new Ajv({ allErrors: true, strict: true }).compile<Settings>(SETTINGS_SCHEMA);
+    return new Ajv(SETTINGS_AJV_OPTIONS).compile<Settings>(SETTINGS_SCHEMA);
   });
   return validator;
 };

@@ -7,6 +7,7 @@ import { applyEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-
 import { attractorHome, userSettingsPath } from "../config/home.js";
 import { parseSettings, readSettingsFile } from "../config/settings.js";
 import { forgetApprovals, projectApprovals, recordApprovals } from "./approval.js";
+import { mcpAuthFile, mcpAuthOptions } from "./auth.js";
 import { serverConfig } from "./config-file.js";
 import { describeServer, projectMcpPath } from "./servers.js";
 
@@ -153,6 +154,7 @@ async function checkServers(
     cwd: ctx.projectDir,
     connectTimeoutMs: 15_000,
     startupWaitMs: 16_000,
+    ...mcpAuthOptions(ctx.home),
   });
   try {
     await manager.waitForStartup();
@@ -196,6 +198,11 @@ async function get(ctx: Context, name: string): Promise<number> {
   const headers = (config as { headers?: Record<string, string> }).headers;
   if (env) out.write(`  env: ${Object.keys(env).join(", ")}\n`);
   if (headers) out.write(`  headers: ${Object.keys(headers).join(", ")}\n`);
+  if (config.type === "http" || config.type === "sse") {
+    const file = mcpAuthFile(ctx.home, name, config.url);
+    const stored = await readText(file);
+    out.write(`  oauth login: ${stored === undefined ? "none" : `stored (${file})`}\n`);
+  }
   let approved = true;
   if (scope === "project") {
     const approvals = await projectApprovals({
@@ -214,7 +221,7 @@ async function get(ctx: Context, name: string): Promise<number> {
   const { McpManager } = await import("@attractor/agent");
   const manager = new McpManager(
     { [name]: config },
-    { cwd: ctx.projectDir, connectTimeoutMs: 15_000, startupWaitMs: 16_000 },
+    { cwd: ctx.projectDir, connectTimeoutMs: 15_000, startupWaitMs: 16_000, ...mcpAuthOptions(ctx.home) },
   );
   try {
     await manager.waitForStartup();
@@ -225,6 +232,81 @@ async function get(ctx: Context, name: string): Promise<number> {
   } finally {
     await manager.close();
   }
+  return 0;
+}
+
+/** How long `login` waits for the browser to come back. */
+const LOGIN_TIMEOUT_MS = 300_000;
+
+/** Opens a URL in the user's browser, if there is a desktop to open it on; never fails. */
+function openBrowser(url: string, env: McpCommandIo["env"]): void {
+  const opener =
+    process.platform === "darwin" ? "open" : process.platform === "win32" ? undefined : "xdg-open";
+  if (!opener || (process.platform === "linux" && !env.DISPLAY && !env.WAYLAND_DISPLAY)) return;
+  import("node:child_process")
+    .then(({ spawn }) => {
+      const child = spawn(opener, [url], { stdio: "ignore", detached: true });
+      child.on("error", () => {});
+      child.unref();
+    })
+    .catch(() => {});
+}
+
+/**
+ * `attractor mcp login NAME`: the OAuth login to a remote server (http or sse) as configured in
+ * the project's `.mcp.json` or the user settings. Prints the authorization URL (and opens it
+ * where a browser can be), waits for the redirect on a loopback port, stores the tokens.
+ */
+async function login(ctx: Context, name: string, browser: boolean): Promise<number> {
+  const user = await serversIn("user", ctx);
+  const project = await serversIn("project", ctx);
+  const raw = name in project ? project[name] : user[name];
+  if (raw === undefined)
+    throw new McpCommandError(
+      `No MCP server named "${name}" in ${projectMcpPath(ctx.projectDir)} or the user settings.`,
+    );
+  const checked = serverConfig(raw, ctx.io.env);
+  if (!checked.ok) throw new McpCommandError(`MCP server "${name}" is not valid: ${checked.problem}`);
+  const config = checked.config;
+  if (config.type !== "http" && config.type !== "sse")
+    throw new McpCommandError(`MCP server "${name}" runs as a command (stdio): it has no login.`, 2);
+  const { loginMcpServer, fileAuthStorage } = await import("@attractor/agent");
+  const file = mcpAuthFile(ctx.home, name, config.url);
+  try {
+    await loginMcpServer({
+      server: name,
+      url: config.url,
+      storage: fileAuthStorage(file),
+      timeoutMs: LOGIN_TIMEOUT_MS,
+      onAuthorizationUrl: (url) => {
+        ctx.io.stdout.write(
+          `To log in to MCP server "${name}", open this address in a browser:\n\n  ${url.href}\n\n`,
+        );
+        if (browser) openBrowser(url.href, ctx.io.env);
+      },
+    });
+  } catch (error) {
+    if (error instanceof Error && error.name === "McpAuthError") throw new McpCommandError(error.message);
+    throw error;
+  }
+  ctx.io.stdout.write(`Logged in to MCP server "${name}"; the tokens are in ${file}.\n`);
+  return 0;
+}
+
+/** `attractor mcp logout NAME`: forgets the stored OAuth login of a remote server. */
+async function logout(ctx: Context, name: string): Promise<number> {
+  const user = await serversIn("user", ctx);
+  const project = await serversIn("project", ctx);
+  const checked = serverConfig(name in project ? project[name] : user[name], ctx.io.env);
+  if (!checked.ok || (checked.config.type !== "http" && checked.config.type !== "sse"))
+    throw new McpCommandError(`No remote MCP server named "${name}" is configured.`);
+  const file = mcpAuthFile(ctx.home, name, checked.config.url);
+  if ((await readText(file)) === undefined) {
+    ctx.io.stdout.write(`No login is stored for MCP server "${name}".\n`);
+    return 0;
+  }
+  await rm(file, { force: true });
+  ctx.io.stdout.write(`Logged out of MCP server "${name}" (${file} removed).\n`);
   return 0;
 }
 
@@ -313,7 +395,7 @@ async function approve(ctx: Context, names: readonly string[], all: boolean): Pr
 }
 
 /**
- * `attractor mcp list|get|add|remove|approve`: the MCP servers of the user settings and of the
+ * `attractor mcp list|get|add|remove|approve|login|logout`: the MCP servers of the user settings and of the
  * project's `.mcp.json`. Resolves to the exit code (0 done, 1 failed, 2 bad usage).
  */
 export async function runMcpCommand(argv: readonly string[], io: McpCommandIo): Promise<number> {
@@ -386,6 +468,19 @@ export async function runMcpCommand(argv: readonly string[], io: McpCommandIo): 
     .option("--all", "every server of the project's .mcp.json")
     .action((names: string[], o: { all?: boolean }) => {
       result = approve(context(program.opts()), names, o.all === true);
+    });
+  program
+    .command("login <name>")
+    .description("log in to a remote (http or sse) server with OAuth; prints the address to open")
+    .option("--no-browser", "only print the address")
+    .action((name: string, o: { browser: boolean }) => {
+      result = login(context(program.opts()), name, o.browser);
+    });
+  program
+    .command("logout <name>")
+    .description("forget a remote server's stored OAuth login")
+    .action((name: string) => {
+      result = logout(context(program.opts()), name);
     });
   try {
     program.parse([...argv], { from: "user" });

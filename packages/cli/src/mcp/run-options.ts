@@ -13,6 +13,8 @@ export interface McpRunOptions {
   readonly startupWaitMs?: number;
   readonly connectTimeoutMs?: number;
   readonly toolTimeoutMs?: number;
+  /** Whether servers may use the model: ask (default; refused headless), allow or deny. */
+  readonly sampling?: "ask" | "allow" | "deny";
 }
 
 /** A positive whole number of milliseconds from an environment variable, else undefined. */
@@ -65,6 +67,7 @@ export async function mcpRunOptions(options: {
     servers: selection.servers,
     skipped,
     ...(selection.startupWaitMs !== undefined && { startupWaitMs: selection.startupWaitMs }),
+    ...(selection.sampling !== undefined && { sampling: selection.sampling }),
     ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
     ...(toolTimeoutMs !== undefined && { toolTimeoutMs }),
   };

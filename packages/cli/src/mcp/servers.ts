@@ -35,6 +35,8 @@ export interface McpSelection {
   readonly pending: readonly PendingMcpServer[];
   /** From the user settings' mcpStartupWaitMs. */
   readonly startupWaitMs?: number;
+  /** From the user settings' mcpSampling (a project cannot let servers spend the user's model). */
+  readonly sampling?: "ask" | "allow" | "deny";
 }
 
 /** The project's `.mcp.json`. */
@@ -147,6 +149,7 @@ export async function selectMcpServers(options: {
     skipped: skipped.filter((s) => servers[s.name] === undefined),
     pending: live,
     ...(user?.mcpStartupWaitMs !== undefined && { startupWaitMs: user.mcpStartupWaitMs }),
+    ...(user?.mcpSampling !== undefined && { sampling: user.mcpSampling }),
   };
 }
 

@@ -40,11 +40,14 @@ export const DEFAULT_SENSITIVE_PATTERNS: readonly SensitivePattern[] = [
 export function createSensitiveFileMatcher(
   patterns: readonly SensitivePattern[] = DEFAULT_SENSITIVE_PATTERNS,
 ): (path: string) => boolean {
-  const compiled = patterns.map((p) => ({
-    test: picomatch(p.pattern, { dot: true, nocase: true }),
-    sensitive: p.sensitive,
-  }));
+  // Compiled on the first test, not when the policy is made: a run may never edit a file, and
+  // compiling the patterns costs start-up time before the first model request.
+  let compiled: { readonly test: (path: string) => boolean; readonly sensitive: boolean }[] | undefined;
   return (path) => {
+    compiled ??= patterns.map((p) => ({
+      test: picomatch(p.pattern, { dot: true, nocase: true }),
+      sensitive: p.sensitive,
+    }));
     let sensitive = false;
     for (const p of compiled) if (p.test(path)) sensitive = p.sensitive;
     return sensitive;

@@ -1,4 +1,4 @@
-import type { UsageTotals } from "@attractor/agent";
+import type { Turn, UsageTotals } from "@attractor/agent";
 import { estimateCost } from "@attractor/llm";
 import type { CostSummary } from "./types.js";
 
@@ -46,4 +46,27 @@ export function contextShare(usage: UsageTotals, contextWindow: number): number 
   if (!(contextWindow > 0)) return undefined;
   const used = usage.inputTokens + usage.outputTokens;
   return Math.min(100, Math.round((used / contextWindow) * 1000) / 10);
+}
+
+/**
+ * What the model responses of a stored conversation cost, priced for `model` as the run's own
+ * responses are (a response's reported model id may be a dated one the catalog does not price).
+ */
+export function historyCost(history: readonly Turn[], model: string): CostSummary {
+  const tracker = createCostTracker();
+  for (const turn of history) if (turn.kind === "assistant") tracker.record(model, turn.usage);
+  return tracker.summary();
+}
+
+/** Two summaries added; the dollars are unknown when either's are. */
+export function addCosts(a: CostSummary, b: CostSummary): CostSummary {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    costUsd: a.costUsd === undefined || b.costUsd === undefined ? undefined : a.costUsd + b.costUsd,
+  };
 }

@@ -20,7 +20,10 @@ export interface EntryRef {
 export interface HistoryRecorder {
   /** Call for every session event: writes the turns completed since the last call. */
   onEvent(event: SessionEvent): void;
-  /** Writes whatever is not written yet and waits until it is on disk. */
+  /**
+   * Writes whatever is not written yet: on return every turn is in the transcript file, so a
+   * killed process keeps it (the sync to the disk follows off the request path).
+   */
   flush(): Promise<void>;
   /** The transcript entry id of the latest user message (checkpoints are grouped by it). */
   readonly lastUserEntryId: string | undefined;

@@ -39,6 +39,7 @@ export type {
   RuntimeUpdate,
   TodoItem,
   UserCommandResult,
+  UserMessageInput,
 } from "./types.js";
 export { updateItem } from "./types.js";
 export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -1,28 +1,40 @@
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import {
+  type AfterToolCallHook,
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
   createSkillTool,
   createTodoTool,
   type ExecutionEnvironment,
+  fileToolCache,
   loadSkills,
   loadSubagentTypes,
   McpManager,
   type ProviderProfile,
+  probeBubblewrap,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
   Session,
   type SessionConfig,
   type SessionEvent,
+  type SessionInput,
   type Skill,
+  type StartProcessOptions,
   type SubagentType,
+  sampleWithModel,
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
 import { discoverProjectDocs, filterEnv } from "@attractor/agent/internals";
-import { type Client, getModelInfo, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
+import {
+  type Client,
+  getModelInfo,
+  preloadProvider,
+  type ReasoningEffort,
+  streamWithRetry,
+} from "@attractor/llm";
 import {
   type CheckpointManager,
   createCheckpointManager,
@@ -52,6 +64,8 @@ import {
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
+import { mcpAuthOptions } from "../mcp/auth.js";
+import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   type AskAnswer,
@@ -93,6 +107,7 @@ import type {
   RuntimeUpdate,
   TodoItem,
   UserCommandResult,
+  UserMessageInput,
 } from "./types.js";
 import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
 
@@ -128,7 +143,7 @@ export interface RuntimeOptions {
   readonly home?: string;
   /** Settings already loaded; read from the home and the project otherwise. */
   readonly settings?: ResolvedSettings;
-  /** fsync every transcript entry (default true). */
+  /** Sync the transcript to the disk shortly after each entry, off the request path (default true). */
   readonly durable?: boolean;
   /** Allow rules added to the settings' (--allowedTools). */
   readonly allowedTools?: readonly string[];
@@ -237,6 +252,18 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     settings,
     env,
   );
+  // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
+  // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
+  void preloadProvider(choice.provider);
+  // Likewise the sandbox's one-off bubblewrap probe (cached for the process), which the prompt's
+  // git snapshot, the first command the session runs, would otherwise wait for.
+  const sandboxMode = options.sandbox ?? loaded.sandbox?.mode ?? "workspace-write";
+  if (
+    process.platform === "linux" &&
+    sandboxMode !== "danger-full-access" &&
+    (options.remote ?? loaded.remote) === undefined
+  )
+    probeBubblewrap(env.PATH).catch(() => {});
   const store = createSessionStore({
     home,
     // The secrets of the environment the run was given as well as the process's own.
@@ -411,6 +438,8 @@ class AgentRuntime implements Runtime {
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
   private readonly mcpManager: McpManager | undefined;
+  /** What the first model request waits for: the servers (up to the wait), or only the cache. */
+  private readonly mcpReady: (signal?: AbortSignal) => Promise<void> = async () => {};
   readonly mcp: RuntimeMcp | undefined;
   private readonly listeners = new Set<Listener>();
   /** Notices raised before anyone listened (start-up warnings), replayed to the first listener. */
@@ -516,6 +545,33 @@ class AgentRuntime implements Runtime {
       // waits for them briefly.
       const manager = new McpManager(mcp.servers, {
         cwd: parts.projectDir,
+        toolCache: fileToolCache(join(parts.home, "mcp", "tool-cache")),
+        roots: [parts.projectDir, ...parts.additionalDirectories],
+        ...mcpAuthOptions(parts.home),
+        // A sandbox the user chose (--sandbox, sandbox.mode) holds the stdio servers too, with
+        // the project writable as for commands; the default, best-effort sandbox does not (its
+        // lack of network would break servers that were working).
+        ...(this.sandboxRequired &&
+          this.sandboxed !== undefined && {
+            startProcess: (command: string, args: readonly string[], options: StartProcessOptions) =>
+              (this.sandboxed as SandboxedExecutionEnvironment).startSandboxedProcess(command, args, options),
+          }),
+        onSampling: samplingHandler({
+          setting: mcp.sampling ?? "ask",
+          headless: parts.headless,
+          ask: (question) => parts.ui.askUser(question),
+          model: () => this.modelValue,
+          complete: (request, signal) =>
+            sampleWithModel(this.client, request, {
+              model: this.modelValue,
+              provider: this.profile.provider,
+              signal,
+            }),
+        }),
+        onElicitation: elicitationHandler({
+          headless: parts.headless,
+          ask: (question) => parts.ui.askUser(question),
+        }),
         ...(mcp.startupWaitMs !== undefined && { startupWaitMs: mcp.startupWaitMs }),
         ...(mcp.connectTimeoutMs !== undefined && { connectTimeoutMs: mcp.connectTimeoutMs }),
         ...(mcp.toolTimeoutMs !== undefined && { toolTimeoutMs: mcp.toolTimeoutMs }),
@@ -526,10 +582,24 @@ class AgentRuntime implements Runtime {
       });
       manager.attach(this.profile.toolRegistry);
       this.mcpManager = manager;
-      if (parts.headless) manager.start();
+      // With no wait nothing holds the first request, and the servers start once the model has
+      // begun to answer (see install) rather than while the request is being sent.
+      this.mcpReady =
+        mcp.startupWaitMs === 0
+          ? async () => {
+              await manager.prepare();
+            }
+          : manager.waitForStartup;
+      // Headless, servers whose tools the cache knows start once the first request is on its way
+      // (see install), so their start-up does not compete with the run's own; the others start
+      // now, since the first request waits for them (unless the wait is 0).
+      if (parts.headless)
+        void manager.prepare().then((known) => {
+          if (!known && mcp.startupWaitMs !== 0) manager.start();
+        });
       this.mcp = {
         start: () => manager.start(),
-        ready: () => manager.waitForStartup(),
+        ready: () => this.mcpReady(),
         servers: () => manager.servers(),
         skipped: mcp.skipped ?? [],
         prompts: () => manager.prompts(),
@@ -659,7 +729,22 @@ class AgentRuntime implements Runtime {
         message: `the permission rule ${rule} names a tool this agent does not have; it never matches (tools: ${registry.names().join(", ")})`,
       });
     const parts = stored ? await this.openStored(stored) : await this.openNew();
+    if (stored) this.restoreFigures(parts.history);
     this.install(parts);
+  }
+
+  /**
+   * A stored conversation's context share, as the status line showed it. (Its tokens and cost
+   * stay out of this run's spending: a headless result reports what the run itself spent.)
+   */
+  private restoreFigures(history: readonly Turn[]): void {
+    const last = history.findLast((t) => t.kind === "assistant");
+    if (last?.kind === "assistant")
+      this.lastContext = contextShare(
+        last.usage,
+        (this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue))
+          .contextWindowSize,
+      );
   }
 
   /** The sandbox notice is given once, whether start-up or the first command finds it missing. */
@@ -677,12 +762,14 @@ class AgentRuntime implements Runtime {
     return () => this.listeners.delete(listener);
   }
 
-  async submit(text: string): Promise<void> {
+  async submit(input: UserMessageInput): Promise<void> {
     if (this.closed) throw new Error("the runtime is closed");
+    const { text, images } = typeof input === "string" ? { text: input, images: undefined } : input;
     this.running++;
     try {
       await this.codeIntelligenceReady;
-      let next: string | undefined = this.userContext.splice(0).join("") + text;
+      const first = this.userContext.splice(0).join("") + text;
+      let next: SessionInput | undefined = images && images.length > 0 ? { text: first, images } : first;
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.
@@ -876,7 +963,9 @@ class AgentRuntime implements Runtime {
     const transcript = await loadSession(this.store, this.projectDir, sessionId);
     await this.retire();
     this.nextStart = "resume";
-    this.install(await this.openStored(transcript));
+    const parts = await this.openStored(transcript);
+    this.restoreFigures(parts.history);
+    this.install(parts);
   }
 
   async close(): Promise<void> {
@@ -894,6 +983,7 @@ class AgentRuntime implements Runtime {
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
+      this.checkpoints.flush(),
       this.mcpManager?.close(),
     ]);
   }
@@ -962,6 +1052,12 @@ class AgentRuntime implements Runtime {
     return policy;
   }
 
+  /** Tells the checkpoints a call's change is made, so their background snapshot may read the tree. */
+  private readonly changeMade: AfterToolCallHook = (call) => {
+    this.checkpoints.changeMade(call.callId);
+    return undefined;
+  };
+
   private sessionConfig(policy: PermissionPolicy): Partial<SessionConfig> {
     return {
       hooks: this.hooks.sessionHooks,
@@ -989,7 +1085,7 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
-      ...(this.codeIntelligence !== undefined && { afterToolCall: this.codeIntelligence.afterToolCall() }),
+      afterToolCall: this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)
@@ -1002,7 +1098,11 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     const policy = samePolicy ?? this.createPolicy(this.active?.policy.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy((message) => this.notify({ kind: "warning", message }));
+    const retry = modelRetryPolicy(
+      (message, detail) =>
+        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+      this.parts.settings.retry,
+    );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
     const session = Session.fromHistory({
@@ -1012,11 +1112,23 @@ class AgentRuntime implements Runtime {
       client: this.client,
       config: this.sessionConfig(policy),
       history: parts.history,
-      ...(this.mcpManager !== undefined && { toolsReady: this.mcpManager.waitForStartup }),
+      ...(this.mcpManager !== undefined && {
+        toolsReady: this.mcpReady,
+        toolInstructions: this.mcpManager.instructions,
+      }),
       startSource: this.nextStart,
-      // Every completed turn is on disk before the next model request goes out.
-      openStream: (client, request) =>
-        flushedThen(() => this.active.recorder.flush(), streamWithRetry(client, request, retry)),
+      // Every completed turn is written to the transcript before the next model request goes out.
+      openStream: (client, request) => {
+        const stream = flushedThen(
+          () => this.active.recorder.flush(),
+          streamWithRetry(client, request, retry),
+        );
+        // MCP servers not started yet (their tools came from the cache) start once the model has
+        // begun to answer: their start-up (and the MCP SDK's loading) then takes the CPU while the
+        // model works, not while the request is being sent. A call to one of their tools waits.
+        const mcp = this.mcpManager;
+        return mcp === undefined ? stream : afterFirst(stream, () => mcp.start());
+      },
     });
     applyReadOnlyMode(session, policy.mode);
     // A session rebuilt from this one's history (after an error, a rewind) continues it.
@@ -1210,6 +1322,22 @@ function applyReadOnlyMode(session: Session, mode: PermissionMode): void {
 }
 
 /** Runs `before` when iteration starts, then yields the stream. */
+/** The stream as it is, calling `then` once its first item has arrived (or it ended without one). */
+async function* afterFirst<T>(stream: AsyncIterable<T>, then: () => void): AsyncGenerator<T> {
+  let called = false;
+  try {
+    for await (const item of stream) {
+      if (!called) {
+        called = true;
+        then();
+      }
+      yield item;
+    }
+  } finally {
+    if (!called) then();
+  }
+}
+
 async function* flushedThen<T>(before: () => Promise<void>, stream: AsyncIterable<T>): AsyncGenerator<T> {
   await before();
   yield* stream;

@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from "node:path";
 import type {
   BeforeToolCallDecision,
   BeforeToolCallHook,
@@ -80,11 +81,23 @@ export function createToolGuard(options: {
     ) {
       try {
         const userMessageId = options.userMessageId();
-        await options.checkpoints.snapshot({
+        const meta = {
           label: summarizeCall(call.toolName, call.arguments),
           toolName: call.toolName,
           ...(userMessageId !== undefined && { userMessageId }),
-        });
+        };
+        // The edit tools name every file they touch: only those are read now, the rest of the
+        // tree in the background. Anything else (shell, other tools) gets the whole tree now.
+        const base = call.workingDirectory;
+        const targets = (
+          callKind(call.toolName) === "edit" ? callPaths(call.toolName, call.arguments) : []
+        ).map((p) => (base === undefined || isAbsolute(p) || p.startsWith("~") ? p : resolve(base, p)));
+        if (targets.length > 0) {
+          const { committed } = await options.checkpoints.snapshotFiles(meta, targets, call.callId);
+          committed.catch(options.onSnapshotError);
+        } else {
+          await options.checkpoints.snapshot(meta);
+        }
       } catch (error) {
         options.onSnapshotError(error);
       }

@@ -8,6 +8,7 @@ import type {
   Skill,
   SubagentType,
 } from "@attractor/agent";
+import type { ImageData } from "@attractor/llm";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { CustomCommand } from "../customization/index.js";
 import type { SkippedMcpServer } from "../mcp/servers.js";
@@ -56,6 +57,16 @@ export interface CostSummary {
 }
 
 /** What the runtime tells a front end besides session events. */
+/** A model request waiting to be tried again. */
+export interface RetryWait {
+  readonly attempt: number;
+  readonly maxRetries: number;
+  readonly delayMs: number;
+  readonly reason: string;
+  /** When the next attempt starts (epoch ms). */
+  readonly until: number;
+}
+
 export type RuntimeNotice =
   | { readonly kind: "session_changed"; readonly sessionId: string; readonly restoredTurns: number }
   | { readonly kind: "mode_changed"; readonly mode: PermissionMode }
@@ -68,7 +79,8 @@ export type RuntimeNotice =
   | { readonly kind: "steering_dropped"; readonly messages: readonly string[] }
   /** The conversation was cut back to before a user message, whose text is given back. */
   | { readonly kind: "conversation_rewound"; readonly text: string; readonly keptTurns: number }
-  | { readonly kind: "warning"; readonly message: string }
+  /** `retry`: a model request failed and is tried again once `until` (epoch ms) is reached. */
+  | { readonly kind: "warning"; readonly message: string; readonly retry?: RetryWait }
   /** What a hook printed for the user (plain output of tool and stop hooks). */
   | { readonly kind: "hook_output"; readonly text: string };
 
@@ -149,10 +161,10 @@ export interface Runtime {
   /** Every event of the current session and its successors, and the runtime's notices. */
   subscribe(listener: (update: RuntimeUpdate) => void): () => void;
   /**
-   * Runs one user message to the end of its cycle; while a turn runs, it is queued as a
-   * follow-up and the promise settles with that turn.
+   * Runs one user message (text, or text with images) to the end of its cycle; while a turn
+   * runs, it is queued as a follow-up and the promise settles with that turn.
    */
-  submit(text: string): Promise<void>;
+  submit(input: UserMessageInput): Promise<void>;
   /**
    * Steers the running turn: the message is injected after the current tool round. When the turn
    * ends without another round, it is sent as the next message; when the turn is interrupted or
@@ -220,6 +232,9 @@ export interface Runtime {
   /** The instruction files in use (the user's ~/.attractor/AGENTS.md first, even if missing). */
   instructionFiles?(): Promise<readonly string[]>;
 }
+
+/** A user message for Runtime.submit: text, or text with images (sent as image parts). */
+export type UserMessageInput = string | { readonly text: string; readonly images?: readonly ImageData[] };
 
 /** How a `!command` ended: refused by the permission policy, or run (whatever its exit code). */
 export type UserCommandResult =

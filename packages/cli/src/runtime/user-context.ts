@@ -6,9 +6,10 @@
 
 /** Told to the model in the system prompt, so it trusts what the user attached. */
 export const USER_CONTEXT_INSTRUCTIONS =
-  "A user message may begin with <attached-file>, <attached-directory> or <user-shell-command> " +
-  "blocks: content the user attached with @mentions or commands they ran themselves. That content " +
-  "is already provided and current; do not read those files again unless they have changed since.";
+  "A user message may begin with <attached-file>, <attached-directory>, <attached-image> or " +
+  "<user-shell-command> blocks: content the user attached with @mentions or commands they ran " +
+  "themselves (an <attached-image> names an image sent with the message). That content is already " +
+  "provided and current; do not read those files again unless they have changed since.";
 
 /** Follows the output of the user's `!command`s. */
 export const SHELL_CONTEXT_NOTE =

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
+import { fdatasync, writeSync } from "node:fs";
 import { type FileHandle, mkdir, open, readdir, stat } from "node:fs/promises";
 import { basename, join, resolve } from "node:path";
 import { createScrubber, secretValuesFromEnv } from "./scrub.js";
@@ -30,21 +31,30 @@ export interface SessionWriter {
   /** The id of the last entry written (the parent of the next). */
   readonly lastId: string | null;
   /**
-   * Appends one entry and resolves once it is written (and fsynced when durable). Entries are
-   * written in call order; secrets are scrubbed first. `parentId` defaults to the last entry.
+   * Appends one entry with one write() before returning, so a killed process keeps it; the
+   * returned promise rejects if that write failed. Entries are written in call order; secrets are
+   * scrubbed first. `parentId` defaults to the last entry. When durable, an fdatasync follows
+   * within SYNC_DELAY_MS, shared by every entry written meanwhile.
    */
   append(
     type: string,
     data?: Readonly<Record<string, unknown>>,
     options?: { parentId?: string | null },
   ): Promise<TranscriptEntry>;
+  /** Resolves once every entry appended so far is on the disk (fdatasync), durable or not. */
+  sync(): Promise<void>;
+  /** Syncs what was written, then closes the file. */
   close(): Promise<void>;
 }
 
 export interface SessionStoreOptions {
   /** attractor's home; transcripts go to `<home>/sessions/<encoded project dir>/`. */
   readonly home: string;
-  /** fsync after every entry (default true): survives power loss, not only a killed process. */
+  /**
+   * Sync the transcript to the disk (fdatasync) within SYNC_DELAY_MS of each entry, one sync for
+   * all entries written meanwhile (default true): guards against a power cut as well as a killed
+   * process. Off, entries reach the disk when the kernel writes them back (and on close).
+   */
   readonly durable?: boolean;
   /** Secret values never to write; by default those of process.env's `*_API_KEY`-like variables. */
   readonly secrets?: readonly string[];
@@ -70,6 +80,22 @@ export class SessionNotFoundError extends Error {
     super(`no stored session ${JSON.stringify(sessionId)}`);
   }
 }
+
+/**
+ * How long after an entry is written its transcript is synced to the disk, at most: entries
+ * written meanwhile share one fdatasync, and no model request waits for it.
+ */
+export const SYNC_DELAY_MS = 100;
+
+/** Writes all of `text` to `fd` (appending: the file is opened with O_APPEND). */
+function writeWhole(fd: number, text: string): void {
+  const bytes = Buffer.from(text);
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+}
+
+const datasync = (fd: number): Promise<void> =>
+  new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 
 /** The directory name of a project's sessions: readable tail plus a hash against collisions. */
 export function encodeProjectDir(projectDir: string): string {
@@ -117,8 +143,22 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     const handle: FileHandle = await open(path, "a");
     let last = lastId;
     let separator = needsNewline ? "\n" : "";
-    let chain: Promise<unknown> = Promise.resolve();
     let closed = false;
+    // Group commit: entries are written at once, synced together off the request path.
+    let dirty = false;
+    let timer: NodeJS.Timeout | undefined;
+    let syncing: Promise<void> = Promise.resolve();
+    // A background sync's failure, reported by the next append.
+    let syncFailure: unknown;
+    const sync = (): Promise<void> => {
+      if (timer !== undefined) clearTimeout(timer);
+      timer = undefined;
+      if (!dirty) return syncing;
+      dirty = false;
+      // A failed sync does not stop later ones: each reports its own outcome.
+      syncing = syncing.catch(() => {}).then(() => datasync(handle.fd));
+      return syncing;
+    };
     const append: SessionWriter["append"] = (type, data = {}, appendOptions = {}) => {
       if (closed) return Promise.reject(new Error(`session ${sessionId} is closed`));
       const entry = {
@@ -129,16 +169,34 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         timestamp: new Date().toISOString(),
       } as TranscriptEntry;
       last = entry.id;
-      // One write per entry: a killed process leaves whole lines, at worst a torn last line.
+      // One synchronous write per entry, done when append returns: a killed process keeps every
+      // entry appended before it died (the kernel holds the data), at worst a torn last line.
       const line = `${separator}${JSON.stringify(entry)}\n`;
       separator = "";
-      const next = chain.then(async () => {
-        await handle.write(line);
-        if (durable) await handle.datasync();
-        return entry;
-      });
-      chain = next.catch(() => {});
-      return next;
+      try {
+        writeWhole(handle.fd, line);
+      } catch (error) {
+        // Part of the line may be in the file: the next entry starts on a line of its own.
+        separator = "\n";
+        return Promise.reject(error);
+      }
+      dirty = true;
+      if (syncFailure !== undefined) {
+        const failure = syncFailure;
+        syncFailure = undefined;
+        return Promise.reject(failure);
+      }
+      if (durable && timer === undefined) {
+        timer = setTimeout(() => {
+          timer = undefined;
+          sync().catch((error: unknown) => {
+            syncFailure = error;
+          });
+        }, SYNC_DELAY_MS);
+        // The close() of an ending process syncs; the timer need not keep it alive.
+        timer.unref();
+      }
+      return Promise.resolve(entry);
     };
     return {
       sessionId,
@@ -147,11 +205,15 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
         return last;
       },
       append,
+      sync,
       async close() {
         if (closed) return;
         closed = true;
-        await chain;
-        await handle.close();
+        try {
+          await sync();
+        } finally {
+          await handle.close();
+        }
       },
     };
   };

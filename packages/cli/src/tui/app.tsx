@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
+import { getModelInfo, listModels } from "@attractor/llm";
 import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
   useCallback,
   useEffect,
+  useLayoutEffect,
   useMemo,
   useReducer,
   useRef,
@@ -22,12 +24,15 @@ import {
   runCommand,
   withMcpPrompts,
 } from "../commands/index.js";
-import { type Runtime, updateItem } from "../runtime/types.js";
+import { addCosts, historyCost } from "../runtime/cost.js";
+import { type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
-import { InputBox } from "./components/input-box.js";
+import { InputBox, type SentDraft } from "./components/input-box.js";
+import { OutputViewer } from "./components/output-viewer.js";
 import { PermissionPrompt } from "./components/permission-prompt.js";
+import { RetryCountdown } from "./components/retry-countdown.js";
 import { SandboxPrompt } from "./components/sandbox-prompt.js";
 import { SelectList, type SelectOption } from "./components/select-list.js";
 import { AnimationContext, Elapsed, Spinner } from "./components/spinner.js";
@@ -37,9 +42,15 @@ import { TodoPanel } from "./components/todo-panel.js";
 import { ToolCallBlock } from "./components/tool-call-block.js";
 import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
+import type { ImageAttachment } from "./input/images.js";
+import { KeyHandoffContext, takeEarlyKey, useKeyHandoffSlot } from "./input/key-handoff.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
+import { heldForDraft, holdIfTyping, TypingGuardContext, useTypingGuard } from "./input/typing-guard.js";
 import { loadHighlighter } from "./markdown/highlight.js";
+import { useTerminalWidthChange } from "./render/terminal-resize.js";
+import { createDeltaBatcher } from "./transcript/delta-batcher.js";
+import { withAdvice } from "./transcript/error-advice.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
 import { replayHistory } from "./transcript/replay.js";
@@ -55,16 +66,25 @@ const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
 /** An `@path` being typed at the end of the input: the part after the @. */
 const MENTION_AT_END = /(?:^|\s)@([^\s@]*)$/;
 
-/** The message with the mentioned files' content put first; problems are reported, not fatal. */
+/**
+ * The message with the mentioned files' content put first and mentioned images added to the
+ * images given; problems are reported, not fatal.
+ */
 async function withMentions(
   text: string,
+  images: readonly ImageAttachment[],
   projectDir: string,
   report: (problem: string) => void,
-): Promise<string> {
-  if (findMentions(text).length === 0) return text;
-  const expanded = await expandMentions(text, projectDir);
-  for (const problem of expanded.problems) report(`Not attached: ${problem}`);
-  return expanded.text;
+): Promise<UserMessageInput> {
+  const expanded =
+    findMentions(text).length === 0
+      ? undefined
+      : await expandMentions(text, projectDir, { imagesBefore: images.length });
+  for (const problem of expanded?.problems ?? []) report(`Not attached: ${problem}`);
+  const all = [...images, ...(expanded?.images ?? [])];
+  const full = expanded?.text ?? text;
+  if (all.length === 0) return full;
+  return { text: full, images: all.map((i) => ({ data: i.data, mediaType: i.mediaType })) };
 }
 
 /** A picker or yes/no question a slash command is waiting on. */
@@ -73,6 +93,8 @@ interface Dialog {
   readonly id: number;
   readonly title: string;
   readonly options: readonly SelectOption[];
+  /** The option highlighted first. */
+  readonly initialIndex?: number;
   readonly pick: (index: number | undefined) => void;
 }
 
@@ -92,7 +114,7 @@ export interface AppProps {
  */
 export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
   const { exit } = useApp();
-  const { write } = useStdout();
+  const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
   const commands = useMemo(() => commandTable(runtime.customCommands), [runtime]);
   const [state, dispatch] = useReducer(reduceTranscript, undefined, () => startState(runtime));
@@ -107,6 +129,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   const prompt = useSyncExternalStore(ui.subscribe, ui.current);
   const lastCtrlC = useRef(0);
   const lastEsc = useRef(0);
+  /** Ctrl+R search is open in the input box: Esc closes it and nothing else. */
+  const searching = useRef(false);
   const hintTimer = useRef<NodeJS.Timeout | undefined>(undefined);
   useEffect(() => () => clearTimeout(hintTimer.current), []);
   const exiting = useRef(false);
@@ -117,12 +141,36 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
 
   // Model and tool text is shown with its control sequences made visible: nothing it holds may
   // clear the screen, move the cursor or write the clipboard.
-  useEffect(
-    () =>
-      runtime.subscribe((update) =>
-        dispatch({ type: "event", event: visibleControlsDeep(updateItem(update)) }),
-      ),
-    [runtime],
+  // Streamed pieces are merged and drawn a few times a second, not once per piece.
+  useEffect(() => {
+    const batcher = createDeltaBatcher((events) => dispatch({ type: "events", events }));
+    // A failed model call gets advice on what to do, which needs the provider and its models.
+    const where = () => ({
+      provider: runtime.provider,
+      model: runtime.model,
+      models: listModels(runtime.provider).map((m) => m.id),
+    });
+    const unsubscribe = runtime.subscribe((update) =>
+      batcher.push(withAdvice(visibleControlsDeep(updateItem(update)), where)),
+    );
+    return () => {
+      unsubscribe();
+      batcher.dispose();
+    };
+  }, [runtime]);
+  // A new width re-wraps what the terminal shows: the transcript is printed again, once, at the new
+  // width (the scrollback too, or it would hold the old copy beside the new one).
+  useTerminalWidthChange(() => {
+    write(CLEAR_SCREEN);
+    setEpoch((e) => e + 1);
+  });
+  // A resumed conversation's tokens and cost count in the status line from the start (computed
+  // when a session is opened: the id changes on /resume and /clear, not as turns are added).
+  const sessionId = runtime.session.id;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: recomputed per session on purpose
+  const restoredCost = useMemo(
+    () => historyCost(runtime.session.history, runtime.model),
+    [runtime, sessionId],
   );
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
@@ -149,13 +197,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   );
 
   const dialogs = useRef(0);
-  const sendMessage = useRef<(text: string) => void>(() => {});
+  const sendMessage = useRef<(text: string, draft?: SentDraft) => void>(() => {});
   const host = useMemo<CommandHost>(() => {
     /** Shows a dialog whose first answer settles it; later answers to it are ignored. */
     const ask = (
       title: string,
       options: readonly SelectOption[],
       settle: (i: number | undefined) => void,
+      initialIndex = 0,
     ) => {
       const id = ++dialogs.current;
       let answered = false;
@@ -163,6 +212,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         id,
         title,
         options,
+        initialIndex,
         pick: (i) => {
           if (answered) return;
           answered = true;
@@ -173,12 +223,17 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     };
     return {
       show: (block) => dispatch({ type: "output", block }),
-      choose: <T,>(title: string, choices: readonly Choice<T>[]) =>
+      choose: <T,>(
+        title: string,
+        choices: readonly Choice<T>[],
+        options?: { readonly initialIndex?: number },
+      ) =>
         new Promise<T | undefined>((resolve) => {
           ask(
             title,
             choices.map((c) => ({ label: c.label, ...(c.detail !== undefined && { detail: c.detail }) })),
             (i) => resolve(i === undefined ? undefined : choices[i]?.value),
+            options?.initialIndex,
           );
         }),
       confirm: (question) =>
@@ -199,6 +254,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
+      // Straight to the terminal, not through Ink: the bytes move no cursor and draw nothing.
+      writeToTerminal: (bytes) => void stdout.write(bytes),
       send: (text) => sendMessage.current(text),
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
@@ -215,7 +272,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         }
       },
     };
-  }, [runtime, write, leave, setRawMode, isRawModeSupported]);
+  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
@@ -265,7 +322,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
 
   /** Sends a message: as a new turn when idle, queued as a follow-up when busy. */
   const send = useCallback(
-    (text: string) => {
+    (text: string, draft?: SentDraft) => {
       setHint(undefined);
       const parsed = parseInput(text);
       if (parsed.kind === "command") {
@@ -277,19 +334,19 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         void runBang((bang[1] as string).trim());
         return;
       }
-      sendMessage.current(parsed.text);
+      sendMessage.current(parsed.text, draft);
     },
     [runSlash, runBang],
   );
 
-  /** Sends text to the model as the user's message (a slash command's text included). */
-  sendMessage.current = (text: string) => {
+  /** Sends text (and the draft's images) to the model as the user's message (a slash command's text included). */
+  sendMessage.current = (text: string, draft?: SentDraft) => {
     dispatch({ type: "submitted", text, whileBusy: busyRef.current });
     busyRef.current = true;
     inflight.current++;
     // Project files change; the next @ lists them afresh.
     setMentionPaths(undefined);
-    withMentions(text, runtime.projectDir, (problem) =>
+    withMentions(text, draft?.images ?? [], runtime.projectDir, (problem) =>
       dispatch({ type: "notice", tone: "warning", text: problem }),
     )
       .then((full) => runtime.submit(full))
@@ -307,12 +364,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       );
   };
 
-  /** Enter: while the agent works, a message steers it; otherwise it is sent. */
+  /**
+   * Enter: while the agent works, a message steers it (one with images is queued instead:
+   * steering carries text only); otherwise it is sent.
+   */
   const submit = useCallback(
-    (text: string) => {
+    (text: string, draft?: SentDraft) => {
       const parsed = parseInput(text);
-      if (parsed.kind === "command" || !busyRef.current) {
-        send(text);
+      if (parsed.kind === "command" || !busyRef.current || (draft?.images.length ?? 0) > 0) {
+        send(text, draft);
         return;
       }
       setHint(undefined);
@@ -341,7 +401,9 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     void runtime.interrupt().catch(() => undefined);
   }, [runtime, ui]);
 
-  const inputActive = !prompt && !dialog;
+  /** Whether the whole output of the latest tool calls is shown in place of the input (ctrl+o). */
+  const [viewingOutput, setViewingOutput] = useState(false);
+  const inputActive = !prompt && !dialog && !viewingOutput;
 
   /**
    * Ctrl+C in the input box. The first press always does something that loses nothing for good:
@@ -365,7 +427,21 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
   };
 
+  const handoff = useKeyHandoffSlot();
+  const typing = useTypingGuard();
+  // In the commit that shows a question, before any key can reach it.
+  useLayoutEffect(() => {
+    if (prompt !== undefined) holdIfTyping(typing);
+  }, [prompt, typing]);
   useInput((input, key) => {
+    // Keys the user was typing into the draft as a question appeared go on into the draft.
+    const draft = typing.current.draft;
+    if (prompt && draft && heldForDraft(typing, input, key)) {
+      draft(input, key);
+      return;
+    }
+    // A list or the input that has just appeared takes the keys until it listens itself.
+    if (takeEarlyKey(handoff, input, key)) return;
     if (key.ctrl && input === "c") {
       // With the input box on screen, it reports the press with its draft (onCtrlC).
       if (inputActive) return;
@@ -374,13 +450,18 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       else if (prompt || state.busy) interrupt();
       return;
     }
+    // ctrl+o opens the output viewer (it closes itself); a permission prompt uses the key itself.
+    if (key.ctrl && input === "o" && !prompt && !dialog && !viewingOutput) {
+      setViewingOutput(true);
+      return;
+    }
     if (key.tab && key.shift) {
       runtime.setMode(nextMode(runtime.mode));
       rerender();
       return;
     }
-    // Prompts and dialogs handle Esc themselves.
-    if (!key.escape || prompt || dialog) return;
+    // Prompts, dialogs, the output viewer and the history search handle Esc themselves.
+    if (!key.escape || prompt || dialog || viewingOutput || searching.current) return;
     if (state.busy) {
       interrupt();
       return;
@@ -425,7 +506,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
   // The list is shown while the agent works on it; the todo tool's blocks keep its history.
   const showTodos = state.busy && state.todos.some((t) => t.status !== "completed");
 
-  return (
+  const view = (
     <AnimationContext.Provider value={!prompt}>
       <Box flexDirection="column">
         {/* Static is positioned absolutely: without a width, Yoga lays its text out a column or two
@@ -433,7 +514,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         <Static key={epoch} items={state.items as (typeof state.items)[number][]} style={{ width: "100%" }}>
           {(item) => <TranscriptItemView key={item.id} item={item} />}
         </Static>
-        {state.running.map((call) => (
+        {/* The output viewer takes the screen's height: what streams meanwhile shows again after. */}
+        {(viewingOutput ? [] : state.running).map((call) => (
           <Box key={call.callId} marginTop={1}>
             <ToolCallBlock call={call} />
           </Box>
@@ -446,13 +528,14 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             </Text>
           </Box>
         ))}
-        {state.streaming ? (
+        {state.streaming && !viewingOutput ? (
           <StreamingMessage
             reasoning={state.streaming.reasoning}
             text={state.streaming.text}
             first={!state.streaming.committedAny}
           />
         ) : null}
+        {state.retrying ? <RetryCountdown retry={state.retrying} /> : null}
         {state.busy || (commandRunning && !dialog) ? (
           <Box marginTop={1}>
             {/* A running tool's own spinner shows the agent is alive; one moving line is cheaper than two. */}
@@ -510,12 +593,15 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               onAnswer={(answer) => ui.answerQuestion(prompt.id, answer)}
               onDismiss={() => ui.answerQuestion(prompt.id, DISMISSED_ANSWER)}
             />
+          ) : viewingOutput ? (
+            <OutputViewer outputs={state.outputs} onClose={() => setViewingOutput(false)} />
           ) : dialog ? (
             <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
               <Text bold>{dialog.title}</Text>
               <SelectList
                 question={dialog.id}
                 options={dialog.options}
+                {...(dialog.initialIndex !== undefined && { initialIndex: dialog.initialIndex })}
                 onSelect={(i) => dialog.pick(i)}
                 onCancel={() => dialog.pick(undefined)}
               />
@@ -534,6 +620,17 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               {...(state.busy && { onQueue: send })}
               onChange={setInputText}
               onCtrlC={onCtrlC}
+              onNotice={(text) => dispatch({ type: "notice", tone: "warning", text })}
+              onSearching={(active) => {
+                searching.current = active;
+              }}
+              refuseImages={() =>
+                getModelInfo(runtime.model)?.supportsVision === false
+                  ? `${runtime.model} does not read images: remove the [Image #N] placeholder or switch models with /model`
+                  : undefined
+              }
+              baseDir={runtime.projectDir}
+              isDraft
               isActive={inputActive}
               complete={complete}
               fills={state.inputFills}
@@ -570,7 +667,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             info={{
               model: runtime.model,
               mode: runtime.mode,
-              cost: runtime.cost(),
+              cost: addCosts(restoredCost, runtime.cost()),
               contextPercent: runtime.contextPercent(),
               ...(hint !== undefined && { hint }),
             }}
@@ -578,6 +675,11 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
         </Box>
       </Box>
     </AnimationContext.Provider>
+  );
+  return (
+    <KeyHandoffContext.Provider value={handoff}>
+      <TypingGuardContext.Provider value={typing}>{view}</TypingGuardContext.Provider>
+    </KeyHandoffContext.Provider>
   );
 }
 

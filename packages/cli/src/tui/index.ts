@@ -74,7 +74,7 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
     options.historyFile === false
       ? undefined
       : (options.historyFile ?? join(attractorHome(), "input-history.jsonl"));
-  const history = new InputHistory(historyFile);
+  const history = new InputHistory(historyFile, [], runtime.projectDir);
   let code = 0;
   // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);

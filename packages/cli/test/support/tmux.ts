@@ -12,11 +12,21 @@ export interface TmuxTerminal {
   type(text: string): void;
   /** Presses keys by tmux name (Enter, Escape, Down, C-u…). */
   press(...keys: string[]): void;
+  /** Pastes text as the terminal does (bracketed, when the program asked for it). */
+  paste(text: string): void;
   /** Polls the screen until `predicate` holds; fails with the last screen after `limitMs`. */
   waitForScreen(predicate: (text: string) => boolean, what: string, limitMs?: number): Promise<string>;
   /** Waits until the screen shows `text`. */
   waitFor(text: string): Promise<string>;
   kill(): void;
+  /** Resizes the window (the program gets SIGWINCH). */
+  resize(columns: number, rows: number): void;
+  /** The scrollback and the screen, wrapped lines joined. */
+  history(): string;
+  /** Starts copying every byte the program writes to `file` (appended). */
+  recordOutput(file: string): void;
+  /** Stops copying the program's output. */
+  stopRecording(): void;
 }
 
 /**
@@ -73,8 +83,20 @@ export function startCliInTmux(
     screen,
     type: (text) => void tmux("send-keys", "-t", name, "-l", text),
     press: (...keys) => void tmux("send-keys", "-t", name, ...keys),
+    paste: (text) => {
+      execFileSync("tmux", ["-L", socket, "-f", "/dev/null", "load-buffer", "-b", "test-paste", "-"], {
+        input: text,
+      });
+      tmux("paste-buffer", "-p", "-d", "-b", "test-paste", "-t", name);
+    },
     waitForScreen,
     waitFor: (text) => waitForScreen((s) => s.includes(text), JSON.stringify(text)),
+    resize: (columns, rows) =>
+      void tmux("resize-window", "-t", name, "-x", String(columns), "-y", String(rows)),
+    history: () => tmux("capture-pane", "-p", "-J", "-S", "-", "-E", "-", "-t", name),
+    recordOutput: (file) =>
+      void tmux("pipe-pane", "-o", "-t", name, `cat >> '${file.replace(/'/g, "'\\''")}'`),
+    stopRecording: () => void tmux("pipe-pane", "-t", name),
     kill: () => {
       try {
         tmux("kill-server");

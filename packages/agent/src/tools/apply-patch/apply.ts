@@ -1,7 +1,7 @@
 import { EnvironmentError } from "../../environment/errors.js";
 import type { ExecutionEnvironment } from "../../types/environment.js";
 import { TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
-import { decodeUtf8 } from "../edit/text-file.js";
+import { decodeUtf8 } from "../shared/text-file.js";
 import { applyChunks } from "./apply-chunks.js";
 import { parsePatch } from "./parser.js";
 import { type ParsedPatch, PatchApplyError } from "./types.js";

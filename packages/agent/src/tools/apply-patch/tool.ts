@@ -1,8 +1,9 @@
+import { type Static, Type } from "@sinclair/typebox";
 import type { ExecutionEnvironment } from "../../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../../types/tool.js";
+import { defineBuiltinTool } from "../define-tool.js";
 import { unifiedDiff } from "../diff.js";
-import { expectedFailure, stringArg } from "../edit/tool-errors.js";
-import { builtinSchema } from "../schema.js";
+import { expectedFailure } from "../shared/tool-errors.js";
 import { applyPatch, formatPatchSummary } from "./apply.js";
 import { parsePatch, patchPaths } from "./parser.js";
 
@@ -25,11 +26,11 @@ Each hunk starts with @@, optionally followed by a line of the file (a class or 
 
 /** Executes apply_patch: applies the patch all-or-nothing and lists the files with A/M/D. */
 export async function applyPatchExecutor(
-  args: Readonly<Record<string, unknown>>,
+  args: ApplyPatchArgs,
   env: ExecutionEnvironment,
 ): Promise<ToolOutput> {
   try {
-    const result = await applyPatch(stringArg(args, "patch"), env);
+    const result = await applyPatch(args.patch, env);
     const diff = result.changes
       .map((c) =>
         unifiedDiff(c.movedFrom ?? c.path, c.before, c.status === "D" ? undefined : c.after, c.path),
@@ -44,32 +45,27 @@ export async function applyPatchExecutor(
   }
 }
 
+const APPLY_PATCH_PARAMETERS = Type.Object(
+  { patch: Type.String({ description: "The patch text, from '*** Begin Patch' to '*** End Patch'." }) },
+  { additionalProperties: false },
+);
+
+/** apply_patch's arguments. */
+export type ApplyPatchArgs = Static<typeof APPLY_PATCH_PARAMETERS>;
+
 /** The apply_patch tool (codex's v4a format); targets are every path the patch names. */
 export function applyPatchTool(): RegisteredTool {
-  return {
-    definition: {
-      name: "apply_patch",
-      description: DESCRIPTION,
-      parameters: builtinSchema({
-        type: "object",
-        properties: {
-          patch: {
-            type: "string",
-            description: "The patch text, from '*** Begin Patch' to '*** End Patch'.",
-          },
-        },
-        required: ["patch"],
-        additionalProperties: false,
-      }),
-    },
-    executor: (args, env) => applyPatchExecutor(args, env),
+  return defineBuiltinTool({
+    name: "apply_patch",
+    description: DESCRIPTION,
+    parameters: APPLY_PATCH_PARAMETERS,
+    execute: (args, { environment }) => applyPatchExecutor(args, environment),
     targets: (args) => {
-      if (typeof args.patch !== "string") return [];
       try {
         return patchPaths(parsePatch(args.patch));
       } catch {
         return [];
       }
     },
-  };
+  });
 }

@@ -1,3 +1,4 @@
+import { ToolError } from "../shared/tool-errors.js";
 /** One hunk of an Update File: where it goes and what it replaces. */
 export interface PatchChunk {
   /** `@@ text` lines before the hunk: each is found in turn, the hunk is searched after the last. */
@@ -27,22 +28,22 @@ export interface ParsedPatch {
 }
 
 /** The patch text is not valid v4a; `line` is 1-based in the text as given, when known. */
-export class PatchParseError extends Error {
+export class PatchParseError extends ToolError {
   readonly line?: number;
   constructor(message: string, line?: number) {
-    super(message);
+    super("patch_parse", message);
     this.name = "PatchParseError";
     if (line !== undefined) this.line = line;
   }
 }
 
 /** The patch is valid but does not fit the files; nothing was written. */
-export class PatchApplyError extends Error {
+export class PatchApplyError extends ToolError {
   readonly path: string;
   /** 1-based hunk number within the file's Update, when a hunk failed. */
   readonly hunk?: number;
   constructor(path: string, message: string, hunk?: number) {
-    super(message);
+    super("patch_apply", message);
     this.name = "PatchApplyError";
     this.path = path;
     if (hunk !== undefined) this.hunk = hunk;

@@ -1,3 +1,4 @@
+import { ToolError } from "../shared/tool-errors.js";
 import { closestCandidate, numberLines } from "./closest.js";
 import {
   type EditStrategy,
@@ -20,14 +21,14 @@ import { unescapeOverEscaped } from "./unescape.js";
 export type EditErrorCode = "not_found" | "not_unique" | "ambiguous" | "no_change" | "placeholder";
 
 /** An edit that cannot be applied; the message tells the model how to fix its call. */
-export class EditError extends Error {
-  readonly code: EditErrorCode;
+export class EditError extends ToolError {
+  override readonly code: EditErrorCode;
   /** How many places matched (not_unique, ambiguous). */
   readonly matches?: number;
   /** 1-based lines of the places that matched (not_unique, ambiguous), or of the closest text (not_found). */
   readonly lines?: readonly number[];
   constructor(code: EditErrorCode, message: string, matches?: number, lines?: readonly number[]) {
-    super(message);
+    super(code, message);
     this.name = "EditError";
     this.code = code;
     if (matches !== undefined) this.matches = matches;

@@ -1,3 +1,4 @@
+export { NotTextError } from "../shared/text-file.js";
 export {
   applyEdit,
   EDIT_STRATEGIES,
@@ -9,4 +10,3 @@ export {
 export { type EditStrategy, STRATEGY_NAMES } from "./edit-types.js";
 export { normalizeUnicode, TOLERANCE_NAMES, type Tolerance } from "./normalize.js";
 export { addedPlaceholders, omissionPlaceholders } from "./placeholders.js";
-export { NotTextError } from "./text-file.js";

@@ -29,7 +29,13 @@ if (mode === "silent") {
   ];
   const server = new Server(
     { name: "scripted", version: "1.0.0" },
-    { capabilities: { tools: { listChanged: true } } },
+    {
+      capabilities: { tools: { listChanged: true } },
+      // INSTRUCTIONS_CHARS: instructions of that length (to see them bounded in a system prompt).
+      ...(process.env.INSTRUCTIONS_CHARS && {
+        instructions: `Use pid to learn the process id. ${"x".repeat(Number(process.env.INSTRUCTIONS_CHARS))}`,
+      }),
+    },
   );
   // Two tools a page, to exercise pagination.
   server.setRequestHandler(ListToolsRequestSchema, async (request) => {

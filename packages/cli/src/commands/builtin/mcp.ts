@@ -34,7 +34,12 @@ export const mcpCommand: SlashCommand = {
     if (sub !== undefined) throw new Error(`unknown argument "${sub}": /mcp, or /mcp reconnect <server>`);
     const servers = mcp.servers();
     for (const s of servers) {
-      const about = [s.transport, s.status, s.serverName && `${s.serverName} ${s.serverVersion ?? ""}`.trim()]
+      const about = [
+        s.transport,
+        s.status,
+        s.fromCache && "tools as of an earlier run",
+        s.serverName && `${s.serverName} ${s.serverVersion ?? ""}`.trim(),
+      ]
         .filter(Boolean)
         .join(" · ");
       // Rows carry the server's own tool names (the full names are long); the line below says how

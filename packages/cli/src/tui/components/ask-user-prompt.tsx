@@ -38,6 +38,7 @@ export function AskUserPrompt({
         {typing ? (
           <InputBox
             onSubmit={(text) => onAnswer(text)}
+            acceptImages={false}
             placeholder="Type your answer, Enter to send"
             prefix="?"
           />

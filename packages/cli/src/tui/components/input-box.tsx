@@ -1,5 +1,20 @@
-import { Box, Text, useInput } from "ink";
-import { type ReactNode, useEffect, useRef, useState } from "react";
+import { stat } from "node:fs/promises";
+import { isAbsolute, relative } from "node:path";
+import { Box, type Key, Text, useInput } from "ink";
+import { type ReactNode, useContext, useLayoutEffect, useRef, useState } from "react";
+import { type ClipboardImage, readClipboardImage } from "../input/clipboard.js";
+import {
+  type DraftAttachments,
+  imageToken,
+  NO_ATTACHMENTS,
+  nextId,
+  pasteToken,
+  placeholderBefore,
+  resolveDraft,
+  shouldCollapse,
+  withImage,
+  withPaste,
+} from "../input/draft-attachments.js";
 import {
   backspace,
   charAt,
@@ -16,23 +31,51 @@ import {
   moveVertical,
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
+import { type ImageAttachment, imageFromBytes, pastedImagePaths, readImageFile } from "../input/images.js";
+import { splitTypedChunk } from "../input/key-chunks.js";
+import { useKeyHandoff } from "../input/key-handoff.js";
+import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 import type { InputFill } from "../transcript/model.js";
+import { HistorySearchView } from "./history-search-view.js";
 
 const PASTE_START = "[200~";
 const PASTE_END = "[201~";
 
+/** What a sent draft carries besides its text. */
+export interface SentDraft {
+  /** Images whose `[Image #N]` placeholders are in the text, in order. */
+  readonly images: readonly ImageAttachment[];
+}
+
+/** Ctrl+R state: the query, how many older matches were skipped, and the draft to go back to. */
+interface Search {
+  readonly query: string;
+  readonly skip: number;
+  readonly draft: EditorState;
+}
+
 /**
  * The prompt: a multi-line editor. Enter sends; a trailing backslash or Alt+Enter (or Ctrl+J)
- * adds a line; ↑/↓ move between lines, then through the history; Tab completes via `complete`,
+ * adds a line; ↑/↓ move between lines, then through the history; Ctrl+R searches the history
+ * (Ctrl+R again for an older match, Enter takes it, Esc goes back); Tab completes via `complete`,
  * or, with nothing to complete, hands the text to `onQueue` when given; Ctrl+A/E, Ctrl+U/K/W
- * edit like a shell; bracketed pastes are inserted verbatim. Each of `fills` is put into the
- * editor once (after what is typed, on a line of its own).
+ * edit like a shell. A bracketed paste is inserted verbatim, shown as `[Pasted text #N +M lines]`
+ * when large, or attached as `[Image #N]` when it is the path of an image file; Ctrl+V attaches
+ * the clipboard's image. Placeholders are expanded (images handed over) when the text is sent.
+ * Each of `fills` is put into the editor once (after what is typed, on a line of its own).
  */
 export function InputBox({
   onSubmit,
   onQueue,
   onChange,
   onCtrlC,
+  onNotice,
+  onSearching,
+  readClipboard = readClipboardImage,
+  refuseImages,
+  acceptImages = true,
+  isDraft = false,
+  baseDir = process.cwd(),
   history,
   complete,
   fills,
@@ -40,9 +83,22 @@ export function InputBox({
   placeholder,
   prefix = "›",
 }: {
-  readonly onSubmit: (text: string) => void;
+  readonly onSubmit: (text: string, draft: SentDraft) => void;
   /** Tab with text that is no command being completed: the text is sent this way instead. */
-  readonly onQueue?: (text: string) => void;
+  readonly onQueue?: (text: string, draft: SentDraft) => void;
+  /** A paste or clipboard image that could not be attached, said for the user. */
+  readonly onNotice?: (text: string) => void;
+  /** Told when Ctrl+R search opens (true) and closes (false, after the key that closed it). */
+  readonly onSearching?: (active: boolean) => void;
+  readonly readClipboard?: () => Promise<ClipboardImage>;
+  /** Why images cannot be sent now (the model takes none), or undefined when they can. */
+  readonly refuseImages?: () => string | undefined;
+  /** The main prompt's draft: keys typed just before a question appears stay in it (typing-guard). */
+  readonly isDraft?: boolean;
+  /** False where only text is taken (an answer to a question): image paths stay text, Ctrl+V does nothing. */
+  readonly acceptImages?: boolean;
+  /** Relative image paths in pastes are taken from here. */
+  readonly baseDir?: string;
   /** Text given back to the user to edit (a rewound message); each id is applied once. */
   readonly fills?: readonly InputFill[];
   /** Called with the new text after every edit. */
@@ -60,6 +116,20 @@ export function InputBox({
   // Keys can arrive faster than renders; the ref always holds the latest state.
   const ref = useRef(state);
   const pasting = useRef(false);
+  const pasted = useRef("");
+  const attachments = useRef<DraftAttachments>(NO_ATTACHMENTS);
+  const [search, setSearchRaw] = useState<Search | undefined>(undefined);
+  const searchRef = useRef(search);
+  const setSearch = (next: Search | undefined) => {
+    const was = searchRef.current !== undefined;
+    searchRef.current = next;
+    setSearchRaw(next);
+    if (was === (next !== undefined)) return;
+    // Deferred: the key that closed the search is still being handed to other listeners (Esc
+    // must not also interrupt the agent).
+    if (next === undefined) setImmediate(() => onSearching?.(false));
+    else onSearching?.(true);
+  };
   const setState = (next: EditorState) => {
     if (next === ref.current) return;
     const changed = next.text !== ref.current.text;
@@ -69,7 +139,8 @@ export function InputBox({
   };
   // Fills that exist when the box mounts are old news; only later ones are applied.
   const lastFill = useRef(fills?.at(-1)?.id ?? 0);
-  useEffect(() => {
+  // In the commit that brings the fill, so no frame shows the input without it.
+  useLayoutEffect(() => {
     const fresh = (fills ?? []).filter((f) => f.id > lastFill.current);
     if (fresh.length === 0) return;
     lastFill.current = fresh.at(-1)?.id ?? lastFill.current;
@@ -78,91 +149,248 @@ export function InputBox({
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
-  useInput(
-    (input, key) => {
-      const s = ref.current;
-      if (input === PASTE_START) {
-        pasting.current = true;
+  const onKeyRef = useRef<(input: string, key: Key) => void>(() => {});
+  onKeyRef.current = (input, key) => onKey(input, key);
+  const onKey = (input: string, key: Key) => {
+    const s = ref.current;
+    if (input === PASTE_START) {
+      pasting.current = true;
+      pasted.current = "";
+      return;
+    }
+    if (input === PASTE_END) {
+      pasting.current = false;
+      const text = pasted.current.replace(/\r\n?/g, "\n");
+      pasted.current = "";
+      if (searchRef.current) searchKey(text.replace(/\n/g, " "), key);
+      else void takePaste(text);
+      return;
+    }
+    if (pasting.current) {
+      pasted.current += key.return ? "\n" : key.tab ? "\t" : input;
+      return;
+    }
+    const keys = splitTypedChunk(input);
+    if (keys) {
+      for (const k of keys) onKey(k.input, k.key);
+      return;
+    }
+    if (searchRef.current) {
+      searchKey(input, key);
+      return;
+    }
+    if (key.escape || (key.tab && key.shift)) return;
+    if (key.ctrl && input === "c") {
+      // Told before the draft is cleared, so the owner knows whether this press cleared one.
+      onCtrlC?.(s.text);
+      if (s.text !== "") clear();
+      return;
+    }
+    if (key.ctrl && input === "r") {
+      if (history) setSearch({ query: "", skip: 0, draft: s });
+      return;
+    }
+    if (key.ctrl && input === "v") {
+      if (acceptImages) void pasteClipboardImage();
+      return;
+    }
+    if (key.return && key.meta) {
+      setState(insert(s, "\n"));
+      return;
+    }
+    if (key.return || input === "\r") {
+      if (s.text.slice(0, s.cursor).endsWith("\\")) {
+        setState(insert(backspace(s), "\n"));
         return;
       }
-      if (input === PASTE_END) {
-        pasting.current = false;
+      submit(s.text);
+      return;
+    }
+    if (input === "\n" || (key.ctrl && input === "j")) {
+      setState(insert(s, "\n"));
+      return;
+    }
+    if (key.tab) {
+      const completed = complete?.(s.text);
+      if (completed !== undefined) setState(editorWith(completed));
+      else if (onQueue && s.text.trim() !== "") submit(s.text, onQueue);
+      return;
+    }
+    if (key.upArrow || key.downArrow) {
+      const direction = key.upArrow ? -1 : 1;
+      const moved = moveVertical(s, direction);
+      if (moved) {
+        setState(moved);
         return;
       }
-      if (pasting.current) {
-        setState(insert(s, key.return ? "\n" : input));
-        return;
-      }
-      if (key.escape || (key.tab && key.shift)) return;
-      if (key.ctrl && input === "c") {
-        // Told before the draft is cleared, so the owner knows whether this press cleared one.
-        onCtrlC?.(s.text);
-        if (s.text !== "") setState(EMPTY_EDITOR);
-        return;
-      }
-      if (key.return && key.meta) {
-        setState(insert(s, "\n"));
-        return;
-      }
-      if (key.return || input === "\r") {
-        if (s.text.slice(0, s.cursor).endsWith("\\")) {
-          setState(insert(backspace(s), "\n"));
-          return;
-        }
-        submit(s.text);
-        return;
-      }
-      if (input === "\n" || (key.ctrl && input === "j")) {
-        setState(insert(s, "\n"));
-        return;
-      }
-      if (key.tab) {
-        const completed = complete?.(s.text);
-        if (completed !== undefined) setState(editorWith(completed));
-        else if (onQueue && s.text.trim() !== "") submit(s.text, onQueue);
-        return;
-      }
-      if (key.upArrow || key.downArrow) {
-        const direction = key.upArrow ? -1 : 1;
-        const moved = moveVertical(s, direction);
-        if (moved) {
-          setState(moved);
-          return;
-        }
-        const entry = direction < 0 ? history?.previous(s.text) : history?.next();
-        if (entry !== undefined) setState(editorWith(entry));
-        return;
-      }
-      if (key.leftArrow) return setState(moveHorizontal(s, -1));
-      if (key.rightArrow) return setState(moveHorizontal(s, 1));
-      if (key.home || (key.ctrl && input === "a")) return setState(moveLineEdge(s, "start"));
-      if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
-      // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
-      if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
-      if (key.backspace || key.delete) return setState(backspace(s));
-      if (key.ctrl && input === "d") return setState(deleteForward(s));
-      if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
-      if (key.ctrl && input === "u") return setState(killToLineStart(s));
-      if (key.ctrl && input === "k") return setState(killToLineEnd(s));
-      if (key.ctrl || key.meta || input === "") return;
-      // Without bracketed paste, a typed line may arrive with its Enter in one chunk.
-      if (input.length > 1 && input.endsWith("\r") && !input.slice(0, -1).includes("\r")) {
-        const typed = insert(s, input.slice(0, -1));
-        if (typed.text.slice(0, typed.cursor).endsWith("\\")) setState(insert(backspace(typed), "\n"));
-        else submit(typed.text);
-        return;
-      }
-      setState(insert(s, input));
-    },
-    { isActive },
-  );
-
-  const submit = (text: string, send: (text: string) => void = onSubmit) => {
-    if (text.trim() === "") return;
-    history?.push(text);
-    setState(EMPTY_EDITOR);
-    send(text);
+      const entry = direction < 0 ? history?.previous(s.text) : history?.next();
+      if (entry !== undefined) setState(editorWith(entry));
+      return;
+    }
+    if (key.leftArrow) return setState(moveHorizontal(s, -1));
+    if (key.rightArrow) return setState(moveHorizontal(s, 1));
+    if (key.home || (key.ctrl && input === "a")) return setState(moveLineEdge(s, "start"));
+    if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
+    // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
+    if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
+    if (key.backspace || key.delete) {
+      // A placeholder goes as one piece: half of one would stand for nothing.
+      const whole = placeholderBefore(s.text, s.cursor, attachments.current);
+      if (whole > 0)
+        return setState({
+          text: s.text.slice(0, s.cursor - whole) + s.text.slice(s.cursor),
+          cursor: s.cursor - whole,
+        });
+      return setState(backspace(s));
+    }
+    if (key.ctrl && input === "d") return setState(deleteForward(s));
+    if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
+    if (key.ctrl && input === "u") return setState(killToLineStart(s));
+    if (key.ctrl && input === "k") return setState(killToLineEnd(s));
+    if (key.ctrl || key.meta || input === "") return;
+    setState(insert(s, input));
   };
+  // Ink drops a handler only after the frame that deactivates it: until then, keys are not ours.
+  const active = useRef(isActive);
+  active.current = isActive;
+  const guard = useContext(TypingGuardContext);
+  const ownKey = (input: string, key: Key) => {
+    if (!active.current) return;
+    if (!isDraft && heldForDraft(guard, input, key)) return;
+    onKey(input, key);
+    // Only a draft being written counts: after Enter sent it, a prompt it brings is expected.
+    if (isDraft && guard) guard.current.lastTyped = ref.current.text !== "" ? Date.now() : 0;
+  };
+  // The draft takes the keys held for it even while hidden behind a question.
+  useLayoutEffect(() => {
+    if (!isDraft || guard === undefined) return;
+    guard.current.draft = (input, key) => onKeyRef.current(input, key);
+    return () => {
+      guard.current.draft = undefined;
+    };
+  }, [isDraft, guard]);
+  useInput(ownKey, { isActive });
+  useKeyHandoff(ownKey, isActive);
+
+  const clear = () => {
+    attachments.current = NO_ATTACHMENTS;
+    setState(EMPTY_EDITOR);
+  };
+
+  const submit = (shown: string, send: (text: string, draft: SentDraft) => void = onSubmit) => {
+    if (shown.trim() === "") return;
+    const { text, images } = resolveDraft(shown, attachments.current);
+    const refused = images.length > 0 ? refuseImages?.() : undefined;
+    if (refused !== undefined) {
+      // The draft stays: the user may remove the image or switch to a model that reads images.
+      onNotice?.(refused);
+      return;
+    }
+    history?.push(text);
+    clear();
+    send(text, { images });
+  };
+
+  /** Inserts at the cursor as it is when called (an image may be read after more keys came). */
+  const insertNow = (chunk: string) => setState(insert(ref.current, chunk));
+
+  const attachImage = (image: ImageAttachment) => {
+    const id = nextId(attachments.current, "image");
+    attachments.current = withImage(attachments.current, id, image);
+    insertNow(imageToken(id));
+  };
+
+  /** A finished bracketed paste: image files' paths, a large text, or text to insert. */
+  const takePaste = async (text: string) => {
+    const named = acceptImages ? pastedImagePaths(text, baseDir) : undefined;
+    if (named !== undefined) {
+      // Only files that exist are taken: pasted prose that ends in ".png" is text.
+      const whole = named.whole !== undefined && (await isFile(named.whole)) ? [named.whole] : undefined;
+      const words =
+        named.words && (await Promise.all(named.words.map(isFile))).every(Boolean) ? named.words : undefined;
+      const paths = whole ?? words ?? [];
+      if (paths.length > 0) return attachFiles(paths, text);
+    }
+    if (shouldCollapse(text)) {
+      const id = nextId(attachments.current, "paste");
+      attachments.current = withPaste(attachments.current, id, text);
+      insertNow(pasteToken(id, text));
+      return;
+    }
+    insertNow(text);
+  };
+
+  /** Attaches pasted image files, one placeholder each; a file that cannot go stays as its path. */
+  const attachFiles = async (paths: readonly string[], text: string) => {
+    for (const [i, path] of paths.entries()) {
+      if (i > 0) insertNow(" ");
+      try {
+        attachImage(await readImageFile(path, shownPath(path)));
+      } catch (error) {
+        // The path is kept as text: nothing pasted is lost.
+        onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
+        insertNow(paths.length === 1 ? text.trim() : shownPath(path));
+      }
+    }
+  };
+
+  /** A path as messages show it: relative inside the base directory, absolute outside. */
+  const shownPath = (path: string) => {
+    const rel = relative(baseDir, path);
+    return rel.startsWith("..") || isAbsolute(rel) ? path : rel;
+  };
+
+  const pasteClipboardImage = async () => {
+    const got = await readClipboard();
+    if (got.kind === "none") {
+      onNotice?.(`No image pasted: ${got.reason}`);
+      return;
+    }
+    try {
+      attachImage(imageFromBytes(got.bytes, "clipboard"));
+    } catch (error) {
+      onNotice?.(`Image not attached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+
+  /** A key while Ctrl+R search is open. */
+  const searchKey = (input: string, key: Key) => {
+    const current = searchRef.current;
+    if (!current || !history) return;
+    const matches = history.matches(current.query);
+    const match = matches[Math.min(current.skip, matches.length - 1)];
+    if (key.escape || (key.ctrl && (input === "c" || input === "g"))) {
+      setSearch(undefined);
+      setState(current.draft);
+      return;
+    }
+    if (key.ctrl && input === "r") {
+      if (current.skip + 1 < matches.length) setSearch({ ...current, skip: current.skip + 1 });
+      return;
+    }
+    if (key.return || key.tab || key.leftArrow || key.rightArrow || key.upArrow || key.downArrow) {
+      setSearch(undefined);
+      setState(match === undefined ? current.draft : editorWith(match));
+      return;
+    }
+    if (key.backspace || key.delete) {
+      setSearch({ ...current, query: current.query.slice(0, -1), skip: 0 });
+      return;
+    }
+    if (key.ctrl || key.meta || input === "") return;
+    setSearch({ ...current, query: current.query + input, skip: 0 });
+  };
+
+  if (search && history) {
+    const matches = history.matches(search.query);
+    return (
+      <HistorySearchView
+        query={search.query}
+        match={matches[Math.min(search.skip, matches.length - 1)]}
+        prefix={prefix}
+      />
+    );
+  }
 
   return (
     <Box flexDirection="column">
@@ -218,4 +446,12 @@ function EditorView({
       })}
     </Box>
   );
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
 }

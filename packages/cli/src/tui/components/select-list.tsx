@@ -1,5 +1,7 @@
-import { Box, Text, useInput } from "ink";
-import { type ReactNode, useRef, useState } from "react";
+import { Box, type Key, Text, useInput } from "ink";
+import { type ReactNode, useContext, useRef, useState } from "react";
+import { useKeyHandoff } from "../input/key-handoff.js";
+import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 
 /** One option of a SelectList. */
 export interface SelectOption {
@@ -51,26 +53,29 @@ export function SelectList({
   // reads the props of the latest render, so it never answers a question no longer shown.
   const latest = useRef({ options, onSelect, onCancel, ignoreKeys });
   latest.current = { options, onSelect, onCancel, ignoreKeys };
-  useInput(
-    (input, key) => {
-      if (latest.current.ignoreKeys?.()) return;
-      const { options, onSelect, onCancel } = latest.current;
-      if (key.escape) {
-        onCancel?.();
-        return;
-      }
-      const i = current.current;
-      if (key.upArrow || (key.tab && key.shift)) setIndex((i - 1 + options.length) % options.length);
-      else if (key.downArrow || key.tab) setIndex((i + 1) % options.length);
-      else if (key.return) onSelect(i);
-      else if (/^[1-9]$/.test(input) && Number(input) <= options.length) onSelect(Number(input) - 1);
-      else {
-        const hit = options.findIndex((o) => o.hotkey !== undefined && o.hotkey === input.toLowerCase());
-        if (hit >= 0) onSelect(hit);
-      }
-    },
-    { isActive },
-  );
+  const guard = useContext(TypingGuardContext);
+  const active = useRef(isActive);
+  active.current = isActive;
+  const onKey = (input: string, key: Key) => {
+    if (!active.current || latest.current.ignoreKeys?.() || heldForDraft(guard, input, key)) return;
+    const { options, onSelect, onCancel } = latest.current;
+    if (key.escape) {
+      onCancel?.();
+      return;
+    }
+    const i = current.current;
+    if (key.upArrow || (key.tab && key.shift)) setIndex((i - 1 + options.length) % options.length);
+    else if (key.downArrow || key.tab) setIndex((i + 1) % options.length);
+    else if (key.return) onSelect(i);
+    else if (/^[1-9]$/.test(input) && Number(input) <= options.length) onSelect(Number(input) - 1);
+    else {
+      const hit = options.findIndex((o) => o.hotkey !== undefined && o.hotkey === input.toLowerCase());
+      if (hit >= 0) onSelect(hit);
+    }
+  };
+  useInput(onKey, { isActive });
+  // Keys pressed as the list appears (typed ahead) are not lost to Ink's late subscription.
+  useKeyHandoff(onKey, isActive);
   const start = Math.max(0, Math.min(index - Math.floor(WINDOW / 2), options.length - WINDOW));
   const visible = options.slice(start, start + WINDOW);
   return (

@@ -74,7 +74,7 @@ function Result({ call, failed }: { readonly call: ToolCallView; readonly failed
         ))}
         {summary.hiddenLines > 0 ? (
           <Text dimColor>
-            … +{summary.hiddenLines} line{summary.hiddenLines === 1 ? "" : "s"}
+            … +{summary.hiddenLines} line{summary.hiddenLines === 1 ? "" : "s"} (ctrl+o to view all)
           </Text>
         ) : null}
       </Box>

@@ -82,7 +82,8 @@ export function AssistantText({
   return (
     <Box>
       <Box width={2} flexShrink={0}>
-        <Text color="magentaBright">{first ? "●" : " "}</Text>
+        {/* A later piece's blank gutter carries no colour: a few bytes less for every block. */}
+        {first ? <Text color="magentaBright">●</Text> : <Text> </Text>}
       </Box>
       <Box flexDirection="column" flexGrow={1}>
         <Markdown text={text} />

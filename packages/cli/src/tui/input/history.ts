@@ -5,9 +5,11 @@ import { dirname } from "node:path";
 const MAX_ENTRIES = 500;
 
 /**
- * The input history, browsed with ↑/↓ like a shell's. Browsing starts from the text being typed
- * (the draft), which ↓ past the newest entry gives back. With a file, entries persist across runs
- * as JSON lines; a file that cannot be read or written only loses persistence, never input.
+ * The input history, browsed with ↑/↓ like a shell's and searched with Ctrl+R. Browsing starts
+ * from the text being typed (the draft), which ↓ past the newest entry gives back. With a file,
+ * entries persist across runs as JSON lines, each tagged with its project when one is given (a
+ * project sees its own entries and untagged ones); a file that cannot be read or written only
+ * loses persistence, never input.
  */
 export class InputHistory {
   private entries: string[];
@@ -18,8 +20,9 @@ export class InputHistory {
   constructor(
     private readonly file?: string,
     initial: readonly string[] = [],
+    private readonly project?: string,
   ) {
-    this.entries = [...(file ? readEntries(file) : []), ...initial].slice(-MAX_ENTRIES);
+    this.entries = [...(file ? readEntries(file, project) : []), ...initial].slice(-MAX_ENTRIES);
     this.position = this.entries.length;
   }
 
@@ -49,14 +52,26 @@ export class InputHistory {
     if (entry !== "" && this.entries.at(-1) !== entry) {
       this.entries.push(entry);
       if (this.entries.length > MAX_ENTRIES) this.entries = this.entries.slice(-MAX_ENTRIES);
-      if (this.file) appendEntry(this.file, entry);
+      if (this.file)
+        appendEntry(this.file, this.project === undefined ? entry : { text: entry, project: this.project });
     }
     this.position = this.entries.length;
     this.draft = "";
   }
+
+  /** The entries matching `query` (case-insensitively), newest first, each text once. */
+  matches(query: string): string[] {
+    const q = query.toLowerCase();
+    const out = new Set<string>();
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const entry = this.entries[i] as string;
+      if (entry.toLowerCase().includes(q)) out.add(entry);
+    }
+    return [...out];
+  }
 }
 
-function readEntries(file: string): string[] {
+function readEntries(file: string, project: string | undefined): string[] {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
@@ -69,6 +84,8 @@ function readEntries(file: string): string[] {
     try {
       const value = JSON.parse(line);
       if (typeof value === "string") out.push(value);
+      else if (typeof value?.text === "string" && (value.project === undefined || value.project === project))
+        out.push(value.text);
     } catch {
       // A torn last line (killed mid-write) is skipped.
     }
@@ -76,7 +93,7 @@ function readEntries(file: string): string[] {
   return out.slice(-MAX_ENTRIES);
 }
 
-function appendEntry(file: string, entry: string): void {
+function appendEntry(file: string, entry: string | { text: string; project: string }): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, `${JSON.stringify(entry)}\n`, { mode: 0o600 });

@@ -1,6 +1,7 @@
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { MENTIONS_NOTE } from "../../runtime/user-context.js";
+import { type ImageAttachment, isImagePath, readImageFile } from "./images.js";
 
 /** A `@path` or `@path:from-to` in a message. */
 export interface Mention {
@@ -16,6 +17,8 @@ export interface ExpandedMessage {
   /** The attached contents first, then the message as typed. */
   readonly text: string;
   readonly attached: readonly string[];
+  /** Mentioned image files, in order, to send as image parts of the message. */
+  readonly images: readonly ImageAttachment[];
   /** One line per mention that could not be attached, saying why. */
   readonly problems: readonly string[];
 }
@@ -50,17 +53,31 @@ export function findMentions(text: string): Mention[] {
  * before the message, labelled as already provided. Paths outside the project, missing files and
  * binary files are not attached; each is reported in `problems` and the message goes on without it.
  */
-export async function expandMentions(text: string, projectDir: string): Promise<ExpandedMessage> {
+export async function expandMentions(
+  text: string,
+  projectDir: string,
+  options: {
+    /** Images the message carries before the mentioned ones (pasted), so the labels count right. */
+    readonly imagesBefore?: number;
+  } = {},
+): Promise<ExpandedMessage> {
   const mentions = findMentions(text);
-  if (mentions.length === 0) return { text, attached: [], problems: [] };
+  if (mentions.length === 0) return { text, attached: [], images: [], problems: [] };
   const root = await realpath(projectDir).catch(() => resolve(projectDir));
   const blocks: string[] = [];
   const attached: string[] = [];
   const problems: string[] = [];
+  const images: ImageAttachment[] = [];
   for (const mention of mentions) {
     try {
-      const block = await attach(mention, root);
-      blocks.push(block);
+      const found = await attach(mention, root);
+      if (typeof found === "string") blocks.push(found);
+      else {
+        images.push(found.image);
+        blocks.push(
+          `<attached-image path="${found.shown}">(image ${(options.imagesBefore ?? 0) + images.length} of this message)</attached-image>\n`,
+        );
+      }
       attached.push(mention.raw);
     } catch (error) {
       // A path that is not there may well be meant as plain text (an npm scope, a handle).
@@ -68,11 +85,15 @@ export async function expandMentions(text: string, projectDir: string): Promise<
       problems.push(`@${mention.raw}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-  if (blocks.length === 0) return { text, attached, problems };
-  return { text: `${blocks.join("")}${MENTIONS_NOTE}${text}`, attached, problems };
+  if (blocks.length === 0) return { text, attached, images, problems };
+  return { text: `${blocks.join("")}${MENTIONS_NOTE}${text}`, attached, images, problems };
 }
 
-async function attach(mention: Mention, root: string): Promise<string> {
+/** A text block to put before the message, or an image file (with its project-relative path). */
+async function attach(
+  mention: Mention,
+  root: string,
+): Promise<string | { readonly image: ImageAttachment; readonly shown: string }> {
   if (isAbsolute(mention.path) || mention.path.startsWith("~"))
     throw new Error("only paths inside the project");
   // Symbolic links are followed before the check, so none leads outside the project.
@@ -92,6 +113,13 @@ async function attach(mention: Mention, root: string): Promise<string> {
     return `<attached-directory path="${shown}">\n${names.join("\n")}${more}\n</attached-directory>\n`;
   }
   if (!info.isFile()) throw new Error("not a file or directory");
+  if (isImagePath(real)) {
+    // The error of an image that cannot go names the mention already; only the reason is kept.
+    const image = await readImageFile(real, shown).catch((error: Error) => {
+      throw new Error(error.message.replace(`${shown}: `, ""));
+    });
+    return { image, shown };
+  }
   const handle = await open(real, "r");
   let content: string;
   let cut = false;

@@ -1,7 +1,8 @@
 import type { SessionEvent } from "@attractor/agent";
 import type { OutputBlock, Tone } from "../../commands/types.js";
-import type { RuntimeNotice, TodoItem } from "../../runtime/types.js";
+import type { RetryWait, RuntimeNotice, TodoItem } from "../../runtime/types.js";
 import { typedText } from "../../runtime/user-context.js";
+import type { AdvisedFailure } from "./error-advice.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
 import { targetOf } from "./tool-summary.js";
 
@@ -44,7 +45,27 @@ export interface TranscriptState {
   readonly todos: readonly TodoItem[];
   /** Subagents working now, in start order. */
   readonly subagents: readonly SubagentView[];
+  /** A failed model request waiting to be tried again (shown with a countdown). */
+  readonly retrying: RetryWait | undefined;
+  /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
+  readonly outputs: readonly FullOutput[];
 }
+
+/** A finished tool call's whole output, kept for viewing it beyond the block's preview. */
+export interface FullOutput {
+  readonly callId: string;
+  readonly toolName: string;
+  readonly arguments: Readonly<Record<string, unknown>>;
+  /** The call's diff (edits, writes, patches) or else its output. */
+  readonly output: string;
+  readonly isDiff: boolean;
+  /** Characters cut off the end to keep memory bounded (0 when whole). */
+  readonly cutChars: number;
+}
+
+/** Finished calls whose whole output stays viewable, and how much of each is kept. */
+const OUTPUTS_KEPT = 10;
+const OUTPUT_CHARS_KEPT = 2_000_000;
 
 /** Text for the input box; the box applies each id once. */
 export interface InputFill {
@@ -58,6 +79,8 @@ const FILLS_KEPT = 8;
 /** Something that changes the transcript: a session event, a runtime notice or a UI action. */
 export type TranscriptAction =
   | { readonly type: "event"; readonly event: SessionEvent | RuntimeNotice | LooseEvent }
+  /** Several events in arrival order (streamed pieces held back for a frame, then what followed). */
+  | { readonly type: "events"; readonly events: readonly (SessionEvent | RuntimeNotice | LooseEvent)[] }
   | { readonly type: "append"; readonly item: NewItem }
   | { readonly type: "output"; readonly block: OutputBlock }
   | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
@@ -97,6 +120,8 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
     inputFills: [],
     todos,
     subagents: [],
+    retrying: undefined,
+    outputs: [],
   };
 }
 
@@ -104,7 +129,13 @@ export function initialTranscript(todos: readonly TodoItem[] = []): TranscriptSt
 export function reduceTranscript(state: TranscriptState, action: TranscriptAction): TranscriptState {
   switch (action.type) {
     case "append":
-      return commit(state, [action.item]);
+      // A restored call's output (what the model saw) can be viewed whole like a live one's.
+      return commit(
+        action.item.kind === "tool" && action.item.call.result
+          ? { ...state, outputs: keepOutput(state.outputs, action.item.call) }
+          : state,
+        [action.item],
+      );
     case "output":
       return commit(state, [{ kind: "output", block: action.block }]);
     case "notice":
@@ -119,13 +150,22 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
       ]);
     case "settled":
       return state.busy
-        ? { ...flushLive(state), busy: false, activity: undefined, queued: [], steering: [] }
+        ? {
+            ...flushLive(state),
+            busy: false,
+            activity: undefined,
+            queued: [],
+            steering: [],
+            retrying: undefined,
+          }
         : state;
     case "reset":
       // A rewind resets the screen right after giving its message back: the fill must survive.
       return { ...initialTranscript(state.todos), nextId: state.nextId, inputFills: state.inputFills };
     case "event":
       return onEvent(state, action.event);
+    case "events":
+      return action.events.reduce(onEvent, state);
   }
 }
 
@@ -142,7 +182,15 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "session_start":
     case "session_end":
       return e.kind === "session_end" && e.data.reason === "error"
-        ? commit(state, [{ kind: "notice", tone: "error", text: "The session ended after an error." }])
+        ? // The runtime starts the conversation again from its history on the next message: it
+          // has not ended for the user, whatever the library's session did.
+          commit(state, [
+            {
+              kind: "notice",
+              tone: "info",
+              text: "The conversation so far is kept: send a message to go on.",
+            },
+          ])
         : state;
     case "user_input": {
       const queued = [...state.queued];
@@ -151,7 +199,12 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       return commit({ ...state, busy: true, queued }, [{ kind: "user", text: typedText(e.data.content) }]);
     }
     case "assistant_text_start":
-      return { ...state, busy: true, streaming: { text: "", reasoning: "", committedAny: false } };
+      return {
+        ...state,
+        busy: true,
+        retrying: undefined,
+        streaming: { text: "", reasoning: "", committedAny: false },
+      };
     case "assistant_text_delta": {
       const current = state.streaming ?? { text: "", reasoning: "", committedAny: false };
       if (e.data.channel === "reasoning")
@@ -180,6 +233,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       return {
         ...state,
         busy: true,
+        retrying: undefined,
         running: [
           ...state.running,
           { callId: e.data.callId, toolName: e.data.toolName, arguments: e.data.arguments, output: "" },
@@ -209,7 +263,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           outputLines: countLines(e.data.output),
         },
       };
-      return commit({ ...state, running: state.running.filter((c) => c !== started) }, [
+      const outputs = keepOutput(state.outputs, { ...call, output: e.data.output }, e.data.details?.diff);
+      return commit({ ...state, outputs, running: state.running.filter((c) => c !== started) }, [
         { kind: "tool", call },
       ]);
     }
@@ -236,29 +291,53 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "retry":
       // A stream that broke mid-answer is asked again: what was still streaming is dropped (blocks
       // already printed stay, and the notice says they will be repeated).
-      return commit({ ...state, streaming: e.data.discardPartial ? undefined : state.streaming }, [
+      return commit(
         {
-          kind: "notice",
-          tone: "warning",
-          text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+          ...state,
+          streaming: e.data.discardPartial ? undefined : state.streaming,
+          retrying: {
+            attempt: e.data.attempt,
+            maxRetries: e.data.maxRetries,
+            delayMs: e.data.delayMs,
+            reason: e.data.message,
+            until: (Date.parse(e.timestamp) || 0) + e.data.delayMs,
+          },
         },
-      ]);
+        [
+          {
+            kind: "notice",
+            tone: "warning",
+            text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
+          },
+        ],
+      );
     case "warning":
       // A RuntimeNotice of the same kind carries `message` instead of `data`.
       return "data" in e
         ? commit(state, [{ kind: "notice", tone: "warning", text: e.data.message }])
         : onOther(state, event);
-    case "error":
-      return commit(state, [
-        { kind: "notice", tone: "error", text: `${e.data.errorName}: ${e.data.message}` },
-      ]);
+    case "error": {
+      // The advice (what to do about it) is added where the provider and model are known.
+      const failure = e.data as AdvisedFailure;
+      const text = `${failure.errorName}: ${failure.message}${failure.advice ? `\n${failure.advice}` : ""}`;
+      return commit({ ...state, retrying: undefined }, [{ kind: "notice", tone: "error", text }]);
+    }
     case "processing_end": {
       const flushed = flushLive(state);
       const aborted = e.data.reason === "aborted";
       const items: NewItem[] = aborted ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
       // An interrupted turn drops the messages queued behind it: they go back into the input.
       const next = aborted && state.queued.length > 0 ? fillInput(flushed, state.queued) : flushed;
-      return commit({ ...next, busy: false, activity: undefined, queued: aborted ? [] : next.queued }, items);
+      return commit(
+        {
+          ...next,
+          busy: false,
+          activity: undefined,
+          retrying: undefined,
+          queued: aborted ? [] : next.queued,
+        },
+        items,
+      );
     }
     default:
       return onOther(state, event);
@@ -330,7 +409,9 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     case "conversation_rewound":
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
-      return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      return commit(n.retry ? { ...state, retrying: n.retry } : state, [
+        { kind: "notice", tone: "warning", text: n.message },
+      ]);
     case "hook_output":
       return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":
@@ -356,6 +437,25 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     ]);
   }
   return state;
+}
+
+/** `outputs` with `call`'s whole output added last (bounded in count and size). */
+function keepOutput(
+  outputs: readonly FullOutput[],
+  call: ToolCallView,
+  diff: string | undefined = call.result?.details?.diff,
+): readonly FullOutput[] {
+  // An edit's output is a line of text; what there is to read in full is its diff.
+  const text = diff ? diff : call.output;
+  const full: FullOutput = {
+    callId: call.callId,
+    toolName: call.toolName,
+    arguments: call.arguments,
+    output: text.slice(0, OUTPUT_CHARS_KEPT),
+    isDiff: Boolean(diff),
+    cutChars: Math.max(0, text.length - OUTPUT_CHARS_KEPT),
+  };
+  return [...outputs, full].slice(-OUTPUTS_KEPT);
 }
 
 /** Adds `texts` (one per line) as the next fill of the input box. */

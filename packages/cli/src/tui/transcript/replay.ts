@@ -1,4 +1,5 @@
-import type { Turn } from "@attractor/agent";
+import type { ToolDetails, Turn } from "@attractor/agent";
+import { unifiedDiff } from "@attractor/agent/internals";
 import { typedText } from "../../runtime/user-context.js";
 import type { NewItem } from "./items.js";
 
@@ -18,6 +19,7 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
         items.push({ kind: "user", text: typedText(turn.content) });
         break;
       case "assistant":
+        if (turn.reasoning?.trim()) items.push({ kind: "reasoning", text: turn.reasoning.trim() });
         if (turn.content.trim()) items.push({ kind: "assistant", text: turn.content.trim(), first: true });
         for (const call of turn.toolCalls)
           pending.set(call.id, { toolName: call.name, arguments: call.arguments });
@@ -26,14 +28,22 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
         for (const r of turn.results) {
           const call = pending.get(r.toolCallId);
           pending.delete(r.toolCallId);
+          const args = call?.arguments ?? {};
+          const details = replayedDetails(r.toolName, args, r.content);
           items.push({
             kind: "tool",
             call: {
               callId: r.toolCallId,
               toolName: r.toolName,
-              arguments: call?.arguments ?? {},
-              output: r.content.split("\n").slice(0, 40).join("\n"),
-              result: { isError: r.isError, durationMs: 0, outputLines: r.content.split("\n").length },
+              arguments: args,
+              // Whole (the model saw a bounded copy): the block shows a preview, the viewer all.
+              output: r.content,
+              result: {
+                isError: r.isError,
+                durationMs: typeof details?.durationMs === "number" ? details.durationMs : 0,
+                outputLines: countLines(r.content),
+                ...(details !== undefined && { details }),
+              },
             },
           });
         }
@@ -54,4 +64,49 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
     { kind: "notice", tone: "info", text: `… ${hidden} earlier items not shown` },
     ...items.slice(-REPLAY_ITEMS),
   ];
+}
+
+/**
+ * What a stored call's block shows beyond its output, worked out again from its arguments (the
+ * stored history keeps what the model saw, not the details the live call reported): an edit's
+ * diff, a write's size, a read's line count.
+ */
+function replayedDetails(
+  toolName: string,
+  args: Readonly<Record<string, unknown>>,
+  output: string,
+): ToolDetails | undefined {
+  const path =
+    typeof args.file_path === "string" ? args.file_path : typeof args.path === "string" ? args.path : "";
+  if (toolName === "shell") {
+    // The shell tool ends its output with these two lines.
+    const footer = /(?:^|\n)Exit code: ([^\n]*)\nDuration: (\d+) ms\s*$/.exec(output);
+    if (!footer) return undefined;
+    const code = Number(footer[1]);
+    return {
+      exitCode: Number.isInteger(code) ? code : null,
+      durationMs: Number(footer[2]),
+      ...(output.includes("[ERROR: Command timed out") && { timedOut: true }),
+    };
+  }
+  if (
+    toolName === "edit_file" &&
+    typeof args.old_string === "string" &&
+    typeof args.new_string === "string"
+  ) {
+    // The strings are pieces of lines: ended alike, so the diff has no end-of-file remarks.
+    const ended = (text: string) => (text === "" || text.endsWith("\n") ? text : `${text}\n`);
+    const before = args.old_string === "" ? undefined : ended(args.old_string);
+    const diff = unifiedDiff(path, before, ended(args.new_string));
+    return diff ? { diff, path } : undefined;
+  }
+  if (toolName === "write_file" && typeof args.content === "string")
+    return { path, bytesWritten: Buffer.byteLength(args.content, "utf8") };
+  if (toolName === "read_file") return { path, linesRead: countLines(output) };
+  return undefined;
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }

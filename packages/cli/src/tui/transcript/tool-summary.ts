@@ -38,6 +38,8 @@ const LABELS: Readonly<Record<string, string>> = {
 
 /** Lines of shell output shown under a finished command. */
 export const SHELL_PREVIEW_LINES = 5;
+/** "Exit code: …" and "Duration: …", which the shell tool puts after a command's output. */
+const SHELL_FOOTER_LINES = 2;
 /** Lines of error output shown under a failed call. */
 const ERROR_PREVIEW_LINES = 4;
 
@@ -53,7 +55,14 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
   const output = call.toolName === "shell" ? stripShellFooter(call.output) : call.output;
   const lines = output === "" ? [] : output.replace(/\n$/, "").split("\n");
   // The preview may hold fewer lines than the output; the footer lines are not counted as hidden.
-  const footer = call.output === "" ? 0 : call.output.replace(/\n$/, "").split("\n").length - lines.length;
+  // A command that ran always ends in the two footer lines (its details then carry the duration),
+  // whether or not the preview reaches them.
+  const footer =
+    call.toolName === "shell" && typeof d.durationMs === "number"
+      ? SHELL_FOOTER_LINES
+      : call.output === ""
+        ? 0
+        : call.output.replace(/\n$/, "").split("\n").length - lines.length;
   const total = Math.max(lines.length, result.outputLines - footer);
   const shown = (max: number) => ({ body: lines.slice(0, max), hiddenLines: Math.max(0, total - max) });
 

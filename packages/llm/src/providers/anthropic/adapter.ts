@@ -9,7 +9,9 @@ import { mapAnthropicError } from "./errors.js";
 import { buildMessagesRequest } from "./request.js";
 import { responseFromMessage } from "./response.js";
 import { captureSdkWarnings } from "./sdk-warnings.js";
+import { encodeBody } from "./serialize.js";
 import { StreamTranslator, type WireEvent } from "./stream.js";
+import type { WireBody } from "./wire.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
 type SdkClient = InstanceType<Sdk["default"]>;
@@ -65,8 +67,9 @@ export class AnthropicAdapter implements ProviderAdapter {
       const { data, response } = await pool.runCall(connect, () => {
         const started = captureSdkWarnings(() =>
           client.messages
-            .create(body as never, {
-              headers: authHeaders(credential, headers),
+            .create(sdkParams(body, false), {
+              ...rawBody(body, false),
+              headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
               timeout: timeouts.requestMs,
               ...(request.signal !== undefined && { signal: request.signal }),
             })
@@ -98,7 +101,7 @@ export class AnthropicAdapter implements ProviderAdapter {
     try {
       opened = await pool.runCall(connect, () =>
         openStream(client, body, {
-          headers: authHeaders(credential, headers),
+          headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
           timeout: timeouts.requestMs,
           ...(request.signal !== undefined && { signal: request.signal }),
         }),
@@ -184,14 +187,39 @@ export class AnthropicAdapter implements ProviderAdapter {
   }
 }
 
+/** The body goes as bytes, which the SDK sends as they are: its content type is ours to give. */
+const JSON_CONTENT = { "content-type": "application/json" } as const;
+
+/**
+ * What the SDK reads from the parameters besides the body (deprecation notices, the stream flag);
+ * the body itself goes as JSON bytes made by encodeBody, which reuses each block's encoding.
+ */
+const sdkParams = (body: WireBody, stream: boolean): never =>
+  ({
+    model: body.model,
+    max_tokens: body.max_tokens,
+    messages: [],
+    ...(body.thinking !== undefined && { thinking: body.thinking }),
+    // The SDK sends these as headers (provider options may set them), never in the body.
+    ...(body.user_profile_id != null && { user_profile_id: body.user_profile_id }),
+    ...(body.workspace_id != null && { workspace_id: body.workspace_id }),
+    stream,
+  }) as never;
+
+/** The SDK's request option that replaces the body it would serialise from the parameters. */
+const rawBody = (body: WireBody, stream: boolean): { body: Uint8Array } => {
+  const { user_profile_id: _profile, workspace_id: _workspace, ...sent } = body;
+  return { body: encodeBody(stream ? { ...sent, stream: true } : (sent as WireBody)) };
+};
+
 function openStream(
   client: SdkClient,
-  body: unknown,
+  body: WireBody,
   options: { headers: Record<string, string | null>; timeout: number; signal?: AbortSignal },
 ) {
   // Deprecation notices are dropped here: a stream has no warnings channel, and complete() reports them.
   return captureSdkWarnings(() =>
-    client.messages.create({ ...(body as object), stream: true } as never, options).withResponse(),
+    client.messages.create(sdkParams(body, true), { ...options, ...rawBody(body, true) }).withResponse(),
   ).result as unknown as Promise<{
     data: AsyncIterable<unknown> & { controller: AbortController };
     response: globalThis.Response;

@@ -6,10 +6,11 @@ import type {
   Message,
   Request,
   ToolChoice,
+  ToolDefinition,
   ToolResultData,
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
-import { applyCacheBreakpoints } from "./cache.js";
+import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
 import {
   ADAPTIVE_EFFORTS,
   MIN_THINKING_BUDGET,
@@ -131,43 +132,144 @@ async function partToBlock(part: ContentPart, role: WireMessage["role"]): Promis
 const wireRole = (message: Message): WireMessage["role"] =>
   message.role === "assistant" ? "assistant" : "user";
 
+/** One message translated: its blocks, and for a user or assistant message its wire message. */
+interface Translated {
+  readonly blocks: readonly WireBlock[];
+  readonly wire?: WireMessage;
+}
+
+/**
+ * Each message translated once: messages are immutable values, and an agent resends its whole
+ * history with every request. Blocks and wire messages are shared between requests and never
+ * changed (merging, reordering and cache breakpoints make copies), which also lets encodeBody
+ * reuse what it encoded for an earlier request.
+ */
+const translated = new WeakMap<Message, Translated>();
+
+async function translateOne(message: Message): Promise<Translated> {
+  const blocks: WireBlock[] = [];
+  let entry: Translated;
+  if (message.role === "system" || message.role === "developer") {
+    for (const part of message.content) {
+      if (part.kind === "text" && part.text !== "") blocks.push({ type: "text", text: part.text });
+    }
+    entry = { blocks };
+  } else {
+    const role = wireRole(message);
+    for (const part of message.content) {
+      const block = await partToBlock(part, role);
+      if (block !== undefined) blocks.push(block);
+    }
+    entry = blocks.length > 0 ? { blocks, wire: { role, content: blocks } } : { blocks };
+  }
+  translated.set(message, entry);
+  return entry;
+}
+
 /**
  * Translates the conversation: system and developer text go to `system`, tool messages become
  * user turns of tool_result blocks, and consecutive turns of one role are merged so roles
- * strictly alternate. Within a user turn, tool results come first, as the API requires.
+ * strictly alternate. Within a user turn, tool results come first, as the API requires. The
+ * returned messages may be shared with earlier requests: replace them, never change them.
  */
 export async function translateMessages(
   messages: readonly Message[],
 ): Promise<{ system: WireBlock[]; messages: WireMessage[] }> {
   const system: WireBlock[] = [];
-  const out: WireMessage[] = [];
+  const turns: Message[] = [];
   for (const message of messages) {
-    if (message.role === "system" || message.role === "developer") {
-      for (const part of message.content) {
-        if (part.kind === "text" && part.text !== "") system.push({ type: "text", text: part.text });
-      }
+    if (message.role !== "system" && message.role !== "developer") {
+      turns.push(message);
       continue;
     }
-    const role = wireRole(message);
-    const blocks: WireBlock[] = [];
-    for (const part of message.content) {
-      const block = await partToBlock(part, role);
-      if (block !== undefined) blocks.push(block);
-    }
-    if (blocks.length === 0) continue;
-    const last = out.at(-1);
-    if (last?.role === role) last.content.push(...blocks);
-    else out.push({ role, content: blocks });
+    const entry = translated.get(message) ?? (await translateOne(message));
+    for (const b of entry.blocks) system.push(b);
   }
-  for (const m of out) {
-    if (m.role === "user") {
-      m.content = [
-        ...m.content.filter((b) => b.type === "tool_result"),
-        ...m.content.filter((b) => b.type !== "tool_result"),
-      ];
+  const key = turns[0];
+  const memo = key !== undefined ? conversationMemos.get(key) : undefined;
+  // Resume after the longest unchanged run of the last translation of this conversation, at a
+  // message that started a wire message of its own (what came before it is then final).
+  let start = 0;
+  if (memo !== undefined) {
+    const limit = Math.min(memo.turns.length, turns.length);
+    while (start < limit && memo.turns[start] === turns[start]) start++;
+    while (start > 0 && (memo.ends[start] ?? -1) < 0) start--;
+  }
+  const out: WireMessage[] = memo !== undefined && start > 0 ? memo.out.slice(0, memo.ends[start]) : [];
+  const ends: number[] = memo !== undefined && start > 0 ? memo.ends.slice(0, start) : [];
+  const firstNew = Math.max(0, out.length - 1);
+  // Messages made here for this request, which may be extended in place.
+  const own = new Set<WireMessage>();
+  for (let i = start; i < turns.length; i++) {
+    const message = turns[i] as Message;
+    const entry = translated.get(message) ?? (await translateOne(message));
+    let last = out.at(-1);
+    if (entry.wire === undefined || last?.role === entry.wire.role) {
+      // Merged into the message before (or empty): not a place to resume from.
+      ends[i] = -1;
+      if (entry.wire === undefined || last === undefined) continue;
+      if (!own.has(last)) {
+        last = { role: last.role, content: [...last.content] };
+        own.add(last);
+        out[out.length - 1] = last;
+      }
+      for (const b of entry.blocks) last.content.push(b);
+      continue;
+    }
+    ends[i] = out.length;
+    out.push(entry.wire);
+  }
+  ends[turns.length] = out.length;
+  for (let i = firstNew; i < out.length; i++) {
+    const m = out[i] as WireMessage;
+    if (m.role === "user" && m.content.length > 1 && needsReorder(m.content)) {
+      out[i] = {
+        role: m.role,
+        content: [
+          ...m.content.filter((b) => b.type === "tool_result"),
+          ...m.content.filter((b) => b.type !== "tool_result"),
+        ],
+      };
     }
   }
+  if (key !== undefined) conversationMemos.set(key, { turns, out: out.slice(), ends });
   return { system, messages: out };
+}
+
+/** The last translation of a conversation, found by its first non-system message. */
+interface ConversationMemo {
+  readonly turns: readonly Message[];
+  /** The wire messages as translated (before cache breakpoints, which replace, never change). */
+  readonly out: readonly WireMessage[];
+  /**
+   * ends[i]: the wire messages made from turns [0, i) when turn i started a wire message of its
+   * own, so those messages were final before it; -1 where turn i merged into the one before.
+   */
+  readonly ends: readonly number[];
+}
+
+const conversationMemos = new WeakMap<Message, ConversationMemo>();
+
+/** Whether a block other than a tool result comes before a tool result. */
+function needsReorder(blocks: readonly WireBlock[]): boolean {
+  let other = false;
+  for (const b of blocks) {
+    if (b.type !== "tool_result") other = true;
+    else if (other) return true;
+  }
+  return false;
+}
+
+/** Each tool definition's wire form, made once per definition object (shared like message blocks). */
+const toolBlocks = new WeakMap<ToolDefinition, WireBlock>();
+
+function toolBlock(tool: ToolDefinition): WireBlock {
+  let block = toolBlocks.get(tool);
+  if (block === undefined) {
+    block = { name: tool.name, description: tool.description, input_schema: tool.parameters };
+    toolBlocks.set(tool, block);
+  }
+  return block;
 }
 
 const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
@@ -189,7 +291,10 @@ const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
  * such a turn, so thinking is left off for this request, as the API documents.
  */
 function unthoughtToolTurn(messages: readonly WireMessage[]): boolean {
-  const last = [...messages].reverse().find((m) => m.role === "assistant");
+  let last: WireMessage | undefined;
+  for (let i = messages.length - 1; i >= 0 && last === undefined; i--) {
+    if (messages[i]?.role === "assistant") last = messages[i];
+  }
   if (last === undefined || !last.content.some((b) => b.type === "tool_use")) return false;
   const first = last.content[0]?.type;
   return first !== "thinking" && first !== "redacted_thinking";
@@ -230,11 +335,7 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
 
   const choice = request.toolChoice ?? { mode: "auto" };
   if (request.tools !== undefined && request.tools.length > 0 && choice.mode !== "none") {
-    body.tools = request.tools.map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.parameters,
-    }));
+    body.tools = request.tools.map(toolBlock);
     if (request.toolChoice !== undefined) body.tool_choice = toolChoiceBlock(choice);
   }
 
@@ -260,7 +361,25 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   if (userId !== undefined) body.metadata = { user_id: userId };
 
   Object.assign(body, options.extra);
-  if (options.autoCache) applyCacheBreakpoints(body);
+  // Breakpoints replace blocks in these lists: a caller's own lists are copied, never changed.
+  if (Array.isArray(options.extra.system)) body.system = [...(options.extra.system as WireBlock[])];
+  if (Array.isArray(options.extra.tools)) body.tools = [...(options.extra.tools as WireBlock[])];
+  if (Array.isArray(options.extra.messages)) {
+    body.messages = (options.extra.messages as WireMessage[]).map((m) => ({
+      ...m,
+      content: Array.isArray(m.content) ? [...m.content] : m.content,
+    }));
+  }
+  // Translated blocks never carry markers: only lists from provider options can hold some.
+  if (options.autoCache) {
+    const preset =
+      options.extra.system !== undefined ||
+      options.extra.tools !== undefined ||
+      options.extra.messages !== undefined
+        ? countCacheBreakpoints(body)
+        : 0;
+    applyCacheBreakpoints(body, preset);
+  }
 
   const betas = [...options.betaHeaders];
   // Prompt caching is generally available: its old beta header is deprecated and not sent.

@@ -1,10 +1,11 @@
 import type { ExecutionEnvironment } from "../../types/environment.js";
+import { ToolError } from "./tool-errors.js";
 
 /** A file that cannot be edited as text (binary or not UTF-8). */
-export class NotTextError extends Error {
+export class NotTextError extends ToolError {
   readonly path: string;
   constructor(path: string, reason: string) {
-    super(`${path} ${reason}; only UTF-8 text files can be edited.`);
+    super("not_text", `${path} ${reason}; only UTF-8 text files can be edited.`);
     this.name = "NotTextError";
     this.path = path;
   }

@@ -1,12 +1,13 @@
 import { createSkillTool } from "../customization/skills.js";
+import { codeIntelligenceDefinitions } from "../lsp/definitions.js";
 import { createAnthropicProfile } from "../profiles/anthropic/index.js";
 import { createGeminiProfile } from "../profiles/gemini/index.js";
 import { createOpenAIProfile } from "../profiles/openai/index.js";
 import { createOpenAICompatibleProfile } from "../profiles/openai-compatible/index.js";
 import { subagentTools } from "../subagent/tools.js";
+import { createAskUserTool } from "../tools/ask-user.js";
+import { createTodoTool } from "../tools/todo.js";
 import type { ToolDefinition } from "../types/tool.js";
-import { createAskUserTool } from "./ask-user.js";
-import { createTodoTool } from "./todo.js";
 
 /**
  * Every tool definition this package ships, from every profile and optional tool, one per
@@ -26,6 +27,7 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createAskUserTool({ ask: async () => "" }),
       createSkillTool(() => []),
     ].map((t) => t.definition),
+    ...Object.values(codeIntelligenceDefinitions()),
   ];
   const seen = new Set<string>();
   return definitions.filter((d) => {

@@ -1,7 +1,7 @@
 import { Ajv } from "ajv";
 import standaloneModule from "ajv/dist/standalone/index.js";
+import { AJV_OPTIONS, schemaKey } from "../tools/schema.js";
 import { builtinToolDefinitions } from "./builtin-schemas.js";
-import { AJV_OPTIONS, schemaKey } from "./schema.js";
 
 type StandaloneCode = (ajv: Ajv, refs: Record<string, string>) => string;
 

@@ -1,0 +1,46 @@
+// The bundle draws Ink's live area with the UI's own writer (src/tui/render/live-area.ts): Ink's
+// log-update rewrites every line below a change, and erases and redraws the whole area whenever
+// transcript output is printed above it, which made a streamed answer cost many times its size on
+// the terminal. Two changes, both failing the build loudly if Ink's text moves, so an upgrade can
+// neither drop nor misapply them:
+//   - ink/build/ink.js imports "./log-update.js": that import resolves to the compiled writer;
+//   - ink.js prints <Static> output by clearing the area, writing the output and drawing the area
+//     again: that becomes one call to the writer's insertAbove, which moves the area instead.
+import { readFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+
+const WRITER = fileURLToPath(new URL("../dist/tui/render/live-area.js", import.meta.url));
+const STATIC_PRINT = [
+  "            this.log.clear();",
+  "            this.options.stdout.write(staticOutput);",
+  "            this.log(outputToRender);",
+].join("\n");
+const STATIC_INSERT = "            this.log.insertAbove(staticOutput, outputToRender);";
+const INK_FILE = /[\\/]ink[\\/]build[\\/]ink\.js$/;
+
+/** An esbuild plugin putting the live-area writer in place of Ink's log-update. */
+export const inkLiveArea = {
+  name: "ink-live-area",
+  setup(build) {
+    let replaced = 0;
+    build.onStart(() => {
+      replaced = 0;
+    });
+    build.onResolve({ filter: /^\.\/log-update\.js$/ }, (args) => {
+      if (!INK_FILE.test(args.importer)) return undefined;
+      replaced++;
+      return { path: WRITER };
+    });
+    build.onLoad({ filter: INK_FILE }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      const count = text.split(STATIC_PRINT).length - 1;
+      if (count !== 1)
+        throw new Error(`ink-live-area: expected Ink's <Static> print once in ${args.path}, found ${count}`);
+      return { contents: text.replace(STATIC_PRINT, STATIC_INSERT), loader: "js" };
+    });
+    build.onEnd((result) => {
+      if (result.errors.length === 0 && replaced !== 1)
+        throw new Error(`ink-live-area: expected Ink to import ./log-update.js once, saw ${replaced}`);
+    });
+  },
+};

@@ -1,0 +1,28 @@
+import { loadGeminiSdk } from "./gemini/sdk.js";
+import { loadOpenAISdk } from "./openai/transport.js";
+
+/**
+ * Loads what the first request to `provider` ("anthropic", "openai", "openai-compatible",
+ * "gemini") needs, its SDK and the platform's fetch, ahead of that request, so a host can load
+ * them while it does other start-up work; resolves once loaded. Failures are not reported here:
+ * the first request meets them again and reports them. Unknown providers load nothing.
+ */
+export async function preloadProvider(provider: string): Promise<void> {
+  // Node's fetch implementation (its bundled undici) is compiled on first access of one of its
+  // classes; `fetch` itself is a wrapper that loads it only when called.
+  void globalThis.Headers;
+  try {
+    switch (provider) {
+      case "anthropic":
+        await import("@anthropic-ai/sdk");
+        break;
+      case "openai":
+      case "openai-compatible":
+        await loadOpenAISdk();
+        break;
+      case "gemini":
+        await loadGeminiSdk();
+        break;
+    }
+  } catch {}
+}
