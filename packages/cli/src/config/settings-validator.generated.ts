@@ -4,7 +4,7 @@
 import func3Module from "ajv/dist/runtime/ucs2length.js";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = typeof func3Module === "function" ? func3Module : func3Module.default;
 const pattern0 = new RegExp("^https?://", "u");
@@ -567,12 +567,12 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.env !== undefined){
-let data28 = data.env;
+if(data.retry !== undefined){
+let data28 = data.retry;
 if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
 for(const key3 in data28){
-if(!(key3 === "allow")){
-const err42 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(!(((key3 === "maxRetries") || (key3 === "baseDelayMs")) || (key3 === "maxDelayMs"))){
+const err42 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -582,15 +582,10 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data28.allow !== undefined){
-let data29 = data28.allow;
-if(Array.isArray(data29)){
-const len6 = data29.length;
-for(let i6=0; i6<len6; i6++){
-let data30 = data29[i6];
-if(typeof data30 === "string"){
-if(!pattern1.test(data30)){
-const err43 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
+if(data28.maxRetries !== undefined){
+let data29 = data28.maxRetries;
+if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
+const err43 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -599,9 +594,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data29 == "number") && (isFinite(data29))){
+if(data29 > 20 || isNaN(data29)){
+const err44 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -610,10 +605,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-}
-else {
-const err45 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data29 < 0 || isNaN(data29)){
+const err45 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -624,8 +617,10 @@ errors++;
 }
 }
 }
-else {
-const err46 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data28.baseDelayMs !== undefined){
+let data30 = data28.baseDelayMs;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err46 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -634,13 +629,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-if(data.lsp !== undefined){
-let data31 = data.lsp;
-if(data31 && typeof data31 == "object" && !Array.isArray(data31)){
-for(const key4 in data31){
-if(!(((key4 === "enabled") || (key4 === "diagnosticsWaitMs")) || (key4 === "servers"))){
-const err47 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 < 0 || isNaN(data30)){
+const err47 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -650,9 +641,11 @@ vErrors.push(err47);
 errors++;
 }
 }
-if(data31.enabled !== undefined){
-if(typeof data31.enabled !== "boolean"){
-const err48 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data28.maxDelayMs !== undefined){
+let data31 = data28.maxDelayMs;
+if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
+const err48 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -661,11 +654,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data31.diagnosticsWaitMs !== undefined){
-let data33 = data31.diagnosticsWaitMs;
-if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
-const err49 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data31 == "number") && (isFinite(data31))){
+if(data31 < 0 || isNaN(data31)){
+const err49 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -674,9 +665,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-if((typeof data33 == "number") && (isFinite(data33))){
-if(data33 > 60000 || isNaN(data33)){
-const err50 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -685,8 +678,13 @@ vErrors.push(err50);
 }
 errors++;
 }
-if(data33 < 0 || isNaN(data33)){
-const err51 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.env !== undefined){
+let data32 = data.env;
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+for(const key4 in data32){
+if(!(key4 === "allow")){
+const err51 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -696,15 +694,15 @@ vErrors.push(err51);
 errors++;
 }
 }
-}
-if(data31.servers !== undefined){
-let data34 = data31.servers;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-for(const key5 in data34){
-let data35 = data34[key5];
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-if(data35.command === undefined){
-const err52 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data32.allow !== undefined){
+let data33 = data32.allow;
+if(Array.isArray(data33)){
+const len6 = data33.length;
+for(let i6=0; i6<len6; i6++){
+let data34 = data33[i6];
+if(typeof data34 === "string"){
+if(!pattern1.test(data34)){
+const err52 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -713,8 +711,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data35.extensions === undefined){
-const err53 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
+}
+else {
+const err53 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -723,9 +722,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-for(const key6 in data35){
-if(!(((((key6 === "command") || (key6 === "args")) || (key6 === "extensions")) || (key6 === "rootMarkers")) || (key6 === "initializationOptions"))){
-const err54 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
+}
+}
+else {
+const err54 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -735,11 +735,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data35.command !== undefined){
-let data36 = data35.command;
-if(typeof data36 === "string"){
-if(func3(data36) < 1){
-const err55 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err55 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -749,8 +747,12 @@ vErrors.push(err55);
 errors++;
 }
 }
-else {
-const err56 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lsp !== undefined){
+let data35 = data.lsp;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+for(const key5 in data35){
+if(!(((key5 === "enabled") || (key5 === "diagnosticsWaitMs")) || (key5 === "servers"))){
+const err56 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -760,13 +762,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data35.args !== undefined){
-let data37 = data35.args;
-if(Array.isArray(data37)){
-const len7 = data37.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data37[i7] !== "string"){
-const err57 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data35.enabled !== undefined){
+if(typeof data35.enabled !== "boolean"){
+const err57 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -776,9 +774,10 @@ vErrors.push(err57);
 errors++;
 }
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data35.diagnosticsWaitMs !== undefined){
+let data37 = data35.diagnosticsWaitMs;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err58 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -787,12 +786,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data35.extensions !== undefined){
-let data39 = data35.extensions;
-if(Array.isArray(data39)){
-if(data39.length < 1){
-const err59 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 > 60000 || isNaN(data37)){
+const err59 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -801,12 +797,8 @@ vErrors.push(err59);
 }
 errors++;
 }
-const len8 = data39.length;
-for(let i8=0; i8<len8; i8++){
-let data40 = data39[i8];
-if(typeof data40 === "string"){
-if(!pattern2.test(data40)){
-const err60 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
+if(data37 < 0 || isNaN(data37)){
+const err60 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -816,8 +808,15 @@ vErrors.push(err60);
 errors++;
 }
 }
-else {
-const err61 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data35.servers !== undefined){
+let data38 = data35.servers;
+if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
+for(const key6 in data38){
+let data39 = data38[key6];
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+if(data39.command === undefined){
+const err61 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -826,10 +825,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-else {
-const err62 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data39.extensions === undefined){
+const err62 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -838,16 +835,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-if(data35.rootMarkers !== undefined){
-let data41 = data35.rootMarkers;
-if(Array.isArray(data41)){
-const len9 = data41.length;
-for(let i9=0; i9<len9; i9++){
-let data42 = data41[i9];
-if(typeof data42 === "string"){
-if(func3(data42) < 1){
-const err63 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key7 in data39){
+if(!(((((key7 === "command") || (key7 === "args")) || (key7 === "extensions")) || (key7 === "rootMarkers")) || (key7 === "initializationOptions"))){
+const err63 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -857,8 +847,11 @@ vErrors.push(err63);
 errors++;
 }
 }
-else {
-const err64 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.command !== undefined){
+let data40 = data39.command;
+if(typeof data40 === "string"){
+if(func3(data40) < 1){
+const err64 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -868,9 +861,8 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
 else {
-const err65 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err65 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -880,9 +872,13 @@ vErrors.push(err65);
 errors++;
 }
 }
-}
-else {
-const err66 = {instancePath:instancePath+"/lsp/servers/" + key5.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.args !== undefined){
+let data41 = data39.args;
+if(Array.isArray(data41)){
+const len7 = data41.length;
+for(let i7=0; i7<len7; i7++){
+if(typeof data41[i7] !== "string"){
+const err66 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -894,7 +890,7 @@ errors++;
 }
 }
 else {
-const err67 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err67 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -904,9 +900,11 @@ vErrors.push(err67);
 errors++;
 }
 }
-}
-else {
-const err68 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data39.extensions !== undefined){
+let data43 = data39.extensions;
+if(Array.isArray(data43)){
+if(data43.length < 1){
+const err68 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -915,13 +913,12 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-if(data.hooks !== undefined){
-let data43 = data.hooks;
-if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
-for(const key7 in data43){
-if(!(func2.call(schema11.properties.hooks.properties, key7))){
-const err69 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+const len8 = data43.length;
+for(let i8=0; i8<len8; i8++){
+let data44 = data43[i8];
+if(typeof data44 === "string"){
+if(!pattern2.test(data44)){
+const err69 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -931,15 +928,8 @@ vErrors.push(err69);
 errors++;
 }
 }
-if(data43.PreToolUse !== undefined){
-let data44 = data43.PreToolUse;
-if(Array.isArray(data44)){
-const len10 = data44.length;
-for(let i10=0; i10<len10; i10++){
-let data45 = data44[i10];
-if(data45 && typeof data45 == "object" && !Array.isArray(data45)){
-if(data45.hooks === undefined){
-const err70 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err70 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -948,9 +938,10 @@ vErrors.push(err70);
 }
 errors++;
 }
-for(const key8 in data45){
-if(!((key8 === "matcher") || (key8 === "hooks"))){
-const err71 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -960,9 +951,15 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data45.matcher !== undefined){
-if(typeof data45.matcher !== "string"){
-const err72 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data39.rootMarkers !== undefined){
+let data45 = data39.rootMarkers;
+if(Array.isArray(data45)){
+const len9 = data45.length;
+for(let i9=0; i9<len9; i9++){
+let data46 = data45[i9];
+if(typeof data46 === "string"){
+if(func3(data46) < 1){
+const err72 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -972,15 +969,8 @@ vErrors.push(err72);
 errors++;
 }
 }
-if(data45.hooks !== undefined){
-let data47 = data45.hooks;
-if(Array.isArray(data47)){
-const len11 = data47.length;
-for(let i11=0; i11<len11; i11++){
-let data48 = data47[i11];
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-if(data48.type === undefined){
-const err73 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+const err73 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -989,9 +979,10 @@ vErrors.push(err73);
 }
 errors++;
 }
-for(const key9 in data48){
-if(!(((key9 === "type") || (key9 === "command")) || (key9 === "timeout"))){
-const err74 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1001,11 +992,9 @@ vErrors.push(err74);
 errors++;
 }
 }
-if(data48.type !== undefined){
-let data49 = data48.type;
-if(typeof data49 === "string"){
-if(func3(data49) < 1){
-const err75 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err75 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1015,8 +1004,9 @@ vErrors.push(err75);
 errors++;
 }
 }
+}
 else {
-const err76 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err76 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1026,11 +1016,9 @@ vErrors.push(err76);
 errors++;
 }
 }
-if(data48.command !== undefined){
-let data50 = data48.command;
-if(typeof data50 === "string"){
-if(func3(data50) < 1){
-const err77 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err77 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1040,8 +1028,12 @@ vErrors.push(err77);
 errors++;
 }
 }
-else {
-const err78 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.hooks !== undefined){
+let data47 = data.hooks;
+if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
+for(const key8 in data47){
+if(!(func2.call(schema11.properties.hooks.properties, key8))){
+const err78 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1051,11 +1043,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data48.timeout !== undefined){
-let data51 = data48.timeout;
-if((typeof data51 == "number") && (isFinite(data51))){
-if(data51 <= 0 || isNaN(data51)){
-const err79 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.PreToolUse !== undefined){
+let data48 = data47.PreToolUse;
+if(Array.isArray(data48)){
+const len10 = data48.length;
+for(let i10=0; i10<len10; i10++){
+let data49 = data48[i10];
+if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
+if(data49.hooks === undefined){
+const err79 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1064,9 +1060,9 @@ vErrors.push(err79);
 }
 errors++;
 }
-}
-else {
-const err80 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key9 in data49){
+if(!((key9 === "matcher") || (key9 === "hooks"))){
+const err80 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1076,9 +1072,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-}
-else {
-const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data49.matcher !== undefined){
+if(typeof data49.matcher !== "string"){
+const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1088,9 +1084,15 @@ vErrors.push(err81);
 errors++;
 }
 }
-}
-else {
-const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data49.hooks !== undefined){
+let data51 = data49.hooks;
+if(Array.isArray(data51)){
+const len11 = data51.length;
+for(let i11=0; i11<len11; i11++){
+let data52 = data51[i11];
+if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
+if(data52.type === undefined){
+const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1099,10 +1101,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key10 in data52){
+if(!(((key10 === "type") || (key10 === "command")) || (key10 === "timeout"))){
+const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1112,9 +1113,11 @@ vErrors.push(err83);
 errors++;
 }
 }
-}
-else {
-const err84 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data52.type !== undefined){
+let data53 = data52.type;
+if(typeof data53 === "string"){
+if(func3(data53) < 1){
+const err84 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1124,15 +1127,8 @@ vErrors.push(err84);
 errors++;
 }
 }
-if(data43.PostToolUse !== undefined){
-let data52 = data43.PostToolUse;
-if(Array.isArray(data52)){
-const len12 = data52.length;
-for(let i12=0; i12<len12; i12++){
-let data53 = data52[i12];
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.hooks === undefined){
-const err85 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err85 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1141,9 +1137,12 @@ vErrors.push(err85);
 }
 errors++;
 }
-for(const key10 in data53){
-if(!((key10 === "matcher") || (key10 === "hooks"))){
-const err86 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data52.command !== undefined){
+let data54 = data52.command;
+if(typeof data54 === "string"){
+if(func3(data54) < 1){
+const err86 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1153,9 +1152,8 @@ vErrors.push(err86);
 errors++;
 }
 }
-if(data53.matcher !== undefined){
-if(typeof data53.matcher !== "string"){
-const err87 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err87 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1165,15 +1163,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data53.hooks !== undefined){
-let data55 = data53.hooks;
-if(Array.isArray(data55)){
-const len13 = data55.length;
-for(let i13=0; i13<len13; i13++){
-let data56 = data55[i13];
-if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
-if(data56.type === undefined){
-const err88 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data52.timeout !== undefined){
+let data55 = data52.timeout;
+if((typeof data55 == "number") && (isFinite(data55))){
+if(data55 <= 0 || isNaN(data55)){
+const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1182,9 +1176,9 @@ vErrors.push(err88);
 }
 errors++;
 }
-for(const key11 in data56){
-if(!(((key11 === "type") || (key11 === "command")) || (key11 === "timeout"))){
-const err89 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+else {
+const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1194,11 +1188,9 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data56.type !== undefined){
-let data57 = data56.type;
-if(typeof data57 === "string"){
-if(func3(data57) < 1){
-const err90 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1208,8 +1200,9 @@ vErrors.push(err90);
 errors++;
 }
 }
+}
 else {
-const err91 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1219,11 +1212,9 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data56.command !== undefined){
-let data58 = data56.command;
-if(typeof data58 === "string"){
-if(func3(data58) < 1){
-const err92 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1233,8 +1224,9 @@ vErrors.push(err92);
 errors++;
 }
 }
+}
 else {
-const err93 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err93 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1244,11 +1236,15 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data56.timeout !== undefined){
-let data59 = data56.timeout;
-if((typeof data59 == "number") && (isFinite(data59))){
-if(data59 <= 0 || isNaN(data59)){
-const err94 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.PostToolUse !== undefined){
+let data56 = data47.PostToolUse;
+if(Array.isArray(data56)){
+const len12 = data56.length;
+for(let i12=0; i12<len12; i12++){
+let data57 = data56[i12];
+if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
+if(data57.hooks === undefined){
+const err94 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1257,9 +1253,9 @@ vErrors.push(err94);
 }
 errors++;
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key11 in data57){
+if(!((key11 === "matcher") || (key11 === "hooks"))){
+const err95 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1269,9 +1265,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
-else {
-const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data57.matcher !== undefined){
+if(typeof data57.matcher !== "string"){
+const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1281,9 +1277,15 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data57.hooks !== undefined){
+let data59 = data57.hooks;
+if(Array.isArray(data59)){
+const len13 = data59.length;
+for(let i13=0; i13<len13; i13++){
+let data60 = data59[i13];
+if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
+if(data60.type === undefined){
+const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1292,10 +1294,9 @@ vErrors.push(err97);
 }
 errors++;
 }
-}
-}
-else {
-const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key12 in data60){
+if(!(((key12 === "type") || (key12 === "command")) || (key12 === "timeout"))){
+const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1305,9 +1306,11 @@ vErrors.push(err98);
 errors++;
 }
 }
-}
-else {
-const err99 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data60.type !== undefined){
+let data61 = data60.type;
+if(typeof data61 === "string"){
+if(func3(data61) < 1){
+const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1317,15 +1320,8 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data43.UserPromptSubmit !== undefined){
-let data60 = data43.UserPromptSubmit;
-if(Array.isArray(data60)){
-const len14 = data60.length;
-for(let i14=0; i14<len14; i14++){
-let data61 = data60[i14];
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-if(data61.hooks === undefined){
-const err100 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1334,9 +1330,12 @@ vErrors.push(err100);
 }
 errors++;
 }
-for(const key12 in data61){
-if(!((key12 === "matcher") || (key12 === "hooks"))){
-const err101 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data60.command !== undefined){
+let data62 = data60.command;
+if(typeof data62 === "string"){
+if(func3(data62) < 1){
+const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1346,9 +1345,8 @@ vErrors.push(err101);
 errors++;
 }
 }
-if(data61.matcher !== undefined){
-if(typeof data61.matcher !== "string"){
-const err102 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1358,15 +1356,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data61.hooks !== undefined){
-let data63 = data61.hooks;
-if(Array.isArray(data63)){
-const len15 = data63.length;
-for(let i15=0; i15<len15; i15++){
-let data64 = data63[i15];
-if(data64 && typeof data64 == "object" && !Array.isArray(data64)){
-if(data64.type === undefined){
-const err103 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data60.timeout !== undefined){
+let data63 = data60.timeout;
+if((typeof data63 == "number") && (isFinite(data63))){
+if(data63 <= 0 || isNaN(data63)){
+const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1375,9 +1369,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-for(const key13 in data64){
-if(!(((key13 === "type") || (key13 === "command")) || (key13 === "timeout"))){
-const err104 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+else {
+const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1387,11 +1381,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data64.type !== undefined){
-let data65 = data64.type;
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-const err105 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1401,8 +1393,9 @@ vErrors.push(err105);
 errors++;
 }
 }
+}
 else {
-const err106 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1412,11 +1405,9 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data64.command !== undefined){
-let data66 = data64.command;
-if(typeof data66 === "string"){
-if(func3(data66) < 1){
-const err107 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1426,8 +1417,9 @@ vErrors.push(err107);
 errors++;
 }
 }
+}
 else {
-const err108 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err108 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1437,11 +1429,15 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data64.timeout !== undefined){
-let data67 = data64.timeout;
-if((typeof data67 == "number") && (isFinite(data67))){
-if(data67 <= 0 || isNaN(data67)){
-const err109 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.UserPromptSubmit !== undefined){
+let data64 = data47.UserPromptSubmit;
+if(Array.isArray(data64)){
+const len14 = data64.length;
+for(let i14=0; i14<len14; i14++){
+let data65 = data64[i14];
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.hooks === undefined){
+const err109 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1450,9 +1446,9 @@ vErrors.push(err109);
 }
 errors++;
 }
-}
-else {
-const err110 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key13 in data65){
+if(!((key13 === "matcher") || (key13 === "hooks"))){
+const err110 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1462,9 +1458,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-}
-else {
-const err111 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data65.matcher !== undefined){
+if(typeof data65.matcher !== "string"){
+const err111 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1474,9 +1470,15 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data65.hooks !== undefined){
+let data67 = data65.hooks;
+if(Array.isArray(data67)){
+const len15 = data67.length;
+for(let i15=0; i15<len15; i15++){
+let data68 = data67[i15];
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.type === undefined){
+const err112 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1485,10 +1487,9 @@ vErrors.push(err112);
 }
 errors++;
 }
-}
-}
-else {
-const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key14 in data68){
+if(!(((key14 === "type") || (key14 === "command")) || (key14 === "timeout"))){
+const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1498,9 +1499,11 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
-else {
-const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data68.type !== undefined){
+let data69 = data68.type;
+if(typeof data69 === "string"){
+if(func3(data69) < 1){
+const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1510,15 +1513,8 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data43.Stop !== undefined){
-let data68 = data43.Stop;
-if(Array.isArray(data68)){
-const len16 = data68.length;
-for(let i16=0; i16<len16; i16++){
-let data69 = data68[i16];
-if(data69 && typeof data69 == "object" && !Array.isArray(data69)){
-if(data69.hooks === undefined){
-const err115 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1527,9 +1523,12 @@ vErrors.push(err115);
 }
 errors++;
 }
-for(const key14 in data69){
-if(!((key14 === "matcher") || (key14 === "hooks"))){
-const err116 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data68.command !== undefined){
+let data70 = data68.command;
+if(typeof data70 === "string"){
+if(func3(data70) < 1){
+const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1539,9 +1538,8 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data69.matcher !== undefined){
-if(typeof data69.matcher !== "string"){
-const err117 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1551,15 +1549,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data69.hooks !== undefined){
-let data71 = data69.hooks;
-if(Array.isArray(data71)){
-const len17 = data71.length;
-for(let i17=0; i17<len17; i17++){
-let data72 = data71[i17];
-if(data72 && typeof data72 == "object" && !Array.isArray(data72)){
-if(data72.type === undefined){
-const err118 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data68.timeout !== undefined){
+let data71 = data68.timeout;
+if((typeof data71 == "number") && (isFinite(data71))){
+if(data71 <= 0 || isNaN(data71)){
+const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1568,9 +1562,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-for(const key15 in data72){
-if(!(((key15 === "type") || (key15 === "command")) || (key15 === "timeout"))){
-const err119 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+else {
+const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1580,11 +1574,9 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data72.type !== undefined){
-let data73 = data72.type;
-if(typeof data73 === "string"){
-if(func3(data73) < 1){
-const err120 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1594,8 +1586,9 @@ vErrors.push(err120);
 errors++;
 }
 }
+}
 else {
-const err121 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1605,11 +1598,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data72.command !== undefined){
-let data74 = data72.command;
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-const err122 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1619,8 +1610,9 @@ vErrors.push(err122);
 errors++;
 }
 }
+}
 else {
-const err123 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1630,11 +1622,15 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data72.timeout !== undefined){
-let data75 = data72.timeout;
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 <= 0 || isNaN(data75)){
-const err124 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.Stop !== undefined){
+let data72 = data47.Stop;
+if(Array.isArray(data72)){
+const len16 = data72.length;
+for(let i16=0; i16<len16; i16++){
+let data73 = data72[i16];
+if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
+if(data73.hooks === undefined){
+const err124 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1643,9 +1639,9 @@ vErrors.push(err124);
 }
 errors++;
 }
-}
-else {
-const err125 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key15 in data73){
+if(!((key15 === "matcher") || (key15 === "hooks"))){
+const err125 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1655,9 +1651,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data73.matcher !== undefined){
+if(typeof data73.matcher !== "string"){
+const err126 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1667,9 +1663,15 @@ vErrors.push(err126);
 errors++;
 }
 }
-}
-else {
-const err127 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data73.hooks !== undefined){
+let data75 = data73.hooks;
+if(Array.isArray(data75)){
+const len17 = data75.length;
+for(let i17=0; i17<len17; i17++){
+let data76 = data75[i17];
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.type === undefined){
+const err127 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1678,10 +1680,9 @@ vErrors.push(err127);
 }
 errors++;
 }
-}
-}
-else {
-const err128 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key16 in data76){
+if(!(((key16 === "type") || (key16 === "command")) || (key16 === "timeout"))){
+const err128 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1691,9 +1692,11 @@ vErrors.push(err128);
 errors++;
 }
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data76.type !== undefined){
+let data77 = data76.type;
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+const err129 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1703,15 +1706,8 @@ vErrors.push(err129);
 errors++;
 }
 }
-if(data43.SubagentStop !== undefined){
-let data76 = data43.SubagentStop;
-if(Array.isArray(data76)){
-const len18 = data76.length;
-for(let i18=0; i18<len18; i18++){
-let data77 = data76[i18];
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.hooks === undefined){
-const err130 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err130 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1720,9 +1716,12 @@ vErrors.push(err130);
 }
 errors++;
 }
-for(const key16 in data77){
-if(!((key16 === "matcher") || (key16 === "hooks"))){
-const err131 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data76.command !== undefined){
+let data78 = data76.command;
+if(typeof data78 === "string"){
+if(func3(data78) < 1){
+const err131 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1732,9 +1731,8 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data77.matcher !== undefined){
-if(typeof data77.matcher !== "string"){
-const err132 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1744,15 +1742,11 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data77.hooks !== undefined){
-let data79 = data77.hooks;
-if(Array.isArray(data79)){
-const len19 = data79.length;
-for(let i19=0; i19<len19; i19++){
-let data80 = data79[i19];
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-if(data80.type === undefined){
-const err133 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data76.timeout !== undefined){
+let data79 = data76.timeout;
+if((typeof data79 == "number") && (isFinite(data79))){
+if(data79 <= 0 || isNaN(data79)){
+const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1761,9 +1755,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-for(const key17 in data80){
-if(!(((key17 === "type") || (key17 === "command")) || (key17 === "timeout"))){
-const err134 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+else {
+const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1773,11 +1767,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data80.type !== undefined){
-let data81 = data80.type;
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-const err135 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1787,8 +1779,9 @@ vErrors.push(err135);
 errors++;
 }
 }
+}
 else {
-const err136 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1798,11 +1791,9 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data80.command !== undefined){
-let data82 = data80.command;
-if(typeof data82 === "string"){
-if(func3(data82) < 1){
-const err137 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1812,8 +1803,9 @@ vErrors.push(err137);
 errors++;
 }
 }
+}
 else {
-const err138 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1823,11 +1815,15 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data80.timeout !== undefined){
-let data83 = data80.timeout;
-if((typeof data83 == "number") && (isFinite(data83))){
-if(data83 <= 0 || isNaN(data83)){
-const err139 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.SubagentStop !== undefined){
+let data80 = data47.SubagentStop;
+if(Array.isArray(data80)){
+const len18 = data80.length;
+for(let i18=0; i18<len18; i18++){
+let data81 = data80[i18];
+if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
+if(data81.hooks === undefined){
+const err139 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1836,9 +1832,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-}
-else {
-const err140 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key17 in data81){
+if(!((key17 === "matcher") || (key17 === "hooks"))){
+const err140 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1848,9 +1844,9 @@ vErrors.push(err140);
 errors++;
 }
 }
-}
-else {
-const err141 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data81.matcher !== undefined){
+if(typeof data81.matcher !== "string"){
+const err141 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1860,9 +1856,15 @@ vErrors.push(err141);
 errors++;
 }
 }
-}
-else {
-const err142 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data81.hooks !== undefined){
+let data83 = data81.hooks;
+if(Array.isArray(data83)){
+const len19 = data83.length;
+for(let i19=0; i19<len19; i19++){
+let data84 = data83[i19];
+if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
+if(data84.type === undefined){
+const err142 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1871,10 +1873,9 @@ vErrors.push(err142);
 }
 errors++;
 }
-}
-}
-else {
-const err143 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key18 in data84){
+if(!(((key18 === "type") || (key18 === "command")) || (key18 === "timeout"))){
+const err143 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1884,9 +1885,11 @@ vErrors.push(err143);
 errors++;
 }
 }
-}
-else {
-const err144 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data84.type !== undefined){
+let data85 = data84.type;
+if(typeof data85 === "string"){
+if(func3(data85) < 1){
+const err144 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1896,15 +1899,8 @@ vErrors.push(err144);
 errors++;
 }
 }
-if(data43.SessionStart !== undefined){
-let data84 = data43.SessionStart;
-if(Array.isArray(data84)){
-const len20 = data84.length;
-for(let i20=0; i20<len20; i20++){
-let data85 = data84[i20];
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-if(data85.hooks === undefined){
-const err145 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err145 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1913,9 +1909,12 @@ vErrors.push(err145);
 }
 errors++;
 }
-for(const key18 in data85){
-if(!((key18 === "matcher") || (key18 === "hooks"))){
-const err146 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data84.command !== undefined){
+let data86 = data84.command;
+if(typeof data86 === "string"){
+if(func3(data86) < 1){
+const err146 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1925,9 +1924,8 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(data85.matcher !== undefined){
-if(typeof data85.matcher !== "string"){
-const err147 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err147 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1937,15 +1935,11 @@ vErrors.push(err147);
 errors++;
 }
 }
-if(data85.hooks !== undefined){
-let data87 = data85.hooks;
-if(Array.isArray(data87)){
-const len21 = data87.length;
-for(let i21=0; i21<len21; i21++){
-let data88 = data87[i21];
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.type === undefined){
-const err148 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data84.timeout !== undefined){
+let data87 = data84.timeout;
+if((typeof data87 == "number") && (isFinite(data87))){
+if(data87 <= 0 || isNaN(data87)){
+const err148 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1954,9 +1948,9 @@ vErrors.push(err148);
 }
 errors++;
 }
-for(const key19 in data88){
-if(!(((key19 === "type") || (key19 === "command")) || (key19 === "timeout"))){
-const err149 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+else {
+const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1966,11 +1960,9 @@ vErrors.push(err149);
 errors++;
 }
 }
-if(data88.type !== undefined){
-let data89 = data88.type;
-if(typeof data89 === "string"){
-if(func3(data89) < 1){
-const err150 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1980,8 +1972,9 @@ vErrors.push(err150);
 errors++;
 }
 }
+}
 else {
-const err151 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1991,11 +1984,9 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data88.command !== undefined){
-let data90 = data88.command;
-if(typeof data90 === "string"){
-if(func3(data90) < 1){
-const err152 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -2005,8 +1996,9 @@ vErrors.push(err152);
 errors++;
 }
 }
+}
 else {
-const err153 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err153 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2016,11 +2008,15 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data88.timeout !== undefined){
-let data91 = data88.timeout;
-if((typeof data91 == "number") && (isFinite(data91))){
-if(data91 <= 0 || isNaN(data91)){
-const err154 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.SessionStart !== undefined){
+let data88 = data47.SessionStart;
+if(Array.isArray(data88)){
+const len20 = data88.length;
+for(let i20=0; i20<len20; i20++){
+let data89 = data88[i20];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.hooks === undefined){
+const err154 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2029,9 +2025,9 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-else {
-const err155 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key19 in data89){
+if(!((key19 === "matcher") || (key19 === "hooks"))){
+const err155 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2041,9 +2037,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-}
-else {
-const err156 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data89.matcher !== undefined){
+if(typeof data89.matcher !== "string"){
+const err156 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2053,9 +2049,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-}
-else {
-const err157 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data89.hooks !== undefined){
+let data91 = data89.hooks;
+if(Array.isArray(data91)){
+const len21 = data91.length;
+for(let i21=0; i21<len21; i21++){
+let data92 = data91[i21];
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+if(data92.type === undefined){
+const err157 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2064,10 +2066,9 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-}
-else {
-const err158 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key20 in data92){
+if(!(((key20 === "type") || (key20 === "command")) || (key20 === "timeout"))){
+const err158 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2077,9 +2078,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-}
-else {
-const err159 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data92.type !== undefined){
+let data93 = data92.type;
+if(typeof data93 === "string"){
+if(func3(data93) < 1){
+const err159 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2089,15 +2092,8 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(data43.SessionEnd !== undefined){
-let data92 = data43.SessionEnd;
-if(Array.isArray(data92)){
-const len22 = data92.length;
-for(let i22=0; i22<len22; i22++){
-let data93 = data92[i22];
-if(data93 && typeof data93 == "object" && !Array.isArray(data93)){
-if(data93.hooks === undefined){
-const err160 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err160 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2106,9 +2102,12 @@ vErrors.push(err160);
 }
 errors++;
 }
-for(const key20 in data93){
-if(!((key20 === "matcher") || (key20 === "hooks"))){
-const err161 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data92.command !== undefined){
+let data94 = data92.command;
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+const err161 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2118,9 +2117,8 @@ vErrors.push(err161);
 errors++;
 }
 }
-if(data93.matcher !== undefined){
-if(typeof data93.matcher !== "string"){
-const err162 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err162 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2130,15 +2128,11 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data93.hooks !== undefined){
-let data95 = data93.hooks;
-if(Array.isArray(data95)){
-const len23 = data95.length;
-for(let i23=0; i23<len23; i23++){
-let data96 = data95[i23];
-if(data96 && typeof data96 == "object" && !Array.isArray(data96)){
-if(data96.type === undefined){
-const err163 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data92.timeout !== undefined){
+let data95 = data92.timeout;
+if((typeof data95 == "number") && (isFinite(data95))){
+if(data95 <= 0 || isNaN(data95)){
+const err163 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2147,9 +2141,9 @@ vErrors.push(err163);
 }
 errors++;
 }
-for(const key21 in data96){
-if(!(((key21 === "type") || (key21 === "command")) || (key21 === "timeout"))){
-const err164 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+else {
+const err164 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2159,11 +2153,9 @@ vErrors.push(err164);
 errors++;
 }
 }
-if(data96.type !== undefined){
-let data97 = data96.type;
-if(typeof data97 === "string"){
-if(func3(data97) < 1){
-const err165 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err165 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2173,8 +2165,9 @@ vErrors.push(err165);
 errors++;
 }
 }
+}
 else {
-const err166 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2184,11 +2177,9 @@ vErrors.push(err166);
 errors++;
 }
 }
-if(data96.command !== undefined){
-let data98 = data96.command;
-if(typeof data98 === "string"){
-if(func3(data98) < 1){
-const err167 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2198,8 +2189,9 @@ vErrors.push(err167);
 errors++;
 }
 }
+}
 else {
-const err168 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err168 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2209,11 +2201,15 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data96.timeout !== undefined){
-let data99 = data96.timeout;
-if((typeof data99 == "number") && (isFinite(data99))){
-if(data99 <= 0 || isNaN(data99)){
-const err169 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.SessionEnd !== undefined){
+let data96 = data47.SessionEnd;
+if(Array.isArray(data96)){
+const len22 = data96.length;
+for(let i22=0; i22<len22; i22++){
+let data97 = data96[i22];
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data97.hooks === undefined){
+const err169 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2222,9 +2218,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-else {
-const err170 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key21 in data97){
+if(!((key21 === "matcher") || (key21 === "hooks"))){
+const err170 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2234,9 +2230,9 @@ vErrors.push(err170);
 errors++;
 }
 }
-}
-else {
-const err171 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data97.matcher !== undefined){
+if(typeof data97.matcher !== "string"){
+const err171 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2246,9 +2242,15 @@ vErrors.push(err171);
 errors++;
 }
 }
-}
-else {
-const err172 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data97.hooks !== undefined){
+let data99 = data97.hooks;
+if(Array.isArray(data99)){
+const len23 = data99.length;
+for(let i23=0; i23<len23; i23++){
+let data100 = data99[i23];
+if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
+if(data100.type === undefined){
+const err172 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2257,10 +2259,9 @@ vErrors.push(err172);
 }
 errors++;
 }
-}
-}
-else {
-const err173 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key22 in data100){
+if(!(((key22 === "type") || (key22 === "command")) || (key22 === "timeout"))){
+const err173 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2270,9 +2271,11 @@ vErrors.push(err173);
 errors++;
 }
 }
-}
-else {
-const err174 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data100.type !== undefined){
+let data101 = data100.type;
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
+const err174 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2282,15 +2285,8 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data43.PreCompact !== undefined){
-let data100 = data43.PreCompact;
-if(Array.isArray(data100)){
-const len24 = data100.length;
-for(let i24=0; i24<len24; i24++){
-let data101 = data100[i24];
-if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
-if(data101.hooks === undefined){
-const err175 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err175 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2299,9 +2295,12 @@ vErrors.push(err175);
 }
 errors++;
 }
-for(const key22 in data101){
-if(!((key22 === "matcher") || (key22 === "hooks"))){
-const err176 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+if(data100.command !== undefined){
+let data102 = data100.command;
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+const err176 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2311,9 +2310,8 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data101.matcher !== undefined){
-if(typeof data101.matcher !== "string"){
-const err177 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err177 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2323,15 +2321,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data101.hooks !== undefined){
-let data103 = data101.hooks;
-if(Array.isArray(data103)){
-const len25 = data103.length;
-for(let i25=0; i25<len25; i25++){
-let data104 = data103[i25];
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-if(data104.type === undefined){
-const err178 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data100.timeout !== undefined){
+let data103 = data100.timeout;
+if((typeof data103 == "number") && (isFinite(data103))){
+if(data103 <= 0 || isNaN(data103)){
+const err178 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2340,9 +2334,9 @@ vErrors.push(err178);
 }
 errors++;
 }
-for(const key23 in data104){
-if(!(((key23 === "type") || (key23 === "command")) || (key23 === "timeout"))){
-const err179 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+else {
+const err179 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2352,11 +2346,9 @@ vErrors.push(err179);
 errors++;
 }
 }
-if(data104.type !== undefined){
-let data105 = data104.type;
-if(typeof data105 === "string"){
-if(func3(data105) < 1){
-const err180 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err180 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2366,8 +2358,9 @@ vErrors.push(err180);
 errors++;
 }
 }
+}
 else {
-const err181 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err181 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2377,11 +2370,9 @@ vErrors.push(err181);
 errors++;
 }
 }
-if(data104.command !== undefined){
-let data106 = data104.command;
-if(typeof data106 === "string"){
-if(func3(data106) < 1){
-const err182 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err182 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2391,8 +2382,9 @@ vErrors.push(err182);
 errors++;
 }
 }
+}
 else {
-const err183 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err183 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2402,11 +2394,15 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data104.timeout !== undefined){
-let data107 = data104.timeout;
-if((typeof data107 == "number") && (isFinite(data107))){
-if(data107 <= 0 || isNaN(data107)){
-const err184 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.PreCompact !== undefined){
+let data104 = data47.PreCompact;
+if(Array.isArray(data104)){
+const len24 = data104.length;
+for(let i24=0; i24<len24; i24++){
+let data105 = data104[i24];
+if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
+if(data105.hooks === undefined){
+const err184 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2415,9 +2411,9 @@ vErrors.push(err184);
 }
 errors++;
 }
-}
-else {
-const err185 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key23 in data105){
+if(!((key23 === "matcher") || (key23 === "hooks"))){
+const err185 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2427,9 +2423,9 @@ vErrors.push(err185);
 errors++;
 }
 }
-}
-else {
-const err186 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data105.matcher !== undefined){
+if(typeof data105.matcher !== "string"){
+const err186 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2439,9 +2435,15 @@ vErrors.push(err186);
 errors++;
 }
 }
-}
-else {
-const err187 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data105.hooks !== undefined){
+let data107 = data105.hooks;
+if(Array.isArray(data107)){
+const len25 = data107.length;
+for(let i25=0; i25<len25; i25++){
+let data108 = data107[i25];
+if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
+if(data108.type === undefined){
+const err187 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2450,10 +2452,9 @@ vErrors.push(err187);
 }
 errors++;
 }
-}
-}
-else {
-const err188 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key24 in data108){
+if(!(((key24 === "type") || (key24 === "command")) || (key24 === "timeout"))){
+const err188 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2463,9 +2464,11 @@ vErrors.push(err188);
 errors++;
 }
 }
-}
-else {
-const err189 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data108.type !== undefined){
+let data109 = data108.type;
+if(typeof data109 === "string"){
+if(func3(data109) < 1){
+const err189 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2475,15 +2478,8 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(data43.Notification !== undefined){
-let data108 = data43.Notification;
-if(Array.isArray(data108)){
-const len26 = data108.length;
-for(let i26=0; i26<len26; i26++){
-let data109 = data108[i26];
-if(data109 && typeof data109 == "object" && !Array.isArray(data109)){
-if(data109.hooks === undefined){
-const err190 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err190 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2492,9 +2488,12 @@ vErrors.push(err190);
 }
 errors++;
 }
-for(const key24 in data109){
-if(!((key24 === "matcher") || (key24 === "hooks"))){
-const err191 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data108.command !== undefined){
+let data110 = data108.command;
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+const err191 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2504,9 +2503,8 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data109.matcher !== undefined){
-if(typeof data109.matcher !== "string"){
-const err192 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err192 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2516,15 +2514,11 @@ vErrors.push(err192);
 errors++;
 }
 }
-if(data109.hooks !== undefined){
-let data111 = data109.hooks;
-if(Array.isArray(data111)){
-const len27 = data111.length;
-for(let i27=0; i27<len27; i27++){
-let data112 = data111[i27];
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-if(data112.type === undefined){
-const err193 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(data108.timeout !== undefined){
+let data111 = data108.timeout;
+if((typeof data111 == "number") && (isFinite(data111))){
+if(data111 <= 0 || isNaN(data111)){
+const err193 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2533,9 +2527,9 @@ vErrors.push(err193);
 }
 errors++;
 }
-for(const key25 in data112){
-if(!(((key25 === "type") || (key25 === "command")) || (key25 === "timeout"))){
-const err194 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+else {
+const err194 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2545,11 +2539,9 @@ vErrors.push(err194);
 errors++;
 }
 }
-if(data112.type !== undefined){
-let data113 = data112.type;
-if(typeof data113 === "string"){
-if(func3(data113) < 1){
-const err195 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err195 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2559,8 +2551,9 @@ vErrors.push(err195);
 errors++;
 }
 }
+}
 else {
-const err196 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err196 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2570,11 +2563,9 @@ vErrors.push(err196);
 errors++;
 }
 }
-if(data112.command !== undefined){
-let data114 = data112.command;
-if(typeof data114 === "string"){
-if(func3(data114) < 1){
-const err197 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err197 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2584,8 +2575,9 @@ vErrors.push(err197);
 errors++;
 }
 }
+}
 else {
-const err198 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err198 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2595,11 +2587,15 @@ vErrors.push(err198);
 errors++;
 }
 }
-if(data112.timeout !== undefined){
-let data115 = data112.timeout;
-if((typeof data115 == "number") && (isFinite(data115))){
-if(data115 <= 0 || isNaN(data115)){
-const err199 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data47.Notification !== undefined){
+let data112 = data47.Notification;
+if(Array.isArray(data112)){
+const len26 = data112.length;
+for(let i26=0; i26<len26; i26++){
+let data113 = data112[i26];
+if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+if(data113.hooks === undefined){
+const err199 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2608,9 +2604,9 @@ vErrors.push(err199);
 }
 errors++;
 }
-}
-else {
-const err200 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key25 in data113){
+if(!((key25 === "matcher") || (key25 === "hooks"))){
+const err200 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2620,9 +2616,9 @@ vErrors.push(err200);
 errors++;
 }
 }
-}
-else {
-const err201 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data113.matcher !== undefined){
+if(typeof data113.matcher !== "string"){
+const err201 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2632,9 +2628,15 @@ vErrors.push(err201);
 errors++;
 }
 }
-}
-else {
-const err202 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data113.hooks !== undefined){
+let data115 = data113.hooks;
+if(Array.isArray(data115)){
+const len27 = data115.length;
+for(let i27=0; i27<len27; i27++){
+let data116 = data115[i27];
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+if(data116.type === undefined){
+const err202 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2643,10 +2645,9 @@ vErrors.push(err202);
 }
 errors++;
 }
-}
-}
-else {
-const err203 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key26 in data116){
+if(!(((key26 === "type") || (key26 === "command")) || (key26 === "timeout"))){
+const err203 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2656,9 +2657,11 @@ vErrors.push(err203);
 errors++;
 }
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data116.type !== undefined){
+let data117 = data116.type;
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+const err204 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2668,9 +2671,8 @@ vErrors.push(err204);
 errors++;
 }
 }
-}
 else {
-const err205 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err205 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2680,12 +2682,11 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data.sandbox !== undefined){
-let data116 = data.sandbox;
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-for(const key26 in data116){
-if(!(((key26 === "mode") || (key26 === "network")) || (key26 === "writableDirs"))){
-const err206 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+if(data116.command !== undefined){
+let data118 = data116.command;
+if(typeof data118 === "string"){
+if(func3(data118) < 1){
+const err206 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2695,10 +2696,8 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data116.mode !== undefined){
-let data117 = data116.mode;
-if(!(((data117 === "read-only") || (data117 === "workspace-write")) || (data117 === "danger-full-access"))){
-const err207 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+else {
+const err207 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2708,9 +2707,11 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(data116.network !== undefined){
-if(typeof data116.network !== "boolean"){
-const err208 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data116.timeout !== undefined){
+let data119 = data116.timeout;
+if((typeof data119 == "number") && (isFinite(data119))){
+if(data119 <= 0 || isNaN(data119)){
+const err208 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2720,15 +2721,8 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data116.writableDirs !== undefined){
-let data119 = data116.writableDirs;
-if(Array.isArray(data119)){
-const len28 = data119.length;
-for(let i28=0; i28<len28; i28++){
-let data120 = data119[i28];
-if(typeof data120 === "string"){
-if(func3(data120) < 1){
-const err209 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err209 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2738,8 +2732,9 @@ vErrors.push(err209);
 errors++;
 }
 }
+}
 else {
-const err210 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err210 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2751,7 +2746,7 @@ errors++;
 }
 }
 else {
-const err211 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err211 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2763,7 +2758,7 @@ errors++;
 }
 }
 else {
-const err212 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err212 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2775,7 +2770,7 @@ errors++;
 }
 }
 else {
-const err213 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err213 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2784,9 +2779,126 @@ vErrors.push(err213);
 }
 errors++;
 }
+}
+}
+else {
+const err214 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err214];
+}
+else {
+vErrors.push(err214);
+}
+errors++;
+}
+}
+if(data.sandbox !== undefined){
+let data120 = data.sandbox;
+if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
+for(const key27 in data120){
+if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
+const err215 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err215];
+}
+else {
+vErrors.push(err215);
+}
+errors++;
+}
+}
+if(data120.mode !== undefined){
+let data121 = data120.mode;
+if(!(((data121 === "read-only") || (data121 === "workspace-write")) || (data121 === "danger-full-access"))){
+const err216 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err216];
+}
+else {
+vErrors.push(err216);
+}
+errors++;
+}
+}
+if(data120.network !== undefined){
+if(typeof data120.network !== "boolean"){
+const err217 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err217];
+}
+else {
+vErrors.push(err217);
+}
+errors++;
+}
+}
+if(data120.writableDirs !== undefined){
+let data123 = data120.writableDirs;
+if(Array.isArray(data123)){
+const len28 = data123.length;
+for(let i28=0; i28<len28; i28++){
+let data124 = data123[i28];
+if(typeof data124 === "string"){
+if(func3(data124) < 1){
+const err218 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err218];
+}
+else {
+vErrors.push(err218);
+}
+errors++;
+}
+}
+else {
+const err219 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err219];
+}
+else {
+vErrors.push(err219);
+}
+errors++;
+}
+}
+}
+else {
+const err220 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err220];
+}
+else {
+vErrors.push(err220);
+}
+errors++;
+}
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err221];
+}
+else {
+vErrors.push(err221);
+}
+errors++;
+}
+}
+}
+else {
+const err222 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err222];
+}
+else {
+vErrors.push(err222);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 
-export const SETTINGS_SCHEMA_KEY = "b6c3f5a7794790c2";
+export const SETTINGS_SCHEMA_KEY = "6aa0ebb3ba48df10";
