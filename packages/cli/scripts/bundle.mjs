@@ -34,6 +34,8 @@ const result = await build({
   target: "node20",
   // Bundled names get suffixes where they collide; libraries may read a function's or class's name.
   keepNames: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
   // React (the terminal UI) in its production build: no development checks, and its development
   // builds are left out of the bundle.
   define: { "process.env.NODE_ENV": JSON.stringify("production") },

@@ -24,6 +24,7 @@ const KEYS = {
   enter: "\r",
   esc: "\x1b",
   backspace: "\x7f",
+  up: "\x1b[A",
   down: "\x1b[B",
   ctrlC: "\x03",
   ctrlR: "\x12",
@@ -137,6 +138,26 @@ describe("pastes", () => {
     expect(frame()).not.toContain("#2");
     await press(KEYS.enter);
     expect(fx.runtime.calls.submitted.at(-1)).toBe("a\nb\nc");
+
+    // ↑ brings a sent message back as it was typed, its paste collapsed and still whole; the draft
+    // being typed (with its own paste) comes back with ↓.
+    await press("draft ");
+    await paste("p\nq\nr\ns");
+    await see("› draft [Pasted text #1 +3 lines]");
+    await press(KEYS.up);
+    await see(/› \[Pasted text #1 \+2 lines\]\s/);
+    await press(KEYS.up);
+    await see("› look: [Pasted text #1 +3 lines] and say why");
+    await press(KEYS.down, KEYS.down);
+    await see("› draft [Pasted text #1 +3 lines]");
+    await press(KEYS.enter);
+    expect(fx.runtime.calls.submitted.at(-1)).toBe("draft p\nq\nr\ns");
+    await press(KEYS.up, KEYS.up, KEYS.up);
+    await see("› look: [Pasted text #1 +3 lines] and say why");
+    await press(KEYS.enter);
+    expect(fx.runtime.calls.submitted.at(-1)).toBe(
+      "look: line one\nline two\nline three\nline four and say why",
+    );
 
     // One long line is collapsed too, by its length.
     const long = "x".repeat(900);

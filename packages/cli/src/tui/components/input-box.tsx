@@ -38,6 +38,8 @@ import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 import type { InputFill } from "../transcript/model.js";
 import { HistorySearchView } from "./history-search-view.js";
 
+/** Sent drafts whose placeholders are kept for recall. */
+const MAX_REMEMBERED = 50;
 const PASTE_START = "[200~";
 const PASTE_END = "[201~";
 
@@ -187,7 +189,9 @@ export function InputBox({
       return;
     }
     if (key.ctrl && input === "r") {
-      if (history) setSearch({ query: "", skip: 0, draft: s });
+      if (!history) return;
+      leaveDraft();
+      setSearch({ query: "", skip: 0, draft: s });
       return;
     }
     if (key.ctrl && input === "v") {
@@ -223,8 +227,18 @@ export function InputBox({
         setState(moved);
         return;
       }
-      const entry = direction < 0 ? history?.previous(s.text) : history?.next();
-      if (entry !== undefined) setState(editorWith(entry));
+      if (!history) return;
+      if (direction < 0) {
+        const entry = history.previous(s.text);
+        if (entry === undefined) return;
+        leaveDraft();
+        recall(entry);
+        return;
+      }
+      const entry = history.next();
+      if (entry === undefined) return;
+      if (history.browsing()) recall(entry);
+      else backToDraft(editorWith(entry));
       return;
     }
     if (key.leftArrow) return setState(moveHorizontal(s, -1));
@@ -272,8 +286,35 @@ export function InputBox({
   useInput(ownKey, { isActive });
   useKeyHandoff(ownKey, isActive);
 
+  /** Drafts sent in this run, by the text sent: recalling one brings its placeholders back. */
+  const sent = useRef(new Map<string, { shown: string; attachments: DraftAttachments }>());
+  const remember = (text: string, shown: string) => {
+    if (shown === text) return;
+    const key = text.trim();
+    sent.current.delete(key);
+    sent.current.set(key, { shown, attachments: attachments.current });
+    if (sent.current.size > MAX_REMEMBERED) sent.current.delete(sent.current.keys().next().value as string);
+  };
+  /** The draft's attachments while the history is browsed or searched. */
+  const savedDraft = useRef<DraftAttachments | undefined>(undefined);
+  const leaveDraft = () => {
+    savedDraft.current ??= attachments.current;
+  };
+  const backToDraft = (draft: EditorState) => {
+    attachments.current = savedDraft.current ?? attachments.current;
+    savedDraft.current = undefined;
+    setState(draft);
+  };
+  /** Puts a history entry in the editor, collapsed pastes and images as they were sent. */
+  const recall = (entry: string) => {
+    const draft = sent.current.get(entry.trim());
+    attachments.current = draft?.attachments ?? NO_ATTACHMENTS;
+    setState(editorWith(draft?.shown ?? entry));
+  };
+
   const clear = () => {
     attachments.current = NO_ATTACHMENTS;
+    savedDraft.current = undefined;
     setState(EMPTY_EDITOR);
   };
 
@@ -287,6 +328,7 @@ export function InputBox({
       return;
     }
     history?.push(text);
+    remember(text, shown);
     clear();
     send(text, { images });
   };
@@ -361,7 +403,7 @@ export function InputBox({
     const match = matches[Math.min(current.skip, matches.length - 1)];
     if (key.escape || (key.ctrl && (input === "c" || input === "g"))) {
       setSearch(undefined);
-      setState(current.draft);
+      backToDraft(current.draft);
       return;
     }
     if (key.ctrl && input === "r") {
@@ -370,7 +412,12 @@ export function InputBox({
     }
     if (key.return || key.tab || key.leftArrow || key.rightArrow || key.upArrow || key.downArrow) {
       setSearch(undefined);
-      setState(match === undefined ? current.draft : editorWith(match));
+      if (match === undefined) backToDraft(current.draft);
+      else {
+        // The entry taken is the draft now, with what its placeholders stand for.
+        recall(match);
+        savedDraft.current = undefined;
+      }
       return;
     }
     if (key.backspace || key.delete) {

@@ -39,6 +39,11 @@ export class InputHistory {
     return this.entries[this.position];
   }
 
+  /** True while an entry (not the draft) is shown. */
+  browsing(): boolean {
+    return this.position < this.entries.length;
+  }
+
   /** The entry after the one shown (newer), then the draft; undefined when already at the draft. */
   next(): string | undefined {
     if (this.position >= this.entries.length) return undefined;
