@@ -78,6 +78,11 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   let code = 0;
   // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
+  // The terminal stops echoing keys before the first frame, not when Ink starts reading them a
+  // moment after it: keys typed in between would otherwise be echoed into the drawn frame (and an
+  // echoed Enter moves the cursor a row down, so every later frame would be drawn a row off).
+  // Ink turns raw mode off again on the way out.
+  if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(true);
   const instance = render(
     createElement(App, {
       runtime,
@@ -100,6 +105,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   } finally {
     clearTimeout(mcpStart);
     if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
+    // Ink has let go of the keyboard by now; the terminal is never left without its echo.
+    if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(false);
   }
   stdout.write(
     `\nConversation ${runtime.session.id} is stored; resume it with: attractor --resume ${runtime.session.id}\n`,
