@@ -1,16 +1,22 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-const src = (pkg: string) => fileURLToPath(new URL(`./packages/${pkg}/src/index.ts`, import.meta.url));
+const src = (pkg: string, entry = "index") =>
+  fileURLToPath(new URL(`./packages/${pkg}/src/${entry}.ts`, import.meta.url));
 
 export default defineConfig({
   resolve: {
     // Tests run against the sources, so a change is tested without a build step.
-    alias: {
-      "@attractor/llm": src("llm"),
-      "@attractor/agent": src("agent"),
-      "@attractor/fleet": src("fleet"),
-    },
+    // Exact matches, so a package's subpath entries (`/testing`) are not taken for its root.
+    alias: [
+      { find: /^@attractor\/llm$/, replacement: src("llm") },
+      { find: /^@attractor\/llm\/testing$/, replacement: src("llm", "testing/index") },
+      { find: /^@attractor\/agent$/, replacement: src("agent") },
+      { find: /^@attractor\/agent\/internals$/, replacement: src("agent", "internals") },
+      { find: /^@attractor\/agent\/testing$/, replacement: src("agent", "testing/index") },
+      { find: /^@attractor\/fleet$/, replacement: src("fleet") },
+      { find: /^@attractor\/cli\/testing$/, replacement: src("cli", "testing/index") },
+    ],
   },
   test: {
     include: [

@@ -6,12 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createPatch, applyPatch as diffApplyPatch } from "diff";
-import {
-  applyChunks,
-  applyPatch,
-  LocalExecutionEnvironment,
-  parsePatch,
-} from "../packages/agent/dist/index.js";
+import { applyPatch, LocalExecutionEnvironment, parsePatch } from "../packages/agent/dist/index.js";
+import { applyChunks } from "../packages/agent/dist/internals.js";
 
 const LINES = 20_000;
 const HUNKS = 200;

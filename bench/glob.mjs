@@ -7,12 +7,8 @@
 import { spawnSync } from "node:child_process";
 import { rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import {
-  globTool,
-  LocalExecutionEnvironment,
-  ripgrepAvailable,
-  ripgrepCommand,
-} from "../packages/agent/dist/index.js";
+import { globTool, LocalExecutionEnvironment, ripgrepCommand } from "../packages/agent/dist/index.js";
+import { ripgrepAvailable } from "../packages/agent/dist/internals.js";
 import { median, sourceTree } from "./support/source-tree.mjs";
 
 const FILES = Number(process.env.FILES ?? 50_000);

@@ -5,12 +5,8 @@
 // Run after `npm run build`: node bench/grep.mjs   (FILES=…, RUNS=…)
 import { spawn, spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
-import {
-  grepTool,
-  LocalExecutionEnvironment,
-  ripgrepAvailable,
-  ripgrepCommand,
-} from "../packages/agent/dist/index.js";
+import { grepTool, LocalExecutionEnvironment, ripgrepCommand } from "../packages/agent/dist/index.js";
+import { ripgrepAvailable } from "../packages/agent/dist/internals.js";
 import { median, sourceTree } from "./support/source-tree.mjs";
 
 const FILES = Number(process.env.FILES ?? 50_000);

@@ -3,13 +3,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { pruneToolOutputs } from "../src/compaction/prune.js";
 import { SUMMARIZER_PROMPT } from "../src/compaction/summary.js";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import type { SessionConfig } from "../src/types/config.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { RegisteredTool } from "../src/types/tool.js";
 import type { SummaryTurn, Turn } from "../src/types/turn.js";
 import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -21,11 +21,11 @@ import {
   toLlmTool,
 } from "@attractor/agent";
 import { generate, tool } from "@attractor/llm";
+import { startWireServer, type WireServer } from "@attractor/llm/testing";
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWireServer, type WireServer } from "../../llm/test/support/wire-server.js";
+import { type ModelReply, WIRE_PROVIDERS, type WireView } from "../src/testing/index.js";
 import { collect } from "./support/fixtures.js";
-import { type ModelReply, WIRE_PROVIDERS, type WireView } from "./support/wire-model.js";
 
 const anthropic = WIRE_PROVIDERS.find((p) => p.id === "anthropic")!;
 

@@ -8,7 +8,6 @@ import {
   confinedEnvironment,
   type EnvironmentLogEntry,
   editFileTool,
-  filterEnv,
   grepTool,
   LocalExecutionEnvironment,
   listDirTool,
@@ -20,6 +19,7 @@ import {
   type ToolOutput,
   writeFileTool,
 } from "../src/index.js";
+import { filterEnv } from "../src/internals.js";
 
 let dir: string;
 let outside: string;

@@ -14,11 +14,10 @@ import { McpManager } from "../src/mcp/manager.js";
 import { fileToolCache } from "../src/mcp/tool-cache.js";
 import type { McpServerConfig } from "../src/mcp/types.js";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, scriptedClient } from "../src/testing/index.js";
 import type { ToolResultRecord } from "../src/types/turn.js";
 import { tempDir, testProfile } from "./support/fixtures.js";
 import { EVERYTHING, SCRIPTED } from "./support/mcp/servers.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let removeDir: () => Promise<void>;

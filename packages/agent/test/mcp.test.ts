@@ -8,12 +8,11 @@ import { MAX_TOOL_NAME_LENGTH, mcpToolName } from "../src/mcp/names.js";
 import type { McpEvent, McpServerConfig } from "../src/mcp/types.js";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { nodeEnvironment, type Script, scriptedClient } from "../src/testing/index.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { ToolResultRecord } from "../src/types/turn.js";
 import { collect, tempDir, testProfile } from "./support/fixtures.js";
 import { alive, EVERYTHING, FILESYSTEM, SCRIPTED, startEverythingHttp } from "./support/mcp/servers.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { type Script, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let removeDir: () => Promise<void>;

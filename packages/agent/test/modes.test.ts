@@ -9,10 +9,10 @@ import { isGitReadCommand } from "../src/modes/git-read.js";
 import { READ_ONLY_DEFAULT_MAX_TOOL_ROUNDS } from "../src/modes/read-only.js";
 import { createOpenAICompatibleProfile } from "../src/profiles/openai-compatible/index.js";
 import { Session } from "../src/session/session.js";
+import { type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import type { SessionConfig } from "../src/types/config.js";
 import type { SessionEvent } from "../src/types/events.js";
 import { collect, tempDir } from "./support/fixtures.js";
-import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

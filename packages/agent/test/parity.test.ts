@@ -3,14 +3,14 @@
 // wire protocol, in a real temp directory with LocalExecutionEnvironment.
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import * as path from "node:path";
+import { startWireServer, type WireServer } from "@attractor/llm/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startWireServer, type WireServer } from "../../llm/test/support/wire-server.js";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { Session } from "../src/session/session.js";
+import { type ModelReply, WIRE_PROVIDERS, type WireView } from "../src/testing/index.js";
 import type { SessionConfig } from "../src/types/config.js";
 import type { SessionEvent } from "../src/types/events.js";
 import { collect, tempDir } from "./support/fixtures.js";
-import { type ModelReply, WIRE_PROVIDERS, type WireView } from "./support/wire-model.js";
 
 let server: WireServer;
 beforeAll(async () => {

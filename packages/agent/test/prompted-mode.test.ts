@@ -9,11 +9,11 @@ import { createOpenAICompatibleProfile } from "../src/profiles/openai-compatible
 import { OPENAI_COMPATIBLE_BASE_PROMPT } from "../src/profiles/openai-compatible/prompt.js";
 import { applyTextProtocol, rewriteResponse } from "../src/prompted/text-protocol.js";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment } from "../src/testing/index.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { ProviderProfile, ToolCallMode } from "../src/types/profile.js";
 import type { RegisteredTool } from "../src/types/tool.js";
 import { collect, mapRegistry, tempDir } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -1,10 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, scriptedClient } from "../src/testing/index.js";
 import { boundArgumentDepth, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "../src/tools/argument-depth.js";
 import type { SessionEvent } from "../src/types/events.js";
 import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -10,8 +10,8 @@ import {
   InvalidPatternError,
   LocalExecutionEnvironment,
   listDirTool,
-  ripgrepAvailable,
 } from "../src/index.js";
+import { ripgrepAvailable } from "../src/internals.js";
 
 let dir: string;
 let rg: LocalExecutionEnvironment;

@@ -10,18 +10,23 @@ import {
   OpenAIAdapter,
   OpenAICompatibleAdapter,
 } from "@attractor/llm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
-import { streamChunkFrames, usageMetadata } from "../../llm/test/fixtures/gemini/generate-content.js";
 import {
   callItem,
+  chunkFrames,
+  frames,
   messageItem,
+  type Reply,
   responseObject,
+  sse,
+  startWireServer,
+  streamChunkFrames,
+  streamEventsFor,
   streamFrames,
   usage,
-} from "../../llm/test/fixtures/openai/responses.js";
-import { chunkFrames } from "../../llm/test/fixtures/openai-compatible/chat.js";
-import { type Reply, sse, startWireServer, type WireServer } from "../../llm/test/support/wire-server.js";
+  usageMetadata,
+  type WireServer,
+} from "@attractor/llm/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { createAnthropicProfile } from "../src/profiles/anthropic/index.js";
 import { createGeminiProfile } from "../src/profiles/gemini/index.js";

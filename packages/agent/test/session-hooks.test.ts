@@ -7,10 +7,9 @@ import { loadSubagentTypes } from "../src/customization/subagent-types.js";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { nodeEnvironment, type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import type { SessionHooks } from "../src/types/hooks.js";
 import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

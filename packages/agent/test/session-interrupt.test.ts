@@ -5,10 +5,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { type Script, scriptedClient } from "../src/testing/index.js";
 import { shellTool } from "../src/tools/shell.js";
 import type { SessionEvent } from "../src/types/events.js";
 import { collect, tempDir, testProfile } from "./support/fixtures.js";
-import { type Script, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -1,16 +1,20 @@
 // Reasoning survives every tool round: the session sends the provider's own reasoning back with
 // each later request, through the real adapters, at the default reasoning effort on Responses.
 import { AnthropicAdapter, Client, OpenAIAdapter } from "@attractor/llm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { frames, messageDelta, messageStart } from "../../llm/test/fixtures/anthropic/messages.js";
 import {
   callItem,
+  frames,
+  messageDelta,
   messageItem,
+  messageStart,
+  type Reply,
   responseObject,
+  startWireServer,
   streamFrames,
   usage,
-} from "../../llm/test/fixtures/openai/responses.js";
-import { type Reply, startWireServer, type WireServer } from "../../llm/test/support/wire-server.js";
+  type WireServer,
+} from "@attractor/llm/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { createAnthropicProfile } from "../src/profiles/anthropic/index.js";
 import { createOpenAIProfile } from "../src/profiles/openai/index.js";

@@ -1,11 +1,10 @@
 import type { Message, Request } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { historyToMessages, MISSING_TOOL_RESULT } from "../src/session/history.js";
+import { historyToMessages, MISSING_TOOL_RESULT } from "../src/history/messages.js";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, scriptedClient } from "../src/testing/index.js";
 import type { Turn } from "../src/types/turn.js";
 import { fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { scriptedClient } from "./support/scripted-client.js";
 
 // A session keeps its system message while nothing in it changes, and builds a new one as soon
 // as an input of it does: the profile or model, the tools offered, the mode, the instructions.

@@ -3,9 +3,8 @@ import type { Request } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { nodeEnvironment, type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

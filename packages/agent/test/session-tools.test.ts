@@ -4,12 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { Session } from "../src/session/session.js";
 import { subagentTools } from "../src/subagent/tools.js";
+import { type Script, type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import { readFileTool } from "../src/tools/read-file.js";
 import { shellTool } from "../src/tools/shell.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { RegisteredTool } from "../src/types/tool.js";
 import { collect, tempDir, testProfile } from "./support/fixtures.js";
-import { type Script, type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

@@ -1,11 +1,10 @@
 import { AuthenticationError, ContextLengthError, ServerError } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, type ScriptedReply, scriptedClient } from "../src/testing/index.js";
 import type { SessionEvent } from "../src/types/events.js";
 import type { Turn } from "../src/types/turn.js";
 import { collect, fnTool, tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { type ScriptedReply, scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

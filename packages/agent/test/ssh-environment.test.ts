@@ -19,8 +19,7 @@ import {
   SshExecutionEnvironment,
   type SshExecutionEnvironmentOptions,
 } from "../src/index.js";
-import { scriptedClient } from "./support/scripted-client.js";
-import { sshdUnavailable, startSshd, type TestSshd } from "./support/sshd.js";
+import { scriptedClient, sshdUnavailable, startSshd, type TestSshd } from "../src/testing/index.js";
 
 const skip = sshdUnavailable();
 if (skip) console.warn(`skipping the SSH environment tests: ${skip}`);

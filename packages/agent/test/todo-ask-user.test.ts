@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Session } from "../src/session/session.js";
+import { nodeEnvironment, scriptedClient } from "../src/testing/index.js";
 import { createAskUserTool, NO_USER_MESSAGE, type UserQuestion } from "../src/tools/ask-user.js";
 import { validateArguments } from "../src/tools/schema.js";
 import { createTodoTool, type TodoItem } from "../src/tools/todo.js";
 import { tempDir, testProfile } from "./support/fixtures.js";
-import { nodeEnvironment } from "./support/node-environment.js";
-import { scriptedClient } from "./support/scripted-client.js";
 
 let dir: string;
 let remove: () => Promise<void>;

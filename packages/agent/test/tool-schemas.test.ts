@@ -10,10 +10,9 @@ import {
   createOpenAICompatibleProfile,
   createOpenAIProfile,
   createTodoTool,
-  subagentTools,
-  type ToolDefinition,
   validateArguments,
 } from "../src/index.js";
+import { subagentTools, type ToolDefinition } from "../src/internals.js";
 import { BUILTIN_VALIDATORS } from "../src/tools/builtin-validators.generated.js";
 import { schemaKey } from "../src/tools/schema.js";
 

@@ -3,12 +3,19 @@ import { join } from "node:path";
 import { render } from "ink-testing-library";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { visibleControls, visibleControlsDeep } from "../src/terminal/visible-controls.js";
+import {
+  buggyProject,
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  type Step,
+  startScriptedModel,
+} from "../src/testing/index.js";
 import { App } from "../src/tui/app.js";
 import { createInteractiveUi } from "../src/tui/bridge.js";
 import { InputHistory } from "../src/tui/input/history.js";
 import { permissionPreview } from "../src/tui/permission-preview.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type ScriptedModel, type Step, startScriptedModel } from "./support/scripted-provider.js";
 import { createFakeRuntime, sessionEvent } from "./tui-support.js";
 
 const OSC52 = "\x1b]52;c;cm0gLXJmIH4=\x07";

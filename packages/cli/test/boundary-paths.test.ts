@@ -4,13 +4,15 @@ import { join } from "node:path";
 import { LocalExecutionEnvironment, parsePatch, patchPaths, scopeEnvironment } from "@attractor/agent";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createPermissionPolicy, type PermissionMode } from "../src/permissions/index.js";
-import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import {
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
   type ScriptedModel,
   type SeenRequest,
   type Step,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
 
 const MODES: readonly PermissionMode[] = ["plan", "normal", "auto-edit", "yolo"];
 const SECRET = "hardlinked-secret-4b1e0d";

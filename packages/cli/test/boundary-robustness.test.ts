@@ -2,13 +2,16 @@ import { appendFile, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
 import {
   anthropicRawCall,
+  buggyProject,
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
   type ScriptedModel,
   type Step,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
 
 let model: ScriptedModel;
 let root: string;

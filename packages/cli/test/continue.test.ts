@@ -2,8 +2,15 @@ import { appendFile, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess, startCli } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  buggyProject,
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  startCli,
+  startScriptedModel,
+} from "../src/testing/index.js";
 
 beforeAll(() => {
   requireBuiltCli();

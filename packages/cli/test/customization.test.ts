@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { commandTable, completeCommand, INIT_PROMPT, parseInput, runCommand } from "../src/commands/index.js";
 import type { CommandHost, OutputBlock } from "../src/commands/types.js";
 import { CommandExpansionError, splitArguments } from "../src/customization/index.js";
+import { startRoutedModel } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
-import { startRoutedModel } from "./support/scripted-provider.js";
 
 const fx = runtimeFixture();
 

@@ -1,40 +1,23 @@
 // The headless command on finishes that are not success: the exit code and the json result must
 // say so, on each provider's wire protocol; a stream cut mid-answer is retried and completes.
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
+
 import {
+  chunkFrames,
+  frames,
   messageItem,
+  type Reply,
   responseObject,
+  sse,
+  streamEventsFor,
   streamFrames,
   usage,
-} from "../../llm/test/fixtures/openai/responses.js";
-import { chunkFrames } from "../../llm/test/fixtures/openai-compatible/chat.js";
-import { type Reply, sse } from "../../llm/test/support/wire-server.js";
+} from "@attractor/llm/testing";
+import { describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import {
-  ALL_PROVIDERS,
-  type Provider,
-  type ScriptedModel,
-  startScriptedModel,
-} from "./support/scripted-provider.js";
+import { ALL_PROVIDERS, type Provider, startScriptedModel } from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
 
-beforeAll(() => {
-  requireBuiltCli();
-});
-
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel | undefined;
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-});
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-  await remove();
-});
+const fx = headlessFixture();
 
 const WHOLE = { mode: "whole" } as const;
 let n = 0;
@@ -113,17 +96,12 @@ const RAW_REFUSAL: Readonly<Record<Provider, string>> = {
 };
 
 async function runJson(provider: Provider, replies: readonly Reply[]) {
-  model = await startScriptedModel(
+  const model = await startScriptedModel(
     provider,
     replies.map((raw) => ({ raw })),
   );
-  const result = await runCliProcess(
-    ["-p", "Explain the bug.", "--output-format", "json", ...model.flags()],
-    {
-      cwd: project,
-      env: cleanEnv(root, model.env()),
-    },
-  );
+  fx.model = model;
+  const result = await fx.run(["-p", "Explain the bug.", "--output-format", "json", ...model.flags()]);
   return {
     code: result.code,
     stderr: result.stderr,

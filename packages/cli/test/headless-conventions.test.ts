@@ -4,40 +4,23 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { BUGGY_MATH, buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import { describe, expect, it } from "vitest";
 import {
   ALL_PROVIDERS,
+  BUGGY_MATH,
+  cleanEnv,
   editCall,
   type Provider,
-  type ScriptedModel,
+  runCliProcess,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
 
-beforeAll(() => {
-  requireBuiltCli();
-});
+const fx = headlessFixture();
 
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel | undefined;
-
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-});
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-  await remove();
-});
-
+/** Runs the command with the model's own flags (a compatible server's model name). */
 const run = (args: string[], extraEnv: Record<string, string> = {}, input?: string) =>
-  runCliProcess([...args, ...(model?.flags() ?? [])], {
-    cwd: project,
-    env: cleanEnv(root, { ...model?.env(), ...extraEnv }),
-    ...(input !== undefined && { input }),
-  });
+  fx.run([...args, ...(fx.model?.flags() ?? [])], extraEnv, input);
 
 // ---- A consumer of Claude Code's stream-json, typed from its documented message schema ----
 
@@ -191,7 +174,7 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
   it.each(ALL_PROVIDERS)(
     "%s: init, assistant turns with tool_use, tool results, result",
     async (provider) => {
-      model = await startScriptedModel(provider, [
+      fx.model = await startScriptedModel(provider, [
         {
           calls: [
             { name: "read_file", args: { file_path: "src/math.js" } },
@@ -213,7 +196,7 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
       ]);
 
       const init = messages[0] as Extract<Message, { type: "system" }>;
-      expect(init.cwd).toBe(project);
+      expect(init.cwd).toBe(fx.project);
       expect(init.tools).toContain("read_file");
       expect(init.permissionMode).toBe("default");
       const sessionId = init.session_id;
@@ -252,7 +235,7 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
   );
 
   it("--verbose adds attractor's own events as a type the consumer skips", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
+    fx.model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
     const result = await run(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
@@ -267,7 +250,7 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
   });
 
   it("a denied call shows as an error tool result and in permission_denials with its input", async () => {
-    model = await startScriptedModel("anthropic", [
+    fx.model = await startScriptedModel("anthropic", [
       { calls: [{ name: "shell", args: { command: "node test.js" } }] },
       { text: "Could not run it." },
     ]);
@@ -286,7 +269,7 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
 
 describe("--input-format stream-json", () => {
   it("runs each user message from stdin in one session, a result per message; bad lines are reported and skipped", async () => {
-    model = await startScriptedModel("openai", [{ text: "First answer." }, { text: "Second answer." }]);
+    fx.model = await startScriptedModel("openai", [{ text: "First answer." }, { text: "Second answer." }]);
     const input = [
       JSON.stringify({ type: "user", message: { role: "user", content: "first question" } }),
       "{ not json",
@@ -311,11 +294,11 @@ describe("--input-format stream-json", () => {
       "Second answer.",
     ]);
     // One conversation: the second request carries the first exchange.
-    expect(model.seen()[1]?.userTexts).toEqual(["first question", "second question"]);
+    expect(fx.model.seen()[1]?.userTexts).toEqual(["first question", "second question"]);
   });
 
   it("needs -p and no prompt argument", async () => {
-    model = await startScriptedModel("anthropic", []);
+    fx.model = await startScriptedModel("anthropic", []);
     const withPrompt = await run(["-p", "--input-format", "stream-json", "question"], {}, "");
     expect(withPrompt.code).toBe(2);
     expect(withPrompt.stderr).toContain("drop the prompt argument");
@@ -324,11 +307,11 @@ describe("--input-format stream-json", () => {
 
 describe("piped stdin with a prompt argument", () => {
   it("sends the argument, then the piped text in a fenced block", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "Reviewed." }]);
+    fx.model = await startScriptedModel("anthropic", [{ text: "Reviewed." }]);
     const piped = "diff --git a/x b/x\n+```js\n+code\n+```\n";
     const result = await run(["-p", "Review this diff"], {}, piped);
     expect(result.code, result.stderr).toBe(0);
-    expect(model.seen()[0]?.userTexts).toEqual([
+    expect(fx.model.seen()[0]?.userTexts).toEqual([
       "Review this diff\n\n````\ndiff --git a/x b/x\n+```js\n+code\n+```\n````",
     ]);
   });
@@ -336,7 +319,7 @@ describe("piped stdin with a prompt argument", () => {
 
 describe("the flags people already type", () => {
   it("--allowedTools allows a command headless; --disallowedTools denies a read", async () => {
-    model = await startScriptedModel("anthropic", [
+    fx.model = await startScriptedModel("anthropic", [
       { calls: [{ name: "shell", args: { command: "node test.js" } }] },
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { text: "done" },
@@ -352,7 +335,7 @@ describe("the flags people already type", () => {
       "json",
     ]);
     expect(result.code, result.stderr).toBe(0);
-    const [shellResult, readResult] = model.seen()[2]?.toolResults ?? [];
+    const [shellResult, readResult] = fx.model.seen()[2]?.toolResults ?? [];
     expect(shellResult).toContain("FAIL");
     expect(readResult).toMatch(/^Permission denied/);
   });
@@ -362,36 +345,36 @@ describe("the flags people already type", () => {
       { calls: [editCall("anthropic" as Provider, "src/math.js", "  return a - b;", "  return a + b;")] },
       { text: "fixed" },
     ];
-    model = await startScriptedModel("anthropic", fix());
+    fx.model = await startScriptedModel("anthropic", fix());
     const flag = await run(["-p", "fix", "--permission-mode", "acceptEdits", "--output-format", "json"]);
     expect(JSON.parse(flag.stdout).permission_denials).toEqual([]);
-    expect(await readFile(join(project, "src", "math.js"), "utf8")).toContain("a + b");
+    expect(await readFile(join(fx.project, "src", "math.js"), "utf8")).toContain("a + b");
 
-    await writeFile(join(project, "src", "math.js"), BUGGY_MATH);
-    await mkdir(join(project, ".attractor"), { recursive: true });
+    await writeFile(join(fx.project, "src", "math.js"), BUGGY_MATH);
+    await mkdir(join(fx.project, ".attractor"), { recursive: true });
     await writeFile(
-      join(project, ".attractor", "settings.json"),
+      join(fx.project, ".attractor", "settings.json"),
       JSON.stringify({ permissions: { defaultMode: "acceptEdits" } }),
     );
-    model.script(fix());
+    fx.model.script(fix());
     // A project's mode wider than normal applies once the project is trusted.
     const settings = await run(["-p", "fix", "--output-format", "json", "--trust-project"]);
     expect(JSON.parse(settings.stdout).permission_denials).toEqual([]);
-    expect(await readFile(join(project, "src", "math.js"), "utf8")).toContain("a + b");
+    expect(await readFile(join(fx.project, "src", "math.js"), "utf8")).toContain("a + b");
   });
 
   it("--append-system-prompt adds to the system prompt; --system-prompt replaces the agent's own part", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "a" }, { text: "b" }]);
+    fx.model = await startScriptedModel("anthropic", [{ text: "a" }, { text: "b" }]);
     await run(["-p", "x", "--append-system-prompt", "Always answer in French."]);
-    const appended = JSON.stringify(model.seen()[0]?.body.system);
+    const appended = JSON.stringify(fx.model.seen()[0]?.body.system);
     expect(appended).toContain("Always answer in French.");
     expect(appended).toContain("You are an interactive coding agent");
     await run(["-p", "x", "--system-prompt", "You are a terse release bot."]);
-    const replaced = JSON.stringify(model.seen()[1]?.body.system);
+    const replaced = JSON.stringify(fx.model.seen()[1]?.body.system);
     expect(replaced).toContain("You are a terse release bot.");
     expect(replaced).not.toContain("You are an interactive coding agent");
     // The environment and tools layers stay.
-    expect(replaced).toContain(project);
+    expect(replaced).toContain(fx.project);
   });
 
   it("--add-dir lets the tools work in another directory as in the project", async () => {
@@ -402,7 +385,7 @@ describe("the flags people already type", () => {
         { calls: [{ name: "write_file", args: { file_path: target, content: "hello\n" } }] },
         { text: "written" },
       ];
-      model = await startScriptedModel("anthropic", write());
+      fx.model = await startScriptedModel("anthropic", write());
       const without = await run([
         "-p",
         "write",
@@ -412,7 +395,7 @@ describe("the flags people already type", () => {
         "json",
       ]);
       expect(JSON.parse(without.stdout).permission_denials).toHaveLength(1);
-      model.script(write());
+      fx.model.script(write());
       const withDir = await run([
         "-p",
         "write",
@@ -431,7 +414,7 @@ describe("the flags people already type", () => {
   });
 
   it("a rule naming a tool attractor does not have is reported", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "ok" }]);
+    fx.model = await startScriptedModel("anthropic", [{ text: "ok" }]);
     const result = await run(["-p", "x", "--allowedTools", "WebFetch,Bash(ls:*)"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("the permission rule WebFetch names a tool this agent does not have");
@@ -441,36 +424,36 @@ describe("the flags people already type", () => {
 
 describe("environment variables users set for other agents", () => {
   it("ANTHROPIC_AUTH_TOKEN authenticates with a bearer header; ANTHROPIC_MODEL picks the model", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "ok" }]);
-    const { ANTHROPIC_BASE_URL } = model.env() as { ANTHROPIC_BASE_URL: string };
+    fx.model = await startScriptedModel("anthropic", [{ text: "ok" }]);
+    const { ANTHROPIC_BASE_URL } = fx.model.env() as { ANTHROPIC_BASE_URL: string };
     const result = await runCliProcess(["-p", "x"], {
-      cwd: project,
-      env: cleanEnv(root, {
+      cwd: fx.project,
+      env: cleanEnv(fx.root, {
         ANTHROPIC_BASE_URL,
         ANTHROPIC_AUTH_TOKEN: "gateway-token",
         ANTHROPIC_MODEL: "claude-haiku-4-5",
       }),
     });
     expect(result.code, result.stderr).toBe(0);
-    const request = model.server.requests[0];
+    const request = fx.model.server.requests[0];
     expect(request?.headers.authorization).toBe("Bearer gateway-token");
     expect(request?.headers["x-api-key"]).toBeUndefined();
     expect(request?.body.model).toBe("claude-haiku-4-5");
   });
 
   it("OPENAI_MODEL picks the OpenAI model; --model still wins", async () => {
-    model = await startScriptedModel("openai", [{ text: "a" }, { text: "b" }]);
+    fx.model = await startScriptedModel("openai", [{ text: "a" }, { text: "b" }]);
     await run(["-p", "x"], { OPENAI_MODEL: "gpt-5-mini" });
     await run(["-p", "x", "--model", "gpt-5"], { OPENAI_MODEL: "gpt-5-mini" });
-    expect(model.seen().map((s) => s.model)).toEqual(["gpt-5-mini", "gpt-5"]);
+    expect(fx.model.seen().map((s) => s.model)).toEqual(["gpt-5-mini", "gpt-5"]);
   });
 
   it("GOOGLE_GEMINI_BASE_URL points the Gemini adapter at a server", async () => {
-    model = await startScriptedModel("gemini", [{ text: "ok" }]);
-    const { GEMINI_BASE_URL, GEMINI_API_KEY } = model.env() as Record<string, string>;
+    fx.model = await startScriptedModel("gemini", [{ text: "ok" }]);
+    const { GEMINI_BASE_URL, GEMINI_API_KEY } = fx.model.env() as Record<string, string>;
     const result = await runCliProcess(["-p", "x"], {
-      cwd: project,
-      env: cleanEnv(root, {
+      cwd: fx.project,
+      env: cleanEnv(fx.root, {
         GOOGLE_GEMINI_BASE_URL: GEMINI_BASE_URL as string,
         GEMINI_API_KEY: GEMINI_API_KEY as string,
       }),

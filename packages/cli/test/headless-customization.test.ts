@@ -1,26 +1,13 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import { beforeEach, describe, expect, it } from "vitest";
+import { startScriptedModel } from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
 
-beforeAll(() => {
-  requireBuiltCli();
-});
-
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel;
-
+const fx = headlessFixture();
 beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-  model = await startScriptedModel("openai");
-});
-afterEach(async () => {
-  await model.close();
-  await remove();
+  fx.model = await startScriptedModel("openai");
 });
 
 async function put(path: string, text: string): Promise<void> {
@@ -28,11 +15,9 @@ async function put(path: string, text: string): Promise<void> {
   await writeFile(path, text);
 }
 
-const run = (args: string[]) => runCliProcess(args, { cwd: project, env: cleanEnv(root, model.env()) });
-
 /** A PreToolUse hook, written for Claude Code, that refuses any Bash command touching files. */
 async function claudeProjectWithHook(): Promise<void> {
-  const hook = join(project, ".claude", "hooks", "no-touch.sh");
+  const hook = join(fx.project, ".claude", "hooks", "no-touch.sh");
   await put(
     hook,
     `#!/bin/sh
@@ -46,7 +31,7 @@ exit 0
   );
   await chmod(hook, 0o755);
   await put(
-    join(project, ".claude", "settings.json"),
+    join(fx.project, ".claude", "settings.json"),
     `{
   // Claude Code's settings, as the project has them
   "permissions": { "allow": ["Bash(npm run test:*)"] },
@@ -63,40 +48,40 @@ exit 0
 describe("headless runs with Claude Code customization", () => {
   it("a trusted project's PreToolUse hook denies a command and the model receives the reason", async () => {
     await claudeProjectWithHook();
-    model.script([
+    fx.model.script([
       { calls: [{ name: "shell", args: { command: "touch created-by-shell.txt" } }] },
       { text: "Understood, I will use the edit tools." },
     ]);
-    const result = await run(["-p", "--mode", "yolo", "--trust-project", "make a file"]);
+    const result = await fx.run(["-p", "--mode", "yolo", "--trust-project", "make a file"]);
     expect(result.code).toBe(0);
-    expect(existsSync(join(project, "created-by-shell.txt"))).toBe(false);
-    const seen = model.seen();
+    expect(existsSync(join(fx.project, "created-by-shell.txt"))).toBe(false);
+    const seen = fx.model.seen();
     expect(seen[1]?.toolResults.at(-1)).toContain("touch is not allowed here: use the edit tools");
     expect(result.stdout).toContain("Understood, I will use the edit tools.");
   });
 
   it("without --trust-project the project's hooks are ignored, with a warning", async () => {
     await claudeProjectWithHook();
-    model.script([
+    fx.model.script([
       { calls: [{ name: "shell", args: { command: "touch created-by-shell.txt" } }] },
       { text: "Done." },
     ]);
-    const result = await run(["-p", "--mode", "yolo", "make a file"]);
+    const result = await fx.run(["-p", "--mode", "yolo", "make a file"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain("Ignored the hooks of");
     expect(result.stderr).toContain("--trust-project");
-    expect(existsSync(join(project, "created-by-shell.txt"))).toBe(true);
+    expect(existsSync(join(fx.project, "created-by-shell.txt"))).toBe(true);
   });
 
   it('runs a custom command: attractor -p "/name args"', async () => {
     await put(
-      join(project, ".claude", "commands", "explain.md"),
+      join(fx.project, ".claude", "commands", "explain.md"),
       "---\ndescription: Explain a file\nargument-hint: <file>\n---\nExplain what $1 does, briefly.\n@$1\n",
     );
-    model.script([{ text: "It adds two numbers (badly)." }]);
-    const result = await run(["-p", "/explain src/math.js"]);
+    fx.model.script([{ text: "It adds two numbers (badly)." }]);
+    const result = await fx.run(["-p", "/explain src/math.js"]);
     expect(result.code).toBe(0);
-    const sent = model.seen()[0]?.userTexts[0] ?? "";
+    const sent = fx.model.seen()[0]?.userTexts[0] ?? "";
     expect(sent).toContain("Explain what src/math.js does, briefly.");
     expect(sent).toContain("function add(a, b)");
     expect(result.stdout).toContain("It adds two numbers (badly).");
@@ -104,11 +89,11 @@ describe("headless runs with Claude Code customization", () => {
 
   it("a settings file with comments and unknown keys works, with warnings", async () => {
     await put(
-      join(project, ".attractor", "settings.json"),
+      join(fx.project, ".attractor", "settings.json"),
       '{\n  // copied from a colleague\n  "includeCoAuthoredBy": false,\n  "maxTurns": 3,\n}\n',
     );
-    model.script([{ text: "Hello." }]);
-    const result = await run(["-p", "hi"]);
+    fx.model.script([{ text: "Hello." }]);
+    const result = await fx.run(["-p", "hi"]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain('unknown setting "includeCoAuthoredBy"');
     expect(result.stdout).toContain("Hello.");

@@ -1,45 +1,25 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { defaultModel, estimateCost } from "@attractor/llm";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
 import {
+  ALL_PROVIDERS,
   BUGGY_LINE,
-  buggyProject,
   cleanEnv,
+  editCall,
   FIXED_LINE,
   FIXED_MATH,
-  requireBuiltCli,
-  runCliProcess,
-  startCli,
-} from "./support/cli-process.js";
-import {
-  ALL_PROVIDERS,
-  editCall,
   MODEL,
   type Provider,
-  type ScriptedModel,
+  runCliProcess,
   type Step,
+  startCli,
   startScriptedModel,
-} from "./support/scripted-provider.js";
+} from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
 
-beforeAll(() => {
-  requireBuiltCli();
-});
-
-let root: string;
-let project: string;
-let remove: () => Promise<void>;
-let model: ScriptedModel | undefined;
-
-beforeEach(async () => {
-  ({ root, project, remove } = await buggyProject());
-});
-afterEach(async () => {
-  await model?.close();
-  model = undefined;
-  await remove();
-});
+const fx = headlessFixture();
 
 const FINAL = "Fixed add() in src/math.js: it subtracted instead of adding. node test.js passes now.";
 
@@ -62,27 +42,20 @@ function fixScript(provider: Provider): Step[] {
   ];
 }
 
-const run = (args: string[], extraEnv: Record<string, string> = {}, input?: string) =>
-  runCliProcess(args, {
-    cwd: project,
-    env: cleanEnv(root, { ...model?.env(), ...extraEnv }),
-    ...(input !== undefined && { input }),
-  });
-
 const parseResult = (stdout: string): HeadlessResult => JSON.parse(stdout.trim()) as HeadlessResult;
 
 describe("headless runs against each provider's wire protocol", () => {
   for (const provider of ALL_PROVIDERS) {
     it(`${provider}: fixes the bug (read, edit, shell) and prints the json result`, async () => {
-      model = await startScriptedModel(provider, fixScript(provider));
+      fx.model = await startScriptedModel(provider, fixScript(provider));
       // Shell commands need approval in normal and auto-edit modes; a project rule allows the test
       // (a project's allow rules apply once the project is trusted).
-      await mkdir(join(project, ".attractor"), { recursive: true });
+      await mkdir(join(fx.project, ".attractor"), { recursive: true });
       await writeFile(
-        join(project, ".attractor", "settings.json"),
+        join(fx.project, ".attractor", "settings.json"),
         JSON.stringify({ permissions: { allow: ["shell(node test.js)"] } }),
       );
-      const result = await run([
+      const result = await fx.run([
         "-p",
         "Fix the failing test in this project.",
         "--output-format",
@@ -90,11 +63,11 @@ describe("headless runs against each provider's wire protocol", () => {
         "--mode",
         "auto-edit",
         "--trust-project",
-        ...model.flags(),
+        ...fx.model.flags(),
       ]);
       expect(result.stderr).not.toContain("UNEXPECTED");
       expect(result.code, result.stderr).toBe(0);
-      expect(await readFile(join(project, "src", "math.js"), "utf8")).toBe(FIXED_MATH);
+      expect(await readFile(join(fx.project, "src", "math.js"), "utf8")).toBe(FIXED_MATH);
 
       const json = parseResult(result.stdout);
       expect(json).toMatchObject({
@@ -129,12 +102,12 @@ describe("headless runs against each provider's wire protocol", () => {
       }
 
       // Every request went to the chosen model; the transcript is stored under the session id.
-      const seen = model.seen();
+      const seen = fx.model.seen();
       expect(seen).toHaveLength(4);
       expect(seen.every((r) => r.model === MODEL[provider])).toBe(true);
       expect(seen[0]?.userTexts).toContain("Fix the failing test in this project.");
       expect(seen[0]?.tools).toEqual(expect.arrayContaining(["read_file", "shell", "todo", "ask_user"]));
-      const sessionsDir = join(root, "attractor", "sessions");
+      const sessionsDir = join(fx.root, "attractor", "sessions");
       const [projectDir] = await readdir(sessionsDir);
       const transcript = await readFile(
         join(sessionsDir, projectDir as string, `${json.session_id}.jsonl`),
@@ -163,59 +136,59 @@ describe("headless runs against each provider's wire protocol", () => {
 
 describe("headless exit codes and outputs", () => {
   it("prints the final answer alone on stdout in text mode, progress on stderr", async () => {
-    model = await startScriptedModel("anthropic", [
+    fx.model = await startScriptedModel("anthropic", [
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { text: "add() subtracts: it returns a - b." },
     ]);
-    const result = await run(["-p", "What is wrong with add()?"]);
+    const result = await fx.run(["-p", "What is wrong with add()?"]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe("add() subtracts: it returns a - b.\n");
     expect(result.stderr).toContain("· read_file src/math.js");
   });
 
   it("reads the task from stdin when it is not a terminal and no prompt is given", async () => {
-    model = await startScriptedModel("openai", [{ text: "Got it." }]);
-    const result = await run(["--output-format", "json"], {}, "Summarise this diff:\n+ a line\n");
+    fx.model = await startScriptedModel("openai", [{ text: "Got it." }]);
+    const result = await fx.run(["--output-format", "json"], {}, "Summarise this diff:\n+ a line\n");
     expect(result.code, result.stderr).toBe(0);
     expect(parseResult(result.stdout).result).toBe("Got it.");
-    expect(model.seen()[0]?.userTexts).toContain("Summarise this diff:\n+ a line");
+    expect(fx.model.seen()[0]?.userTexts).toContain("Summarise this diff:\n+ a line");
   });
 
   it("--reasoning-effort reaches the provider request", async () => {
-    model = await startScriptedModel("openai", [{ text: "Thought hard." }]);
-    const result = await run(["-p", "Think", "--reasoning-effort", "high"]);
+    fx.model = await startScriptedModel("openai", [{ text: "Thought hard." }]);
+    const result = await fx.run(["-p", "Think", "--reasoning-effort", "high"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(model.seen()[0]?.body.reasoning?.effort).toBe("high");
+    expect(fx.model.seen()[0]?.body.reasoning?.effort).toBe("high");
   });
 
   it("--tool-mode prompted describes the tools in the prompt and reads <tool_call> blocks from text", async () => {
-    model = await startScriptedModel("openai-compatible", [
+    fx.model = await startScriptedModel("openai-compatible", [
       { text: '<tool_call>{"name": "read_file", "arguments": {"file_path": "src/math.js"}}</tool_call>' },
       { text: "It subtracts." },
     ]);
-    const result = await run([
+    const result = await fx.run([
       "-p",
       "Look at add()",
       "--tool-mode",
       "prompted",
       "--output-format",
       "json",
-      ...model.flags(),
+      ...fx.model.flags(),
     ]);
     expect(result.code, result.stderr).toBe(0);
     expect(parseResult(result.stdout)).toMatchObject({ result: "It subtracts.", tool_calls: 1 });
-    const [first, second] = model.seen();
+    const [first, second] = fx.model.seen();
     expect(first?.body.tools).toBeUndefined();
     expect(JSON.stringify(first?.body.messages[0])).toContain("<tool_call>");
     expect(second?.userTexts.join("\n")).toContain("return a - b");
   });
 
   it("events: one parseable event per line, bracketed by session_start and session_end, then the result", async () => {
-    model = await startScriptedModel("gemini", [
+    fx.model = await startScriptedModel("gemini", [
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { text: "It subtracts." },
     ]);
-    const result = await run(["-p", "Look at add()", "--output-format", "events"]);
+    const result = await fx.run(["-p", "Look at add()", "--output-format", "events"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
@@ -242,14 +215,14 @@ describe("headless exit codes and outputs", () => {
   });
 
   it("normal mode denies a shell call headless with a message the model can act on", async () => {
-    model = await startScriptedModel("anthropic", [
+    fx.model = await startScriptedModel("anthropic", [
       { calls: [{ name: "shell", args: { command: "node test.js" } }] },
       {
         expect: (r) => (r.at(-1)?.includes("no user is present") ? undefined : `no denial: ${r.at(-1)}`),
         text: "I could not run the tests: running commands needs approval.",
       },
     ]);
-    const result = await run(["-p", "Run the tests", "--output-format", "json"]);
+    const result = await fx.run(["-p", "Run the tests", "--output-format", "json"]);
     expect(result.code, result.stderr).toBe(0);
     const json = parseResult(result.stdout);
     expect(json.result).toBe("I could not run the tests: running commands needs approval.");
@@ -259,20 +232,20 @@ describe("headless exit codes and outputs", () => {
       tool_input: { command: "node test.js" },
     });
     expect(json.permission_denials[0]?.tool_use_id).toMatch(/./);
-    const denial = model.seen()[1]?.toolResults[0] ?? "";
+    const denial = fx.model.seen()[1]?.toolResults[0] ?? "";
     expect(denial).toMatch(/^Permission denied: shell needs approval/);
     expect(denial).toContain("--mode");
     expect(denial).toContain("shell(node test.js)");
   });
 
   it("ask_user tells the model that no user is present", async () => {
-    model = await startScriptedModel("openai", [
+    fx.model = await startScriptedModel("openai", [
       { calls: [{ name: "ask_user", args: { question: "Which file?", options: ["a", "b"] } }] },
       { text: "Assumed a." },
     ]);
-    const result = await run(["-p", "Do it", "--output-format", "json"]);
+    const result = await fx.run(["-p", "Do it", "--output-format", "json"]);
     expect(result.code, result.stderr).toBe(0);
-    expect(model.seen()[1]?.toolResults[0]).toContain("No user is present");
+    expect(fx.model.seen()[1]?.toolResults[0]).toContain("No user is present");
   });
 
   it("exits 1 with an error result when the provider keeps failing with 500", async () => {
@@ -284,19 +257,19 @@ describe("headless exit codes and outputs", () => {
         body: { type: "error", error: { type: "api_error", message: "Internal server error" } },
       },
     };
-    model = await startScriptedModel("anthropic", [failure, failure, failure, failure, failure]);
-    const result = await run(["-p", "Fix it", "--output-format", "json"]);
+    fx.model = await startScriptedModel("anthropic", [failure, failure, failure, failure, failure]);
+    const result = await fx.run(["-p", "Fix it", "--output-format", "json"]);
     expect(result.code).toBe(1);
     const json = parseResult(result.stdout);
     expect(json).toMatchObject({ is_error: true, exit_reason: "error", subtype: "error_during_execution" });
     expect(json.error).toMatchObject({ status_code: 500 });
-    expect(model.seen()).toHaveLength(5); // the first attempt and four retries
+    expect(fx.model.seen()).toHaveLength(5); // the first attempt and four retries
     expect(result.stderr).toContain("error:");
   });
 
   it("exits 1 when the turn limit stops the task", async () => {
-    model = await startScriptedModel("openai-compatible", fixScript("openai-compatible"));
-    const result = await run([
+    fx.model = await startScriptedModel("openai-compatible", fixScript("openai-compatible"));
+    const result = await fx.run([
       "-p",
       "Fix it",
       "--max-turns",
@@ -305,7 +278,7 @@ describe("headless exit codes and outputs", () => {
       "yolo",
       "--output-format",
       "json",
-      ...model.flags(),
+      ...fx.model.flags(),
     ]);
     expect(result.code).toBe(1);
     expect(parseResult(result.stdout)).toMatchObject({
@@ -313,38 +286,38 @@ describe("headless exit codes and outputs", () => {
       exit_reason: "turn_limit",
       num_turns: 2,
     });
-    expect(model.seen()).toHaveLength(2);
+    expect(fx.model.seen()).toHaveLength(2);
   });
 });
 
 describe("where and how long a headless run works", () => {
   it("works in --cwd, or under npm start in the directory npm was started from", async () => {
-    model = await startScriptedModel("anthropic", [{ text: "a" }, { text: "b" }]);
+    fx.model = await startScriptedModel("anthropic", [{ text: "a" }, { text: "b" }]);
     const workingDir = async (args: string[], env: Record<string, string>) => {
       const result = await runCliProcess([...args, "-p", "where?", "--output-format", "stream-json"], {
-        cwd: root,
-        env: cleanEnv(root, { ...model?.env(), ...env }),
+        cwd: fx.root,
+        env: cleanEnv(fx.root, { ...fx.model?.env(), ...env }),
       });
       expect(result.code, result.stderr).toBe(0);
       return JSON.parse(result.stdout.split("\n")[0] as string).cwd;
     };
-    expect(await workingDir(["--cwd", "project"], {})).toBe(project);
-    expect(await workingDir([], { npm_lifecycle_event: "start", INIT_CWD: project })).toBe(project);
-    const missing = await run(["-p", "x", "--cwd", join(root, "nowhere")], { ANTHROPIC_API_KEY: "k" });
+    expect(await workingDir(["--cwd", "project"], {})).toBe(fx.project);
+    expect(await workingDir([], { npm_lifecycle_event: "start", INIT_CWD: fx.project })).toBe(fx.project);
+    const missing = await fx.run(["-p", "x", "--cwd", join(fx.root, "nowhere")], { ANTHROPIC_API_KEY: "k" });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("does not exist");
   });
 
   it("SIGINT stops the task, stores it, prints the result and exits 130", async () => {
-    model = await startScriptedModel("anthropic", [
+    fx.model = await startScriptedModel("anthropic", [
       { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
       { raw: { kind: "hang" } },
     ]);
     const started = startCli(["-p", "Take your time", "--output-format", "json"], {
-      cwd: project,
-      env: cleanEnv(root, model.env()),
+      cwd: fx.project,
+      env: cleanEnv(fx.root, fx.model.env()),
     });
-    while (model.server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
+    while (fx.model.server.requests.length < 2) await new Promise((r) => setTimeout(r, 5));
     started.child.kill("SIGINT");
     const result = await started.done;
     expect(result.code).toBe(130);
@@ -355,7 +328,7 @@ describe("where and how long a headless run works", () => {
       exit_reason: "aborted",
       num_turns: 1,
     });
-    const sessionsDir = join(root, "attractor", "sessions");
+    const sessionsDir = join(fx.root, "attractor", "sessions");
     const [dir] = await readdir(sessionsDir);
     const stored = await readFile(join(sessionsDir, dir as string, `${json.session_id}.jsonl`), "utf8");
     expect(stored).toContain('"kind":"tool_results"');
@@ -364,7 +337,7 @@ describe("where and how long a headless run works", () => {
 
 describe("bad usage and configuration exit 2 before anything runs", () => {
   const bad = async (args: string[], env: Record<string, string> = {}) => {
-    const result = await run(args, env);
+    const result = await fx.run(args, env);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     return result.stderr;
@@ -381,7 +354,7 @@ describe("bad usage and configuration exit 2 before anything runs", () => {
     ])
       expect(stderr).toContain(name);
     expect(stderr).toContain("--provider openai-compatible");
-    await expect(readdir(join(root, "attractor"))).rejects.toThrow();
+    await expect(readdir(join(fx.root, "attractor"))).rejects.toThrow();
   });
 
   it("rejects unknown flags, bad choices and bad numbers with the reason", async () => {
@@ -408,10 +381,10 @@ describe("bad usage and configuration exit 2 before anything runs", () => {
   });
 
   it("reports an invalid settings file with its path and position", async () => {
-    await mkdir(join(project, ".attractor"), { recursive: true });
-    await writeFile(join(project, ".attractor", "settings.json"), '{\n  "mode": "fast"\n}\n');
+    await mkdir(join(fx.project, ".attractor"), { recursive: true });
+    await writeFile(join(fx.project, ".attractor", "settings.json"), '{\n  "mode": "fast"\n}\n');
     const stderr = await bad(["-p", "x"], { ANTHROPIC_API_KEY: "k" });
-    expect(stderr).toContain(join(project, ".attractor", "settings.json"));
+    expect(stderr).toContain(join(fx.project, ".attractor", "settings.json"));
     expect(stderr).toContain("/mode");
   });
 
@@ -422,11 +395,11 @@ describe("bad usage and configuration exit 2 before anything runs", () => {
   });
 
   it("prints the version and the help with exit 0", async () => {
-    const version = await run(["--version"]);
+    const version = await fx.run(["--version"]);
     expect(version.code).toBe(0);
     const pkg = JSON.parse(await readFile(join(__dirname, "..", "package.json"), "utf8"));
     expect(version.stdout.trim()).toBe(pkg.version);
-    const help = await run(["--help"]);
+    const help = await fx.run(["--help"]);
     expect(help.code).toBe(0);
     for (const flag of [
       "--provider",

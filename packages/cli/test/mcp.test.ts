@@ -11,9 +11,15 @@ import { serverConfig } from "../src/mcp/config-file.js";
 import { expandVariables } from "../src/mcp/expand.js";
 import { selectMcpServers } from "../src/mcp/servers.js";
 import { createPermissionPolicy, type PermissionMode } from "../src/permissions/index.js";
-import { buggyProject, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import {
+  buggyProject,
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
 
 const require = createRequire(import.meta.url);
 const serverEntry = (pkg: string) =>

@@ -8,8 +8,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { startScriptedModel } from "./support/scripted-provider.js";
+import { cleanEnv, requireBuiltCli, runCliProcess, startScriptedModel } from "../src/testing/index.js";
 import { anthropicTerminalEnv, startCliInTmux } from "./support/tmux.js";
 
 const run = promisify(execFile);

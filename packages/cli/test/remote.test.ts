@@ -3,10 +3,9 @@
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sshdUnavailable, startSshd, type TestSshd } from "@attractor/agent/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sshdUnavailable, startSshd, type TestSshd } from "../../agent/test/support/sshd.js";
-import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { startScriptedModel } from "./support/scripted-provider.js";
+import { cleanEnv, requireBuiltCli, runCliProcess, startScriptedModel } from "../src/testing/index.js";
 
 const skip = sshdUnavailable();
 let sshd: TestSshd;

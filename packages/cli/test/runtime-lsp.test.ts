@@ -5,8 +5,8 @@ import { describe, expect, it } from "vitest";
 import { mergeSettings, parseSettings, SettingsError } from "../src/config/index.js";
 import { createPermissionPolicy } from "../src/permissions/index.js";
 import { summarizeCall } from "../src/runtime/index.js";
+import { cleanEnv, runCliProcess } from "../src/testing/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
-import { cleanEnv, runCliProcess } from "./support/cli-process.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
 const fx = runtimeFixture();

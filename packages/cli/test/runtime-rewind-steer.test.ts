@@ -1,9 +1,8 @@
 import type { SessionEvent } from "@attractor/agent";
 import { describe, expect, it } from "vitest";
 import { RewindError, type Runtime } from "../src/runtime/index.js";
-import { BUGGY_MATH } from "./support/cli-process.js";
+import { BUGGY_MATH, editCall } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
-import { editCall } from "./support/scripted-provider.js";
 
 const fx = runtimeFixture();
 
@@ -19,8 +18,8 @@ describe("steering", () => {
       { text: "Using tabs." },
     ]);
     const { runtime, events } = await fx.start();
-    runtime.subscribe((e) => {
-      if (e.kind === "tool_call_start") runtime.steer("use tabs, not spaces");
+    runtime.subscribe((u) => {
+      if (u.source === "session" && u.event.kind === "tool_call_start") runtime.steer("use tabs, not spaces");
     });
     await runtime.submit("Look at math.js");
     expect(fx.model.seen()).toHaveLength(2);
@@ -47,9 +46,9 @@ describe("steering", () => {
   it("steering that no tool round took is sent as the next message, not lost", async () => {
     fx.model.script([{ text: "Done." }, { text: "Docs updated too." }]);
     const { runtime, events } = await fx.start();
-    runtime.subscribe((e) => {
+    runtime.subscribe((u) => {
       // The model is writing its final answer: no tool round is left to carry the message.
-      if (e.kind === "assistant_text_start" && fx.model.seen().length === 1)
+      if (u.source === "session" && u.event.kind === "assistant_text_start" && fx.model.seen().length === 1)
         runtime.steer("also update the docs");
     });
     await runtime.submit("Rename the module");

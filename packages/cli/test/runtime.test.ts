@@ -6,9 +6,8 @@ import { describe, expect, it } from "vitest";
 import type { AskAnswer, PermissionRequest } from "../src/permissions/index.js";
 import { ConfigurationError } from "../src/runtime/index.js";
 import type { AskUserQuestion } from "../src/runtime/types.js";
-import { BUGGY_MATH, TEST_JS } from "./support/cli-process.js";
+import { BUGGY_MATH, editCall, TEST_JS } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
-import { editCall } from "./support/scripted-provider.js";
 
 const fx = runtimeFixture();
 

@@ -7,8 +7,13 @@ import { probeBubblewrap, type SandboxEscapeAnswer, type SandboxEscapeRequest } 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../src/config/index.js";
 import { createRuntime, type Runtime, type RuntimeUi } from "../src/runtime/index.js";
-import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  cleanEnv,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../src/testing/index.js";
 
 // The CLI's side of the sandbox: flag and settings, what the model is told when the sandbox
 // blocks a command headless, the interactive re-run outside it, the agent's own keys, and the
@@ -69,8 +74,8 @@ async function start(options: Partial<Parameters<typeof createRuntime>[0]> = {})
   });
   open.push(runtime);
   const warnings: string[] = [];
-  runtime.subscribe((e) => {
-    if (e.kind === "warning") warnings.push(e.message);
+  runtime.subscribe((u) => {
+    if (u.source === "runtime" && u.notice.kind === "warning") warnings.push(u.notice.message);
   });
   return { runtime, warnings };
 }

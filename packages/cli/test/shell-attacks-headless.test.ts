@@ -11,8 +11,15 @@ import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HeadlessResult } from "../src/headless/index.js";
-import { buggyProject, CLI_PATH, cleanEnv, requireBuiltCli } from "./support/cli-process.js";
-import { type ScriptedModel, type Step, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  buggyProject,
+  CLI_PATH,
+  cleanEnv,
+  requireBuiltCli,
+  type ScriptedModel,
+  type Step,
+  startScriptedModel,
+} from "../src/testing/index.js";
 
 interface Attack {
   readonly command: string;

@@ -3,8 +3,16 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buggyProject, CLI_PATH, cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
-import { type Provider, type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import {
+  buggyProject,
+  CLI_PATH,
+  cleanEnv,
+  type Provider,
+  requireBuiltCli,
+  runCliProcess,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../src/testing/index.js";
 
 const RECORDER = join(dirname(fileURLToPath(import.meta.url)), "support", "record-imports.mjs");
 

@@ -11,7 +11,7 @@ import {
   splitUntrustedSettings,
 } from "../src/config/index.js";
 import type { ProjectTrustRequest } from "../src/runtime/index.js";
-import { cleanEnv, requireBuiltCli, runCliProcess } from "./support/cli-process.js";
+import { cleanEnv, requireBuiltCli, runCliProcess } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
 const fixture = runtimeFixture();

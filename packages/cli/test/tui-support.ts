@@ -20,7 +20,7 @@ import { type CheckpointManager, createCheckpointManager } from "../src/checkpoi
 import type { CommandHost, OutputBlock } from "../src/commands/index.js";
 import type { PermissionMode } from "../src/permissions/index.js";
 import { planRewindTargets } from "../src/runtime/rewind-targets.js";
-import type { CostSummary, Runtime, RuntimeNotice, TodoItem } from "../src/runtime/types.js";
+import type { CostSummary, Runtime, RuntimeNotice, RuntimeUpdate, TodoItem } from "../src/runtime/types.js";
 import { createSessionStore, type SessionSummary } from "../src/store/index.js";
 
 /** A Runtime whose behaviour a test scripts and whose calls it reads back. */
@@ -98,7 +98,7 @@ export async function createFakeRuntime(
   let session = makeSession(options.history);
   let mode: PermissionMode = "normal";
   let model = "claude-sonnet-4-5";
-  const listeners = new Set<(event: SessionEvent | RuntimeNotice) => void>();
+  const listeners = new Set<(update: RuntimeUpdate) => void>();
   const calls: FakeRuntime["calls"] = {
     submitted: [],
     images: [],
@@ -143,7 +143,10 @@ export async function createFakeRuntime(
     submitError: undefined,
     holdSubmits: false,
     emit(event) {
-      for (const l of [...listeners]) l(event);
+      // Session events carry a timestamp; the runtime's notices never do.
+      const update: RuntimeUpdate =
+        "timestamp" in event ? { source: "session", event } : { source: "runtime", notice: event };
+      for (const l of [...listeners]) l(update);
       if (event.kind === "processing_end") for (const release of held.splice(0)) release();
     },
     subscribe(listener) {

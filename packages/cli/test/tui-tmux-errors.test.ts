@@ -8,9 +8,9 @@ import { mkdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { errorBody } from "@attractor/llm/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { errorBody } from "../../llm/test/fixtures/anthropic/messages.js";
-import { requireBuiltCli } from "./support/cli-process.js";
+import { requireBuiltCli } from "../src/testing/index.js";
 import {
   anthropicTerminalEnv,
   startCliInTmux,

@@ -8,8 +8,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import { requireBuiltCli, type ScriptedModel, startScriptedModel } from "../src/testing/index.js";
 import { startCliInTmux, type TmuxTerminal, terminalWorkspace } from "./support/tmux.js";
 
 const require = createRequire(import.meta.url);

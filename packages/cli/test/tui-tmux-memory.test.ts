@@ -5,7 +5,7 @@
 import { chmod, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { requireBuiltCli } from "./support/cli-process.js";
+import { requireBuiltCli } from "../src/testing/index.js";
 import {
   anthropicTerminalEnv,
   startCliInTmux,

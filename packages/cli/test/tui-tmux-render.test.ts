@@ -10,10 +10,10 @@ import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { frames, messageDelta, messageStart } from "@attractor/llm/testing";
 import stringWidth from "string-width";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { frames, messageDelta, messageStart } from "../../llm/test/fixtures/anthropic/messages.js";
-import { requireBuiltCli } from "./support/cli-process.js";
+import { requireBuiltCli } from "../src/testing/index.js";
 import {
   anthropicTerminalEnv,
   startCliInTmux,

@@ -9,8 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap } from "@attractor/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "./support/cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./support/scripted-provider.js";
+import { requireBuiltCli, type ScriptedModel, startScriptedModel } from "../src/testing/index.js";
 import { startCliInTmux, type TmuxTerminal } from "./support/tmux.js";
 
 const status = await probeBubblewrap();

@@ -9,9 +9,9 @@ import { rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { frames, streamEventsFor } from "@attractor/llm/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { frames, streamEventsFor } from "../../llm/test/fixtures/anthropic/messages.js";
-import { requireBuiltCli } from "./support/cli-process.js";
+import { requireBuiltCli } from "../src/testing/index.js";
 import {
   anthropicTerminalEnv,
   startCliInTmux,

@@ -8,7 +8,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "./support/cli-process.js";
+import { requireBuiltCli } from "../src/testing/index.js";
 import {
   anthropicTerminalEnv,
   startCliInTmux,

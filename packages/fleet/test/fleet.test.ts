@@ -5,14 +5,8 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLI_PATH, cleanEnv, requireBuiltCli, runCliProcess, startCli } from "@attractor/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  CLI_PATH,
-  cleanEnv,
-  requireBuiltCli,
-  runCliProcess,
-  startCli,
-} from "../../cli/test/support/cli-process.js";
 import {
   type FleetTask,
   fleetStatus,

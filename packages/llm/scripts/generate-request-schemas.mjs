@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { createGenerator } from "ts-json-schema-generator";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const out = join(here, "..", "test", "specs");
+const out = join(here, "..", "src", "testing", "specs");
 const require = createRequire(import.meta.url);
 
 const SPECS = [

@@ -17,9 +17,14 @@ import {
   StreamError,
 } from "../src/errors.js";
 import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
+import {
+  errorBody,
+  frames,
+  startWireServer,
+  textStreamEvents,
+  type WireServer,
+} from "../src/testing/index.js";
 import { type Request, type StreamEvent, userMessage } from "../src/types/index.js";
-import { errorBody, frames, textStreamEvents } from "./fixtures/anthropic/messages.js";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 let adapter: AnthropicAdapter;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
+import { startWireServer, type WireServer } from "../src/testing/index.js";
 
 // Counts imports of the SDK module; vitest runs the factory on the first import only.
 const loads = vi.hoisted(() => ({ count: 0 }));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
+import { frames, startWireServer, textStreamEvents, type WireServer } from "../src/testing/index.js";
 import {
   assistantMessage,
   type Message,
@@ -9,8 +10,6 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/types/index.js";
-import { frames, textStreamEvents } from "./fixtures/anthropic/messages.js";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
 
 // The adapter keeps each message's translation and the encoded messages of a conversation between
 // requests. These tests send conversations that grow, are rewritten and are cut back, and check

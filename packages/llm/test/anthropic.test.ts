@@ -6,6 +6,24 @@ import { InvalidRequestError } from "../src/errors.js";
 import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
 import { StreamAccumulator } from "../src/stream/accumulator.js";
 import {
+  errorBody,
+  frames,
+  message,
+  REDACTED,
+  type Reply,
+  SIGNATURE,
+  sse,
+  sseComment,
+  startWireServer,
+  textMessage,
+  textStreamEvents,
+  thinkingMessage,
+  thinkingStreamEvents,
+  toolMessage,
+  toolStreamEvents,
+  type WireServer,
+} from "../src/testing/index.js";
+import {
   assistantMessage,
   type Message,
   type Request,
@@ -17,20 +35,6 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/types/index.js";
-import {
-  errorBody,
-  frames,
-  message,
-  REDACTED,
-  SIGNATURE,
-  textMessage,
-  textStreamEvents,
-  thinkingMessage,
-  thinkingStreamEvents,
-  toolMessage,
-  toolStreamEvents,
-} from "./fixtures/anthropic/messages.js";
-import { type Reply, sse, sseComment, startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 let adapter: AnthropicAdapter;

@@ -8,10 +8,10 @@ import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
 import { GeminiAdapter } from "../src/providers/gemini/index.js";
 import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
+import { startWireServer } from "../src/testing/index.js";
 import type { Request, StreamEvent } from "../src/types/index.js";
 import { userMessage } from "../src/types/index.js";
 import { ScriptedAdapter, textResponse } from "./support/scripted-adapter.js";
-import { startWireServer } from "./support/wire-server.js";
 
 const req = (extra: Partial<Request> = {}): Request => ({
   model: "m",

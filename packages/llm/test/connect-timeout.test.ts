@@ -6,13 +6,21 @@ import { GeminiAdapter } from "../src/providers/gemini/index.js";
 import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
 import { isRetryable } from "../src/retry.js";
+import {
+  message as anthropicMessage,
+  chatUsage,
+  completionBody,
+  generateContentBody,
+  messageItem,
+  type Reply,
+  responseObject,
+  startWireServer,
+  usage,
+  usageMetadata,
+  type WireServer,
+} from "../src/testing/index.js";
 import { type Request, type TimeoutConfig, userMessage } from "../src/types/index.js";
-import { message as anthropicMessage } from "./fixtures/anthropic/messages.js";
-import { generateContentBody, usageMetadata } from "./fixtures/gemini/generate-content.js";
-import { messageItem, responseObject, usage } from "./fixtures/openai/responses.js";
-import { chatUsage, completionBody } from "./fixtures/openai-compatible/chat.js";
 import { startUnacceptingListener, type UnacceptingListener } from "./support/unaccepting-listener.js";
-import { type Reply, startWireServer, type WireServer } from "./support/wire-server.js";
 
 // A connection that never comes up must fail after `connectMs` as ConnectTimeoutError (a
 // retryable network error), not wait for the request timeout; and the connections an adapter

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { GeminiAdapter, responseText, userMessage } from "../src/index.js";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
+import { startWireServer, type WireServer } from "../src/testing/index.js";
 
 const sdk = vi.hoisted(() => ({ loads: 0 }));
 

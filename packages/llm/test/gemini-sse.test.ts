@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GeminiAdapter, responseText, type StreamEvent, userMessage } from "../src/index.js";
-import { sse, sseComment, startWireServer, type WireServer } from "./support/wire-server.js";
+import { sse, sseComment, startWireServer, type WireServer } from "../src/testing/index.js";
 
 let server: WireServer;
 beforeAll(async () => {

@@ -30,7 +30,7 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/index.js";
-import { type Reply, sse, startWireServer, type WireServer } from "./support/wire-server.js";
+import { type Reply, sse, startWireServer, type WireServer } from "../src/testing/index.js";
 
 const MODEL = "gemini-2.5-flash";
 let server: WireServer;

@@ -7,7 +7,7 @@ import {
   sse,
   startWireServer,
   type WireServer,
-} from "./support/wire-server.js";
+} from "../src/testing/index.js";
 
 // generate() and stream() with a two-call tool loop through the real OpenAI-compatible adapter,
 // against a local server speaking Chat Completions (JSON and SSE).

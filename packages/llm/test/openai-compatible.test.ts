@@ -18,6 +18,17 @@ import {
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
 import { StreamAccumulator } from "../src/stream/accumulator.js";
 import {
+  type Completion,
+  chatUsage,
+  chunkFrames,
+  chunkReply,
+  completionBody,
+  type Reply,
+  sse,
+  startWireServer,
+  type WireServer,
+} from "../src/testing/index.js";
+import {
   type Request,
   type Response,
   responseReasoning,
@@ -28,14 +39,6 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/types/index.js";
-import {
-  type Completion,
-  chatUsage,
-  chunkFrames,
-  chunkReply,
-  completionBody,
-} from "./fixtures/openai-compatible/chat.js";
-import { type Reply, sse, startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 beforeAll(async () => {

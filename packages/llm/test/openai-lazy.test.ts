@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
+import { startWireServer, type WireServer } from "../src/testing/index.js";
 
 // Records when the SDK module is first imported; vitest calls the factory on the first import.
 const loads = vi.hoisted(() => ({ count: 0 }));

@@ -17,6 +17,19 @@ import {
 import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { StreamAccumulator } from "../src/stream/accumulator.js";
 import {
+  callItem,
+  messageItem,
+  type Reply,
+  reasoningItem,
+  responseObject,
+  sse,
+  sseReply,
+  startWireServer,
+  streamFrames,
+  usage,
+  type WireServer,
+} from "../src/testing/index.js";
+import {
   assistantMessage,
   developerMessage,
   type Request,
@@ -29,16 +42,6 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/types/index.js";
-import {
-  callItem,
-  messageItem,
-  reasoningItem,
-  responseObject,
-  sseReply,
-  streamFrames,
-  usage,
-} from "./fixtures/openai/responses.js";
-import { type Reply, sse, startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 beforeAll(async () => {

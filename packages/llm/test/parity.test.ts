@@ -7,27 +7,28 @@ import { AnthropicAdapter } from "../src/providers/anthropic/index.js";
 import { GeminiAdapter } from "../src/providers/gemini/index.js";
 import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
-import { type Request, type StreamEvent, userMessage } from "../src/types/index.js";
 import {
   frames as anthropicFrames,
   message as anthropicMessage,
-  streamEventsFor,
-} from "./fixtures/anthropic/messages.js";
-import { generateContentBody, streamChunkFrames, usageMetadata } from "./fixtures/gemini/generate-content.js";
-import {
-  callItem,
-  messageItem,
-  responseObject,
-  usage as responsesUsage,
-  streamFrames,
-} from "./fixtures/openai/responses.js";
-import {
   type Completion,
+  callItem,
   chatUsage,
   chunkFrames,
   completionBody,
-} from "./fixtures/openai-compatible/chat.js";
-import { type RecordedRequest, type Reply, startWireServer, type WireServer } from "./support/wire-server.js";
+  generateContentBody,
+  messageItem,
+  type RecordedRequest,
+  type Reply,
+  responseObject,
+  usage as responsesUsage,
+  startWireServer,
+  streamChunkFrames,
+  streamEventsFor,
+  streamFrames,
+  usageMetadata,
+  type WireServer,
+} from "../src/testing/index.js";
+import { type Request, type StreamEvent, userMessage } from "../src/types/index.js";
 
 // The same scenarios through each of the four adapters, each against a local server speaking
 // that protocol's wire format (JSON bodies and SSE, split across TCP chunks): the multi-step

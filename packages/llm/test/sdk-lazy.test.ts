@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { startWireServer, type WireServer } from "./support/wire-server.js";
+import { startWireServer, type WireServer } from "../src/testing/index.js";
 
 // Counts the first import of each vendor SDK and of undici, the transport of calls with a connect
 // timeout other than the platform fetch's (vitest runs a mock factory on first import only).

@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { type Protocol, protocolOf, specSource, specViolations } from "./support/spec-validation.js";
+import { type Protocol, protocolOf, specSource, specViolations } from "../src/testing/index.js";
 
 const valid: Record<Protocol, Record<string, unknown>> = {
   "openai-responses": {

@@ -7,6 +7,21 @@ import { GeminiAdapter } from "../src/providers/gemini/index.js";
 import { OpenAIAdapter } from "../src/providers/openai/index.js";
 import { OpenAICompatibleAdapter } from "../src/providers/openai-compatible/index.js";
 import {
+  message as anthropicMessage,
+  chatUsage,
+  completionBody,
+  generateContentBody,
+  messageItem,
+  type Reply,
+  responseObject,
+  sse,
+  sseReply,
+  startWireServer,
+  usage,
+  usageMetadata,
+  type WireServer,
+} from "../src/testing/index.js";
+import {
   assistantMessage,
   type ContentPart,
   type Message,
@@ -17,11 +32,6 @@ import {
   toolResultMessage,
   userMessage,
 } from "../src/types/index.js";
-import { message as anthropicMessage } from "./fixtures/anthropic/messages.js";
-import { generateContentBody, usageMetadata } from "./fixtures/gemini/generate-content.js";
-import { messageItem, responseObject, sseReply, usage } from "./fixtures/openai/responses.js";
-import { chatUsage, completionBody } from "./fixtures/openai-compatible/chat.js";
-import { type Reply, sse, startWireServer, type WireServer } from "./support/wire-server.js";
 
 let server: WireServer;
 beforeAll(async () => {

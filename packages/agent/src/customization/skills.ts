@@ -1,19 +1,13 @@
 import { dirname, join, resolve, sep } from "node:path";
 import { Type } from "@sinclair/typebox";
 import { defineBuiltinTool } from "../tools/define-tool.js";
+import type { Skill } from "../types/customization.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool } from "../types/tool.js";
 import { parseMarkdownDocument, stringField } from "./frontmatter.js";
 import { type DefinitionProblem, type FolderScan, readMarkdownFolder } from "./markdown-folder.js";
 
-/** A skill: a folder holding SKILL.md (frontmatter `name`, `description`) and any bundled files. */
-export interface Skill {
-  readonly name: string;
-  /** When to use it: the only part the system prompt carries. */
-  readonly description: string;
-  /** The folder holding SKILL.md. */
-  readonly directory: string;
-}
+export type { Skill };
 
 /** The skill file's name inside a skill folder. */
 export const SKILL_FILE = "SKILL.md";

@@ -1,23 +1,8 @@
+import type { SubagentType } from "../types/customization.js";
 import { listField, stringField } from "./frontmatter.js";
 import { type DefinitionProblem, type FolderScan, readMarkdownFolder } from "./markdown-folder.js";
 
-/**
- * A custom subagent type (Claude Code's format: a markdown file whose frontmatter has `name`,
- * `description`, optional `tools` and `model`, and whose body is the agent's system prompt).
- */
-export interface SubagentType {
-  readonly name: string;
-  /** When to use it; shown to the model in spawn_agent's description. */
-  readonly description: string;
-  /** The child's instructions (the file's body). */
-  readonly prompt: string;
-  /** Tools the child may use, ours or Claude Code's names; all the parent's tools when absent. */
-  readonly tools?: readonly string[];
-  /** A model id, or "inherit"/absent for the parent's model. */
-  readonly model?: string;
-  /** Where it was defined. */
-  readonly file?: string;
-}
+export type { SubagentType };
 
 /**
  * Reads subagent types from folders given lowest precedence first (user, then project): a later

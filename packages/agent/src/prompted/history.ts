@@ -1,5 +1,5 @@
 import { type ContentPart, type Message, userMessage } from "@attractor/llm";
-import { historyToMessages } from "../session/history.js";
+import { historyToMessages } from "../history/messages.js";
 import type { AssistantTurn, ToolResultsTurn, Turn } from "../types/turn.js";
 import { promptedToolResult } from "./instructions.js";
 import { TOOL_CALL_CLOSE, TOOL_CALL_OPEN } from "./parser.js";

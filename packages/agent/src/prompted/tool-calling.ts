@@ -1,5 +1,5 @@
 import type { Message, StreamEvent, ToolDefinition } from "@attractor/llm";
-import { historyToMessages } from "../session/history.js";
+import { historyToMessages } from "../history/messages.js";
 import type { ProviderProfile } from "../types/profile.js";
 import type { Turn } from "../types/turn.js";
 import { promptedHistoryToMessages } from "./history.js";

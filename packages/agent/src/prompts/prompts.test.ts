@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { nodeEnvironment } from "../../test/support/node-environment.js";
+import { nodeEnvironment } from "../testing/index.js";
 import { formatEnvironmentBlock } from "./environment-block.js";
 import { captureGitSnapshot } from "./git-snapshot.js";
 import { discoverProjectDocs, PROJECT_DOCS_TRUNCATION_MARKER } from "./project-docs.js";

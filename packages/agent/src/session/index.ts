@@ -2,7 +2,6 @@ export * from "./assistant-stream.js";
 export * from "./context-usage.js";
 export * from "./event-stream.js";
 export * from "./finish-reason.js";
-export * from "./history.js";
 export * from "./loop-detection.js";
 export * from "./model-stream.js";
 export * from "./provider-errors.js";

@@ -20,7 +20,6 @@ import {
 import { type CompactionReason, type CompactionResult, Compactor } from "../compaction/compactor.js";
 import { formatSkillsSection } from "../customization/skills.js";
 import { describeSubagentTypes, type SubagentType } from "../customization/subagent-types.js";
-import { runGuardedToolRound } from "../modes/guarded-round.js";
 import { modeInstructions } from "../modes/prompts.js";
 import { maxToolRoundsFor, offeredInMode, refusalInMode } from "../modes/read-only.js";
 import { withTools } from "../profiles/with-tools.js";
@@ -40,6 +39,7 @@ import { ContextTracker, contextWarning } from "./context-usage.js";
 import { CycleControl } from "./cycle-control.js";
 import { EventStream } from "./event-stream.js";
 import { CONTINUE_NOTE, classifyFinish, MALFORMED_CALL_NOTE } from "./finish-reason.js";
+import { runGuardedToolRound } from "./guarded-round.js";
 import { DEFAULT_MAX_LOOP_DETECTIONS, LoopDetector, loopStopMessage, loopWarning } from "./loop-detection.js";
 import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";

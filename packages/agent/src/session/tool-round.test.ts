@@ -1,7 +1,7 @@
 import type { ToolCallData } from "@attractor/llm";
 import { describe, expect, it } from "vitest";
 import { mapRegistry } from "../../test/support/fixtures.js";
-import { nodeEnvironment } from "../../test/support/node-environment.js";
+import { nodeEnvironment } from "../testing/index.js";
 import { DEFAULT_SESSION_CONFIG } from "../types/config.js";
 import type { EventDataMap } from "../types/events.js";
 import type { RegisteredTool } from "../types/tool.js";

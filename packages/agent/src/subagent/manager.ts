@@ -5,7 +5,7 @@ import type { SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, SessionEvent } from "../types/events.js";
 import type { ProviderProfile } from "../types/profile.js";
-import { type SubAgentResult, SubAgentStatus } from "../types/session.js";
+import { type SubagentResult, SubagentStatus } from "../types/session.js";
 import type { RegisteredTool } from "../types/tool.js";
 import type { Turn } from "../types/turn.js";
 import { scopeEnvironment } from "./scoped-environment.js";
@@ -44,10 +44,10 @@ export type ChildFactory = (options: {
 }) => ManagedSession;
 
 /** A running or finished subagent. */
-export interface SubAgentHandle {
+export interface SubagentHandle {
   readonly id: string;
   readonly session: ManagedSession;
-  readonly status: SubAgentStatus;
+  readonly status: SubagentStatus;
 }
 
 export interface SpawnOptions {
@@ -77,7 +77,7 @@ export class SubagentError extends ToolError {
 interface Entry {
   readonly id: string;
   readonly session: ManagedSession;
-  status: SubAgentStatus;
+  status: SubagentStatus;
   running: Promise<void>;
   lastEnd?: string;
   closed: boolean;
@@ -120,12 +120,12 @@ export class SubagentManager {
   }
 
   /** Every subagent, running or finished. */
-  list(): SubAgentHandle[] {
+  list(): SubagentHandle[] {
     return [...this.entries.values()].map((e) => ({ id: e.id, session: e.session, status: e.status }));
   }
 
   /** Starts a child on a task; it runs concurrently with the parent. */
-  spawn(options: SpawnOptions): SubAgentHandle {
+  spawn(options: SpawnOptions): SubagentHandle {
     const depth = this.parent.depth + 1;
     if (depth > this.parent.config.maxSubagentDepth) {
       throw new SubagentError(
@@ -159,7 +159,7 @@ export class SubagentManager {
     const entry: Entry = {
       id: session.id,
       session,
-      status: SubAgentStatus.RUNNING,
+      status: SubagentStatus.RUNNING,
       running: Promise.resolve(),
       closed: false,
     };
@@ -178,7 +178,7 @@ export class SubagentManager {
   }
 
   /** Sends another message to a child; it starts working again if it had finished. */
-  sendInput(id: string, message: string): SubAgentStatus {
+  sendInput(id: string, message: string): SubagentStatus {
     const entry = this.entry(id);
     if (entry.closed) throw new SubagentError(`Agent ${id} is closed`);
     this.run(entry, message);
@@ -186,7 +186,7 @@ export class SubagentManager {
   }
 
   /** Waits until the child has nothing left to do, and returns its last answer. */
-  async wait(id: string, signal?: AbortSignal): Promise<SubAgentResult> {
+  async wait(id: string, signal?: AbortSignal): Promise<SubagentResult> {
     const entry = this.entry(id);
     let seen: Promise<void> | undefined;
     // send_input may start new work while we wait; wait for that too.
@@ -200,7 +200,7 @@ export class SubagentManager {
   }
 
   /** Stops a child (aborting any work) and returns its final status. */
-  async close(id: string): Promise<SubAgentStatus> {
+  async close(id: string): Promise<SubagentStatus> {
     const entry = this.entry(id);
     await this.shut(entry);
     return entry.status;
@@ -209,7 +209,7 @@ export class SubagentManager {
   /** Stops the current work of every running child (they stay open for send_input). */
   async interruptAll(): Promise<void> {
     const running = [...this.entries.values()].filter(
-      (e) => !e.closed && e.status === SubAgentStatus.RUNNING,
+      (e) => !e.closed && e.status === SubagentStatus.RUNNING,
     );
     await Promise.all(running.map((e) => e.session.interrupt()));
   }
@@ -222,27 +222,27 @@ export class SubagentManager {
   private async shut(entry: Entry): Promise<void> {
     if (entry.closed) return;
     entry.closed = true;
-    const wasRunning = entry.status === SubAgentStatus.RUNNING;
+    const wasRunning = entry.status === SubagentStatus.RUNNING;
     await entry.session.close();
-    if (wasRunning) entry.status = SubAgentStatus.FAILED;
+    if (wasRunning) entry.status = SubagentStatus.FAILED;
   }
 
   private run(entry: Entry, input: string): void {
-    entry.status = SubAgentStatus.RUNNING;
+    entry.status = SubagentStatus.RUNNING;
     const cycle = entry.session.submit(input).then(
       () => {
         if (entry.running !== cycle) return;
         const ok = entry.lastEnd !== "error" && entry.lastEnd !== "aborted";
-        entry.status = ok ? SubAgentStatus.COMPLETED : SubAgentStatus.FAILED;
+        entry.status = ok ? SubagentStatus.COMPLETED : SubagentStatus.FAILED;
       },
       () => {
-        if (entry.running === cycle) entry.status = SubAgentStatus.FAILED;
+        if (entry.running === cycle) entry.status = SubagentStatus.FAILED;
       },
     );
     entry.running = cycle;
   }
 
-  private result(entry: Entry): SubAgentResult {
+  private result(entry: Entry): SubagentResult {
     let output = "";
     const history = entry.session.history;
     for (let i = history.length - 1; i >= 0; i--) {
@@ -252,7 +252,7 @@ export class SubagentManager {
         break;
       }
     }
-    return { output, success: entry.status === SubAgentStatus.COMPLETED, turnsUsed: entry.session.turnCount };
+    return { output, success: entry.status === SubagentStatus.COMPLETED, turnsUsed: entry.session.turnCount };
   }
 
   private subagentType(name: string | undefined): SubagentType | undefined {

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { defineBuiltinTool } from "../tools/define-tool.js";
-import type { SubAgentResult, SubAgentStatus } from "../types/session.js";
+import type { SubagentResult, SubagentStatus } from "../types/session.js";
 import type { RegisteredTool } from "../types/tool.js";
 
 /**
@@ -15,10 +15,10 @@ export interface SubagentControl {
     readonly model?: string;
     readonly maxTurns?: number;
     readonly subagentType?: string;
-  }): { readonly id: string; readonly status: SubAgentStatus };
-  sendInput(id: string, message: string): SubAgentStatus;
-  wait(id: string, signal?: AbortSignal): Promise<SubAgentResult>;
-  close(id: string): Promise<SubAgentStatus>;
+  }): { readonly id: string; readonly status: SubagentStatus };
+  sendInput(id: string, message: string): SubagentStatus;
+  wait(id: string, signal?: AbortSignal): Promise<SubagentResult>;
+  close(id: string): Promise<SubagentStatus>;
 }
 
 /** How a subagent tool finds the children of the session running it. */

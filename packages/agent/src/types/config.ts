@@ -1,6 +1,5 @@
 import type { ReasoningEffort } from "@attractor/llm";
-import type { Skill } from "../customization/skills.js";
-import type { SubagentType } from "../customization/subagent-types.js";
+import type { Skill, SubagentType } from "./customization.js";
 import type { SessionHooks } from "./hooks.js";
 import type { RegisteredTool, ToolDetails } from "./tool.js";
 

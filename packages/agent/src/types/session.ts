@@ -10,16 +10,16 @@ export const SessionState = {
 export type SessionState = (typeof SessionState)[keyof typeof SessionState];
 
 /** The lifecycle states of a subagent. */
-export const SubAgentStatus = {
+export const SubagentStatus = {
   RUNNING: "running",
   COMPLETED: "completed",
   FAILED: "failed",
 } as const;
 
-export type SubAgentStatus = (typeof SubAgentStatus)[keyof typeof SubAgentStatus];
+export type SubagentStatus = (typeof SubagentStatus)[keyof typeof SubagentStatus];
 
 /** What `wait` hands back to the parent. */
-export interface SubAgentResult {
+export interface SubagentResult {
   readonly output: string;
   readonly success: boolean;
   readonly turnsUsed: number;

@@ -6,13 +6,13 @@ import type { Request } from "@attractor/llm";
 import { LocalExecutionEnvironment } from "../../src/environment/local.js";
 import { CodeIntelligence, type CodeIntelligenceOptions } from "../../src/lsp/code-intelligence.js";
 import { Session } from "../../src/session/session.js";
+import { type ScriptedReply, scriptedClient } from "../../src/testing/index.js";
 import { applyPatchTool } from "../../src/tools/apply-patch/tool.js";
 import { editFileTool } from "../../src/tools/edit-file.js";
 import { readFileTool } from "../../src/tools/read-file.js";
 import { writeFileTool } from "../../src/tools/write-file.js";
 import type { ProviderProfile } from "../../src/types/profile.js";
 import { testProfile } from "./fixtures.js";
-import { type ScriptedReply, scriptedClient } from "./scripted-client.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** The repository's node_modules/.bin, where the language servers installed for tests live. */

@@ -1,4 +1,5 @@
-import { listField, readMarkdownFolder, stringField } from "@attractor/agent";
+import { readMarkdownFolder } from "@attractor/agent";
+import { listField, stringField } from "@attractor/agent/internals";
 
 /** A slash command written as a markdown file (Claude Code's format). */
 export interface CustomCommand {

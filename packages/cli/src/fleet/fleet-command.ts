@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
-import type { CliIo } from "../launch/run-cli.js";
+import type { CliIo } from "../terminal/cli-io.js";
 import { formatStatus } from "./status-line.js";
 
 const positiveInteger = (value: string): number => {

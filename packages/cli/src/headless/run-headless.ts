@@ -1,5 +1,5 @@
 import { parseInput } from "../commands/parse.js";
-import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import { type Runtime, type RuntimeUi, updateItem } from "../runtime/types.js";
 import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
@@ -68,7 +68,8 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
     }),
   });
   let tracker = createRunTracker();
-  const unsubscribe = runtime.subscribe((event) => {
+  const unsubscribe = runtime.subscribe((update) => {
+    const event = updateItem(update);
     tracker.onEvent(event);
     printer.onEvent(event);
   });

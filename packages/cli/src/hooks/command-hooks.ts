@@ -1,6 +1,5 @@
 import {
   claudeCodeNamesOf,
-  fromClaudeCodeFields,
   type HookEventName,
   type PostToolUseOutcome,
   type SessionHooks,
@@ -9,6 +8,7 @@ import {
   type ToolCallResult,
   withClaudeCodeFields,
 } from "@attractor/agent";
+import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import type { CommandHookSetting, HookSource } from "../config/index.js";
 import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
 import { runHookCommand } from "./run-command.js";

@@ -1,19 +1,11 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import type { CliIo } from "../terminal/cli-io.js";
 import { type CliArgs, parseArgs } from "./args.js";
 import { mergePromptAndPipe, readAll } from "./prompt-input.js";
 
-/** The process around a run; tests pass their own. */
-export interface CliIo {
-  readonly stdout: NodeJS.WritableStream;
-  readonly stderr: NodeJS.WritableStream;
-  readonly stdin: NodeJS.ReadableStream & { readonly isTTY?: boolean };
-  readonly env: Readonly<Record<string, string | undefined>>;
-  readonly cwd: string;
-  /** Called with a stop function while a headless task runs (main wires SIGINT/SIGTERM to it). */
-  readonly onStoppable?: (stop: () => void) => void;
-}
+export type { CliIo };
 
 /**
  * The version in the package's package.json, found by walking up from this module: the same code

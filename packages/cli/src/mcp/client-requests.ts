@@ -6,10 +6,15 @@ import {
   type McpSamplingRequest,
   type McpSamplingResult,
 } from "@attractor/agent";
-import type { AskUserQuestion } from "../runtime/types.js";
 
 /** What the user settings' `mcpSampling` says about servers asking for the model. */
 export type McpSamplingSetting = "ask" | "allow" | "deny";
+
+/** A question for the user, as the runtime's ask_user puts it (declared here: runtime/ imports mcp/). */
+interface AskUserQuestion {
+  readonly question: string;
+  readonly options?: readonly string[];
+}
 
 type Ask = (question: AskUserQuestion) => Promise<string>;
 

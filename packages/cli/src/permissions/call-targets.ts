@@ -1,4 +1,5 @@
-import { PatchParseError, patchPaths as parsedPatchPaths, parsePatch } from "@attractor/agent";
+import { patchPaths as parsedPatchPaths, parsePatch } from "@attractor/agent";
+import { PatchParseError } from "@attractor/agent/internals";
 import { globReach } from "./paths.js";
 
 /** What a tool call does, as far as permissions care. */

@@ -36,8 +36,10 @@ export type {
   RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
+  RuntimeUpdate,
   TodoItem,
   UserCommandResult,
   UserMessageInput,
 } from "./types.js";
+export { updateItem } from "./types.js";
 export { MENTIONS_NOTE, typedText } from "./user-context.js";

@@ -7,10 +7,8 @@ import {
   createAskUserTool,
   createSkillTool,
   createTodoTool,
-  discoverProjectDocs,
   type ExecutionEnvironment,
   fileToolCache,
-  filterEnv,
   loadSkills,
   loadSubagentTypes,
   McpManager,
@@ -29,6 +27,7 @@ import {
   type TodoTool,
   type Turn,
 } from "@attractor/agent";
+import { discoverProjectDocs, filterEnv } from "@attractor/agent/internals";
 import {
   type Client,
   getModelInfo,
@@ -105,6 +104,7 @@ import type {
   RuntimeMcp,
   RuntimeNotice,
   RuntimeUi,
+  RuntimeUpdate,
   TodoItem,
   UserCommandResult,
   UserMessageInput,
@@ -181,7 +181,30 @@ export interface ProjectTrustRequest {
   readonly changed: boolean;
 }
 
-type Listener = (event: SessionEvent | RuntimeNotice) => void;
+type Listener = (update: RuntimeUpdate) => void;
+
+/**
+ * Everything that belongs to one Session, built together by install() and replaced whole when
+ * the session changes (new, resumed, cleared, rebuilt, rewound), so no piece of one session's
+ * state can outlive it or leak into the next.
+ */
+interface ActiveSession {
+  readonly session: Session;
+  readonly writer: SessionWriter;
+  readonly rootId: string | null;
+  readonly recorder: HistoryRecorder;
+  /**
+   * Its permission policy: a new or resumed session starts from its own stored grants ("always
+   * allow" lasts the session), a session rebuilt from this one keeps it.
+   */
+  readonly policy: PermissionPolicy;
+  /** Stops forwarding the session's events; calling it again does nothing. */
+  readonly detach: () => void;
+  /** Steering sent to the session and not injected yet, oldest first. */
+  steering: readonly string[];
+  /** How the session's last cycle ended. */
+  lastEnd: string | undefined;
+}
 
 /** The parts a session is rebuilt from (on /clear, /resume, after an interrupt). */
 interface SessionParts {
@@ -412,7 +435,6 @@ class AgentRuntime implements Runtime {
   private readonly sandboxed: SandboxedExecutionEnvironment | undefined;
   private readonly sandboxRequired: boolean;
   private sandboxWarned = false;
-  private policy!: PermissionPolicy;
   private readonly todoTool: TodoTool;
   private readonly profile: ProviderProfile;
   private readonly mcpManager: McpManager | undefined;
@@ -426,17 +448,10 @@ class AgentRuntime implements Runtime {
   private readonly userMessages = new Map<string, string>();
   /** Output of `!command`s run since the last message, sent at the start of the next one. */
   private readonly userContext: string[] = [];
-  /** Steering sent to the current session and not injected yet, oldest first. */
-  private steering: string[] = [];
   /** submit() calls not settled yet: a turn is running while above zero. */
   private running = 0;
-  /** How the current session's last cycle ended. */
-  private lastEnd: string | undefined;
-  private current!: Session;
-  private writer!: SessionWriter;
-  private rootId: string | null = null;
-  private recorder!: HistoryRecorder;
-  private detach: (() => void) | undefined;
+  /** The current session and its state; undefined only while the constructor runs. */
+  private active!: ActiveSession;
   private modelValue: string;
   private todoList: readonly TodoItem[] = [];
   private lastContext: number | undefined;
@@ -478,7 +493,7 @@ class AgentRuntime implements Runtime {
             !(await mayChangeFiles(
               { callId: "", toolName: "shell", arguments: { command } },
               this.profile.toolRegistry,
-              this.policy,
+              this.active.policy,
             )),
           ...(!parts.headless && askEscape !== undefined && { askEscape }),
         });
@@ -497,7 +512,7 @@ class AgentRuntime implements Runtime {
       ask: parts.headless
         ? async () => undefined
         : (question) => {
-            void this.current.notify(`attractor has a question for you: ${question.question}`);
+            void this.active.session.notify(`attractor has a question for you: ${question.question}`);
             return parts.ui.askUser(question);
           },
     });
@@ -512,10 +527,10 @@ class AgentRuntime implements Runtime {
       projectDir: parts.projectDir,
       // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
       env: filterEnv(parts.env, { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) }),
-      sessionId: () => this.current?.id ?? "",
+      sessionId: () => this.active?.session.id ?? "",
       endReason: () => this.endReason,
-      transcriptPath: () => this.writer?.path,
-      permissionMode: () => this.policy?.mode ?? parts.mode,
+      transcriptPath: () => this.active?.writer.path,
+      permissionMode: () => this.active?.policy.mode ?? parts.mode,
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
     });
@@ -595,7 +610,7 @@ class AgentRuntime implements Runtime {
   }
 
   get session(): Session {
-    return this.current;
+    return this.active.session;
   }
 
   get model(): string {
@@ -603,7 +618,7 @@ class AgentRuntime implements Runtime {
   }
 
   get mode(): PermissionMode {
-    return this.policy.mode;
+    return this.active.policy.mode;
   }
 
   get todos(): readonly TodoItem[] {
@@ -670,8 +685,8 @@ class AgentRuntime implements Runtime {
   private async commandShell(line: string, allowedTools: readonly string[]): Promise<string> {
     const rules = this.parts.settings.permissions;
     const policy = createPermissionPolicy({
-      mode: this.policy.mode,
-      rules: { ...rules, allow: [...rules.allow, ...this.policy.grants(), ...allowedTools] },
+      mode: this.active.policy.mode,
+      rules: { ...rules, allow: [...rules.allow, ...this.active.policy.grants(), ...allowedTools] },
       projectRoot: this.projectDir,
       headless: this.parts.headless,
       ask: (request) => this.askPermission(request),
@@ -742,7 +757,7 @@ class AgentRuntime implements Runtime {
   subscribe(listener: Listener): () => void {
     this.listeners.add(listener);
     if (this.listeners.size === 1 && this.early.length > 0) {
-      for (const notice of this.early.splice(0)) safeCall(listener, notice);
+      for (const notice of this.early.splice(0)) safeCall(listener, { source: "runtime", notice });
     }
     return () => this.listeners.delete(listener);
   }
@@ -758,8 +773,8 @@ class AgentRuntime implements Runtime {
       while (next !== undefined) {
         // A session closed by a fatal error (authentication, context overflow) is rebuilt from its
         // history, so the user can fix the cause and go on in the same transcript.
-        if (this.current.state === "closed") await this.rebuild();
-        const session = this.current;
+        if (this.active.session.state === "closed") await this.rebuild();
+        const session = this.active.session;
         const { maxTurns } = this.parts;
         // A limit the user gave (--max-turns, settings) replaces the library's default ceiling
         // on tool rounds per input, so it is the one that ends a long task.
@@ -768,7 +783,7 @@ class AgentRuntime implements Runtime {
           ...(maxTurns > 0 && { maxToolRoundsPerInput: maxTurns }),
         });
         await session.submit(next);
-        await this.recorder.flush();
+        await this.active.recorder.flush();
         next = this.lateSteering(session);
       }
     } finally {
@@ -778,7 +793,7 @@ class AgentRuntime implements Runtime {
 
   async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
     if (this.closed) throw new Error("the runtime is closed");
-    const decision = await this.policy.beforeToolCall({
+    const decision = await this.active.policy.beforeToolCall({
       callId: `user-command-${Date.now()}`,
       toolName: "shell",
       arguments: { command },
@@ -807,27 +822,27 @@ class AgentRuntime implements Runtime {
       );
       return;
     }
-    if (this.current.state === "closed") {
+    if (this.active.session.state === "closed") {
       // The turn failed for good; the message goes back to the user rather than nowhere.
       this.notify({ kind: "steering_dropped", messages: [text] });
       return;
     }
-    this.current.steer(text);
-    this.setSteering([...this.steering, text]);
+    this.active.session.steer(text);
+    this.setSteering([...this.active.steering, text]);
   }
 
   get pendingSteering(): readonly string[] {
-    return this.steering;
+    return this.active.steering;
   }
 
   async interrupt(): Promise<void> {
-    await this.current.interrupt();
-    await this.recorder.flush();
+    await this.active.session.interrupt();
+    await this.active.recorder.flush();
   }
 
   setMode(mode: PermissionMode): void {
-    this.policy.setMode(mode);
-    applyReadOnlyMode(this.current, mode);
+    this.active.policy.setMode(mode);
+    applyReadOnlyMode(this.active.session, mode);
     this.notify({ kind: "mode_changed", mode });
   }
 
@@ -838,7 +853,7 @@ class AgentRuntime implements Runtime {
         `The model "${model}" belongs to ${owner}; this session talks to ${this.provider}. Start attractor with --provider ${owner} to use it.`,
       );
     }
-    this.current.setModel(model);
+    this.active.session.setModel(model);
     this.modelValue = model;
     this.notify({ kind: "model_changed", model });
   }
@@ -875,9 +890,9 @@ class AgentRuntime implements Runtime {
   }
 
   async rewindTargets(): Promise<readonly RewindTarget[]> {
-    await this.recorder.flush();
+    await this.active.recorder.flush();
     const groups = await this.checkpoints.list();
-    return planRewindTargets(this.current.history, this.recorder.entries(), groups);
+    return planRewindTargets(this.active.session.history, this.active.recorder.entries(), groups);
   }
 
   async rewindConversation(
@@ -885,9 +900,9 @@ class AgentRuntime implements Runtime {
     options: { readonly restoreCheckpoint?: string } = {},
   ): Promise<ConversationRewind> {
     if (this.closed) throw new Error("the runtime is closed");
-    if (this.running > 0 || this.current.state === "processing")
+    if (this.running > 0 || this.active.session.state === "processing")
       throw new RewindError("The conversation cannot be rewound while a turn is running.", turnIndex);
-    const target = this.current.history[turnIndex];
+    const target = this.active.session.history[turnIndex];
     if (target?.kind !== "user")
       throw new RewindError(`Turn ${turnIndex} of the conversation is not a user message.`, turnIndex);
     let files: readonly string[] = [];
@@ -901,26 +916,26 @@ class AgentRuntime implements Runtime {
       });
       ({ files } = await this.restore(options.restoreCheckpoint));
     }
-    await this.recorder.flush();
-    const kept = this.current.history.slice(0, turnIndex);
-    const entries = this.recorder.entries().slice(0, turnIndex);
-    const at = this.recorder.entries()[turnIndex];
+    await this.active.recorder.flush();
+    const kept = this.active.session.history.slice(0, turnIndex);
+    const entries = this.active.recorder.entries().slice(0, turnIndex);
+    const at = this.active.recorder.entries()[turnIndex];
     // The transcript branches where the message hung: a marker entry there makes the kept turns
     // the current branch (readers follow the branch of the last entry), and what follows hangs
     // from the marker. Without the message's place, the kept turns are written again after a
     // marker on the root.
-    await this.writer.append(
+    await this.active.writer.append(
       "rewind",
       { keptTurns: turnIndex, ...(at && { toEntry: at.id }) },
-      { parentId: at ? at.parentId : this.rootId },
+      { parentId: at ? at.parentId : this.active.rootId },
     );
     this.continueFrom(kept, at ? entries : []);
-    await this.recorder.flush();
+    await this.active.recorder.flush();
     this.todoTool.set(todosFromHistory(kept));
     const lastAnswer = kept.findLast((t) => t.kind === "assistant");
     this.lastContext =
       lastAnswer?.kind === "assistant"
-        ? contextShare(lastAnswer.usage, this.current.profile.contextWindowSize)
+        ? contextShare(lastAnswer.usage, this.active.session.profile.contextWindowSize)
         : undefined;
     this.notify({ kind: "conversation_rewound", text: target.content, keptTurns: turnIndex });
     return { text: target.content, files };
@@ -932,8 +947,8 @@ class AgentRuntime implements Runtime {
   }
 
   async compact(focus?: string): Promise<void> {
-    await this.current.compact(focus);
-    await this.recorder.flush();
+    await this.active.session.compact(focus);
+    await this.active.recorder.flush();
   }
 
   async clear(): Promise<void> {
@@ -963,10 +978,10 @@ class AgentRuntime implements Runtime {
     this.closed = true;
     // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
     this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
-    await this.current.close();
-    await this.recorder.flush();
-    this.detach?.();
-    await this.writer.close();
+    await this.active.session.close();
+    await this.active.recorder.flush();
+    this.active.detach();
+    await this.active.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
     await Promise.allSettled([
       this.client.close(),
@@ -981,11 +996,11 @@ class AgentRuntime implements Runtime {
   // ---- wiring ----
 
   private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
-    void this.current.notify(`attractor needs your permission to use ${request.call.toolName}`);
+    void this.active.session.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
     if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
-      this.writer
+      this.active.writer
         .append("permission_grant", { rules: request.alwaysRules, tier: request.tier ?? "none" })
         .catch(() => {});
     }
@@ -1048,7 +1063,7 @@ class AgentRuntime implements Runtime {
     return undefined;
   };
 
-  private sessionConfig(): Partial<SessionConfig> {
+  private sessionConfig(policy: PermissionPolicy): Partial<SessionConfig> {
     return {
       hooks: this.hooks.sessionHooks,
       subagentTypes: this.parts.subagentTypes,
@@ -1059,12 +1074,12 @@ class AgentRuntime implements Runtime {
         ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
         onHalt: (reason) => {
           this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
-          void this.current.interrupt();
+          void this.active.session.interrupt();
         },
-        policy: this.policy,
+        policy,
         checkpoints: this.parts.remote ? undefined : this.checkpoints,
-        registry: () => this.current.profile.toolRegistry,
-        userMessageId: () => this.recorder.lastUserEntryId,
+        registry: () => this.active.session.profile.toolRegistry,
+        userMessageId: () => this.active.recorder.lastUserEntryId,
         onSnapshotError: (error) => {
           if (this.snapshotWarned) return;
           this.snapshotWarned = true;
@@ -1087,7 +1102,7 @@ class AgentRuntime implements Runtime {
   private install(parts: SessionParts, samePolicy?: PermissionPolicy): void {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
-    this.policy = samePolicy ?? this.createPolicy(this.policy?.mode ?? this.parts.mode, parts.grants);
+    const policy = samePolicy ?? this.createPolicy(this.active?.policy.mode ?? this.parts.mode, parts.grants);
     const retry = modelRetryPolicy(
       (message, detail) =>
         this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
@@ -1100,7 +1115,7 @@ class AgentRuntime implements Runtime {
       profile,
       environment: this.environment,
       client: this.client,
-      config: this.sessionConfig(),
+      config: this.sessionConfig(policy),
       history: parts.history,
       ...(this.mcpManager !== undefined && {
         toolsReady: this.mcpReady,
@@ -1109,7 +1124,10 @@ class AgentRuntime implements Runtime {
       startSource: this.nextStart,
       // Every completed turn is written to the transcript before the next model request goes out.
       openStream: (client, request) => {
-        const stream = flushedThen(() => this.recorder.flush(), streamWithRetry(client, request, retry));
+        const stream = flushedThen(
+          () => this.active.recorder.flush(),
+          streamWithRetry(client, request, retry),
+        );
         // MCP servers not started yet (their tools came from the cache) start once the model has
         // begun to answer: their start-up (and the MCP SDK's loading) then takes the CPU while the
         // model works, not while the request is being sent. A call to one of their tools waits.
@@ -1117,13 +1135,10 @@ class AgentRuntime implements Runtime {
         return mcp === undefined ? stream : afterFirst(stream, () => mcp.start());
       },
     });
-    applyReadOnlyMode(session, this.policy.mode);
-    this.current = session;
+    applyReadOnlyMode(session, policy.mode);
     // A session rebuilt from this one's history (after an error, a rewind) continues it.
     this.nextStart = "resume";
-    this.writer = parts.writer;
-    this.rootId = parts.rootId;
-    this.recorder = createHistoryRecorder({
+    const recorder = createHistoryRecorder({
       writer: parts.writer,
       source: session,
       rootId: parts.rootId,
@@ -1136,26 +1151,39 @@ class AgentRuntime implements Runtime {
           message: `The transcript could not be written, so this session cannot be resumed: ${error instanceof Error ? error.message : String(error)}`,
         }),
     });
-    const recorder = this.recorder;
-    this.steering = [];
-    this.lastEnd = undefined;
+    let unsubscribe: (() => void) | undefined;
+    const active: ActiveSession = {
+      session,
+      writer: parts.writer,
+      rootId: parts.rootId,
+      recorder,
+      policy,
+      detach: () => {
+        unsubscribe?.();
+        unsubscribe = undefined;
+      },
+      steering: [],
+      lastEnd: undefined,
+    };
+    this.active = active;
     const childModels = new Map<string, string>();
-    this.detach = session.subscribe((event) => {
+    unsubscribe = session.subscribe((event) => {
       recorder.onEvent(event);
       if (event.kind === "subagent_event") this.recordSubagentSpending(event.data, childModels);
       if (event.kind === "assistant_text_end" && event.sessionId === session.id) {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
       }
-      if (event.kind === "processing_end" && event.sessionId === session.id) this.lastEnd = event.data.reason;
-      this.deliver(event);
+      if (event.kind === "processing_end" && event.sessionId === session.id)
+        active.lastEnd = event.data.reason;
+      this.deliver({ source: "session", event });
       if (
         event.kind === "steering_injected" &&
         event.sessionId === session.id &&
         event.data.source === "host"
       ) {
-        const at = this.steering.indexOf(event.data.content);
-        if (at >= 0) this.setSteering(this.steering.filter((_, i) => i !== at));
+        const at = active.steering.indexOf(event.data.content);
+        if (at >= 0) this.setSteering(active.steering.filter((_, i) => i !== at));
       }
     });
     if (parts.history.length > 0 || parts.restored > 0 || this.listeners.size > 0) {
@@ -1177,21 +1205,19 @@ class AgentRuntime implements Runtime {
 
   /** Closes the current session quietly (its SESSION_END is not forwarded) and its transcript. */
   private async retire(): Promise<void> {
-    this.detach?.();
-    this.detach = undefined;
-    await this.current.close();
-    await this.recorder.flush();
-    await this.writer.close();
+    this.active.detach();
+    await this.active.session.close();
+    await this.active.recorder.flush();
+    await this.active.writer.close();
   }
 
   /** Replaces the current session by one continuing its history in the same transcript. */
   private async rebuild(): Promise<void> {
-    const old = this.current;
-    this.detach?.();
-    this.detach = undefined;
+    const old = this.active.session;
+    this.active.detach();
     await old.close();
-    await this.recorder.flush();
-    this.continueFrom(old.history, this.recorder.entries());
+    await this.active.recorder.flush();
+    this.continueFrom(old.history, this.active.recorder.entries());
   }
 
   /**
@@ -1199,20 +1225,19 @@ class AgentRuntime implements Runtime {
    * permission policy; the old session is closed in the background, quietly.
    */
   private continueFrom(history: readonly Turn[], entries: readonly (EntryRef | undefined)[]): void {
-    const old = this.current;
-    this.detach?.();
-    this.detach = undefined;
+    const old = this.active.session;
+    this.active.detach();
     void old.close().catch(() => {});
     this.install(
       {
-        writer: this.writer,
-        rootId: this.rootId,
+        writer: this.active.writer,
+        rootId: this.active.rootId,
         history,
         restored: entries.length,
         entries,
         grants: [],
       },
-      this.policy,
+      this.active.policy,
     );
   }
 
@@ -1221,19 +1246,24 @@ class AgentRuntime implements Runtime {
    * cycle completed, given back to the user (steering_dropped) when it was interrupted or failed.
    */
   private lateSteering(session: Session): string | undefined {
-    if (session !== this.current) return undefined;
+    if (session !== this.active.session) return undefined;
     const late = session.takeSteering();
     if (late.length === 0) return undefined;
     this.setSteering([]);
-    if (this.closed || session.state === "closed" || this.lastEnd === "aborted" || this.lastEnd === "error") {
+    if (
+      this.closed ||
+      session.state === "closed" ||
+      this.active.lastEnd === "aborted" ||
+      this.active.lastEnd === "error"
+    ) {
       this.notify({ kind: "steering_dropped", messages: late });
       return undefined;
     }
     return late.join("\n\n");
   }
 
-  private setSteering(messages: string[]): void {
-    this.steering = messages;
+  private setSteering(messages: readonly string[]): void {
+    this.active.steering = messages;
     this.notify({ kind: "steering_pending", messages });
   }
 
@@ -1247,11 +1277,11 @@ class AgentRuntime implements Runtime {
       this.early.push(notice);
       return;
     }
-    this.deliver(notice);
+    this.deliver({ source: "runtime", notice });
   }
 
-  private deliver(event: SessionEvent | RuntimeNotice): void {
-    for (const listener of this.listeners) safeCall(listener, event);
+  private deliver(update: RuntimeUpdate): void {
+    for (const listener of this.listeners) safeCall(listener, update);
   }
 }
 
@@ -1318,9 +1348,9 @@ async function* flushedThen<T>(before: () => Promise<void>, stream: AsyncIterabl
   yield* stream;
 }
 
-function safeCall(listener: Listener, event: SessionEvent | RuntimeNotice): void {
+function safeCall(listener: Listener, update: RuntimeUpdate): void {
   try {
-    listener(event);
+    listener(update);
   } catch {
     // A front end's faulty listener must not break the run.
   }

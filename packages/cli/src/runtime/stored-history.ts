@@ -1,5 +1,5 @@
-import type { ToolResultRecord, ToolResultsTurn, Turn } from "@attractor/agent";
-import { parseTodos, type TodoItem } from "@attractor/agent";
+import type { TodoItem, ToolResultRecord, ToolResultsTurn, Turn } from "@attractor/agent";
+import { parseTodos } from "@attractor/agent/internals";
 
 /** What was read back from a transcript, made safe to continue from. */
 export interface RestoredHistory {

@@ -84,6 +84,19 @@ export type RuntimeNotice =
   /** What a hook printed for the user (plain output of tool and stop hooks). */
   | { readonly kind: "hook_output"; readonly text: string };
 
+/**
+ * What a runtime listener receives, in the order it happened: an event of the current session
+ * (or a subagent's, nested in it), or a notice of the runtime's own. The two are told apart by
+ * `source`, never by `kind`: both have a `warning`, shaped differently.
+ */
+export type RuntimeUpdate =
+  | { readonly source: "session"; readonly event: SessionEvent }
+  | { readonly source: "runtime"; readonly notice: RuntimeNotice };
+
+/** The event or notice an update carries, for front ends that render both in one stream. */
+export const updateItem = (update: RuntimeUpdate): SessionEvent | RuntimeNotice =>
+  update.source === "session" ? update.event : update.notice;
+
 /** The MCP servers of a run, for /mcp and MCP prompt commands. */
 export interface RuntimeMcp {
   /**
@@ -145,8 +158,8 @@ export interface Runtime {
   readonly todos: readonly TodoItem[];
   /** MCP servers, when any is configured. */
   readonly mcp?: RuntimeMcp;
-  /** Every event of the current session and its successors, plus runtime notices. */
-  subscribe(listener: (event: SessionEvent | RuntimeNotice) => void): () => void;
+  /** Every event of the current session and its successors, and the runtime's notices. */
+  subscribe(listener: (update: RuntimeUpdate) => void): () => void;
   /**
    * Runs one user message (text, or text with images) to the end of its cycle; while a turn
    * runs, it is queued as a follow-up and the promise settles with that turn.

@@ -25,7 +25,7 @@ import {
   withMcpPrompts,
 } from "../commands/index.js";
 import { addCosts, historyCost } from "../runtime/cost.js";
-import type { Runtime, UserMessageInput } from "../runtime/types.js";
+import { type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
@@ -150,8 +150,8 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       model: runtime.model,
       models: listModels(runtime.provider).map((m) => m.id),
     });
-    const unsubscribe = runtime.subscribe((event) =>
-      batcher.push(withAdvice(visibleControlsDeep(event), where)),
+    const unsubscribe = runtime.subscribe((update) =>
+      batcher.push(withAdvice(visibleControlsDeep(updateItem(update)), where)),
     );
     return () => {
       unsubscribe();

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { unifiedDiff } from "@attractor/agent";
+import { unifiedDiff } from "@attractor/agent/internals";
 import type { PermissionRequest } from "../permissions/index.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 

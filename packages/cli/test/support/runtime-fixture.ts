@@ -2,10 +2,20 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "@attractor/agent";
 import { afterEach, beforeEach } from "vitest";
-import { createRuntime, type Runtime, type RuntimeNotice, type RuntimeUi } from "../../src/runtime/index.js";
+import {
+  createRuntime,
+  type Runtime,
+  type RuntimeNotice,
+  type RuntimeUi,
+  updateItem,
+} from "../../src/runtime/index.js";
 import { createSessionStore, turnsOf } from "../../src/store/index.js";
-import { buggyProject, pathWithoutPackageBins } from "./cli-process.js";
-import { type ScriptedModel, startScriptedModel } from "./scripted-provider.js";
+import {
+  buggyProject,
+  pathWithoutPackageBins,
+  type ScriptedModel,
+  startScriptedModel,
+} from "../../src/testing/index.js";
 
 /** A UI that denies every prompt and has no answer to questions. */
 const NO_ONE: RuntimeUi = {
@@ -70,7 +80,7 @@ export function runtimeFixture(): RuntimeFixture {
       });
       open.push(runtime);
       const events: (SessionEvent | RuntimeNotice)[] = [];
-      runtime.subscribe((e) => events.push(e));
+      runtime.subscribe((update) => events.push(updateItem(update)));
       return { runtime, events };
     },
     read: (path) => readFile(join(project, path), "utf8"),

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CLI_PATH } from "./cli-process.js";
+import { CLI_PATH } from "../../src/testing/index.js";
 
 /** A tmux server of the test's own (its socket is private) with one session running a command. */
 export interface TmuxTerminal {

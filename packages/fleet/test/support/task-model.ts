@@ -2,8 +2,8 @@
 // task named in its first user message ("task:<id>"), so concurrent sessions do not interleave
 // scripts. First request: write out/<id>.txt; after the tool result: a final answer.
 
-import { replyFor } from "../../../cli/test/support/scripted-provider.js";
-import { startWireServer, type WireServer } from "../../../llm/test/support/wire-server.js";
+import { replyFor } from "@attractor/cli/testing";
+import { startWireServer, type WireServer } from "@attractor/llm/testing";
 
 export interface TaskModel {
   readonly server: WireServer;

@@ -1,4 +1,5 @@
-import { type McpPromptInfo, sanitizeNamePart } from "@attractor/agent";
+import type { McpPromptInfo } from "@attractor/agent";
+import { sanitizeNamePart } from "@attractor/agent/internals";
 import type { Runtime } from "../../runtime/types.js";
 import type { SlashCommand } from "../types.js";
 

@@ -1,4 +1,5 @@
-import { type ToolDetails, type Turn, unifiedDiff } from "@attractor/agent";
+import type { ToolDetails, Turn } from "@attractor/agent";
+import { unifiedDiff } from "@attractor/agent/internals";
 import { typedText } from "../../runtime/user-context.js";
 import type { NewItem } from "./items.js";
 

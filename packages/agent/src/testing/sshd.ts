@@ -100,6 +100,14 @@ export async function startSshd(): Promise<TestSshd> {
   const otherPub = (await readFile(join(dir, "other_host_key.pub"), "utf8")).split(" ").slice(0, 2).join(" ");
   await writeFile(join(dir, "known_hosts"), `[127.0.0.1]:${port} ${hostPub}\n`);
   await writeFile(join(dir, "wrong_known_hosts"), `[127.0.0.1]:${port} ${otherPub}\n`);
+  const dropConnections = () => {
+    if (child.pid === undefined) return;
+    try {
+      execFileSync("pkill", ["-KILL", "-P", String(child.pid)]);
+    } catch {
+      // No connection open.
+    }
+  };
   return {
     port,
     username: userInfo().username,
@@ -107,18 +115,11 @@ export async function startSshd(): Promise<TestSshd> {
     knownHostsPath: join(dir, "known_hosts"),
     wrongKnownHostsPath: join(dir, "wrong_known_hosts"),
     dir,
-    dropConnections() {
-      if (child.pid === undefined) return;
-      try {
-        execFileSync("pkill", ["-KILL", "-P", String(child.pid)]);
-      } catch {
-        // No connection open.
-      }
-    },
+    dropConnections,
     async stop() {
       child.kill("SIGTERM");
       await new Promise((r) => setTimeout(r, 50));
-      this.dropConnections();
+      dropConnections();
       await rm(dir, { recursive: true, force: true });
     },
   };

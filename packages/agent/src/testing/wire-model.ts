@@ -2,20 +2,24 @@
 // wire protocol (SSE framing and all), and a provider-neutral script decides the replies from what
 // each request says, read back out of that provider's own request format.
 import { AnthropicAdapter, Client, GeminiAdapter, OpenAIAdapter } from "@attractor/llm";
-import { frames, messageDelta, messageStart } from "../../../llm/test/fixtures/anthropic/messages.js";
 import {
   callItem,
+  frames,
+  messageDelta,
   messageItem,
+  messageStart,
+  type RecordedRequest,
+  type Reply,
   reasoningItem,
   responseObject,
+  sse,
   streamFrames,
   usage,
-} from "../../../llm/test/fixtures/openai/responses.js";
-import { type RecordedRequest, type Reply, sse } from "../../../llm/test/support/wire-server.js";
-import { createAnthropicProfile } from "../../src/profiles/anthropic/index.js";
-import { createGeminiProfile } from "../../src/profiles/gemini/index.js";
-import { createOpenAIProfile } from "../../src/profiles/openai/index.js";
-import type { ProviderProfile } from "../../src/types/profile.js";
+} from "@attractor/llm/testing";
+import { createAnthropicProfile } from "../profiles/anthropic/index.js";
+import { createGeminiProfile } from "../profiles/gemini/index.js";
+import { createOpenAIProfile } from "../profiles/openai/index.js";
+import type { ProviderProfile } from "../types/profile.js";
 
 /** One model reply, whatever the provider. */
 export interface ModelReply {

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import type { ExecResult, ExecutionEnvironment } from "../../src/types/environment.js";
+import type { ExecResult, ExecutionEnvironment } from "../types/environment.js";
 
 /**
  * A small real environment for session tests: node:fs for files and bash in its own process

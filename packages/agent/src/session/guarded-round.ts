@@ -1,6 +1,6 @@
 import type { ToolCallData } from "@attractor/llm";
-import { runToolRound, type ToolRoundContext } from "../session/tool-round.js";
 import type { ToolResultRecord } from "../types/turn.js";
+import { runToolRound, type ToolRoundContext } from "./tool-round.js";
 
 /** Decides before a call runs: an error message for the model when it must not run, else undefined. */
 export type CallGuard = (call: ToolCallData) => string | undefined;

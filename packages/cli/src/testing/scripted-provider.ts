@@ -1,22 +1,23 @@
 // A scripted model behind a local HTTP server that speaks each provider's real wire protocol
 // (Anthropic Messages, OpenAI Responses, Gemini streamGenerateContent, OpenAI-compatible Chat
 // Completions), so the CLI runs end to end through its real adapters and SDKs.
-import { frames, messageDelta, messageStart } from "../../../llm/test/fixtures/anthropic/messages.js";
 import {
   callItem,
+  chatUsage,
+  chunkFrames,
+  frames,
+  messageDelta,
   messageItem,
-  responseObject,
-  usage as responsesUsage,
-  streamFrames,
-} from "../../../llm/test/fixtures/openai/responses.js";
-import { chatUsage, chunkFrames } from "../../../llm/test/fixtures/openai-compatible/chat.js";
-import {
+  messageStart,
   type RecordedRequest,
   type Reply,
+  responseObject,
+  usage as responsesUsage,
   sse,
   startWireServer,
+  streamFrames,
   type WireServer,
-} from "../../../llm/test/support/wire-server.js";
+} from "@attractor/llm/testing";
 
 export type Provider = "anthropic" | "openai" | "gemini" | "openai-compatible";
 export const ALL_PROVIDERS: readonly Provider[] = ["anthropic", "openai", "gemini", "openai-compatible"];
@@ -267,6 +268,7 @@ export async function startRoutedModel(
   const server = await startWireServer((request) => {
     const step = route(readRequest(provider, request));
     if ("raw" in step) return step.raw;
+    if ("route" in step) return replyFor(provider, "NESTED ROUTE", []);
     return replyFor(provider, step.text, step.calls ?? []);
   });
   return {

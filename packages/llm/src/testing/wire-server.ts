@@ -58,7 +58,7 @@ export interface WireServer {
   /** TCP connections accepted so far, and how many of them are still open. */
   readonly connections: { readonly accepted: number; readonly open: number };
   /**
-   * Model requests whose body broke the provider's specification (test/specs) or its cross-field
+   * Model requests whose body broke the provider's specification (specs/) or its cross-field
    * rules. Such a request is answered with a 400 and close() fails, so no test passes with one.
    */
   readonly violations: { readonly path: string; readonly errors: readonly string[] }[];

@@ -1,5 +1,5 @@
-// Checks request bodies against the providers' official request specifications (test/specs, see
-// the README there) and against the rules the APIs enforce across fields, which a schema cannot
+// Checks request bodies against the providers' official request specifications (specs/, see
+// the package README) and against the rules the APIs enforce across fields, which a schema cannot
 // say: role order, where tool results go, cache breakpoints, thinking.
 import { readFileSync } from "node:fs";
 import { Ajv, type ValidateFunction } from "ajv";
@@ -30,7 +30,7 @@ const compiled = new Map<Protocol, ValidateFunction>();
 function validatorFor(protocol: Protocol): ValidateFunction {
   let validate = compiled.get(protocol);
   if (validate === undefined) {
-    const url = new URL(`../specs/${SCHEMA_FILES[protocol]}`, import.meta.url);
+    const url = new URL(`./specs/${SCHEMA_FILES[protocol]}`, import.meta.url);
     const { $comment: _c, "x-source": _s, ...schema } = JSON.parse(readFileSync(url, "utf8"));
     validate = ajv.compile(schema);
     compiled.set(protocol, validate);
@@ -40,7 +40,7 @@ function validatorFor(protocol: Protocol): ValidateFunction {
 
 /** The spec version a protocol's schema was derived from, as recorded in the schema file. */
 export function specSource(protocol: Protocol): Record<string, string> {
-  const url = new URL(`../specs/${SCHEMA_FILES[protocol]}`, import.meta.url);
+  const url = new URL(`./specs/${SCHEMA_FILES[protocol]}`, import.meta.url);
   return JSON.parse(readFileSync(url, "utf8"))["x-source"];
 }
 

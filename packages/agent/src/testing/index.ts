@@ -1,0 +1,6 @@
+// Test fixtures for code built on @attractor/agent: a scripted model client, an environment on
+// plain Node calls, models behind local wire servers per protocol, and a throwaway sshd.
+export * from "./node-environment.js";
+export * from "./scripted-client.js";
+export * from "./sshd.js";
+export * from "./wire-model.js";
