@@ -123,7 +123,15 @@ writeFileSync(
 const baseEnv = { PATH: process.env.PATH, HOME: join(root, "home"), LANG: "C.UTF-8" };
 const AGENTS = {
   attractor: {
-    command: (rounds) => [CLI, "-p", `read the ${rounds} files`, "--model", MODEL, "--max-turns", String(rounds + 10)],
+    command: (rounds) => [
+      CLI,
+      "-p",
+      `read the ${rounds} files`,
+      "--model",
+      MODEL,
+      "--max-turns",
+      String(rounds + 10),
+    ],
     env: {
       ATTRACTOR_HOME: join(root, "attractor-home"),
       ANTHROPIC_API_KEY: "bench",
