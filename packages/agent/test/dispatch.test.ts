@@ -8,7 +8,7 @@ import {
   LocalExecutionEnvironment,
   type RegisteredTool,
   shellTool,
-  type ToolCallOutcome,
+  type CompletedToolCall,
   ToolRegistry,
 } from "../src/index.js";
 
@@ -142,7 +142,7 @@ describe("dispatchToolCalls", () => {
   it("truncates for the model, keeps the full output, streams deltas and reports lifecycle", async () => {
     const deltas: string[] = [];
     const events: string[] = [];
-    const ends: ToolCallOutcome[] = [];
+    const ends: CompletedToolCall[] = [];
     const [o] = await dispatchToolCalls([call("s", "shell", { command: "seq 1 1000" })], registry, env, {
       onStart: (c) => events.push(`start ${c.id}`),
       onOutputDelta: (_id, d) => deltas.push(d),

@@ -1,5 +1,6 @@
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import type { AfterToolCallHook, ToolCallInfo, ToolCallResult } from "../types/config.js";
+import type { AfterToolCallHook, ToolCallInfo } from "../types/config.js";
+import type { ToolOutput } from "../types/tool.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool } from "../types/tool.js";
 import { CodeIntelligenceError } from "./errors.js";
@@ -157,7 +158,7 @@ export class CodeIntelligence {
     return found;
   }
 
-  private changedPaths(call: ToolCallInfo, result: ToolCallResult): string[] {
+  private changedPaths(call: ToolCallInfo, result: ToolOutput): string[] {
     const d = result.details ?? {};
     const listed = Array.isArray(d.paths)
       ? d.paths.filter((p): p is string => typeof p === "string")
@@ -169,7 +170,7 @@ export class CodeIntelligence {
     return [...new Set(listed.map((p) => this.environment.resolvePath(p)))];
   }
 
-  private async errorsAfterEdit(call: ToolCallInfo, result: ToolCallResult): Promise<string> {
+  private async errorsAfterEdit(call: ToolCallInfo, result: ToolOutput): Promise<string> {
     const files = this.changedPaths(call, result).filter(
       (f) => serverFor(this.pool.configs, f) !== undefined,
     );
