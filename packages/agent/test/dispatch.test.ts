@@ -4,11 +4,12 @@ import { join } from "node:path";
 import type { ToolCallData } from "@attractor/llm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type CompletedToolCall,
   dispatchToolCalls,
   LocalExecutionEnvironment,
   type RegisteredTool,
   shellTool,
-  type CompletedToolCall,
+  type ToolOutput,
   ToolRegistry,
 } from "../src/index.js";
 
@@ -137,6 +138,40 @@ describe("dispatchToolCalls", () => {
     ]);
     expect(out[1]?.arguments).toEqual({ path: "h.txt", text: "new" });
     expect(await env.readFile("h.txt")).toBe("new");
+  });
+
+  it("gives afterToolCall the tool's whole ToolOutput; a replacement keeps the image unless it brings one", async () => {
+    const picture: RegisteredTool = {
+      definition: {
+        name: "picture",
+        description: "an image",
+        parameters: { type: "object", properties: {} },
+      },
+      executor: async () => ({ output: "a picture", image: { data: "AAAA", mediaType: "image/png" } }),
+    };
+    const seen: ToolOutput[] = [];
+    const out = await dispatchToolCalls(
+      [call("k", "picture", {}), call("n", "picture", {})],
+      new ToolRegistry([picture]),
+      env,
+      {
+        afterToolCall: (c, r) => {
+          seen.push(r);
+          return c.callId === "k"
+            ? { output: "kept image" }
+            : { output: "new image", image: { data: "BBBB", mediaType: "image/png" } };
+        },
+      },
+    );
+    expect(seen[0]).toEqual({
+      output: "a picture",
+      isError: false,
+      image: { data: "AAAA", mediaType: "image/png" },
+    });
+    expect(out.map((o) => [o.output, o.isError, o.image?.data])).toEqual([
+      ["kept image", false, "AAAA"],
+      ["new image", false, "BBBB"],
+    ]);
   });
 
   it("truncates for the model, keeps the full output, streams deltas and reports lifecycle", async () => {

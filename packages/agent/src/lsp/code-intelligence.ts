@@ -1,8 +1,7 @@
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import type { AfterToolCallHook, ToolCallInfo } from "../types/config.js";
-import type { ToolOutput } from "../types/tool.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
-import type { RegisteredTool } from "../types/tool.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { CodeIntelligenceError } from "./errors.js";
 import { diagnosticMessage, formatDiagnostic } from "./format.js";
 import { findWorkspaceRoot } from "./locate.js";

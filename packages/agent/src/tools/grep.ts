@@ -1,7 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { GrepMatch, GrepOutputMode, GrepResult } from "../types/environment.js";
-import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import type { ToolCallContext } from "../types/tool.js";
+import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
 import { defineBuiltinTool, StringEnum } from "./define-tool.js";
 
 export interface GrepToolOptions {
