@@ -3,41 +3,20 @@
  * waits (the number of retries comes from the user's settings), and a failure that outlasts the
  * retries, or an unknown model, reads as advice on what to do.
  */
-import { execFileSync } from "node:child_process";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { errorBody } from "@attractor/llm/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-} from "./support/tmux.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TmuxTerminal } from "./support/tmux.js";
+import { tmuxFixture } from "./support/tmux-fixture.js";
 
 /** How the Messages API server fails every request. */
 let failure: { status: number; type: string; message: string; retryAfter?: string };
 let requests = 0;
 
-let root: string;
-let project: string;
-let server: Server;
-let terminal: TmuxTerminal | undefined;
-
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-errors-"));
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  // Two retries, about three seconds apart (with jitter): long enough to see the countdown move.
-  await mkdir(join(root, "attractor"), { recursive: true });
-  await writeFile(
-    join(root, "attractor", "settings.json"),
-    JSON.stringify({ retry: { maxRetries: 2, baseDelayMs: 3000, maxDelayMs: 3000 } }),
-  );
-  server = createServer(async (req, res) => {
+const fx = tmuxFixture(
+  "errors",
+  async (req, res) => {
     for await (const _ of req) {
       // The body is not needed.
     }
@@ -47,28 +26,27 @@ beforeAll(async () => {
       ...(failure.retryAfter !== undefined && { "retry-after": failure.retryAfter }),
     });
     res.end(JSON.stringify(errorBody(failure.type, failure.message)));
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
+  },
+  {
+    // Two retries, about three seconds apart (with jitter): long enough to see the countdown move.
+    prepare: async (root) => {
+      await mkdir(join(root, "attractor"), { recursive: true });
+      await writeFile(
+        join(root, "attractor", "settings.json"),
+        JSON.stringify({ retry: { maxRetries: 2, baseDelayMs: 3000, maxDelayMs: 3000 } }),
+      );
+    },
+  },
+);
+let terminal: TmuxTerminal | undefined;
 
 afterEach(() => {
   terminal?.kill();
   terminal = undefined;
 });
 
-afterAll(async () => {
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
-});
-
 function start(name: string, args: readonly string[] = []): TmuxTerminal {
-  const { port } = server.address() as AddressInfo;
-  terminal = startCliInTmux(name, project, anthropicTerminalEnv(root, port), [
-    "--provider",
-    "anthropic",
-    ...args,
-  ]);
+  terminal = fx.start(name, ["--provider", "anthropic", ...args]);
   return terminal;
 }
 

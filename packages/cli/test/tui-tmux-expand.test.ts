@@ -3,69 +3,28 @@
  * how many lines are hidden and which key shows them; ctrl+o shows the whole output, scrolled to
  * its end, and ctrl+o again goes back to the input.
  */
-import { execFileSync } from "node:child_process";
-import { rm } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { frames, streamEventsFor } from "@attractor/llm/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-} from "./support/tmux.js";
+import { streamEventsFor } from "@attractor/llm/testing";
+import { describe, expect, it } from "vitest";
+import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
 /** First request: a command printing 300 numbered lines; then a short answer. */
-function startModel() {
-  return createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const answered = Buffer.concat(chunks).toString("utf8").includes("tool_result");
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    const events = answered
+const fx = tmuxFixture("expand", async (req, res) => {
+  const answered = (await requestText(req)).includes("tool_result");
+  sendEvents(
+    res,
+    answered
       ? streamEventsFor([{ type: "text", text: "Printed them." }], "end_turn", { input: 300, output: 10 })
       : streamEventsFor(
           [{ type: "tool_use", id: "toolu_seq", name: "shell", input: { command: "seq -f 'row %g' 1 300" } }],
           "tool_use",
           { input: 200, output: 20 },
-        );
-    for (const frame of frames(events)) res.write(frame);
-    res.end();
-  });
-}
-
-let root: string;
-let project: string;
-let server: Server;
-let terminal: TmuxTerminal | undefined;
-
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-expand-"));
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  server = startModel();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
-
-afterAll(async () => {
-  terminal?.kill();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
+        ),
+  );
 });
 
 describe("expanding truncated output", () => {
   it("shows a call's whole output on ctrl+o, scrolls it, and goes back", async () => {
-    const { port } = server.address() as AddressInfo;
-    terminal = startCliInTmux("expand", project, anthropicTerminalEnv(root, port), [
-      "--provider",
-      "anthropic",
-      "--mode",
-      "yolo",
-    ]);
-    const t = terminal;
+    const t = fx.start("expand", ["--provider", "anthropic", "--mode", "yolo"]);
     await t.waitFor("Ask anything");
     t.type("print the rows");
     t.press("Enter");

@@ -3,75 +3,48 @@
  * reaches the model; `@` completes a project file with Tab (a .gitignored one is not offered) and
  * the file's lines reach the model at the start of the message, labelled as already provided.
  */
-import { execFileSync } from "node:child_process";
-import { mkdir, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { frames, streamEventsFor } from "@attractor/llm/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-  waitForFile,
-} from "./support/tmux.js";
+import { streamEventsFor } from "@attractor/llm/testing";
+import { describe, expect, it } from "vitest";
+import { waitForFile } from "./support/tmux.js";
+import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
-let root: string;
-let project: string;
-let server: Server;
-let terminal: TmuxTerminal | undefined;
 /** The user messages of each request, joined. */
 const sent: string[] = [];
 
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-input-"));
-  await mkdir(join(project, "src"), { recursive: true });
-  await mkdir(join(project, "build"), { recursive: true });
-  await writeFile(join(project, "src", "calculator.ts"), "one\ntwo\nthree\nfour\n");
-  await writeFile(join(project, "build", "calculator.js"), "built\n");
-  await writeFile(join(project, ".gitignore"), "build/\n");
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const fx = tmuxFixture(
+  "input",
+  async (req, res) => {
+    const body = JSON.parse(await requestText(req));
     const texts: string[] = [];
     for (const m of body.messages ?? [])
       if (m.role === "user")
         for (const b of typeof m.content === "string" ? [{ type: "text", text: m.content }] : m.content)
           if (b.type === "text") texts.push(b.text);
     sent.push(texts.join("\n"));
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const frame of frames(
+    sendEvents(
+      res,
       streamEventsFor([{ type: "text", text: `Answer ${sent.length}.` }], "end_turn", {
         input: 10,
         output: 5,
       }),
-    ))
-      res.write(frame);
-    res.end();
-  });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
-
-afterAll(async () => {
-  terminal?.kill();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
-});
+    );
+  },
+  {
+    prepare: async (_root, project) => {
+      await mkdir(join(project, "src"), { recursive: true });
+      await mkdir(join(project, "build"), { recursive: true });
+      await writeFile(join(project, "src", "calculator.ts"), "one\ntwo\nthree\nfour\n");
+      await writeFile(join(project, "build", "calculator.js"), "built\n");
+      await writeFile(join(project, ".gitignore"), "build/\n");
+    },
+  },
+);
 
 describe("input features in tmux", () => {
   it("!command asks, runs, shows its output and gives it to the model; @ completes and attaches a file", async () => {
-    const { port } = server.address() as AddressInfo;
-    terminal = startCliInTmux("input", project, anthropicTerminalEnv(root, port), [
-      "--provider",
-      "anthropic",
-    ]);
+    const terminal = fx.start("input");
     const { waitFor, type, press } = terminal;
     await waitFor("Ask anything");
 
@@ -82,7 +55,7 @@ describe("input features in tmux", () => {
     press("y");
     await waitFor("wrote-it");
     await waitFor("added to the conversation as context");
-    await waitForFile(join(project, "made.txt"), "made\n");
+    await waitForFile(join(fx.project, "made.txt"), "made\n");
     expect(sent).toEqual([]);
 
     // @calc + Tab completes to the source file, not the ignored build output.

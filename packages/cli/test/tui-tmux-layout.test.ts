@@ -5,21 +5,13 @@
  * cluster; ctrl+o scrolls a long diff in the prompt. Ctrl+C clears a draft, never exits while one is typed, and exits on a second press
  * over an empty input.
  */
-import { execFileSync } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { frames, streamEventsFor } from "@attractor/llm/testing";
+import { streamEventsFor } from "@attractor/llm/testing";
 import stringWidth from "string-width";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-} from "./support/tmux.js";
+import { describe, expect, it } from "vitest";
+import type { TmuxTerminal } from "./support/tmux.js";
+import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
 const COLUMNS = 60;
 const LONG_LINE = `const message = "${"x".repeat(90)}";`;
@@ -30,12 +22,10 @@ const ANSWER =
   " Emoji such as 🎉 take two cells, e\u0301 takes one, and this sentence is long enough to wrap twice at sixty.";
 
 /** A Messages API server: the first turn answers and asks to edit a file with a long line. */
-function startModel() {
-  return createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+const fx = tmuxFixture(
+  "layout",
+  async (req, res) => {
+    const body = JSON.parse(await requestText(req));
     const hasResult = JSON.stringify(body.messages).includes("tool_result");
     const events = hasResult
       ? streamEventsFor([{ type: "text", text: "Done." }], "end_turn", { input: 300, output: 20 })
@@ -52,46 +42,23 @@ function startModel() {
           "tool_use",
           { input: 250, output: 40 },
         );
-    for (const frame of frames(events)) res.write(frame);
-    res.end();
-  });
-}
+    sendEvents(res, events);
+  },
+  { prepare: (_root, project) => writeFile(join(project, "wide.ts"), "short\n") },
+);
 
-let root: string;
-let project: string;
-let server: Server;
+/** The pane the first test starts and the second goes on with. */
 let terminal: TmuxTerminal | undefined;
-
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-layout-"));
-  await writeFile(join(project, "wide.ts"), "short\n");
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  server = startModel();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
-
-afterAll(async () => {
-  terminal?.kill();
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
-});
 
 /** Lines of the screen (wrapped lines joined, so a line drawn past the edge shows as too long). */
 const tooWide = (screen: string) => screen.split("\n").filter((line) => stringWidth(line) > COLUMNS);
 
 describe("the interactive UI at 60 columns", () => {
   it("draws no line wider than the pane, lays out the permission prompt, edits by grapheme", async () => {
-    const { port } = server.address() as AddressInfo;
-    terminal = startCliInTmux(
-      "layout",
-      project,
-      anthropicTerminalEnv(root, port),
-      ["--provider", "anthropic"],
-      undefined,
-      { columns: COLUMNS, rows: 40 },
-    );
+    terminal = fx.start("layout", ["--provider", "anthropic"], undefined, {
+      columns: COLUMNS,
+      rows: 40,
+    });
     const { waitFor, screen, type, press } = terminal;
 
     const first = await waitFor("Ask anything");

@@ -5,21 +5,13 @@
  * scrollback with every paragraph exactly once and no line wider than the pane. /copy puts the
  * answer on the clipboard by OSC 52 and by the desktop's clipboard program.
  */
-import { execFileSync } from "node:child_process";
-import { mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { frames, messageDelta, messageStart } from "@attractor/llm/testing";
 import stringWidth from "string-width";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-} from "./support/tmux.js";
+import { afterEach, describe, expect, it } from "vitest";
+import type { TmuxTerminal } from "./support/tmux.js";
+import { tmuxFixture } from "./support/tmux-fixture.js";
 
 /** A Markdown answer of about 7 KB; every paragraph carries a marker seen once in a clean scrollback. */
 function answerOf(parts: number): string {
@@ -38,9 +30,14 @@ function answerOf(parts: number): string {
 }
 const ANSWER = answerOf(24);
 
-/** Messages API server streaming the answer in 70-character pieces, `pauseMs` apart. */
-function startModel(pauseMs: () => number) {
-  return createServer(async (req, res) => {
+let pause = 10;
+let clipboard: string;
+let terminal: TmuxTerminal | undefined;
+
+/** A Messages API server streaming the answer in 70-character pieces, `pause` ms apart. */
+const fx = tmuxFixture(
+  "render",
+  async (req, res) => {
     for await (const _ of req) {
       // The request body is not needed.
     }
@@ -60,7 +57,7 @@ function startModel(pauseMs: () => number) {
           delta: { type: "text_delta", text: ANSWER.slice(i, i + 70) },
         },
       ]);
-      await new Promise((r) => setTimeout(r, pauseMs()));
+      await new Promise((r) => setTimeout(r, pause));
     }
     send([
       { type: "content_block_stop", index: 0 },
@@ -68,47 +65,26 @@ function startModel(pauseMs: () => number) {
       { type: "message_stop" },
     ]);
     res.end();
-  });
-}
-
-let root: string;
-let project: string;
-let server: Server;
-let pause = 10;
-let clipboard: string;
-let terminal: TmuxTerminal | undefined;
-
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-render-"));
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  clipboard = join(root, "clipboard.txt");
-  await mkdir(join(root, "bin"));
-  await writeFile(join(root, "bin", "xclip"), `#!/bin/sh\ncat > '${clipboard}'\n`, { mode: 0o755 });
-  server = startModel(() => pause);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
+  },
+  {
+    // A desktop whose clipboard program is a script keeping what it is given.
+    prepare: async (root) => {
+      clipboard = join(root, "clipboard.txt");
+      await mkdir(join(root, "bin"));
+      await writeFile(join(root, "bin", "xclip"), `#!/bin/sh\ncat > '${clipboard}'\n`, { mode: 0o755 });
+    },
+  },
+);
 
 afterEach(() => {
   terminal?.kill();
   terminal = undefined;
 });
 
-afterAll(async () => {
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
-});
-
 const start = (name: string, columns: number, rows: number) => {
-  const { port } = server.address() as AddressInfo;
-  const env = anthropicTerminalEnv(root, port);
-  // A desktop whose clipboard program is a script keeping what it is given.
-  const desktop = { ...env, DISPLAY: ":42", PATH: `${join(root, "bin")}:${env.PATH}` };
-  terminal = startCliInTmux(name, project, desktop, ["--provider", "anthropic"], undefined, {
-    columns,
-    rows,
-  });
+  const env = fx.env();
+  const desktop = { ...env, DISPLAY: ":42", PATH: `${join(fx.root, "bin")}:${env.PATH}` };
+  terminal = fx.start(name, ["--provider", "anthropic"], desktop, { columns, rows });
   return terminal;
 };
 
@@ -117,7 +93,7 @@ describe("streaming an answer in tmux", () => {
     pause = 10;
     const t = start("render-bytes", 120, 40);
     await t.waitFor("Ask anything");
-    const log = join(root, "bytes.log");
+    const log = join(fx.root, "bytes.log");
     t.recordOutput(log);
     t.type("explain the change");
     t.press("Enter");
@@ -141,7 +117,7 @@ describe("streaming an answer in tmux", () => {
     expect(count(bytes, "╭")).toBeLessThanOrEqual(3);
 
     // /copy: OSC 52 to the terminal, the desktop's clipboard program, and a file.
-    const copyLog = join(root, "copy.log");
+    const copyLog = join(fx.root, "copy.log");
     t.recordOutput(copyLog);
     t.type("/copy");
     t.press("Enter");
@@ -152,7 +128,7 @@ describe("streaming an answer in tmux", () => {
     expect(await readFile(clipboard, "utf8")).toBe(ANSWER);
     const copyBytes = await readFile(copyLog, "utf8");
     expect(copyBytes).toContain(`\x1b]52;c;${Buffer.from(ANSWER).toString("base64")}\x07`);
-    expect(await readFile(join(root, "attractor", "last-answer.md"), "utf8")).toBe(ANSWER);
+    expect(await readFile(join(fx.root, "attractor", "last-answer.md"), "utf8")).toBe(ANSWER);
   }, 90_000);
 
   it("leaves every paragraph once and no line wider than the pane after a resize mid-stream", async () => {

@@ -3,29 +3,18 @@
  * tool blocks (an edit's diff, a command's output) and the status line's tokens, cost and context
  * share, not only its text.
  */
-import { execFileSync } from "node:child_process";
-import { readFile, rm, writeFile } from "node:fs/promises";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { frames, streamEventsFor } from "@attractor/llm/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { requireBuiltCli } from "../src/testing/index.js";
-import {
-  anthropicTerminalEnv,
-  startCliInTmux,
-  type TmuxTerminal,
-  terminalWorkspace,
-} from "./support/tmux.js";
+import { streamEventsFor } from "@attractor/llm/testing";
+import { describe, expect, it } from "vitest";
+import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
 /** First request: fix the file; second: run a command; third: the answer. */
-function startModel() {
-  return createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+const fx = tmuxFixture(
+  "resume",
+  async (req, res) => {
+    const body = JSON.parse(await requestText(req));
     const results = JSON.stringify(body.messages).split('"tool_result"').length - 1;
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     const events =
       results === 0
         ? streamEventsFor(
@@ -57,47 +46,22 @@ function startModel() {
               input: 50_000,
               output: 40,
             });
-    for (const frame of frames(events)) res.write(frame);
-    res.end();
-  });
-}
-
-let root: string;
-let project: string;
-let server: Server;
-let terminal: TmuxTerminal | undefined;
-
-beforeAll(async () => {
-  requireBuiltCli();
-  ({ root, project } = await terminalWorkspace("attractor-tmux-resume-"));
-  await writeFile(join(project, "math.js"), "function add(a, b) {\n  return a - b;\n}\n");
-  execFileSync("git", ["init", "-q"], { cwd: project });
-  server = startModel();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-});
-
-afterEach(() => {
-  terminal?.kill();
-  terminal = undefined;
-});
-
-afterAll(async () => {
-  server?.closeAllConnections();
-  if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
-});
+    sendEvents(res, events);
+  },
+  {
+    prepare: (_root, project) =>
+      writeFile(join(project, "math.js"), "function add(a, b) {\n  return a - b;\n}\n"),
+  },
+);
 
 describe("--continue in the interactive UI", () => {
   it("restores tool blocks with their diff and output, and the tokens, cost and context figures", async () => {
-    const { port } = server.address() as AddressInfo;
-    const env = anthropicTerminalEnv(root, port);
-    const first = startCliInTmux("resume-first", project, env, ["--provider", "anthropic", "--mode", "yolo"]);
-    terminal = first;
+    const first = fx.start("resume-first", ["--provider", "anthropic", "--mode", "yolo"]);
     await first.waitFor("Ask anything");
     first.type("fix the sum");
     first.press("Enter");
     const live = await first.waitFor("Fixed the sum.");
-    expect(await readFile(join(project, "math.js"), "utf8")).toContain("return a + b;");
+    expect(await readFile(join(fx.project, "math.js"), "utf8")).toContain("return a + b;");
     const figures = /(\d[\d.]*k?) tokens · \$(\d+\.\d+) · ctx (\d+)%/.exec(
       await first.waitForScreen((s) => /ctx \d+%/.test(s), "the status line's figures"),
     );
@@ -108,8 +72,7 @@ describe("--continue in the interactive UI", () => {
     await first.waitFor("resume it with");
     first.kill();
 
-    const second = startCliInTmux("resume-second", project, env, ["--provider", "anthropic", "--continue"]);
-    terminal = second;
+    const second = fx.start("resume-second", ["--provider", "anthropic", "--continue"]);
     const restored = await second.waitFor("Fixed the sum.");
     // The edit's block with its diff, and the command's block with its output.
     expect(restored).toMatch(/Edit math\.js/);
