@@ -25,7 +25,7 @@ import {
 import { DEFAULT_GLOB_MAX_RESULTS } from "./glob.js";
 import { DEFAULT_GREP_MAX_RESULTS } from "./grep.js";
 import { GrepCollector } from "./grep-collector.js";
-import { compileGlobOverride, compileRegex, searchText } from "./grep-javascript.js";
+import { grepThroughReads } from "./grep-javascript.js";
 import { type WalkFileSystem, walk } from "./ignore-walk.js";
 import { readLinesFrom } from "./line-reader.js";
 
@@ -96,11 +96,6 @@ export interface EnvironmentPrimitives {
 /** Timeout of a command that gives none, and the ceiling for any, as for the local environment. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
-/** Files grep reads at once. */
-const READ_CONCURRENCY = 8;
-/** Files whose first bytes hold a NUL are binary and skipped by grep, as ripgrep does. */
-const BINARY_PROBE_BYTES = 64 * 1024;
-
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
 const byPath = (a: { path: string }, b: { path: string }): number =>
@@ -304,33 +299,19 @@ class PrimitiveEnvironment implements ExecutionEnvironment {
       contextLines,
       display: (p) => this.display(p),
     });
-    const regex = compileRegex(pattern, options.caseInsensitive ?? false);
-    const search = async (file: string, explicit: boolean) => {
-      const bytes = await this.p.read(file).catch(() => undefined);
-      if (!bytes || (!explicit && bytes.subarray(0, BINARY_PROBE_BYTES).includes(0))) return;
-      collector.add(searchText(file, decoder.decode(bytes), regex, contextLines, collector.perFileCap));
-    };
-    if (!s.isDirectory) {
-      await search(abs, true);
-      return collector.result("javascript");
-    }
-    const override = options.globFilter ? compileGlobOverride(options.globFilter) : undefined;
-    // A few files at a time: a primitive that reaches a container or a remote host answers
-    // faster in parallel, and the collector orders the hits by path whatever the arrival order.
-    let batch: Promise<void>[] = [];
-    for await (const e of walk(abs, {
-      fs: this.walkFs(),
-      ...(override !== undefined && { override }),
-      ...(options.signal !== undefined && { signal: options.signal }),
-    })) {
-      if (e.isDir) continue;
-      batch.push(search(e.absolute, false));
-      if (batch.length < READ_CONCURRENCY) continue;
-      await Promise.all(batch);
-      batch = [];
-      if (collector.enough()) break;
-    }
-    await Promise.all(batch);
+    await grepThroughReads(
+      pattern,
+      abs,
+      {
+        caseInsensitive: options.caseInsensitive ?? false,
+        contextLines,
+        isFile: !s.isDirectory,
+        ...(options.globFilter !== undefined && { globFilter: options.globFilter }),
+        ...(options.signal !== undefined && { signal: options.signal }),
+      },
+      { fs: this.walkFs(), read: (file) => this.p.read(file) },
+      collector,
+    );
     return collector.result("javascript");
   }
 

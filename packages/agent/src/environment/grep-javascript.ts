@@ -2,9 +2,9 @@ import { createReadStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import picomatch from "picomatch";
-import { type FileHits, HitsBuilder } from "./grep-collector.js";
+import { type FileHits, type GrepCollector, HitsBuilder } from "./grep-collector.js";
 import { compileRegex } from "./grep-regex.js";
-import { type WalkOverride, walk } from "./ignore-walk.js";
+import { type WalkFileSystem, type WalkOverride, walk } from "./ignore-walk.js";
 
 export { compileRegex } from "./grep-regex.js";
 
@@ -225,4 +225,52 @@ export async function grepJavaScript(
     }
   }
   await flush();
+}
+
+/** Files read whole, and the walk over them, for environments that reach files through calls. */
+export interface GrepFileAccess {
+  readonly fs: WalkFileSystem;
+  /** A file's bytes, or undefined when it cannot be read (skipped, as ripgrep skips it). */
+  read(path: string): Promise<Uint8Array | undefined>;
+}
+
+/** Files read at once while walking: a remote or container file system answers faster in parallel. */
+const READ_CONCURRENCY = 8;
+/** Bytes looked at for a NUL to tell a binary file, as ripgrep does. */
+const BINARY_PROBE_BYTES = 64 * 1024;
+const utf8 = new TextDecoder();
+
+/**
+ * The engine for environments without ripgrep: walks `root` like ripgrep through `access`, reads
+ * each file whole, and adds its hits to `collector`, stopping once the collector has enough.
+ */
+export async function grepThroughReads(
+  pattern: string,
+  root: string,
+  options: Omit<JavaScriptGrepOptions, "perFileCap" | "enough">,
+  access: GrepFileAccess,
+  collector: GrepCollector,
+): Promise<void> {
+  const regex = compileRegex(pattern, options.caseInsensitive);
+  const search = async (file: string, explicit: boolean) => {
+    const bytes = await access.read(file).catch(() => undefined);
+    if (!bytes || (!explicit && bytes.subarray(0, BINARY_PROBE_BYTES).includes(0))) return;
+    collector.add(searchText(file, utf8.decode(bytes), regex, options.contextLines, collector.perFileCap));
+  };
+  if (options.isFile) return search(root, true);
+  const override = options.globFilter ? compileGlobOverride(options.globFilter) : undefined;
+  let batch: Promise<void>[] = [];
+  for await (const e of walk(root, {
+    fs: access.fs,
+    ...(override !== undefined && { override }),
+    ...(options.signal !== undefined && { signal: options.signal }),
+  })) {
+    if (e.isDir) continue;
+    batch.push(search(e.absolute, false));
+    if (batch.length < READ_CONCURRENCY) continue;
+    await Promise.all(batch);
+    batch = [];
+    if (collector.enough()) return;
+  }
+  await Promise.all(batch);
 }

@@ -17,7 +17,7 @@ import { FileNotFoundError, InvalidPatternError, IsADirectoryError, NotADirector
 import { DEFAULT_GLOB_MAX_RESULTS } from "../glob.js";
 import { DEFAULT_GREP_MAX_RESULTS } from "../grep.js";
 import { GrepCollector, HitsBuilder } from "../grep-collector.js";
-import { compileGlobOverride, compileRegex, searchText } from "../grep-javascript.js";
+import { grepThroughReads } from "../grep-javascript.js";
 import { walk } from "../ignore-walk.js";
 import { readLinesFrom } from "../line-reader.js";
 import { DEFAULT_CAPTURE_LIMIT } from "../run-command.js";
@@ -30,8 +30,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
 /** Output kept of search commands, whose stdout is parsed as it streams (stderr is what matters). */
 const SEARCH_CAPTURE = 16 * 1024;
-/** Files of a search read over SFTP at once (the fallback engine). */
-const READ_CONCURRENCY = 8;
 
 export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
   /**
@@ -281,32 +279,21 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
       await this.grepWithRipgrep(pattern, abs, s.isFile, { ...options, contextLines }, collector);
       return collector.result("ripgrep");
     }
-    const regex = compileRegex(pattern, options.caseInsensitive ?? false);
-    const cap = collector.perFileCap;
-    await this.sftp(path, async (files) => {
-      const search = async (file: string, explicit: boolean) => {
-        const bytes = await files.readFile(file).catch(() => undefined);
-        if (!bytes || (!explicit && bytes.subarray(0, 64 * 1024).includes(0))) return;
-        collector.add(searchText(file, bytes.toString("utf8"), regex, contextLines, cap));
-      };
-      if (s.isFile) return search(abs, true);
-      const override = options.globFilter ? compileGlobOverride(options.globFilter) : undefined;
-      let batch: Promise<void>[] = [];
-      for await (const e of walk(abs, {
-        fs: files.walkFs(),
-        ...(override !== undefined && { override }),
-        ...(options.signal !== undefined && { signal: options.signal }),
-      })) {
-        if (e.isDir) continue;
-        batch.push(search(e.absolute, false));
-        if (batch.length >= READ_CONCURRENCY) {
-          await Promise.all(batch);
-          batch = [];
-          if (collector.enough()) return;
-        }
-      }
-      await Promise.all(batch);
-    });
+    await this.sftp(path, (files) =>
+      grepThroughReads(
+        pattern,
+        abs,
+        {
+          caseInsensitive: options.caseInsensitive ?? false,
+          contextLines,
+          isFile: s.isFile,
+          ...(options.globFilter !== undefined && { globFilter: options.globFilter }),
+          ...(options.signal !== undefined && { signal: options.signal }),
+        },
+        { fs: files.walkFs(), read: (file) => files.readFile(file) },
+        collector,
+      ),
+    );
     return collector.result("javascript");
   }
 
