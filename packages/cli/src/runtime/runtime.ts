@@ -71,6 +71,7 @@ import {
   type AskAnswer,
   bashParserReady,
   createPermissionPolicy,
+  loadBashParser,
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
@@ -782,6 +783,7 @@ class AgentRuntime implements Runtime {
           maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0,
           ...(maxTurns > 0 && { maxToolRoundsPerInput: maxTurns }),
         });
+        this.preloadShellParser();
         await session.submit(next);
         await this.active.recorder.flush();
         next = this.lateSteering(session);
@@ -789,6 +791,17 @@ class AgentRuntime implements Runtime {
     } finally {
       this.running--;
     }
+  }
+
+  /**
+   * Loads the bash parser while the model answers, once the request is on its way: the first
+   * shell call would otherwise wait for it (a failure is reported by that call's own check).
+   */
+  private preloadShellParser(): void {
+    if (bashParserReady() || this.profile.toolRegistry.get("shell") === undefined) return;
+    setImmediate(() => {
+      loadBashParser().catch(() => {});
+    }).unref();
   }
 
   async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
