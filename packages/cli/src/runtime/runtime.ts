@@ -783,7 +783,6 @@ class AgentRuntime implements Runtime {
           maxTurns: maxTurns > 0 ? session.turnCount + maxTurns : 0,
           ...(maxTurns > 0 && { maxToolRoundsPerInput: maxTurns }),
         });
-        this.preloadShellParser();
         await session.submit(next);
         await this.active.recorder.flush();
         next = this.lateSteering(session);
@@ -794,8 +793,9 @@ class AgentRuntime implements Runtime {
   }
 
   /**
-   * Loads the bash parser while the model answers, once the request is on its way: the first
-   * shell call would otherwise wait for it (a failure is reported by that call's own check).
+   * Loads the bash parser while the model answers (called once its answer has begun, so the
+   * request went out first): the first shell call would otherwise wait for it (a failure is
+   * reported by that call's own check).
    */
   private preloadShellParser(): void {
     if (bashParserReady() || this.profile.toolRegistry.get("shell") === undefined) return;
@@ -1189,6 +1189,7 @@ class AgentRuntime implements Runtime {
       }
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
+      if (event.kind === "assistant_text_start") this.preloadShellParser();
       this.deliver({ source: "session", event });
       if (
         event.kind === "steering_injected" &&
