@@ -153,8 +153,13 @@ export {
   createAskUserTool,
   type UserQuestion,
 } from "./tools/ask-user.js";
-export { defineTool, StringEnum, type ToolCallContext, type ToolSpec } from "./tools/define-tool.js";
-export { type DispatchOptions, dispatchToolCalls, type ToolCallOutcome } from "./tools/dispatch.js";
+export { defineTool, StringEnum, type ToolSpec } from "./tools/define-tool.js";
+export {
+  type CompletedToolCall,
+  type DispatchOptions,
+  dispatchToolCalls,
+  type ToolCallOutcome,
+} from "./tools/dispatch.js";
 export {
   applyEdit,
   EDIT_STRATEGIES,
@@ -254,6 +259,7 @@ export { SessionState, type SubagentResult, SubagentStatus } from "./types/sessi
 export type {
   AnyTool,
   RegisteredTool,
+  ToolCallContext,
   ToolContext,
   ToolDetails,
   ToolExecutor,

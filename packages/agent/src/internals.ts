@@ -15,12 +15,7 @@ export * from "./subagent/index.js";
 export * from "./tools/apply-patch/index.js";
 export { ARGUMENT_DEPTH_MESSAGE, MAX_ARGUMENT_DEPTH, nestsDeeperThan } from "./tools/argument-depth.js";
 export * from "./tools/ask-user.js";
-export {
-  defineTool,
-  StringEnum,
-  type ToolCallContext,
-  type ToolSpec,
-} from "./tools/define-tool.js";
+export { defineTool, StringEnum, type ToolSpec } from "./tools/define-tool.js";
 export { unifiedDiff } from "./tools/diff.js";
 export * from "./tools/dispatch.js";
 export * from "./tools/edit/index.js";

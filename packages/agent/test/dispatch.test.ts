@@ -4,11 +4,12 @@ import { join } from "node:path";
 import type { ToolCallData } from "@attractor/llm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  type CompletedToolCall,
   dispatchToolCalls,
   LocalExecutionEnvironment,
   type RegisteredTool,
   shellTool,
-  type ToolCallOutcome,
+  type ToolOutput,
   ToolRegistry,
 } from "../src/index.js";
 
@@ -139,10 +140,44 @@ describe("dispatchToolCalls", () => {
     expect(await env.readFile("h.txt")).toBe("new");
   });
 
+  it("gives afterToolCall the tool's whole ToolOutput; a replacement keeps the image unless it brings one", async () => {
+    const picture: RegisteredTool = {
+      definition: {
+        name: "picture",
+        description: "an image",
+        parameters: { type: "object", properties: {} },
+      },
+      executor: async () => ({ output: "a picture", image: { data: "AAAA", mediaType: "image/png" } }),
+    };
+    const seen: ToolOutput[] = [];
+    const out = await dispatchToolCalls(
+      [call("k", "picture", {}), call("n", "picture", {})],
+      new ToolRegistry([picture]),
+      env,
+      {
+        afterToolCall: (c, r) => {
+          seen.push(r);
+          return c.callId === "k"
+            ? { output: "kept image" }
+            : { output: "new image", image: { data: "BBBB", mediaType: "image/png" } };
+        },
+      },
+    );
+    expect(seen[0]).toEqual({
+      output: "a picture",
+      isError: false,
+      image: { data: "AAAA", mediaType: "image/png" },
+    });
+    expect(out.map((o) => [o.output, o.isError, o.image?.data])).toEqual([
+      ["kept image", false, "AAAA"],
+      ["new image", false, "BBBB"],
+    ]);
+  });
+
   it("truncates for the model, keeps the full output, streams deltas and reports lifecycle", async () => {
     const deltas: string[] = [];
     const events: string[] = [];
-    const ends: ToolCallOutcome[] = [];
+    const ends: CompletedToolCall[] = [];
     const [o] = await dispatchToolCalls([call("s", "shell", { command: "seq 1 1000" })], registry, env, {
       onStart: (c) => events.push(`start ${c.id}`),
       onOutputDelta: (_id, d) => deltas.push(d),

@@ -1,7 +1,7 @@
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import type { AfterToolCallHook, ToolCallInfo, ToolCallResult } from "../types/config.js";
+import type { AfterToolCallHook, ToolCallInfo } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
-import type { RegisteredTool } from "../types/tool.js";
+import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { CodeIntelligenceError } from "./errors.js";
 import { diagnosticMessage, formatDiagnostic } from "./format.js";
 import { findWorkspaceRoot } from "./locate.js";
@@ -157,7 +157,7 @@ export class CodeIntelligence {
     return found;
   }
 
-  private changedPaths(call: ToolCallInfo, result: ToolCallResult): string[] {
+  private changedPaths(call: ToolCallInfo, result: ToolOutput): string[] {
     const d = result.details ?? {};
     const listed = Array.isArray(d.paths)
       ? d.paths.filter((p): p is string => typeof p === "string")
@@ -169,7 +169,7 @@ export class CodeIntelligence {
     return [...new Set(listed.map((p) => this.environment.resolvePath(p)))];
   }
 
-  private async errorsAfterEdit(call: ToolCallInfo, result: ToolCallResult): Promise<string> {
+  private async errorsAfterEdit(call: ToolCallInfo, result: ToolOutput): Promise<string> {
     const files = this.changedPaths(call, result).filter(
       (f) => serverFor(this.pool.configs, f) !== undefined,
     );

@@ -10,7 +10,7 @@ import type {
 } from "vscode-languageserver-protocol";
 import { defineBuiltinTool } from "../tools/define-tool.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
-import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
+import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
 import {
   CODE_INTELLIGENCE_DESCRIPTIONS,
   CODE_INTELLIGENCE_PARAMETERS,
@@ -54,7 +54,7 @@ const MAX_SYMBOLS = 50;
 type Run<N extends CodeIntelligenceToolName> = (
   args: CodeIntelligenceArgs<N>,
   env: ExecutionEnvironment,
-  context: ToolContext,
+  context: ToolCallContext,
 ) => Promise<string | ToolOutput>;
 
 function tool<N extends CodeIntelligenceToolName>(name: N, run: Run<N>): RegisteredTool {

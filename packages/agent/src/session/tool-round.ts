@@ -1,11 +1,12 @@
 import type { ToolCallData } from "@attractor/llm";
 import type { SubagentManager } from "../subagent/manager.js";
-import { dispatchToolCalls, type ToolCallOutcome } from "../tools/dispatch.js";
-import type { BeforeToolCallDecision, SessionConfig, ToolCallInfo, ToolCallResult } from "../types/config.js";
+import { type CompletedToolCall, dispatchToolCalls } from "../tools/dispatch.js";
+import type { BeforeToolCallDecision, SessionConfig, ToolCallInfo } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap } from "../types/events.js";
 import type { HookEventName } from "../types/hooks.js";
 import type { ProfileToolRegistry } from "../types/profile.js";
+import type { ToolOutput } from "../types/tool.js";
 import type { ToolResultRecord } from "../types/turn.js";
 
 /** The result a call gets when the user interrupted the cycle before it started. */
@@ -43,7 +44,7 @@ export interface ToolRoundContext {
   readonly onHalt?: (reason: string) => void;
 }
 
-const record = (o: ToolCallOutcome): ToolResultRecord => ({
+const record = (o: CompletedToolCall): ToolResultRecord => ({
   toolCallId: o.toolCallId,
   toolName: o.toolName,
   content: o.modelOutput,
@@ -73,7 +74,7 @@ export async function runToolRound(
   if (ctx.signal.aborted) return calls.map((c) => interrupted(c, INTERRUPTED_BEFORE_RUN));
   const names = new Map(calls.map((c) => [c.id, c.name]));
   let abandoned = false;
-  const mark = (o: ToolCallOutcome): ToolCallOutcome => {
+  const mark = (o: CompletedToolCall): CompletedToolCall => {
     if (!ctx.signal.aborted) return o;
     if (o.output === INTERRUPTED_BEFORE_RUN) return { ...o, errorCode: "interrupted" };
     return {
@@ -84,7 +85,7 @@ export async function runToolRound(
       errorCode: "interrupted",
     };
   };
-  const finished = new Map<string, ToolCallOutcome>();
+  const finished = new Map<string, CompletedToolCall>();
   const started = new Set<string>();
   const subagents = ctx.subagents;
   const registry = subagents
@@ -196,8 +197,8 @@ async function beforeCall(
 async function afterCall(
   ctx: ToolRoundContext,
   info: ToolCallInfo,
-  result: ToolCallResult,
-): Promise<ToolCallResult | undefined> {
+  result: ToolOutput,
+): Promise<ToolOutput | undefined> {
   const { afterToolCall, hooks } = ctx.config;
   let current = (await afterToolCall?.(info, result)) ?? result;
   if (!hooks?.postToolUse) return current;

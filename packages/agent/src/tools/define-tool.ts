@@ -1,15 +1,8 @@
 import { type Static, type TObject, type TUnsafe, Type } from "@sinclair/typebox";
-import type { ExecutionEnvironment } from "../types/environment.js";
-import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
+import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
 import { builtinSchema } from "./schema.js";
 import { expectedFailure } from "./shared/tool-errors.js";
 import { checkRegisteredTool } from "./tool-shape.js";
-
-/** What a defined tool's execute gets besides its arguments: the call's context and the environment. */
-export interface ToolCallContext extends ToolContext {
-  /** Where the tool reads, writes and runs commands (never node:fs or child_process directly). */
-  readonly environment: ExecutionEnvironment;
-}
 
 /** A tool described by a TypeBox object schema; execute's arguments are typed from it. */
 export interface ToolSpec<P extends TObject> {

@@ -1,6 +1,6 @@
 import type { ImageData, ToolCallData } from "@attractor/llm";
 import { type TruncationConfig, truncateToolOutput } from "../truncation/index.js";
-import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo, ToolCallResult } from "../types/config.js";
+import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { ProfileToolRegistry } from "../types/profile.js";
 import type { RegisteredTool, ToolDetails, ToolOutput } from "../types/tool.js";
@@ -13,8 +13,11 @@ import {
 import { validateArguments } from "./schema.js";
 import { isExpectedFailure } from "./shared/tool-errors.js";
 
-/** What one tool call produced: the full output for hosts and the truncated copy for the model. */
-export interface ToolCallOutcome {
+/**
+ * One finished tool call as the dispatcher reports it (TOOL_CALL_END, onEnd): the arguments it ran
+ * with, its ToolOutput in full and the truncated copy the model gets (stored as a ToolResultRecord).
+ */
+export interface CompletedToolCall {
   readonly toolCallId: string;
   readonly toolName: string;
   /** The arguments the tool ran with (after a rewrite hook), or as parsed when it did not run. */
@@ -26,12 +29,15 @@ export interface ToolCallOutcome {
   /** Whether modelOutput is shorter than output. */
   readonly truncated: boolean;
   readonly isError: boolean;
-  /** Why the call failed (see ToolCallResult.errorCode); absent on success. */
+  /** Why the call failed (see ToolOutput.errorCode); absent on success. */
   readonly errorCode?: string;
   readonly image?: ImageData;
   readonly details?: ToolDetails;
   readonly durationMs: number;
 }
+
+/** @deprecated use CompletedToolCall */
+export type ToolCallOutcome = CompletedToolCall;
 
 export interface DispatchOptions {
   readonly signal?: AbortSignal;
@@ -46,7 +52,7 @@ export interface DispatchOptions {
   readonly afterToolCall?: AfterToolCallHook;
   readonly onStart?: (call: ToolCallData) => void;
   readonly onOutputDelta?: (callId: string, chunk: string) => void;
-  readonly onEnd?: (outcome: ToolCallOutcome) => void;
+  readonly onEnd?: (call: CompletedToolCall) => void;
 }
 
 type Parsed =
@@ -106,11 +112,11 @@ export async function dispatchToolCalls(
   registry: Pick<ProfileToolRegistry, "get">,
   env: ExecutionEnvironment,
   options: DispatchOptions = {},
-): Promise<ToolCallOutcome[]> {
+): Promise<CompletedToolCall[]> {
   const lookup = (name: string): RegisteredTool | undefined =>
     options.isAllowed && !options.isAllowed(name) ? undefined : registry.get(name);
   if (options.parallel === false || calls.length <= 1) {
-    const out: ToolCallOutcome[] = [];
+    const out: CompletedToolCall[] = [];
     for (const call of calls)
       out.push(await runCall(call, lookup(call.name), parseArguments(call), env, options));
     return out;
@@ -120,7 +126,7 @@ export async function dispatchToolCalls(
     const parsed = parseArguments(call);
     return { call, tool, parsed, targets: targetsOf(tool, parsed, env) };
   });
-  const running: Promise<ToolCallOutcome>[] = [];
+  const running: Promise<CompletedToolCall>[] = [];
   for (const p of prepared) {
     // Wait for every earlier call that writes where this one does.
     const before = running.filter((_, j) => overlaps(prepared[j]?.targets ?? [], p.targets));
@@ -132,7 +138,7 @@ export async function dispatchToolCalls(
   );
 }
 
-function internalFailure(call: ToolCallData, reason: unknown): ToolCallOutcome {
+function internalFailure(call: ToolCallData, reason: unknown): CompletedToolCall {
   const output = `Tool error (${call.name}): ${message(reason)}`;
   return {
     toolCallId: call.id,
@@ -153,7 +159,7 @@ async function runCall(
   parsed: Parsed,
   env: ExecutionEnvironment,
   options: DispatchOptions,
-): Promise<ToolCallOutcome> {
+): Promise<CompletedToolCall> {
   const started = performance.now();
   let args: Readonly<Record<string, unknown>> = parsed.ok ? parsed.args : call.arguments;
   const safely = (f: () => void): void => {
@@ -165,9 +171,9 @@ async function runCall(
   };
   safely(() => options.onStart?.(parsed.ok ? { ...call, arguments: parsed.args } : call));
 
-  const finish = (result: ToolCallResult & { image?: ImageData }): ToolCallOutcome => {
+  const finish = (result: ToolOutput & { readonly isError: boolean }): CompletedToolCall => {
     const modelOutput = truncateToolOutput(result.output, call.name, options.truncation);
-    const outcome: ToolCallOutcome = {
+    const outcome: CompletedToolCall = {
       toolCallId: call.id,
       toolName: call.name,
       arguments: args,
@@ -183,7 +189,7 @@ async function runCall(
     safely(() => options.onEnd?.(outcome));
     return outcome;
   };
-  const error = (output: string, errorCode: string): ToolCallOutcome =>
+  const error = (output: string, errorCode: string): CompletedToolCall =>
     finish({ output, isError: true, errorCode });
 
   if (!tool) return error(`Unknown tool: ${call.name}`, "unknown_tool");
@@ -217,7 +223,7 @@ async function runCall(
     }
   }
 
-  let result: ToolCallResult & { image?: ImageData };
+  let result: ToolOutput & { readonly isError: boolean };
   try {
     const raw = await tool.executor(args, env, {
       toolCallId: call.id,
@@ -247,7 +253,13 @@ async function runCall(
   if (options.afterToolCall) {
     try {
       const replaced = await options.afterToolCall(info, result);
-      if (replaced) result = { ...replaced, ...(result.image !== undefined && { image: result.image }) };
+      // A replacement without an image keeps the tool's; isError defaults to false as for a tool.
+      if (replaced)
+        result = {
+          ...(result.image !== undefined && { image: result.image }),
+          ...replaced,
+          isError: replaced.isError ?? false,
+        };
     } catch (err) {
       result = {
         output: `${result.output}\n[afterToolCall hook failed: ${message(err)}]`,

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { GrepMatch, GrepOutputMode, GrepResult } from "../types/environment.js";
-import type { RegisteredTool, ToolOutput } from "../types/tool.js";
-import { defineBuiltinTool, StringEnum, type ToolCallContext } from "./define-tool.js";
+import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool, StringEnum } from "./define-tool.js";
 
 export interface GrepToolOptions {
   /** Offer output_mode (content / files_with_matches / count), as the Anthropic profile does. */

@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { EnvironmentError } from "../environment/errors.js";
 import type { ExecResult } from "../types/environment.js";
-import type { RegisteredTool, ToolContext, ToolOutput } from "../types/tool.js";
-import { defineBuiltinTool, type ToolCallContext } from "./define-tool.js";
+import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
+import { defineBuiltinTool } from "./define-tool.js";
 
 /** The spec's hard ceiling for any command timeout. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -22,7 +22,7 @@ export interface ShellToolOptions {
 export function effectiveTimeout(
   requested: unknown,
   options: ShellToolOptions,
-  ctx: Pick<ToolContext, "defaultCommandTimeoutMs" | "maxCommandTimeoutMs">,
+  ctx: Pick<ToolCallContext, "defaultCommandTimeoutMs" | "maxCommandTimeoutMs">,
 ): number {
   const fromCall =
     typeof requested === "number" && Number.isFinite(requested) && requested > 0 ? requested : undefined;

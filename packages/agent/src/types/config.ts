@@ -1,7 +1,7 @@
 import type { ReasoningEffort } from "@attractor/llm";
 import type { Skill, SubagentType } from "./customization.js";
 import type { SessionHooks } from "./hooks.js";
-import type { RegisteredTool, ToolDetails } from "./tool.js";
+import type { RegisteredTool, ToolOutput } from "./tool.js";
 
 /** A tool call as hooks see it: after argument validation, before execution. */
 export interface ToolCallInfo {
@@ -23,18 +23,8 @@ export type BeforeToolCallDecision =
   /** The tool runs with these arguments instead (validated again). */
   | { readonly action: "rewrite"; readonly arguments: Readonly<Record<string, unknown>> };
 
-/** The outcome of a tool call as afterToolCall sees it (full output, before truncation). */
-export interface ToolCallResult {
-  readonly output: string;
-  readonly isError: boolean;
-  /**
-   * Why the call failed, stable for hosts: a thrown ToolError's or EnvironmentError's code, or
-   * the loop's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed,
-   * interrupted, refused by a read-only mode).
-   */
-  readonly errorCode?: string;
-  readonly details?: ToolDetails;
-}
+/** @deprecated use ToolOutput (the same result; `isError` is always set when a hook sees it). */
+export type ToolCallResult = ToolOutput;
 
 /** Runs between validation and execution; undefined means allow. */
 export type BeforeToolCallHook = (
@@ -44,8 +34,8 @@ export type BeforeToolCallHook = (
 /** Runs after execution; a returned result replaces the tool's. */
 export type AfterToolCallHook = (
   call: ToolCallInfo,
-  result: ToolCallResult,
-) => ToolCallResult | undefined | Promise<ToolCallResult | undefined>;
+  result: ToolOutput,
+) => ToolOutput | undefined | Promise<ToolOutput | undefined>;
 
 /**
  * A read-only way of working: explore answers questions about the code, plan produces a plan,

@@ -90,7 +90,7 @@ export interface EventDataMap {
     /** The whole output, never truncated; the model received a truncated copy. */
     readonly output: string;
     readonly isError: boolean;
-    /** Why it failed (see ToolCallResult.errorCode); absent on success. */
+    /** Why it failed (see ToolOutput.errorCode); absent on success. */
     readonly errorCode?: string;
     /** Whether the model's copy was shortened. */
     readonly truncated: boolean;

@@ -1,4 +1,5 @@
-import type { BeforeToolCallHook, ToolCallInfo, ToolCallResult } from "./config.js";
+import type { BeforeToolCallHook, ToolCallInfo } from "./config.js";
+import type { ToolOutput } from "./tool.js";
 
 /** The nine lifecycle events a host can hook, named as Claude Code names them. */
 export const HOOK_EVENTS = [
@@ -24,7 +25,7 @@ interface Halting {
 /** What a postToolUse hook does with a finished call. */
 export interface PostToolUseOutcome extends Halting {
   /** Replaces the tool's result. */
-  readonly result?: ToolCallResult;
+  readonly result?: ToolOutput;
   /** Told to the model after the tool's output (a "block" reason, extra context). */
   readonly feedback?: string;
 }
@@ -63,7 +64,7 @@ export interface SessionHooks {
   /** After execution, before truncation. */
   readonly postToolUse?: (
     call: ToolCallInfo,
-    result: ToolCallResult,
+    result: ToolOutput,
   ) => PostToolUseOutcome | undefined | Promise<PostToolUseOutcome | undefined>;
   /** Before an input reaches the model; may block it or add context beside it. */
   readonly userPromptSubmit?: (input: {

@@ -3,13 +3,21 @@ import type { ExecutionEnvironment } from "./environment.js";
 
 export type { ToolDefinition };
 
-/** What a tool may return besides plain text. */
+/**
+ * A tool call's result in full, before truncation: what an executor returns (or plain text), what
+ * afterToolCall and postToolUse see and may replace. The dispatcher records it, with the model's
+ * truncated copy, in a CompletedToolCall.
+ */
 export interface ToolOutput {
   /** Text for the model (truncated before it is sent) and for the event stream (whole). */
   readonly output: string;
-  /** The tool ran but failed in a way the model should see as an error. */
+  /** The tool ran but failed in a way the model should see as an error (always set in hooks). */
   readonly isError?: boolean;
-  /** A stable code for the failure (a thrown ToolError's or EnvironmentError's `code`). */
+  /**
+   * Why the call failed, stable for hosts: a thrown ToolError's or EnvironmentError's code, or
+   * the loop's own (unknown_tool, invalid_arguments, denied, hook_failed, tool_failed,
+   * interrupted, refused by a read-only mode).
+   */
   readonly errorCode?: string;
   /** An image for multimodal models (read_file on a picture). */
   readonly image?: ImageData;
@@ -33,8 +41,12 @@ export interface ToolDetails {
   readonly [key: string]: unknown;
 }
 
-/** Per-call context the dispatcher passes to an executor. */
-export interface ToolContext {
+/**
+ * What a tool gets besides its arguments for one call (the agent's counterpart of llm's
+ * ToolContext): defineTool's execute gets all of it; a raw ToolExecutor gets the environment as
+ * its own argument and the rest here.
+ */
+export interface ToolCallContext {
   readonly toolCallId: string;
   readonly signal?: AbortSignal;
   /** Streams partial output (TOOL_CALL_OUTPUT_DELTA). */
@@ -42,12 +54,18 @@ export interface ToolContext {
   /** Shell defaults for this session: the profile's default and the hard maximum. */
   readonly defaultCommandTimeoutMs?: number;
   readonly maxCommandTimeoutMs?: number;
+  /** Where the tool reads, writes and runs commands (never node:fs or child_process directly). */
+  readonly environment: ExecutionEnvironment;
 }
 
+/** @deprecated use ToolCallContext (a ToolExecutor gets it without `environment`). */
+export type ToolContext = Omit<ToolCallContext, "environment">;
+
+/** Runs one validated call of a RegisteredTool; returns text or a ToolOutput. */
 export type ToolExecutor = (
   args: Readonly<Record<string, unknown>>,
   env: ExecutionEnvironment,
-  context: ToolContext,
+  context: Omit<ToolCallContext, "environment">,
 ) => Promise<string | ToolOutput>;
 
 export interface RegisteredTool {

@@ -37,7 +37,10 @@ export interface AssistantTurn {
   readonly timestamp: string;
 }
 
-/** The result of one tool call as the model saw it (truncated output). */
+/**
+ * One tool result as history stores it: the model's (truncated) copy of a CompletedToolCall's
+ * output, converted to llm's ToolResultData when a request is built.
+ */
 export interface ToolResultRecord {
   readonly toolCallId: string;
   readonly toolName: string;

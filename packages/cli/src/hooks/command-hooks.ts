@@ -5,7 +5,7 @@ import {
   type SessionHooks,
   type StopDecision,
   type ToolCallInfo,
-  type ToolCallResult,
+  type ToolOutput,
   withClaudeCodeFields,
 } from "@attractor/agent";
 import { fromClaudeCodeFields } from "@attractor/agent/internals";
@@ -238,7 +238,7 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
 
   const postToolUse = async (
     call: ToolCallInfo,
-    result: ToolCallResult,
+    result: ToolOutput,
   ): Promise<PostToolUseOutcome | undefined> => {
     const verdicts = await run(
       "PostToolUse",

@@ -2,7 +2,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import { ConfigurationError } from "../errors.js";
 import type { JsonSchema, Message, ToolDefinition } from "../types/index.js";
 
-/** What a tool's handler gets besides its arguments. */
+/** What a `tool()` handler gets besides its arguments (the agent's tools get a ToolCallContext). */
 export interface ToolContext {
   readonly toolCallId: string;
   /** The conversation up to and including the assistant message that made the call. */

@@ -30,6 +30,10 @@ export interface ToolCallData {
   readonly thoughtSignature?: string;
 }
 
+/**
+ * A tool result as a message carries it to the provider (wire level); the agent builds these from
+ * the ToolResultRecords of its history.
+ */
 export interface ToolResultData {
   readonly toolCallId: string;
   readonly content: string | Readonly<Record<string, unknown>> | readonly unknown[];

@@ -4,7 +4,7 @@ import type { ToolOutput } from "../../types/tool.js";
 /**
  * The base of every expected failure a tool reports by throwing. The dispatcher turns it into an
  * error result whose text is the message and whose `errorCode` is `code`, in the tool result
- * (afterToolCall, ToolCallOutcome) and in TOOL_CALL_END. `code` is stable for hosts and tests.
+ * (afterToolCall, CompletedToolCall) and in TOOL_CALL_END. `code` is stable for hosts and tests.
  */
 export class ToolError extends Error {
   readonly code: string;
