@@ -2,10 +2,12 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { defaultModel, estimateCost } from "@attractor/llm";
 import { describe, expect, it } from "vitest";
+import { createCheckpointManager } from "../src/checkpoints/index.js";
 import type { HeadlessResult } from "../src/headless/index.js";
 import {
   ALL_PROVIDERS,
   BUGGY_LINE,
+  BUGGY_MATH,
   cleanEnv,
   editCall,
   FIXED_LINE,
@@ -132,6 +134,28 @@ describe("headless runs against each provider's wire protocol", () => {
       expect(transcript).not.toContain("gemini-test");
     });
   }
+});
+
+describe("checkpoints of a headless run", () => {
+  it("an edit made just before the run ends is checkpointed: another process undoes it", async () => {
+    // The edit is the last call and the answer follows at once, so the process ends while the
+    // edit's whole-tree checkpoint may still be being written.
+    fx.model = await startScriptedModel("openai", [
+      { calls: [editCall("openai", "src/math.js", BUGGY_LINE, FIXED_LINE)] },
+      { text: "Fixed." },
+    ]);
+    const result = await fx.run(["-p", "Fix add().", "--mode", "yolo", ...fx.model.flags()]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(await readFile(join(fx.project, "src", "math.js"), "utf8")).toBe(FIXED_MATH);
+
+    const later = await createCheckpointManager({
+      projectRoot: fx.project,
+      home: join(fx.root, "attractor"),
+    });
+    const undone = await later.undo();
+    expect(undone?.files).toEqual([{ path: "src/math.js", change: "modified" }]);
+    expect(await readFile(join(fx.project, "src", "math.js"), "utf8")).toBe(BUGGY_MATH);
+  });
 });
 
 describe("headless exit codes and outputs", () => {

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import type { Node, Parser, Tree } from "web-tree-sitter";
 
 export type { Node as SyntaxNode, Tree as SyntaxTree } from "web-tree-sitter";
@@ -49,6 +50,11 @@ export function loadBashParser(): Promise<Parser> {
   loading ??= (async () => {
     const [runtimePath, grammarPath] = WASM_FILES.map(locate) as [string, string];
     const { Parser, Language } = await import("web-tree-sitter");
+    // Baseline-compiled code only: V8 otherwise recompiles the whole 1.3 MB grammar with its
+    // optimising compiler on a background thread, which takes a core for half a second or more,
+    // and a process that exits meanwhile waits for that compilation before it can end. Commands
+    // are short; the baseline code parses them as fast as anyone notices.
+    setFlagsFromString("--liftoff-only");
     // The runtime's own .wasm is handed over as bytes: the bundle has no node_modules to look in.
     await Parser.init({ wasmBinary: readFileSync(runtimePath) });
     const language = await Language.load(readFileSync(grammarPath));

@@ -71,6 +71,7 @@ import {
   type AskAnswer,
   bashParserReady,
   createPermissionPolicy,
+  loadBashParser,
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
@@ -791,6 +792,18 @@ class AgentRuntime implements Runtime {
     }
   }
 
+  /**
+   * Loads the bash parser while the model answers (called once its answer has begun, so the
+   * request went out first): the first shell call would otherwise wait for it (a failure is
+   * reported by that call's own check).
+   */
+  private preloadShellParser(): void {
+    if (bashParserReady() || this.profile.toolRegistry.get("shell") === undefined) return;
+    setImmediate(() => {
+      loadBashParser().catch(() => {});
+    }).unref();
+  }
+
   async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
     if (this.closed) throw new Error("the runtime is closed");
     const decision = await this.active.policy.beforeToolCall({
@@ -1176,6 +1189,7 @@ class AgentRuntime implements Runtime {
       }
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
+      if (event.kind === "assistant_text_start") this.preloadShellParser();
       this.deliver({ source: "session", event });
       if (
         event.kind === "steering_injected" &&
