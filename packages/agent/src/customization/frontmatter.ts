@@ -1,5 +1,3 @@
-import { parse as parseYaml } from "yaml";
-
 /** A markdown file split into its YAML frontmatter and body. */
 export interface MarkdownDocument {
   /** The frontmatter's fields; {} when the file has none. */
@@ -20,11 +18,17 @@ export class FrontmatterError extends Error {
 
 const FENCE = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
-/** Splits `---\nyaml\n---\nbody`; a file without a leading fence is all body. Throws FrontmatterError. */
-export function parseMarkdownDocument(text: string, file: string): MarkdownDocument {
+/**
+ * Splits `---\nyaml\n---\nbody`; a file without a leading fence is all body. Rejects with
+ * FrontmatterError. The YAML parser loads with the first file that has frontmatter, not at start-up.
+ */
+export async function parseMarkdownDocument(text: string, file: string): Promise<MarkdownDocument> {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const match = FENCE.exec(source);
   if (!match) return { attributes: {}, body: source };
+  const yaml = await import("yaml");
+  // Bundled as CommonJS, the module arrives as its default export.
+  const parseYaml = yaml.parse ?? (yaml as unknown as { default: typeof yaml }).default.parse;
   let data: unknown;
   try {
     data = parseYaml(match[1] as string);

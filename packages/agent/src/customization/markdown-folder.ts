@@ -57,7 +57,7 @@ export async function readMarkdownFolder(
       try {
         const text = await readFile(path, "utf8");
         const rel = relative(folder, path).replace(/\.md$/i, "");
-        items.push({ file: path, parts: rel.split(sep), document: parseMarkdownDocument(text, path) });
+        items.push({ file: path, parts: rel.split(sep), document: await parseMarkdownDocument(text, path) });
       } catch (error) {
         problems.push({
           file: path,

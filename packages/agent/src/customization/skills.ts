@@ -114,7 +114,7 @@ export function createSkillTool(skills: () => readonly Skill[], files: SkillFile
       const file = join(skill.directory, SKILL_FILE);
       let body: string;
       try {
-        body = parseMarkdownDocument(await read(file), file).body.trim();
+        body = (await parseMarkdownDocument(await read(file), file)).body.trim();
       } catch (error) {
         return { output: `Cannot load the skill ${name}: ${(error as Error).message}`, isError: true };
       }
