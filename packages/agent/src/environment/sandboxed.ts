@@ -20,6 +20,7 @@ import { detectSandboxBlock } from "./sandbox/blocked.js";
 import { bwrapArguments } from "./sandbox/bwrap-args.js";
 import { probeBubblewrap } from "./sandbox/bwrap-probe.js";
 import { createSandboxPolicy, type SandboxMode, type SandboxPolicy } from "./sandbox/policy.js";
+import { programReadPaths } from "./sandbox/program-paths.js";
 import { seatbeltProfile } from "./sandbox/seatbelt.js";
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -271,6 +272,8 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       cwd,
       tmpDir: await this.privateTmp(),
       disableUserns: bwrap.disableUserns,
+      // A server installed under the host's /tmp stays readable over the private one.
+      programPaths: programReadPaths([command, ...args]),
     });
     return super.startProcess(bwrap.path, [...sandboxArgs, "--", command, ...args], {
       ...options,

@@ -793,9 +793,10 @@ class AgentRuntime implements Runtime {
   }
 
   /**
-   * Loads the bash parser while the model answers (called once its answer has begun, so the
-   * request went out first): the first shell call would otherwise wait for it (a failure is
-   * reported by that call's own check).
+   * Loads the bash parser in the background once a task is using tools (called after a tool
+   * call ends, so the model's next answer streams meanwhile): a later first shell call would
+   * otherwise wait for it, and a run that uses no tool never loads it. A failure is reported by
+   * the first shell call's own check.
    */
   private preloadShellParser(): void {
     if (bashParserReady() || this.profile.toolRegistry.get("shell") === undefined) return;
@@ -1189,7 +1190,7 @@ class AgentRuntime implements Runtime {
       }
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
-      if (event.kind === "assistant_text_start") this.preloadShellParser();
+      if (event.kind === "tool_call_end") this.preloadShellParser();
       this.deliver({ source: "session", event });
       if (
         event.kind === "steering_injected" &&

@@ -8,6 +8,8 @@ export interface BwrapLayout {
   readonly tmpDir: string;
   /** Whether this bwrap knows --disable-userns (0.8 and later). */
   readonly disableUserns: boolean;
+  /** Host paths under /tmp a program needs to read (bound read-only over the private /tmp). */
+  readonly programPaths?: readonly string[];
 }
 
 /**
@@ -50,6 +52,7 @@ export function bwrapArguments(policy: SandboxPolicy, layout: BwrapLayout): stri
     layout.tmpDir,
     "/tmp",
   ];
+  for (const path of layout.programPaths ?? []) args.push("--ro-bind", path, path);
   if (policy.mode === "workspace-write") {
     for (const root of policy.writableRoots) args.push("--bind", root, root);
     for (const path of policy.readOnlyPaths) args.push("--ro-bind", path, path);
