@@ -1,6 +1,5 @@
 import { posix } from "node:path";
 import { Readable } from "node:stream";
-import picomatch from "picomatch";
 import type {
   DirEntry,
   ExecOptions,
@@ -22,7 +21,7 @@ import {
   IsADirectoryError,
   NotADirectoryError,
 } from "./errors.js";
-import { DEFAULT_GLOB_MAX_RESULTS } from "./glob.js";
+import { DEFAULT_GLOB_MAX_RESULTS, globMatcher, newestFirst } from "./glob.js";
 import { DEFAULT_GREP_MAX_RESULTS } from "./grep.js";
 import { GrepCollector } from "./grep-collector.js";
 import { grepThroughReads } from "./grep-javascript.js";
@@ -318,14 +317,7 @@ class PrimitiveEnvironment implements ExecutionEnvironment {
   async glob(pattern: string, path = ".", options: GlobOptions = {}): Promise<GlobResult> {
     const abs = await this.directoryAt(path);
     const max = Math.max(1, Math.floor(options.maxResults ?? DEFAULT_GLOB_MAX_RESULTS));
-    let cleaned = pattern.replace(/^\.\//, "");
-    if (!cleaned.includes("/")) cleaned = `**/${cleaned}`;
-    let isMatch: (p: string) => boolean;
-    try {
-      isMatch = picomatch(cleaned, { dot: false });
-    } catch (error) {
-      throw new InvalidPatternError(pattern, (error as Error).message);
-    }
+    const { isMatch } = globMatcher(pattern);
     const found: { path: string; mtime: number }[] = [];
     for await (const e of walk(abs, {
       fs: this.walkFs(),
@@ -335,11 +327,6 @@ class PrimitiveEnvironment implements ExecutionEnvironment {
       const mtime = e.mtimeMs ?? (await this.p.stat(e.absolute))?.mtimeMs ?? 0;
       found.push({ path: this.display(e.absolute), mtime });
     }
-    found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return {
-      paths: found.slice(0, max).map((f) => f.path),
-      total: found.length,
-      truncated: found.length > max,
-    };
+    return newestFirst(found, max);
   }
 }

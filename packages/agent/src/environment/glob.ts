@@ -22,6 +22,39 @@ function mtimeOf(path: string): number | undefined {
   }
 }
 
+/** A glob pattern made ready to match paths relative to the search root. */
+export interface GlobMatcher {
+  /** The pattern as matched: "./" dropped, and a pattern without "/" made "**\/pattern". */
+  readonly pattern: string;
+  readonly isMatch: (relative: string) => boolean;
+}
+
+/** Compiles a glob tool pattern (picomatch syntax, no dot files); throws InvalidPatternError. */
+export function globMatcher(pattern: string): GlobMatcher {
+  let cleaned = pattern.replace(/^\.\//, "");
+  if (!cleaned.includes("/")) cleaned = `**/${cleaned}`;
+  try {
+    return { pattern: cleaned, isMatch: picomatch(cleaned, { dot: false }) };
+  } catch (err) {
+    throw new InvalidPatternError(pattern, (err as Error).message);
+  }
+}
+
+/** The glob result: newest first (ties by path), `max` kept, each path shown by `display`. */
+export function newestFirst(
+  found: { path: string; mtime: number }[],
+  max: number,
+  display: (path: string) => string = (path) => path,
+): GlobResult {
+  found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return {
+    // Only the paths returned are turned into display form.
+    paths: found.slice(0, max).map((f) => display(f.path)),
+    total: found.length,
+    truncated: found.length > max,
+  };
+}
+
 export interface GlobFilesOptions extends GlobOptions {
   readonly display: (absolute: string) => string;
   /** "javascript" walks the tree in JavaScript; otherwise `rg --files` lists it when rg can run. */
@@ -67,14 +100,7 @@ export async function globFiles(
   options: GlobFilesOptions,
 ): Promise<GlobResult> {
   const max = Math.max(1, Math.floor(options.maxResults ?? DEFAULT_GLOB_MAX_RESULTS));
-  let cleaned = pattern.replace(/^\.\//, "");
-  if (!cleaned.includes("/")) cleaned = `**/${cleaned}`;
-  let isMatch: (p: string) => boolean;
-  try {
-    isMatch = picomatch(cleaned, { dot: false });
-  } catch (err) {
-    throw new InvalidPatternError(pattern, (err as Error).message);
-  }
+  const { pattern: cleaned, isMatch } = globMatcher(pattern);
   // Start the walk at the pattern's literal prefix ("src/**/*.ts" walks src only).
   const scan = picomatch.scan(cleaned);
   const base = scan.isGlob ? scan.base : "";
@@ -101,11 +127,5 @@ export async function globFiles(
       }
     }
   }
-  found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return {
-    // Only the paths returned are turned into display form.
-    paths: found.slice(0, max).map((f) => options.display(f.path)),
-    total: found.length,
-    truncated: found.length > max,
-  };
+  return newestFirst(found, max, options.display);
 }

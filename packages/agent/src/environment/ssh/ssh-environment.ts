@@ -1,5 +1,4 @@
 import { posix } from "node:path";
-import picomatch from "picomatch";
 import type {
   DirEntry,
   ExecOptions,
@@ -14,7 +13,7 @@ import type {
 } from "../../types/environment.js";
 import { NON_INTERACTIVE_ENV } from "../env-policy.js";
 import { FileNotFoundError, InvalidPatternError, IsADirectoryError, NotADirectoryError } from "../errors.js";
-import { DEFAULT_GLOB_MAX_RESULTS } from "../glob.js";
+import { DEFAULT_GLOB_MAX_RESULTS, globMatcher, newestFirst } from "../glob.js";
 import { DEFAULT_GREP_MAX_RESULTS } from "../grep.js";
 import { GrepCollector, HitsBuilder } from "../grep-collector.js";
 import { grepThroughReads } from "../grep-javascript.js";
@@ -376,14 +375,7 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
     if (!s) throw new FileNotFoundError(path);
     if (!s.isDirectory) throw new NotADirectoryError(path);
     const max = Math.max(1, Math.floor(options.maxResults ?? DEFAULT_GLOB_MAX_RESULTS));
-    let cleaned = pattern.replace(/^\.\//, "");
-    if (!cleaned.includes("/")) cleaned = `**/${cleaned}`;
-    let isMatch: (p: string) => boolean;
-    try {
-      isMatch = picomatch(cleaned, { dot: false });
-    } catch (error) {
-      throw new InvalidPatternError(pattern, (error as Error).message);
-    }
+    const { isMatch } = globMatcher(pattern);
     const found: { path: string; mtime: number }[] = [];
     if (await this.useRipgrep()) {
       // The host lists (ignore files honoured as walk() does); the match is ours, so both engines
@@ -431,11 +423,6 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
         }
       });
     }
-    found.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    return {
-      paths: found.slice(0, max).map((f) => f.path),
-      total: found.length,
-      truncated: found.length > max,
-    };
+    return newestFirst(found, max);
   }
 }
