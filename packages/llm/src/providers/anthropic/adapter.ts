@@ -64,20 +64,19 @@ export class AnthropicAdapter implements ProviderAdapter {
     const connect = pool.call(timeouts.connectMs);
     try {
       let sdkWarnings: readonly Warning[] = [];
-      const { data, response } = await pool.runCall(connect, () => {
-        const started = captureSdkWarnings(() =>
-          client.messages
-            .create(sdkParams(body, false), {
-              ...rawBody(body, false),
-              headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
-              timeout: timeouts.requestMs,
-              ...(request.signal !== undefined && { signal: request.signal }),
-            })
-            .withResponse(),
-        );
-        sdkWarnings = started.warnings;
-        return started.result;
-      });
+      const started = captureSdkWarnings(() =>
+        client.messages
+          .create(sdkParams(body, false), {
+            ...rawBody(body, false),
+            headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
+            timeout: timeouts.requestMs,
+            fetchOptions: pool.fetchOptions(connect) as never,
+            ...(request.signal !== undefined && { signal: request.signal }),
+          })
+          .withResponse(),
+      );
+      sdkWarnings = started.warnings;
+      const { data, response } = await started.result;
       const result = responseFromMessage(
         data as unknown as WireEvent,
         rateLimitFromHeaders(response.headers),
@@ -99,13 +98,12 @@ export class AnthropicAdapter implements ProviderAdapter {
     const connect = pool.call(timeouts.connectMs);
     let opened: Awaited<ReturnType<typeof openStream>>;
     try {
-      opened = await pool.runCall(connect, () =>
-        openStream(client, body, {
-          headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
-          timeout: timeouts.requestMs,
-          ...(request.signal !== undefined && { signal: request.signal }),
-        }),
-      );
+      opened = await openStream(client, body, {
+        headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
+        timeout: timeouts.requestMs,
+        fetchOptions: pool.fetchOptions(connect) as never,
+        ...(request.signal !== undefined && { signal: request.signal }),
+      });
     } catch (err) {
       throw mapAnthropicError(err, sdk, "request", request.signal, connect);
     }
@@ -166,7 +164,7 @@ export class AnthropicAdapter implements ProviderAdapter {
       );
     }
     this.loaded ??= import("@anthropic-ai/sdk").then((sdk) => {
-      const pool = new ConnectionPool(PROVIDER);
+      const pool = new ConnectionPool(PROVIDER, "node-http");
       const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
       const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
       const client = new sdk.default({
@@ -215,7 +213,12 @@ const rawBody = (body: WireBody, stream: boolean): { body: Uint8Array } => {
 function openStream(
   client: SdkClient,
   body: WireBody,
-  options: { headers: Record<string, string | null>; timeout: number; signal?: AbortSignal },
+  options: {
+    headers: Record<string, string | null>;
+    timeout: number;
+    fetchOptions: never;
+    signal?: AbortSignal;
+  },
 ) {
   // Deprecation notices are dropped here: a stream has no warnings channel, and complete() reports them.
   return captureSdkWarnings(() =>

@@ -56,11 +56,9 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
     const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     control.deadline(timeouts.requestMs, "the request");
     try {
-      const { data, response } = await control.run(() =>
-        client.chat.completions
-          .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
-          .withResponse(),
-      );
+      const { data, response } = await client.chat.completions
+        .create(body as never, { ...control.sdkOptions, timeout: timeouts.requestMs })
+        .withResponse();
       return chatResponseFromWire(data as unknown as WireChatCompletion, {
         warnings,
         rateLimit: rateLimitFromHeaders(response.headers),
@@ -85,7 +83,7 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       streamReadMs: timeouts.streamReadMs,
       open: async () => {
         const { data, response } = await client.chat.completions
-          .create(body as never, { signal: control.signal, timeout: timeouts.requestMs })
+          .create(body as never, { ...control.sdkOptions, timeout: timeouts.requestMs })
           .withResponse();
         return { data: data as unknown as AsyncIterable<WireChatCompletion>, response };
       },

@@ -51,14 +51,12 @@ export class OpenAIAdapter implements ProviderAdapter {
     const control = new CallControl(request.signal, PROVIDER, this.bodies, pool, timeouts.connectMs);
     control.deadline(timeouts.requestMs, "the request");
     try {
-      const { data, response } = await control.run(() =>
-        client.responses
-          .create({ ...body, stream: false } as never, {
-            signal: control.signal,
-            timeout: timeouts.requestMs,
-          })
-          .withResponse(),
-      );
+      const { data, response } = await client.responses
+        .create({ ...body, stream: false } as never, {
+          ...control.sdkOptions,
+          timeout: timeouts.requestMs,
+        })
+        .withResponse();
       return responseFromWire(data as unknown as WireResponse, {
         warnings,
         rateLimit: rateLimitFromHeaders(response.headers),
@@ -83,7 +81,7 @@ export class OpenAIAdapter implements ProviderAdapter {
       streamReadMs: timeouts.streamReadMs,
       open: async () => {
         const { data, response } = await client.responses
-          .create({ ...body, stream: true } as never, { signal: control.signal, timeout: timeouts.requestMs })
+          .create({ ...body, stream: true } as never, { ...control.sdkOptions, timeout: timeouts.requestMs })
           .withResponse();
         return { data: data as unknown as AsyncIterable<WireStreamEvent>, response };
       },

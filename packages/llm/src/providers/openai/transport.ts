@@ -45,7 +45,7 @@ export interface SdkClient {
  */
 export async function createSdkClient(config: SdkClientConfig, bodies: ErrorBodies): Promise<SdkClient> {
   const sdk = await loadOpenAISdk();
-  const pool = new ConnectionPool(config.provider);
+  const pool = new ConnectionPool(config.provider, "node-http");
   const client = new sdk.OpenAI({
     apiKey: config.apiKey,
     baseURL: config.baseURL,
@@ -104,9 +104,12 @@ export class CallControl {
     return this.controller.signal;
   }
 
-  /** Runs `fn` (the SDK request) with this call's connect timeout, and records its connect failure. */
-  run<T>(fn: () => T): T {
-    return this.pool.runCall(this.connect, fn);
+  /**
+   * The SDK request options that tie a request to this call: its signal, and the fetch options
+   * through which the pool applies its connect timeout and records its connect failure.
+   */
+  get sdkOptions(): { readonly signal: AbortSignal; readonly fetchOptions: never } {
+    return { signal: this.controller.signal, fetchOptions: this.pool.fetchOptions(this.connect) as never };
   }
 
   /** Whether the call was stopped, by the caller or a deadline. */
@@ -179,7 +182,7 @@ export async function* runStream<W, E>(args: {
   try {
     let opened: OpenedStream<W>;
     try {
-      opened = await control.run(args.open);
+      opened = await args.open();
     } catch (err) {
       throw control.mapError(err, sdk);
     }

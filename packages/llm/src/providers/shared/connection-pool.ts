@@ -1,6 +1,6 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { Agent } from "undici";
 import { ConnectTimeoutError } from "../../errors.js";
+import { HTTP_CONNECT_TIMEOUT_CODE, HttpTransport, plainRequest } from "./http-transport.js";
 
 /** The `undici` package's module shape; a type only, so importing this file never loads it. */
 export type UndiciModule = typeof import("undici");
@@ -38,15 +38,44 @@ export interface ConnectCall {
   failure?: ConnectTimeoutError;
 }
 
-/** undici's code for a connection not established within the connector's timeout. */
-const CONNECT_TIMEOUT_CODE = "UND_ERR_CONNECT_TIMEOUT";
+/** undici's code for a connection not established within the connector's timeout, and ours. */
+const CONNECT_TIMEOUT_CODES: ReadonlySet<unknown> = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  HTTP_CONNECT_TIMEOUT_CODE,
+]);
 
-/** Whether `err` or an error in its cause chain is undici's connect timeout. */
+/** Whether `err` or an error in its cause chain is a connect timeout. */
 export function isConnectTimeout(err: unknown): boolean {
   for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if ((e as { code?: unknown }).code === CONNECT_TIMEOUT_CODE) return true;
+    if (CONNECT_TIMEOUT_CODES.has((e as { code?: unknown }).code)) return true;
   }
   return false;
+}
+
+/** Where undici keeps the dispatcher set with its setGlobalDispatcher. */
+const GLOBAL_DISPATCHER = Symbol.for("undici.globalDispatcher.1");
+
+/**
+ * Whether the platform fetch must carry requests: a global dispatcher other than a plain Agent
+ * was set (a ProxyAgent, a MockAgent in a user's tests), or Node is told to honour the proxy
+ * environment variables, which only its fetch reads. Node's fetch installs a plain Agent as the
+ * default dispatcher when it loads, so a plain Agent says nothing.
+ */
+function platformFetchRequired(): boolean {
+  const dispatcher = (globalThis as Record<symbol, unknown>)[GLOBAL_DISPATCHER];
+  if (
+    dispatcher !== undefined &&
+    (dispatcher as { constructor?: { name?: string } }).constructor?.name !== "Agent"
+  ) {
+    return true;
+  }
+  const env = process.env;
+  return (
+    env.NODE_USE_ENV_PROXY === "1" &&
+    [env.HTTPS_PROXY, env.https_proxy, env.HTTP_PROXY, env.http_proxy].some(
+      (v) => v !== undefined && v !== "",
+    )
+  );
 }
 
 const hostOf = (input: unknown): string => {
@@ -59,23 +88,37 @@ const hostOf = (input: unknown): string => {
   }
 };
 
-/** The call whose SDK request is running; the SDKs call our fetch without passing anything of ours. */
-const currentCall = new AsyncLocalStorage<ConnectCall>();
+/**
+ * The key under which a call rides in an SDK request's fetch options: the SDKs copy those into
+ * the init they give their fetch, so sdkFetch finds the call there.
+ */
+const CONNECT_CALL = Symbol("attractor.connectCall");
 
 /** Most connect timeouts an adapter keeps a pool for; each distinct value gets its own Agent. */
 const MAX_POOLS = 8;
 
+/** How a pool sends requests: node:http where it can (see http-transport.ts), or the platform fetch. */
+export type PoolTransport = "node-http" | "platform";
+
 /**
- * One adapter's connections. Calls with the platform's connect timeout go through the platform
- * fetch and its shared connection pool; any other timeout gets an undici Agent of this pool's
- * (one per value in use), so calls reuse kept-alive connections. Either way a new connection that
- * is not up within the call's `connectMs` fails as ConnectTimeoutError. Request and stream-read
- * deadlines stay the adapters'.
+ * One adapter's connections. A "node-http" pool sends plain requests over node:http with
+ * kept-alive connections of its own (the platform fetch still carries what that cannot send, and
+ * everything when a global dispatcher or proxy is set). Otherwise calls with the platform's
+ * connect timeout go through the platform fetch and its shared connection pool, and any other
+ * timeout gets an undici Agent of this pool's (one per value in use). Either way a new connection
+ * that is not up within the call's `connectMs` fails as ConnectTimeoutError. Request and
+ * stream-read deadlines stay the adapters'.
  */
 export class ConnectionPool {
   private readonly agents = new Map<number, Agent>();
+  private readonly http: HttpTransport | undefined;
 
-  constructor(private readonly provider: string) {}
+  constructor(
+    private readonly provider: string,
+    transport: PoolTransport = "platform",
+  ) {
+    this.http = transport === "node-http" ? new HttpTransport() : undefined;
+  }
 
   /** A fresh record for one call with this connect timeout. */
   call(connectMs: number): ConnectCall {
@@ -85,6 +128,10 @@ export class ConnectionPool {
   /** Fetches through the call's connections; a connect timeout is thrown as, and recorded as, ConnectTimeoutError. */
   async fetch(call: ConnectCall, input: string | URL | Request, init?: RequestInit): Promise<Response> {
     try {
+      if (this.http !== undefined && !platformFetchRequired()) {
+        const plain = plainRequest(input, init);
+        if (plain !== undefined) return await this.http.fetch(plain, call.connectMs);
+      }
       if (call.connectMs === PLATFORM_CONNECT_MS) return await globalThis.fetch(input, init);
       const undici = await loadUndici();
       const dispatcher = this.agent(undici, call.connectMs);
@@ -101,16 +148,21 @@ export class ConnectionPool {
   }
 
   /**
-   * A fetch for an SDK client, which calls it with nothing of ours: it serves the call running
-   * in `runCall` (the one that records a connect timeout), or a call with `connectMs` otherwise.
+   * A fetch for an SDK client: it serves the call given to the request in `fetchOptions(call)`
+   * (the one that records a connect timeout), or a call with `connectMs` otherwise.
    */
   sdkFetch(connectMs: number): typeof globalThis.fetch {
-    return (input, init) => this.fetch(currentCall.getStore() ?? this.call(connectMs), input, init);
+    return (input, init) =>
+      this.fetch(
+        (init as { [CONNECT_CALL]?: ConnectCall } | undefined)?.[CONNECT_CALL] ?? this.call(connectMs),
+        input,
+        init,
+      );
   }
 
-  /** Runs `fn` (an SDK request) as `call`, so that sdkFetch uses its Agent and records its failure. */
-  runCall<T>(call: ConnectCall, fn: () => T): T {
-    return currentCall.run(call, fn);
+  /** An SDK request's `fetchOptions` that make sdkFetch serve it as `call`. */
+  fetchOptions(call: ConnectCall): RequestInit {
+    return { [CONNECT_CALL]: call } as RequestInit;
   }
 
   /**
@@ -120,6 +172,7 @@ export class ConnectionPool {
   async close(): Promise<void> {
     const agents = [...this.agents.values()];
     this.agents.clear();
+    this.http?.close();
     await Promise.all(agents.map((a) => a.destroy()));
   }
 
