@@ -317,6 +317,26 @@ describe("the node:http fetch, beside the platform fetch", () => {
     await site.close();
   });
 
+  it("keeps the connection when the reader stops at the last event of a whole reply, and an abort after that harms nothing", async () => {
+    const site = await startSite((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end("event: message_start\ndata: {}\n\nevent: message_stop\ndata: {}\n\n");
+    });
+    const pooled = new HttpTransport();
+    const f = ours(pooled);
+    for (let i = 0; i < 4; i++) {
+      const controller = new AbortController();
+      const res = await f(`${site.url}/`, { method: "POST", body: "x", signal: controller.signal });
+      for await (const _ of res.body as unknown as AsyncIterable<Uint8Array>) break;
+      // What the SDKs do once their iteration stops early.
+      controller.abort();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(site.connections).toBe(1);
+    pooled.close();
+    await site.close();
+  });
+
   it("keeps a connection open through a reply slower than the idle timeout, and closes it when idle", async () => {
     const quick = new HttpTransport(100);
     const f = ours(quick);

@@ -193,7 +193,8 @@ export class HttpTransport {
       req.once("error", fail);
       req.once("response", (res) => {
         settled = true;
-        // The listener stays for the body, which HttpResponse releases.
+        // From here the response's own listener ends the body on an abort, and only until it is in.
+        signal?.removeEventListener("abort", onAbort);
         resolve(res);
       });
       req.end(body);
@@ -278,6 +279,8 @@ class HttpBody implements AsyncIterable<Uint8Array> {
     private source: Readable,
     private readonly signal: AbortSignal | undefined,
     private readonly release: () => void,
+    /** The reply the bytes come from; undefined for a clone's replay. */
+    private readonly reply?: IncomingMessage,
   ) {}
 
   get locked(): boolean {
@@ -349,14 +352,19 @@ class HttpBody implements AsyncIterable<Uint8Array> {
   private async *chunks(): AsyncGenerator<Uint8Array> {
     let done = false;
     try {
-      for await (const chunk of this.source) yield chunk as Uint8Array;
+      // Not the stream's own iterator, which destroys the stream (and its connection) on an early exit.
+      for await (const chunk of this.source.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
       done = true;
     } catch (err) {
       // Like fetch: an aborted body throws the signal's reason, a cut connection "terminated".
       throw this.signal?.aborted ? this.signal.reason : new TypeError("terminated", { cause: err });
     } finally {
-      // A consumer that stops early leaves bytes unread: the connection cannot be reused.
-      if (!done) this.source.destroy();
+      // A consumer that stops early (an SDK stops at its last event) keeps the connection for the
+      // next request when the whole reply is in; with bytes still to come it must close it.
+      if (!done) {
+        if (this.reply?.complete === true) this.source.resume();
+        else this.source.destroy();
+      }
       this.release();
     }
   }
@@ -413,7 +421,7 @@ class HttpResponse {
       release();
       this.body = null;
     } else {
-      this.body = new HttpBody(decoded(reply), signal, release);
+      this.body = new HttpBody(decoded(reply), signal, release, reply);
     }
   }
 
