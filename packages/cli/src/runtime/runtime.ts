@@ -114,6 +114,8 @@ import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js"
 
 /** How long a `!command` may run: long enough for a build or a test run. */
 const USER_COMMAND_TIMEOUT_MS = 600_000;
+/** How long the model's next answer may keep the process idle before the bash parser loads meanwhile. */
+const PARSER_PRELOAD_IDLE_MS = 25;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -458,6 +460,7 @@ class AgentRuntime implements Runtime {
   private lastContext: number | undefined;
   private snapshotWarned = false;
   private closed = false;
+  private parserPreload: NodeJS.Timeout | undefined;
   private readonly hooks: CommandHooks;
   /** What the SessionEnd hook is told when the current session closes. */
   private endReason = "other";
@@ -793,16 +796,25 @@ class AgentRuntime implements Runtime {
   }
 
   /**
-   * Loads the bash parser in the background once a task is using tools (called after a tool
-   * call ends, so the model's next answer streams meanwhile): a later first shell call would
-   * otherwise wait for it, and a run that uses no tool never loads it. A failure is reported by
-   * the first shell call's own check.
+   * Loads the bash parser while the process waits on the model, once a task is using tools: a
+   * later first shell call would otherwise wait for it, and a run that uses no tool never loads
+   * it. Armed when a tool call ends and disarmed by the model's next answer, it fires only when
+   * that answer is slow to come (as real models' are), so the load never takes the CPU from a
+   * round that is ready to go on. A failure is reported by the first shell call's own check.
    */
-  private preloadShellParser(): void {
+  private armShellParserPreload(): void {
+    this.disarmShellParserPreload();
     if (bashParserReady() || this.profile.toolRegistry.get("shell") === undefined) return;
-    setImmediate(() => {
+    this.parserPreload = setTimeout(() => {
+      this.parserPreload = undefined;
       loadBashParser().catch(() => {});
-    }).unref();
+    }, PARSER_PRELOAD_IDLE_MS).unref();
+  }
+
+  private disarmShellParserPreload(): void {
+    if (this.parserPreload === undefined) return;
+    clearTimeout(this.parserPreload);
+    this.parserPreload = undefined;
   }
 
   async runUserCommand(command: string, onOutput?: (chunk: string) => void): Promise<UserCommandResult> {
@@ -990,6 +1002,7 @@ class AgentRuntime implements Runtime {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.disarmShellParserPreload();
     // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
     this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
     await this.active.session.close();
@@ -1190,7 +1203,9 @@ class AgentRuntime implements Runtime {
       }
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
-      if (event.kind === "tool_call_end") this.preloadShellParser();
+      if (event.kind === "tool_call_end") this.armShellParserPreload();
+      else if (event.kind === "assistant_text_start" || event.kind === "processing_end")
+        this.disarmShellParserPreload();
       this.deliver({ source: "session", event });
       if (
         event.kind === "steering_injected" &&
