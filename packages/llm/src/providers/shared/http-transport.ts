@@ -370,6 +370,66 @@ class HttpBody implements AsyncIterable<Uint8Array> {
   }
 }
 
+/**
+ * A response's headers, read-only as fetch's are, over the record node:http parsed (names lower
+ * case, repeated fields joined by ", ", set-cookie kept apart): building a Headers object validates
+ * and sorts every field again, for the few an SDK reads.
+ */
+class ResponseHeaders implements Iterable<[string, string]> {
+  constructor(private readonly fields: IncomingMessage["headers"]) {}
+
+  get(name: string): string | null {
+    const value = this.fields[name.toLowerCase()];
+    if (value === undefined) return null;
+    return Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  has(name: string): boolean {
+    return this.fields[name.toLowerCase()] !== undefined;
+  }
+
+  getSetCookie(): string[] {
+    const value = this.fields["set-cookie"];
+    return value === undefined ? [] : [...value];
+  }
+
+  /** Name and value pairs in name order, set-cookie once per cookie, as Headers gives them. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const name of Object.keys(this.fields).sort()) {
+      if (name === "set-cookie") for (const cookie of this.getSetCookie()) yield [name, cookie];
+      else yield [name, this.get(name) as string];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [name] of this.entries()) yield name;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  forEach(callback: (value: string, name: string, headers: ResponseHeaders) => void): void {
+    for (const [name, value] of this.entries()) callback(value, name, this);
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  append(): never {
+    throw new TypeError("Headers of a response are immutable");
+  }
+
+  set(): never {
+    throw new TypeError("Headers of a response are immutable");
+  }
+
+  delete(): never {
+    throw new TypeError("Headers of a response are immutable");
+  }
+}
+
 /** What a clone is built from besides the original response: nothing of the request. */
 const CLONED = {} as HttpRequest;
 
@@ -397,7 +457,7 @@ class HttpResponse {
       this.status = from.status;
       this.statusText = from.statusText;
       this.ok = from.ok;
-      this.headers = new Headers(from.headers);
+      this.headers = from.headers;
       this.body = clone.source === undefined ? null : new HttpBody(clone.source, undefined, () => {});
       return;
     }
@@ -407,10 +467,7 @@ class HttpResponse {
     this.status = reply.statusCode ?? 0;
     this.statusText = reply.statusMessage ?? "";
     this.ok = this.status >= 200 && this.status < 300;
-    const headers = new Headers();
-    const raw = reply.rawHeaders;
-    for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-    this.headers = headers;
+    this.headers = new ResponseHeaders(reply.headers) as unknown as Headers;
     const signal = request.signal;
     const onAbort = () => reply.destroy(signal?.reason);
     signal?.addEventListener("abort", onAbort, { once: true });
