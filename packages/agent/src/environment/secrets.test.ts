@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildCommandEnv } from "./env-policy.js";
 import { isSecretName, isSecretVariable, REDACTED, redactSecrets, secretValues } from "./secrets.js";
@@ -92,5 +93,59 @@ describe("the one secret list", () => {
       expect(out).not.toContain(leaked);
     expect(out).toContain("/home/someone");
     expect(out).toContain(`postgres://app:${REDACTED}@db.internal:5432/app`);
+  });
+});
+
+// The name rules as regular expressions, as they were first written: the reference the word-based
+// isSecretName must agree with on any name made of their words, other words and delimiters.
+const REFERENCE = {
+  word: /(?:^|_)(?:API_?KEY|SECRET|SECRETS|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|PRIVATE_KEY|ACCESS_KEY|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|CLIENT_SECRET|DSN|CONNECTION_STRING|CONN_STR|WEBHOOK|WEBHOOK_URL|COOKIE|SESSION_SECRET)(?:_|$)/i,
+  suffix: /(?:_KEY|_PWD|PASSWORD|PASSWD)$/i,
+  url: /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|MARIADB|AMQP|RABBITMQ|BROKER|KAFKA|ELASTICSEARCH|CLICKHOUSE|SUPABASE|NEON)_(?:URL|URI)$/i,
+};
+const referenceIsSecret = (name: string) =>
+  name.toUpperCase() === "REDISCLI_AUTH" ||
+  REFERENCE.word.test(name) ||
+  REFERENCE.suffix.test(name) ||
+  REFERENCE.url.test(name);
+
+describe("isSecretName against the regular-expression reference", () => {
+  const WORDS = [
+    ...["API", "KEY", "APIKEY", "SECRET", "SECRETS", "TOKEN", "TOKENS", "PASSWORD", "PASSWD", "PASSPHRASE"],
+    ...["CREDENTIAL", "CREDENTIALS", "PRIVATE", "ACCESS", "ID", "SESSION", "SIGNING", "ENCRYPTION", "MASTER"],
+    ...["CLIENT", "DSN", "CONNECTION", "STRING", "CONN", "STR", "WEBHOOK", "URL", "URI", "COOKIE", "PWD"],
+    ...[
+      "DATABASE",
+      "DB",
+      "REDIS",
+      "MONGO",
+      "PG",
+      "KAFKA",
+      "NEON",
+      "REDISCLI",
+      "AUTH",
+      "AWS",
+      "GITHUB",
+      "HOME",
+    ],
+    ...["PATH", "TOKENIZERS", "PARALLELISM", "SSH", "SOCK", "KEYS", "MY", "PGPASSWORD", "", "x"],
+  ];
+  it("agrees on any name made of these words, in any case, joined by underscores", () => {
+    const name = fc
+      .array(fc.tuple(fc.constantFrom(...WORDS), fc.constantFrom("upper", "lower", "mixed")), {
+        minLength: 1,
+        maxLength: 5,
+      })
+      .map((parts) =>
+        parts
+          .map(([w, c]) =>
+            c === "upper" ? w : c === "lower" ? w.toLowerCase() : w.charAt(0) + w.slice(1).toLowerCase(),
+          )
+          .join("_"),
+      );
+    fc.assert(
+      fc.property(name, (n) => isSecretName(n) === referenceIsSecret(n)),
+      { numRuns: 20_000 },
+    );
   });
 });

@@ -3,17 +3,79 @@
  * and what transcripts and machine-readable output redact. Keep both uses on these definitions.
  */
 
-// A word of the name, delimited by `_` or the name's ends: `GITHUB_TOKEN`, `SECRET_KEY_BASE`,
-// bare `API_KEY`/`SECRET`; `TOKENIZERS_PARALLELISM` and `SSH_AUTH_SOCK` are not matched.
-const SECRET_WORD =
-  /(?:^|_)(?:API_?KEY|SECRET|SECRETS|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|PRIVATE_KEY|ACCESS_KEY|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|CLIENT_SECRET|DSN|CONNECTION_STRING|CONN_STR|WEBHOOK|WEBHOOK_URL|COOKIE|SESSION_SECRET)(?:_|$)/i;
+// Names are judged word by word (words split on `_`, any case), not by regular expressions: a
+// process judges its whole environment at start-up, and compiling case-insensitive alternations
+// costs more than all the comparisons.
+// A word or run of words of the name: `GITHUB_TOKEN`, `SECRET_KEY_BASE`, bare `API_KEY`/`SECRET`;
+// `TOKENIZERS_PARALLELISM` and `SSH_AUTH_SOCK` are not matched.
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "APIKEY",
+  "API_KEY",
+  "SECRET",
+  "SECRETS",
+  "TOKEN",
+  "PASSWORD",
+  "PASSWD",
+  "PASSPHRASE",
+  "CREDENTIAL",
+  "CREDENTIALS",
+  "PRIVATE_KEY",
+  "ACCESS_KEY",
+  "ACCESS_KEY_ID",
+  "SECRET_ACCESS_KEY",
+  "SESSION_KEY",
+  "SIGNING_KEY",
+  "ENCRYPTION_KEY",
+  "MASTER_KEY",
+  "CLIENT_SECRET",
+  "DSN",
+  "CONNECTION_STRING",
+  "CONN_STR",
+  "WEBHOOK",
+  "WEBHOOK_URL",
+  "COOKIE",
+  "SESSION_SECRET",
+]);
+/** The most words one of SECRET_WORDS spans. */
+const LONGEST_SECRET_WORD = 3;
 // Any `…_KEY` (STRIPE_SECRET_KEY, AZURE_STORAGE_KEY), `…_PWD` (not PWD itself) and glued-on
 // password names (PGPASSWORD).
-const SECRET_SUFFIX = /(?:_KEY|_PWD|PASSWORD|PASSWD)$/i;
-// Connection URLs of databases and brokers carry their password inside.
-const CONNECTION_URL =
-  /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|MARIADB|AMQP|RABBITMQ|BROKER|KAFKA|ELASTICSEARCH|CLICKHOUSE|SUPABASE|NEON)_(?:URL|URI)$/i;
+const SECRET_SUFFIXES = ["_KEY", "_PWD", "PASSWORD", "PASSWD"] as const;
+// Connection URLs of databases and brokers carry their password inside: `<SERVICE>_URL` or `_URI`.
+const CONNECTION_SERVICES: ReadonlySet<string> = new Set([
+  "DATABASE",
+  "DB",
+  "REDIS",
+  "MONGO",
+  "MONGODB",
+  "POSTGRES",
+  "POSTGRESQL",
+  "PG",
+  "MYSQL",
+  "MARIADB",
+  "AMQP",
+  "RABBITMQ",
+  "BROKER",
+  "KAFKA",
+  "ELASTICSEARCH",
+  "CLICKHOUSE",
+  "SUPABASE",
+  "NEON",
+]);
 const EXACT = new Set(["REDISCLI_AUTH"]);
+
+/** Whether a run of one to three of the name's words is a secret word. */
+function hasSecretWord(words: readonly string[]): boolean {
+  for (let start = 0; start < words.length; start++) {
+    let phrase = "";
+    for (let n = 0; n < LONGEST_SECRET_WORD && start + n < words.length; n++) {
+      phrase = n === 0 ? (words[start] as string) : `${phrase}_${words[start + n]}`;
+      if (SECRET_WORDS.has(phrase)) return true;
+    }
+  }
+  return false;
+}
+
 /** `scheme://user:password@host`: a credential in any URL. */
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>]*):([^\s/@"'<>]+)@/gi;
 
@@ -23,11 +85,16 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^\s/:@"'<>]*):([^\s/@"'<>]+
  * STRIPE_SECRET_KEY, DATABASE_URL, PGPASSWORD, bare API_KEY and SECRET, GITHUB_TOKEN…).
  */
 export function isSecretName(name: string): boolean {
+  const upper = name.toUpperCase();
+  if (EXACT.has(upper)) return true;
+  for (const suffix of SECRET_SUFFIXES) if (upper.endsWith(suffix)) return true;
+  const words = upper.split("_");
+  if (hasSecretWord(words)) return true;
+  const last = words[words.length - 1];
   return (
-    EXACT.has(name.toUpperCase()) ||
-    SECRET_WORD.test(name) ||
-    SECRET_SUFFIX.test(name) ||
-    CONNECTION_URL.test(name)
+    words.length >= 2 &&
+    (last === "URL" || last === "URI") &&
+    CONNECTION_SERVICES.has(words[words.length - 2] as string)
   );
 }
 

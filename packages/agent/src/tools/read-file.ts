@@ -1,6 +1,8 @@
 import { basename, dirname } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
+import { SMALL_FILE_BYTES } from "../environment/file-io.js";
 import { cutLongLine } from "../environment/line-cut.js";
+import { windowLines } from "../environment/line-reader.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { defineBuiltinTool } from "./define-tool.js";
@@ -41,9 +43,11 @@ export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnviron
     }
     if (stat.size === 0) return { output: `(${path} is empty)`, details: { path, linesRead: 0 } };
 
-    const head = await env.readFileBytes(path, { maxBytes: 8192 });
+    // A small file is read once, whole, and windowed here; a larger one is read in parts.
+    const bytes = stat.size <= SMALL_FILE_BYTES ? await env.readFileBytes(path) : undefined;
+    const head = bytes?.subarray(0, 8192) ?? (await env.readFileBytes(path, { maxBytes: 8192 }));
     const mediaType = imageMediaType(head);
-    if (mediaType !== undefined) return readImage(env, path, mediaType, stat.size);
+    if (mediaType !== undefined) return readImage(env, path, mediaType, stat.size, bytes);
     if (looksBinary(head)) {
       return errorOutput(
         `${path} is a binary file (${stat.size} bytes); its content cannot be shown as text.`,
@@ -52,15 +56,12 @@ export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnviron
 
     // One line more than asked tells whether the file goes on.
     const whole = stat.size <= WHOLE_LINES_MAX_BYTES;
-    const raw = await env.readFile(path, {
-      offset,
-      limit: limit + 1,
-      ...(!whole && { maxLineLength: MAX_LINE_LENGTH }),
-    });
+    const source = bytes === undefined ? envLines(env, path) : memoryLines(decodeUtf8(bytes));
+    const raw = await source.window(offset, limit + 1, whole ? undefined : MAX_LINE_LENGTH);
     let lines = raw === "" ? [] : raw.split("\n");
-    if (raw === "" && (await lineExists(env, path, offset))) lines = [""];
+    if (raw === "" && (await lineExists(source, offset))) lines = [""];
     if (lines.length === 0) {
-      const total = stat.size <= COUNT_LINES_MAX_BYTES ? await countLines(env, path) : undefined;
+      const total = stat.size <= COUNT_LINES_MAX_BYTES ? countLines(await source.all()) : undefined;
       return errorOutput(
         `offset ${offset} is past the end of ${path}${total === undefined ? "" : ` (${total} lines)`}.`,
       );
@@ -86,15 +87,37 @@ export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnviron
   }
 }
 
-// readFile returns "" both for "no line there" and for one empty line: two lines from the line
-// before tell them apart, since two joined lines always contain a line break.
-async function lineExists(env: ExecutionEnvironment, path: string, offset: number): Promise<boolean> {
-  if (offset === 1) return true; // size > 0, so line 1 exists
-  return (await env.readFile(path, { offset: offset - 1, limit: 2, maxLineLength: 1 })).includes("\n");
+/** Where read_file takes its lines from: the environment, or a small file's text read whole. */
+interface LineSource {
+  /** `limit` lines from the 1-based line `offset`, joined by "\n"; "" when there is none. */
+  window(offset: number, limit: number, maxLineLength?: number): Promise<string>;
+  /** The whole text. */
+  all(): Promise<string>;
 }
 
-async function countLines(env: ExecutionEnvironment, path: string): Promise<number> {
-  const text = await env.readFile(path);
+const envLines = (env: ExecutionEnvironment, path: string): LineSource => ({
+  window: (offset, limit, maxLineLength) =>
+    env.readFile(path, { offset, limit, ...(maxLineLength !== undefined && { maxLineLength }) }),
+  all: () => env.readFile(path),
+});
+
+const memoryLines = (text: string): LineSource => ({
+  window: async (offset, limit, maxLineLength) =>
+    windowLines(text, { offset, limit, ...(maxLineLength !== undefined && { maxLineLength }) }),
+  all: async () => text,
+});
+
+const decodeUtf8 = (bytes: Uint8Array): string =>
+  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+
+// A window returns "" both for "no line there" and for one empty line: two lines from the line
+// before tell them apart, since two joined lines always contain a line break.
+async function lineExists(lines: LineSource, offset: number): Promise<boolean> {
+  if (offset === 1) return true; // size > 0, so line 1 exists
+  return (await lines.window(offset - 1, 2, 1)).includes("\n");
+}
+
+function countLines(text: string): number {
   if (text === "") return 0;
   let count = 1;
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) count++;
@@ -106,11 +129,12 @@ async function readImage(
   path: string,
   mediaType: string,
   size: number,
+  read: Uint8Array | undefined,
 ): Promise<ToolOutput> {
   if (size > MAX_IMAGE_BYTES) {
     return errorOutput(`${path} is an image of ${size} bytes, above the ${MAX_IMAGE_BYTES}-byte limit.`);
   }
-  const bytes = await env.readFileBytes(path);
+  const bytes = read ?? (await env.readFileBytes(path));
   return {
     output: `Image ${path} (${mediaType}, ${bytes.length} bytes).`,
     image: { data: Buffer.from(bytes).toString("base64"), mediaType },
