@@ -17,7 +17,6 @@ import type {
 import {
   EnvironmentError,
   FileNotFoundError,
-  InvalidPatternError,
   IsADirectoryError,
   NotADirectoryError,
 } from "./errors.js";
