@@ -14,12 +14,7 @@ import type {
   ReadFileOptions,
   StartProcessOptions,
 } from "../types/environment.js";
-import {
-  EnvironmentError,
-  FileNotFoundError,
-  IsADirectoryError,
-  NotADirectoryError,
-} from "./errors.js";
+import { EnvironmentError, FileNotFoundError, IsADirectoryError, NotADirectoryError } from "./errors.js";
 import { DEFAULT_GLOB_MAX_RESULTS, globMatcher, newestFirst } from "./glob.js";
 import { DEFAULT_GREP_MAX_RESULTS } from "./grep.js";
 import { GrepCollector } from "./grep-collector.js";

@@ -1014,13 +1014,21 @@ export class Session {
     return this.configValue.toolFilter ? this.configValue.toolFilter(tool) : true;
   }
 
-  private async buildRequest(signal: AbortSignal, note?: string): Promise<Request> {
+  /**
+   * Starts gathering what the system prompt is built from (the git snapshot, project docs) now
+   * rather than at the first request, so a host can overlap it with its own start-up; idempotent.
+   */
+  prepare(): void {
     this.promptContext ??= preparePromptContext(
       this.environment,
       this.profileValue,
       this.configValue.userInstructionFiles,
     );
-    const context = await this.promptContext;
+  }
+
+  private async buildRequest(signal: AbortSignal, note?: string): Promise<Request> {
+    this.prepare();
+    const context = await (this.promptContext as Promise<PromptContext>);
     if (this.toolsReady) await this.toolsReady(signal);
     const profile = this.profileValue;
     const mode = this.configValue.readOnlyMode;

@@ -1163,6 +1163,9 @@ class AgentRuntime implements Runtime {
       },
     });
     applyReadOnlyMode(session, policy.mode);
+    // The prompt's git snapshot runs while the rest of start-up (the provider's SDK loading)
+    // takes the CPU, rather than after it.
+    session.prepare();
     // A session rebuilt from this one's history (after an error, a rewind) continues it.
     this.nextStart = "resume";
     const recorder = createHistoryRecorder({
