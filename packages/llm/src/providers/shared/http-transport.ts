@@ -190,7 +190,9 @@ export class HttpTransport {
         socket.once(secure ? "secureConnect" : "connect", up);
         socket.once("close", up);
       });
-      req.once("error", fail);
+      // Every error, also one after the response (a socket error reaches the request too): the body
+      // reports its own through the reply, and an unheard request error would end the process.
+      req.on("error", fail);
       req.once("response", (res) => {
         settled = true;
         // From here the response's own listener ends the body on an abort, and only until it is in.
