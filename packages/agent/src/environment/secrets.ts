@@ -6,8 +6,9 @@
 // Names are judged word by word (words split on `_`, any case), not by regular expressions: a
 // process judges its whole environment at start-up, and compiling case-insensitive alternations
 // costs more than all the comparisons.
-// A word or run of words of the name: `GITHUB_TOKEN`, `SECRET_KEY_BASE`, bare `API_KEY`/`SECRET`;
-// `TOKENIZERS_PARALLELISM` and `SSH_AUTH_SOCK` are not matched.
+// A word or a pair of words of the name: `GITHUB_TOKEN`, `SECRET_KEY_BASE`, bare `API_KEY`/`SECRET`
+// (AWS_SECRET_ACCESS_KEY and CLIENT_SECRET hold SECRET already); `TOKENIZERS_PARALLELISM` and
+// `SSH_AUTH_SOCK` are not matched.
 const SECRET_WORDS: ReadonlySet<string> = new Set([
   "APIKEY",
   "API_KEY",
@@ -21,23 +22,18 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "CREDENTIALS",
   "PRIVATE_KEY",
   "ACCESS_KEY",
-  "ACCESS_KEY_ID",
-  "SECRET_ACCESS_KEY",
   "SESSION_KEY",
   "SIGNING_KEY",
   "ENCRYPTION_KEY",
   "MASTER_KEY",
-  "CLIENT_SECRET",
   "DSN",
   "CONNECTION_STRING",
   "CONN_STR",
   "WEBHOOK",
-  "WEBHOOK_URL",
   "COOKIE",
-  "SESSION_SECRET",
 ]);
 /** The most words one of SECRET_WORDS spans. */
-const LONGEST_SECRET_WORD = 3;
+const LONGEST_SECRET_WORD = 2;
 // Any `…_KEY` (STRIPE_SECRET_KEY, AZURE_STORAGE_KEY), `…_PWD` (not PWD itself) and glued-on
 // password names (PGPASSWORD).
 const SECRET_SUFFIXES = ["_KEY", "_PWD", "PASSWORD", "PASSWD"] as const;
@@ -64,7 +60,7 @@ const CONNECTION_SERVICES: ReadonlySet<string> = new Set([
 ]);
 const EXACT = new Set(["REDISCLI_AUTH"]);
 
-/** Whether a run of one to three of the name's words is a secret word. */
+/** Whether one of the name's words, or two in a row, is a secret word. */
 function hasSecretWord(words: readonly string[]): boolean {
   for (let start = 0; start < words.length; start++) {
     let phrase = "";

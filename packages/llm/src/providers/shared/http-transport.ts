@@ -270,6 +270,13 @@ function decoded(res: IncomingMessage): Readable {
   return res.pipe(decoder);
 }
 
+/** Every chunk of `chunks`, as one buffer. */
+async function readAll(chunks: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const chunk of chunks) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+}
+
 /**
  * The body of an HttpResponse: an async iterable of bytes (what the SDKs read), with the parts of a
  * ReadableStream they may touch besides: `getReader()`, `cancel()`, `locked`.
@@ -285,11 +292,8 @@ class HttpBody implements AsyncIterable<Uint8Array> {
     private readonly reply?: IncomingMessage,
   ) {}
 
+  /** Whether reading has begun (the body can then not be read again, nor cloned). */
   get locked(): boolean {
-    return this.used;
-  }
-
-  get consumed(): boolean {
     return this.used;
   }
 
@@ -326,12 +330,7 @@ class HttpBody implements AsyncIterable<Uint8Array> {
    */
   tee(): Readable {
     if (this.used) throw new TypeError("Response.clone: Body has already been consumed.");
-    const source = this.source;
-    const whole = (async () => {
-      const parts: Buffer[] = [];
-      for await (const chunk of source) parts.push(chunk as Buffer);
-      return Buffer.concat(parts);
-    })();
+    const whole = readAll(this.source);
     whole.catch(() => {});
     const replay = () =>
       Readable.from(
@@ -345,10 +344,8 @@ class HttpBody implements AsyncIterable<Uint8Array> {
   }
 
   /** The whole body, read at once. */
-  async bytes(): Promise<Uint8Array> {
-    const parts: Buffer[] = [];
-    for await (const chunk of this) parts.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-    return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+  bytes(): Promise<Uint8Array> {
+    return readAll(this);
   }
 
   private async *chunks(): AsyncGenerator<Uint8Array> {
@@ -485,7 +482,7 @@ class HttpResponse {
   }
 
   get bodyUsed(): boolean {
-    return this.body?.consumed ?? false;
+    return this.body?.locked ?? false;
   }
 
   /** The body as bytes. */
