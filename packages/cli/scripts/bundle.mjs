@@ -67,6 +67,103 @@ const result = await build({
 // Which inputs went into which output file: tests read it to check what a run loads.
 await writeFile(new URL("../dist/bundle/meta.json", import.meta.url), JSON.stringify(result.metafile));
 
+// The headless command as one CommonJS file, which the entry loads with V8's code cache for runs
+// that cannot be interactive (see src/main.ts): Node 20 caches no compiled ES modules. The
+// terminal UI and the fleet are left out (runCli hands those runs back to the ES modules above
+// before it needs them).
+const withoutInteractiveUi = {
+  name: "without-interactive-ui",
+  setup(build) {
+    build.onResolve({ filter: /\/(tui\/index|fleet\/fleet-command)\.js$/ }, (args) => ({
+      path: args.path,
+      namespace: "left-out",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "left-out" }, (args) => ({
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not part of the headless command bundle`)});`,
+      loader: "js",
+    }));
+  },
+};
+// Packages a headless run needs only sometimes (another provider's SDK, SSH, language servers,
+// the bash parser's runtime, whose own import() must stay one)
+// go into files of their own beside it, required when first used: V8 scans every byte of a script
+// it compiles, so what a run does not use would cost each run without a code cache its share.
+const VENDOR = {
+  "@google/genai": "google-genai",
+  openai: "openai",
+  undici: "undici",
+  ssh2: "ssh2",
+  yaml: "yaml",
+  "web-tree-sitter": "web-tree-sitter",
+  "vscode-languageserver-protocol": "vscode-languageserver-protocol",
+  "vscode-languageserver-protocol/node": "vscode-languageserver-protocol",
+};
+const VENDOR_ENTRIES = {
+  "google-genai": "@google/genai",
+  openai: "openai",
+  undici: "undici",
+  ssh2: "ssh2",
+  yaml: "yaml",
+  "web-tree-sitter": "web-tree-sitter",
+  // The node entry re-exports the whole protocol, so both specifiers share one file.
+  "vscode-languageserver-protocol": "vscode-languageserver-protocol/node",
+};
+const vendored = {
+  name: "vendored",
+  setup(build) {
+    build.onResolve({ filter: /^[@a-z]/ }, (args) => {
+      const file = args.kind === "entry-point" ? undefined : VENDOR[args.path];
+      return file === undefined ? undefined : { path: `./vendor/${file}.cjs`, external: true };
+    });
+  },
+};
+const COMMONJS = {
+  absWorkingDir: packageDir,
+  bundle: true,
+  format: "cjs",
+  platform: "node",
+  target: "node20",
+  keepNames: true,
+  minifyWhitespace: true,
+  minifySyntax: true,
+  define: {
+    "process.env.NODE_ENV": JSON.stringify("production"),
+    // import.meta has no meaning in CommonJS: the file's own URL stands in for it.
+    "import.meta.url": "__attractorImportMetaUrl",
+  },
+  sourcemap: "external",
+  sourcesContent: false,
+  logLevel: "warning",
+  external: ["react-devtools-core", "*.node", "cpu-features"],
+  alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
+  banner: { js: 'var __attractorImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+};
+const vendor = await build({
+  ...COMMONJS,
+  entryPoints: VENDOR_ENTRIES,
+  outdir: "dist/bundle/vendor",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+  plugins: [vendored],
+});
+await writeFile(new URL("../dist/bundle/meta-vendor.json", import.meta.url), JSON.stringify(vendor.metafile));
+const headless = await build({
+  absWorkingDir: packageDir,
+  ...COMMONJS,
+  entryPoints: { "command-headless": "dist/launch/command.js" },
+  outdir: "dist/bundle",
+  outExtension: { ".js": ".cjs" },
+  // import() as require(): the loader runs this file as a script, and V8's code cache keeps no
+  // module loader for import() in a script (the vendor files, loaded by Node, keep theirs).
+  supported: { "dynamic-import": false },
+  metafile: true,
+  plugins: [withoutInteractiveUi, vendored],
+});
+await writeFile(
+  new URL("../dist/bundle/meta-headless.json", import.meta.url),
+  JSON.stringify(headless.metafile),
+);
+
 // The bash parser (tree-sitter compiled to WebAssembly) is read from files at run time, on the
 // first shell permission check. They go beside the bundle, so it needs no node_modules, and beside
 // the compiled permissions module, so the library entry points need no build-only package.

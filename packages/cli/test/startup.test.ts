@@ -34,42 +34,56 @@ afterEach(async () => {
   await remove();
 });
 
-/** The packages bundled into each file of the command, from the bundler's metafile. */
+/**
+ * The packages bundled into each file of the command, from the bundler's metafiles: the ES
+ * modules, the code-cached headless bundle and the files of packages it requires when used.
+ */
 async function packagesPerBundleFile(): Promise<Map<string, Set<string>>> {
-  const meta = JSON.parse(await readFile(join(dirname(CLI_PATH), "meta.json"), "utf8")) as {
-    outputs: Record<string, { inputs: Record<string, unknown> }>;
-  };
   const packageDir = resolve(dirname(CLI_PATH), "..", "..");
   const files = new Map<string, Set<string>>();
-  for (const [output, { inputs }] of Object.entries(meta.outputs)) {
-    const names = new Set<string>();
-    for (const input of Object.keys(inputs)) {
-      const m =
-        /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input) ?? /^\.\.\/(llm|agent)\/dist\//.exec(input);
-      names.add(m ? (m[1] as string) : input.startsWith("dist/") ? "cli" : input);
+  for (const metafile of ["meta.json", "meta-headless.json", "meta-vendor.json"]) {
+    const meta = JSON.parse(await readFile(join(dirname(CLI_PATH), metafile), "utf8")) as {
+      outputs: Record<string, { inputs: Record<string, unknown> }>;
+    };
+    for (const [output, { inputs }] of Object.entries(meta.outputs)) {
+      const names = new Set<string>();
+      for (const input of Object.keys(inputs)) {
+        const m =
+          /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input) ?? /^\.\.\/(llm|agent)\/dist\//.exec(input);
+        names.add(m ? (m[1] as string) : input.startsWith("dist/") ? "cli" : input);
+      }
+      files.set(pathToFileURL(resolve(packageDir, output)).href, names);
     }
-    files.set(pathToFileURL(resolve(packageDir, output)).href, names);
   }
   return files;
 }
+
+/** The code-cached headless bundle's URL, and the packages compiled into it whether used or not. */
+const HEADLESS_BUNDLE = pathToFileURL(join(dirname(CLI_PATH), "command-headless.cjs")).href;
 
 /**
  * Runs the CLI with a resolve hook logging every module it loads; returns the packages whose
  * code those files hold (the command is bundled: a file holds parts of several packages).
  */
-async function loadedPackages(args: string[], env: Record<string, string>): Promise<Set<string>> {
+async function loadedPackages(
+  args: string[],
+  env: Record<string, string>,
+  launch: Launch = QUICK,
+): Promise<Set<string>> {
   const log = join(root, "imports.log");
   const result = await runCliProcess(args, {
     cwd: project,
-    env: cleanEnv(root, { ...env, ATTRACTOR_IMPORT_LOG: log }),
+    env: cleanEnv(root, { ...env, ...launch.env, ATTRACTOR_IMPORT_LOG: log }),
     nodeArgs: ["--import", RECORDER],
   });
   expect(result.code, result.stderr).toBe(0);
   const perFile = await packagesPerBundleFile();
   const urls = (await readFile(log, "utf8")).trim().split("\n");
+  // Each run takes the path it is meant to.
+  expect(urls.includes(HEADLESS_BUNDLE), "the code-cached headless bundle").toBe(launch.headlessBundle);
   const names = new Set<string>();
   for (const url of urls) {
-    if (url.startsWith("node:")) continue;
+    if (url.startsWith("node:") || url === pathToFileURL(RECORDER).href) continue;
     const inFile = perFile.get(url);
     // Every file the command loads is one of its bundle's: nothing is resolved from node_modules.
     expect(inFile, `${url} is not a file of the bundled command`).toBeDefined();
@@ -84,11 +98,33 @@ const SDKS: Readonly<Record<Exclude<Provider, "openai-compatible">, string>> = {
   gemini: "@google/genai",
 };
 
-describe("start-up loads only what the run needs", () => {
+/**
+ * How a headless run starts: from the code-cached CommonJS bundle (the default), or from the ES
+ * modules (ATTRACTOR_CODE_CACHE=off, and every interactive run). The bundle compiles in the
+ * Anthropic and MCP SDKs, whose code runs only when used; other SDKs are files of their own.
+ */
+interface Launch {
+  readonly name: string;
+  readonly env: Record<string, string>;
+  readonly headlessBundle: boolean;
+  /** Packages in the headless bundle's own file: loaded as a file whether used or not. */
+  readonly compiledIn: readonly string[];
+}
+const LAUNCHES: readonly Launch[] = [
+  {
+    name: "the code-cached headless bundle",
+    env: {},
+    headlessBundle: true,
+    compiledIn: ["@anthropic-ai/sdk", "@modelcontextprotocol/sdk"],
+  },
+  { name: "the ES modules", env: { ATTRACTOR_CODE_CACHE: "off" }, headlessBundle: false, compiledIn: [] },
+];
+
+describe.each(LAUNCHES)("start-up from $name loads only what the run needs", (launch) => {
   for (const provider of ["anthropic", "openai", "gemini", "openai-compatible"] as const) {
     it(`a headless ${provider} run loads neither Ink nor React nor another provider's SDK`, async () => {
       model = await startScriptedModel(provider, [{ text: "hi" }]);
-      const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+      const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env(), launch);
       expect(loaded.has("agent") && loaded.has("llm")).toBe(true);
       for (const ui of ["ink", "react", "marked"]) expect(loaded.has(ui), ui).toBe(false);
       // Language servers' protocol library waits for the first code-intelligence call.
@@ -97,22 +133,24 @@ describe("start-up loads only what the run needs", () => {
       // OpenAI-compatible servers are spoken to through the openai SDK.
       const used = provider === "openai-compatible" ? "openai" : SDKS[provider];
       expect(loaded.has(used), used).toBe(true);
-      for (const sdk of Object.values(SDKS)) if (sdk !== used) expect(loaded.has(sdk), sdk).toBe(false);
+      for (const sdk of Object.values(SDKS))
+        if (sdk !== used && !launch.compiledIn.includes(sdk)) expect(loaded.has(sdk), sdk).toBe(false);
       // No MCP server is configured: the MCP SDK stays unread.
-      expect(loaded.has("@modelcontextprotocol/sdk")).toBe(false);
+      if (!launch.compiledIn.includes("@modelcontextprotocol/sdk"))
+        expect(loaded.has("@modelcontextprotocol/sdk")).toBe(false);
     });
   }
 
   it("the bash parser is loaded on the first shell permission check, from the bundle, not at launch", async () => {
     model = await startScriptedModel("anthropic", [{ text: "hi" }]);
-    const plain = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+    const plain = await loadedPackages(["-p", "hello", ...model.flags()], model.env(), launch);
     expect(plain.has("web-tree-sitter")).toBe(false);
     await model.close();
     model = await startScriptedModel("anthropic", [
       { calls: [{ name: "shell", args: { command: "ls src" } }] },
       { expect: (r) => (r.at(-1)?.includes("math.js") ? undefined : `ls gave ${r.at(-1)}`), text: "ok" },
     ]);
-    const withShell = await loadedPackages(["-p", "list", ...model.flags()], model.env());
+    const withShell = await loadedPackages(["-p", "list", ...model.flags()], model.env(), launch);
     expect(withShell.has("web-tree-sitter")).toBe(true);
     expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("math.js");
   });
@@ -135,11 +173,16 @@ describe("start-up loads only what the run needs", () => {
       JSON.stringify({ enableAllProjectMcpServers: true }),
     );
     model = await startScriptedModel("anthropic", [{ text: "hi" }]);
-    const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env());
+    const loaded = await loadedPackages(["-p", "hello", ...model.flags()], model.env(), launch);
     expect(loaded.has("@modelcontextprotocol/sdk")).toBe(true);
     expect(model.seen()[0]?.tools).toContain("mcp__everything__echo");
   });
+});
 
+/** --version and --help start from the ES modules, whatever stdin is: they load less there. */
+const QUICK: Launch = { name: "quick", env: {}, headlessBundle: false, compiledIn: [] };
+
+describe("start-up of quick commands", () => {
   it("--version and --help load neither the agent nor the model client", async () => {
     for (const flag of ["--version", "--help"]) {
       const loaded = await loadedPackages([flag], {});

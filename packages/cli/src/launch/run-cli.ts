@@ -35,6 +35,9 @@ export function projectDirectory(args: Pick<CliArgs, "cwd">, io: Pick<CliIo, "en
   return resolve(base, args.cwd ?? ".");
 }
 
+/** runCli's answer, in a build without the terminal UI (nor the fleet), to a run that needs it. */
+export const NEEDS_INTERACTIVE_UI = -1;
+
 const usage = (io: CliIo, message: string): number => {
   io.stderr.write(`attractor: ${message}\n(run attractor --help for usage)\n`);
   return 2;
@@ -48,8 +51,11 @@ const usage = (io: CliIo, message: string): number => {
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const startedAt = performance.now();
   // Subcommands of their own, loaded only when used.
-  if (argv[0] === "fleet")
+  if (argv[0] === "fleet") {
+    // The headless command bundle leaves the fleet (its queue client is most of a megabyte) out too.
+    if (io.interactiveUi === false) return NEEDS_INTERACTIVE_UI;
     return (await import("../fleet/fleet-command.js")).runFleetCommand(argv.slice(1), io);
+  }
   if (argv[0] === "mcp") {
     const { runMcpCommand } = await import("../mcp/command.js");
     return runMcpCommand(argv.slice(1), {
@@ -63,6 +69,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const projectDir = projectDirectory(args, io);
   const stdinIsTty = io.stdin.isTTY === true;
   const headless = args.print || !stdinIsTty;
+  if (!headless && io.interactiveUi === false) return NEEDS_INTERACTIVE_UI;
 
   let prompt = args.prompt;
   const streamInput = args.inputFormat === "stream-json";

@@ -1,0 +1,101 @@
+import { spawnSync } from "node:child_process";
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { codeCacheDirectory } from "../src/launch/code-cache.js";
+import { requireBuiltCli } from "../src/testing/index.js";
+
+// The loader of the headless command bundle, in processes of its own (the cache is written when a
+// process exits): a CommonJS file runs the same with or without its cache entry, the entry is
+// written once and then used, and a corrupt, stale or unwritable cache costs only a compile.
+
+const LOADER = pathToFileURL(
+  resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "launch", "code-cache.js"),
+).href;
+
+beforeAll(() => requireBuiltCli());
+
+let root: string;
+let file: string;
+let cacheDir: string;
+beforeEach(async () => {
+  root = await mkdtemp(join(tmpdir(), "attractor-code-cache-"));
+  file = join(root, "program.cjs");
+  cacheDir = join(root, "cache");
+  await writeProgram("first");
+});
+afterEach(() => rm(root, { recursive: true, force: true }));
+
+async function writeProgram(word: string): Promise<void> {
+  // Enough code for V8 to keep, and a function that runs, so the entry holds compiled code.
+  const helpers = Array.from({ length: 200 }, (_, i) => `function helper${i}(x) { return x * ${i} + 1; }`);
+  await writeFile(
+    file,
+    `#!/usr/bin/env node\n${helpers.join("\n")}\nmodule.exports = { word: ${JSON.stringify(word)}, sum: helper7(3) + helper199(1), dir: __dirname, required: typeof require("node:path").join };\n`,
+  );
+}
+
+/** Runs the loader on the program in a child process; resolves with what the program exported. */
+function load(dir: string | "no cache" = cacheDir): Record<string, unknown> {
+  const where = dir === "no cache" ? "undefined" : JSON.stringify(dir);
+  const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(file)}, ${where}))))`;
+  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  expect(result.status, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Record<string, unknown>;
+}
+
+const entries = async () => (await readdir(cacheDir).catch(() => [])).filter((n) => !n.endsWith(".tmp"));
+
+describe("requireWithCodeCache", () => {
+  it("runs a file the same without and with its cache entry, and writes the entry once", async () => {
+    const expected = { word: "first", sum: 3 * 7 + 1 + 199 + 1, dir: root, required: "function" };
+    expect(load()).toEqual(expected);
+    const [entry] = await entries();
+    expect(entry).toMatch(/^program\.cjs-\d+-\d+-v\d+\.\d+\.\d+-\w+\.v8$/);
+    const written = await stat(join(cacheDir, entry as string));
+    expect(written.size).toBeGreaterThan(1000);
+    // A second run reads the entry and, V8 having accepted it, leaves it as it was.
+    await new Promise((r) => setTimeout(r, 20));
+    expect(load()).toEqual(expected);
+    expect((await stat(join(cacheDir, entry as string))).mtimeMs).toBe(written.mtimeMs);
+    expect(await entries()).toEqual([entry]);
+  });
+
+  it("runs past a corrupt entry, which V8 rejects, and writes a good one in its place", async () => {
+    load();
+    const [entry] = await entries();
+    const path = join(cacheDir, entry as string);
+    const good = await readFile(path);
+    await writeFile(path, Buffer.alloc(good.length, 7));
+    expect(load().word).toBe("first");
+    expect((await readFile(path)).equals(Buffer.alloc(good.length, 7))).toBe(false);
+    expect(load().word).toBe("first");
+  });
+
+  it("keys the entry by the file: a rebuilt file runs as it now is and replaces the old entry", async () => {
+    load();
+    const [old] = await entries();
+    await writeProgram("second, a longer word");
+    const later = new Date(Date.now() + 5_000);
+    await utimes(file, later, later);
+    expect(load().word).toBe("second, a longer word");
+    const now = await entries();
+    expect(now).toHaveLength(1);
+    expect(now[0]).not.toBe(old);
+  });
+
+  it("runs without a cache where none can be written, and without one at all", async () => {
+    await writeFile(join(root, "not-a-directory"), "x");
+    expect(load(join(root, "not-a-directory", "cache")).word).toBe("first");
+    expect(load("no cache").word).toBe("first");
+    expect(await entries()).toEqual([]);
+  });
+
+  it("is off with ATTRACTOR_CODE_CACHE=off, and under $XDG_CACHE_HOME or ~/.cache otherwise", () => {
+    expect(codeCacheDirectory({ ATTRACTOR_CODE_CACHE: "off", HOME: "/home/u" })).toBeUndefined();
+    expect(codeCacheDirectory({ HOME: "/home/u" })).toBe("/home/u/.cache/attractor/code-cache");
+    expect(codeCacheDirectory({ HOME: "/home/u", XDG_CACHE_HOME: "/c" })).toBe("/c/attractor/code-cache");
+  });
+});
