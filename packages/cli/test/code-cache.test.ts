@@ -38,13 +38,21 @@ async function writeProgram(word: string): Promise<void> {
 }
 
 /** Runs the loader on the program in a child process; resolves with what the program exported. */
-function load(dir: string | "no cache" = cacheDir): Record<string, unknown> {
+function load(
+  dir: string | "no cache" = cacheDir,
+  env: Record<string, string> = {},
+): Record<string, unknown> {
   const where = dir === "no cache" ? "undefined" : JSON.stringify(dir);
   const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(file)}, ${where}))))`;
-  const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["-e", script], {
+    encoding: "utf8",
+    env: { ...process.env, ...env },
+  });
   expect(result.status, result.stderr).toBe(0);
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
+
+const loadWith = (env: Record<string, string>) => load(cacheDir, env);
 
 const entries = async () => (await readdir(cacheDir).catch(() => [])).filter((n) => !n.endsWith(".tmp"));
 
@@ -61,6 +69,28 @@ describe("requireWithCodeCache", () => {
     expect(load()).toEqual(expected);
     expect((await stat(join(cacheDir, entry as string))).mtimeMs).toBe(written.mtimeMs);
     expect(await entries()).toEqual([entry]);
+  });
+
+  it("makes the entry before a V8 flag changes, when the code changing it says so, so the next run can use it", async () => {
+    const helpers = Array.from({ length: 200 }, (_, i) => `function helper${i}(x) { return x * ${i} + 1; }`);
+    await writeFile(
+      file,
+      `${helpers.join("\n")}\nhelper3(1);\nif (process.env.HOOK) globalThis[Symbol.for("attractor.beforeV8FlagsChange")]?.();\nrequire("node:v8").setFlagsFromString("--liftoff-only");\nmodule.exports = { word: "flags" };\n`,
+    );
+    const stamp = async () => (await stat(join(cacheDir, (await entries())[0] as string))).mtimeMs;
+    // Made after the change (no hook), the entry is rejected by the next run, which rewrites it.
+    load();
+    const unhooked = await stamp();
+    await new Promise((r) => setTimeout(r, 20));
+    load();
+    expect(await stamp()).not.toBe(unhooked);
+    // Made before it, the entry is used as it is.
+    await rm(cacheDir, { recursive: true });
+    loadWith({ HOOK: "1" });
+    const hooked = await stamp();
+    await new Promise((r) => setTimeout(r, 20));
+    loadWith({ HOOK: "1" });
+    expect(await stamp()).toBe(hooked);
   });
 
   it("runs past a corrupt entry, which V8 rejects, and writes a good one in its place", async () => {

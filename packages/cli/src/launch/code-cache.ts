@@ -5,6 +5,13 @@ import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
 
 /**
+ * Where a pending cache entry's writer waits for code that is about to change V8's flags
+ * (`globalThis[Symbol.for(...)]?.()`), which it must call first: a global, so that such code needs
+ * nothing of this module.
+ */
+export const BEFORE_V8_FLAGS_CHANGE = Symbol.for("attractor.beforeV8FlagsChange");
+
+/**
  * Where compiled code of the command is kept between runs: $XDG_CACHE_HOME/attractor/code-cache
  * (~/.cache/… by default); undefined when ATTRACTOR_CODE_CACHE=off.
  */
@@ -37,7 +44,16 @@ export function requireWithCodeCache(file: string, cacheDir: string | undefined)
   // The file must not use import(): code from V8's cache has no module loader for it.
   const script = new Script(wrapped, { filename: file, ...(cached !== undefined && { cachedData: cached }) });
   if (entry !== undefined && (cached === undefined || script.cachedDataRejected === true)) {
-    process.once("exit", () => writeEntry(entry, script.createCachedData(), basename(file)));
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeEntry(entry, script.createCachedData(), basename(file));
+    };
+    process.once("exit", write);
+    // V8 rejects cached code made under other flags than the reading process's: code that
+    // changes a V8 flag (the bash parser does) calls this first, so the entry is made before.
+    (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = write;
   }
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   const module = { exports: {} as unknown };

@@ -54,6 +54,8 @@ export function loadBashParser(): Promise<Parser> {
     // optimising compiler on a background thread, which takes a core for half a second or more,
     // and a process that exits meanwhile waits for that compilation before it can end. Commands
     // are short; the baseline code parses them as fast as anyone notices.
+    // A code cache entry still to be written must be made under the flags it will be read with.
+    (globalThis as Record<symbol, (() => void) | undefined>)[Symbol.for("attractor.beforeV8FlagsChange")]?.();
     setFlagsFromString("--liftoff-only");
     // The runtime's own .wasm is handed over as bytes: the bundle has no node_modules to look in.
     await Parser.init({ wasmBinary: readFileSync(runtimePath) });
