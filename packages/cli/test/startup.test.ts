@@ -141,13 +141,22 @@ describe.each(LAUNCHES)("start-up from $name loads only what the run needs", (la
     });
   }
 
-  it("the bash parser is loaded on the first shell permission check, from the bundle, not at launch", async () => {
+  it("the bash parser is loaded on the first shell line that needs it, from the bundle, not at launch", async () => {
     model = await startScriptedModel("anthropic", [{ text: "hi" }]);
     const plain = await loadedPackages(["-p", "hello", ...model.flags()], model.env(), launch);
     expect(plain.has("web-tree-sitter")).toBe(false);
     await model.close();
+    // Plain words are judged without the grammar.
     model = await startScriptedModel("anthropic", [
       { calls: [{ name: "shell", args: { command: "ls src" } }] },
+      { expect: (r) => (r.at(-1)?.includes("math.js") ? undefined : `ls gave ${r.at(-1)}`), text: "ok" },
+    ]);
+    const plainShell = await loadedPackages(["-p", "list", ...model.flags()], model.env(), launch);
+    expect(plainShell.has("web-tree-sitter")).toBe(false);
+    expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("math.js");
+    await model.close();
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls src | sort" } }] },
       { expect: (r) => (r.at(-1)?.includes("math.js") ? undefined : `ls gave ${r.at(-1)}`), text: "ok" },
     ]);
     const withShell = await loadedPackages(["-p", "list", ...model.flags()], model.env(), launch);

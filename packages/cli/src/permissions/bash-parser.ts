@@ -2,9 +2,19 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
-import type { Node, Parser, Tree } from "web-tree-sitter";
+import type { Parser } from "web-tree-sitter";
+import { plainLineTree } from "./plain-line.js";
+import type { SyntaxTree } from "./syntax-tree.js";
 
-export type { Node as SyntaxNode, Tree as SyntaxTree } from "web-tree-sitter";
+export type { SyntaxNode, SyntaxTree } from "./syntax-tree.js";
+
+/** parseBash() met a line that needs the grammar before loadBashParser() had finished. */
+export class BashParserNotLoadedError extends Error {
+  override readonly name = "BashParserNotLoadedError";
+  constructor() {
+    super("parseBash() called before loadBashParser() finished");
+  }
+}
 
 /** The bash grammar or the parser runtime could not be loaded: shell commands cannot be judged. */
 export class ShellParserUnavailableError extends Error {
@@ -77,12 +87,18 @@ export function bashParserReady(): boolean {
   return loaded !== undefined;
 }
 
-/** Parses a script; requires loadBashParser() to have finished. The caller must delete the tree. */
-export function parseBash(source: string): Tree {
-  if (!loaded) throw new Error("parseBash() called before loadBashParser() finished");
+/**
+ * Parses a script; the caller must delete the tree. A line of plain words is parsed without the
+ * grammar; any other line throws BashParserNotLoadedError until loadBashParser() has finished.
+ */
+export function parseBash(source: string): SyntaxTree {
+  return plainLineTree(source) ?? parseBashWithGrammar(source);
+}
+
+/** Parses a script with the grammar alone (no plain-line shortcut); requires loadBashParser(). */
+export function parseBashWithGrammar(source: string): SyntaxTree {
+  if (!loaded) throw new BashParserNotLoadedError();
   const tree = loaded.parse(source);
   if (!tree) throw new Error("the bash parser returned no tree");
   return tree;
 }
-
-export type { Node };

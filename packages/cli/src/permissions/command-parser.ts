@@ -123,7 +123,8 @@ interface Scope {
  * Finds every simple command of a bash line with tree-sitter's bash grammar — in pipelines,
  * lists, subshells, substitutions (also inside double quotes and here-docs), loops, conditionals,
  * functions, `eval`/`bash -c` strings, `xargs`, `find -exec` and wrappers — and what in it cannot
- * be judged statically. Requires loadBashParser() to have finished.
+ * be judged statically. Throws BashParserNotLoadedError when the line needs the grammar before
+ * loadBashParser() has finished.
  */
 export function parseCommandLine(line: string, context: ShellContext): ParsedLine {
   const state = new ParseState(context);

@@ -1,6 +1,6 @@
 import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
-import { bashParserReady, loadBashParser } from "./bash-parser.js";
+import { BashParserNotLoadedError, bashParserReady, loadBashParser } from "./bash-parser.js";
 import {
   parseCommandLine,
   programName,
@@ -133,20 +133,24 @@ const TEST_RUNNERS = new Set([
 ]);
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 
-/** Loads the bash parser if needed, then judges the line (see assessCommandLine); never rejects. */
+/**
+ * Judges the line (see assessCommandLine), loading the bash grammar first when the line needs it
+ * (a line of plain words does not); never rejects.
+ */
 export async function assessShellCommand(line: string, context: AssessContext): Promise<LineAssessment> {
-  if (!bashParserReady()) {
+  for (;;) {
+    try {
+      return assessCommandLine(line, context);
+    } catch (error) {
+      if (!(error instanceof BashParserNotLoadedError) || bashParserReady())
+        // A flaw in judging must not stop the session, nor let the command through.
+        return unjudgeable(line, `the command could not be judged (${(error as Error).message})`);
+    }
     try {
       await loadBashParser();
     } catch (error) {
       return unjudgeable(line, `the shell parser is unavailable (${(error as Error).message})`);
     }
-  }
-  try {
-    return assessCommandLine(line, context);
-  } catch (error) {
-    // A flaw in judging must not stop the session, nor let the command through.
-    return unjudgeable(line, `the command could not be judged (${(error as Error).message})`);
   }
 }
 
@@ -186,7 +190,7 @@ function pseudoCommand(text: string): SimpleCommand {
 /**
  * Classifies a shell line: every command found anywhere in it is judged after static expansion,
  * and the strictest verdict wins. What cannot be judged statically is critical (asks in every
- * mode, never remembered). Requires the bash parser to be loaded (see assessShellCommand).
+ * mode, never remembered). Throws BashParserNotLoadedError when the line needs the grammar and it is not loaded (see assessShellCommand).
  */
 export function assessCommandLine(line: string, context: AssessContext): LineAssessment {
   const parsed = parseCommandLine(line, context);

@@ -38,6 +38,7 @@ export {
   isInside,
   UnresolvablePathError,
 } from "./paths.js";
+export { isPlainLine } from "./plain-line.js";
 export {
   type AskAnswer,
   type AskFunction,

@@ -71,6 +71,7 @@ import {
   type AskAnswer,
   bashParserReady,
   createPermissionPolicy,
+  isPlainLine,
   loadBashParser,
   type PermissionMode,
   type PermissionPolicy,
@@ -491,9 +492,10 @@ class AgentRuntime implements Runtime {
           // The same judgement that spares a command its checkpoint (see tool-guard) makes it
           // run with the project read-only.
           // The model's commands are judged (and the parser loaded) by the permission check before
-          // they run; the runtime's own commands run before that get the default policy.
+          // they run; the runtime's own commands run before that get the default policy, unless
+          // they are plain words (judged without the parser).
           readOnlyFor: async (command) =>
-            bashParserReady() &&
+            (bashParserReady() || isPlainLine(command)) &&
             !(await mayChangeFiles(
               { callId: "", toolName: "shell", arguments: { command } },
               this.profile.toolRegistry,
