@@ -216,6 +216,22 @@ describe("checkpoints of edits record their targets and snapshot the rest in the
     expect((await state()).b).toBe("b0\n");
   });
 
+  it("a background checkpoint made after another process moved on is committed on top of theirs", async () => {
+    const other = await createCheckpointManager({ projectRoot: project, home: join(top, "home") });
+    await manager.snapshot({ label: "start", userMessageId: "p1" });
+    await writeFile(join(project, "src", "b.ts"), "b1\n");
+    await other.snapshot({ label: "theirs", userMessageId: "p1" });
+    await writeFile(join(project, "src", "b.ts"), "b0\n");
+    // The tree with a.ts's prior state laid over is `start`'s, but the newest checkpoint is theirs.
+    const { committed } = await manager.snapshotFiles({ label: "mine", userMessageId: "p1" }, ["src/a.ts"]);
+    await writeFile(join(project, "src", "a.ts"), "a1\n");
+    await manager.flush();
+    expect((await committed).label).toBe("mine");
+    expect((await other.checkpoints()).map((c) => c.label)).toEqual(["start", "theirs", "mine"]);
+    expect((await manager.undo())?.restored.label).toBe("mine");
+    expect(await state()).toEqual({ a: "a0\n", b: "b0\n" });
+  });
+
   it("undoes an edit in a 10,000-file project exactly (bench/checkpoint.mjs measures 50,000)", async () => {
     const big = join(top, "big");
     for (let d = 0; d < 20; d++) {

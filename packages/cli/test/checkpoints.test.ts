@@ -175,6 +175,22 @@ describe("checkpoints", () => {
     expect(await read("keep.txt")).toBe("two\n");
   });
 
+  it("takes a checkpoint of its own when another process moved on and the project came back to its last state", async () => {
+    const other = await createCheckpointManager({ projectRoot: project, home });
+    await writeFile(join(project, "back.txt"), "one\n");
+    await manager.snapshot({ label: "a1" });
+    await writeFile(join(project, "back.txt"), "two\n");
+    await other.snapshot({ label: "b1" });
+    // The project is as `manager` last saw it; its newest checkpoint is b1's "two", not a1's.
+    await writeFile(join(project, "back.txt"), "one\n");
+    const a2 = await manager.snapshot({ label: "a2" });
+    expect(a2.label).toBe("a2");
+    expect((await other.checkpoints()).map((c) => c.label)).toEqual(["a1", "b1", "a2"]);
+    await writeFile(join(project, "back.txt"), "three\n");
+    expect((await manager.undo())?.restored.label).toBe("a2");
+    expect(await read("back.txt")).toBe("one\n");
+  });
+
   it("loses no checkpoint when two processes snapshot at the same moment", async () => {
     // Separate managers queue separately, like two attractor processes in one project: their
     // snapshots interleave in git, and the ref's compare-and-swap must keep every one reachable.

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
@@ -317,10 +317,12 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         meta.userMessageId !== undefined && last !== undefined && last.userMessageId !== meta.userMessageId;
       let force = newMessage(head);
       for (let attempt = 0; ; attempt++) {
+        // The newest checkpoint as last seen spares the script reading it; a stale one is "raced".
+        const last = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
         const { stdout } = await retryingWhileLocked(() =>
           runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
             input: message,
-            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "" },
+            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "", LAST: last },
           }),
         );
         const outcome = parseSnapshotOutput(stdout);
@@ -414,11 +416,16 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         previous = r.meta.userMessageId;
       }
       await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
+      const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
+        // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT).
+        await copyFile(join(gitDir, "index"), jobIndex).catch(() => {});
+        env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
         const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
         const lines = out.stdout.trim().split("\n");
         if (lines.at(-1) === "again") return "again";
         if (lines.at(-1) !== "raced") {
+          await rename(jobIndex, join(gitDir, "index")).catch(() => {});
           const before = (lines.at(-1) ?? "").slice("head ".length);
           const result: Checkpoint[] = [];
           let last: Checkpoint | undefined = head?.id === before ? head : undefined;

@@ -1,9 +1,11 @@
 /**
  * Snapshotting in one process: stage the project, write its tree, and commit it on `$REF` unless
- * the newest checkpoint already has that tree (and `$FORCE` is empty). The ref moves by compare-and-swap, so a snapshot
- * racing another process's is reported ("raced") rather than lost. The commit message comes on
- * stdin. Output: `new <commit> <tree>`, `same <commit> <tree>` (then the commit's message when
- * it is not `$KNOWN_HEAD`, the one the caller already has), or `raced`.
+ * the newest checkpoint already has that tree (and `$FORCE` is empty). The newest checkpoint is
+ * `$LAST` (`<commit> <tree>`) when the caller knows it, else read. The ref moves by
+ * compare-and-swap (and is checked when nothing is committed), so a snapshot racing another
+ * process's, or made from a stale `$LAST`, is reported ("raced") rather than lost. The commit
+ * message comes on stdin. Output: `new <commit> <tree>`, `same <commit> <tree>` (then the
+ * commit's message when it is not `$KNOWN_HEAD`, the one the caller already has), or `raced`.
  */
 export const SNAPSHOT_SCRIPT = `
 git $GIT_ISOLATION add --all --ignore-errors -- .
@@ -11,9 +13,17 @@ status=$?
 # 1: some files could not be read and were left out; anything else is fatal.
 [ "$status" -le 1 ] || exit "$status"
 tree=$(git $GIT_ISOLATION write-tree) || exit 1
-last=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null)
+if [ -n "\${LAST:-}" ]; then
+  last=$LAST
+else
+  last=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null)
+fi
 last_commit=\${last%% *}
 if [ -z "$FORCE" ] && [ -n "$last" ] && [ "\${last#* }" = "$tree" ]; then
+  if [ -n "\${LAST:-}" ] && [ "$(git $GIT_ISOLATION rev-parse -q --verify "$REF" 2>/dev/null)" != "$last_commit" ]; then
+    echo raced
+    exit 0
+  fi
   echo "same $last_commit $tree"
   [ "$last_commit" = "$KNOWN_HEAD" ] || git $GIT_ISOLATION log -1 --format=%B "$last_commit" --
   exit 0
@@ -64,15 +74,17 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
  * them out. Checkpoint k's tree is the staged project with the prior states of checkpoints
  * k..COUNT laid over it, the oldest winning, so they are applied newest first. Each checkpoint is
  * then committed unless its tree equals the one before it and `$FORCE_k` is empty, and `$REF`
- * moves by compare-and-swap from the head read here. Output: one line per checkpoint,
- * `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or `raced` when
- * another process moved the ref meanwhile.
+ * moves by compare-and-swap from the newest checkpoint: `$LAST` (`<commit> <tree>`) when the
+ * caller knows it, else read here (and checked when nothing is committed). `$DIR/index` is the
+ * index staged into: the caller seeds it from the shared one (a cache of file stats) and puts it
+ * back when the output is not `raced` or `again` (entries laid over are refreshed by the next
+ * staging: their stats differ). Output: one line per checkpoint, `<commit> <tree>`, then
+ * `head <commit>` (the ref before, possibly empty), or `raced` when another process moved the ref
+ * meanwhile, or `$LAST` was stale.
  */
 export const OVERLAY_SCRIPT = `
 # An index of its own: another process staging into the shared one between our commands would
-# undo our overlays. Seeded from the shared index (a cache of file stats), and put back in its
-# place when done (entries laid over are refreshed by the next staging: their stats differ).
-cp "$GIT_DIR/index" "$DIR/index" 2>/dev/null || :
+# undo our overlays.
 GIT_INDEX_FILE="$DIR/index"
 export GIT_INDEX_FILE
 git $GIT_ISOLATION add --all --ignore-errors -- .
@@ -99,7 +111,11 @@ while [ "$k" -ge 1 ]; do
   eval "tree_$k=$tree"
   k=$((k-1))
 done
-head=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null || true)
+if [ -n "\${LAST:-}" ]; then
+  head=$LAST
+else
+  head=$(git $GIT_ISOLATION log -1 --format='%H %T' "$REF" -- 2>/dev/null || true)
+fi
 last=\${head%% *}
 last_tree=\${head#* }
 parent=$last
@@ -114,8 +130,13 @@ while [ "$k" -le "$COUNT" ]; do
   echo "$parent $tree"
   k=$((k+1))
 done
-if [ "$parent" = "$last" ] || git $GIT_ISOLATION update-ref "$REF" "$parent" "$last" 2>/dev/null; then
-  mv -f "$DIR/index" "$GIT_DIR/index" 2>/dev/null || :
+if [ "$parent" = "$last" ]; then
+  if [ -n "\${LAST:-}" ] && [ "$(git $GIT_ISOLATION rev-parse -q --verify "$REF" 2>/dev/null)" != "$last" ]; then
+    echo raced
+  else
+    echo "head $last"
+  fi
+elif git $GIT_ISOLATION update-ref "$REF" "$parent" "$last" 2>/dev/null; then
   echo "head $last"
 else
   echo raced

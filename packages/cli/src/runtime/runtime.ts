@@ -1007,6 +1007,9 @@ class AgentRuntime implements Runtime {
     this.disarmShellParserPreload();
     // The user leaving the interactive UI is Claude Code's "prompt_input_exit".
     this.endReason = this.parts.headless ? "other" : "prompt_input_exit";
+    // Checkpoints still to be written (git, in a process of its own) are written meanwhile; the
+    // second flush below catches a change recorded while the session stopped.
+    const checkpointsWritten = this.checkpoints.flush();
     await this.active.session.close();
     await this.active.recorder.flush();
     this.active.detach();
@@ -1017,6 +1020,7 @@ class AgentRuntime implements Runtime {
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
+      checkpointsWritten,
       this.checkpoints.flush(),
       this.mcpManager?.close(),
     ]);
