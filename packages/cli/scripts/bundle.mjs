@@ -7,6 +7,7 @@ import { copyFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { CACHEABLE_MARK } from "../dist/launch/code-cache.js";
 import { inkLiveArea } from "./ink-live-area.mjs";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
@@ -104,10 +105,15 @@ const VENDOR_ENTRIES = {
   undici: "undici",
   ssh2: "ssh2",
   yaml: "yaml",
-  "web-tree-sitter": "web-tree-sitter",
   // The node entry re-exports the whole protocol, so both specifiers share one file.
   "vscode-languageserver-protocol": "vscode-languageserver-protocol/node",
 };
+/**
+ * Vendor files that keep import(), so Node loads them itself (without the code cache): the
+ * Emscripten runtime of web-tree-sitter declares a variable named `require`, which import()
+ * turned into require() would name.
+ */
+const VENDOR_WITH_IMPORT = { "web-tree-sitter": "web-tree-sitter" };
 const vendored = {
   name: "vendored",
   setup(build) {
@@ -138,14 +144,33 @@ const COMMONJS = {
   alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   banner: { js: 'var __attractorImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
 };
+// Loaded through the code cache too (see the headless file below): import() as require(), and
+// the mark that tells the loader so.
+const cacheable = {
+  supported: { "dynamic-import": false },
+  banner: { js: `${CACHEABLE_MARK}\n${COMMONJS.banner.js}` },
+};
 const vendor = await build({
   ...COMMONJS,
+  ...cacheable,
   entryPoints: VENDOR_ENTRIES,
   outdir: "dist/bundle/vendor",
   outExtension: { ".js": ".cjs" },
   metafile: true,
   plugins: [vendored],
 });
+const vendorWithImport = await build({
+  ...COMMONJS,
+  entryPoints: VENDOR_WITH_IMPORT,
+  outdir: "dist/bundle/vendor",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+  plugins: [vendored],
+});
+for (const [key, value] of Object.entries(vendorWithImport.metafile.outputs))
+  vendor.metafile.outputs[key] = value;
+for (const [key, value] of Object.entries(vendorWithImport.metafile.inputs))
+  vendor.metafile.inputs[key] = value;
 await writeFile(new URL("../dist/bundle/meta-vendor.json", import.meta.url), JSON.stringify(vendor.metafile));
 const headless = await build({
   absWorkingDir: packageDir,
@@ -153,9 +178,9 @@ const headless = await build({
   entryPoints: { "command-headless": "dist/launch/command.js" },
   outdir: "dist/bundle",
   outExtension: { ".js": ".cjs" },
-  // import() as require(): the loader runs this file as a script, and V8's code cache keeps no
-  // module loader for import() in a script (the vendor files, loaded by Node, keep theirs).
-  supported: { "dynamic-import": false },
+  // import() as require(): the loader runs this file and the vendor files as scripts, and V8's
+  // code cache keeps no module loader for import() in a script.
+  ...cacheable,
   metafile: true,
   plugins: [withoutInteractiveUi, vendored],
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { codeCacheDirectory } from "../src/launch/code-cache.js";
+import { CACHEABLE_MARK, codeCacheDirectory } from "../src/launch/code-cache.js";
 import { requireBuiltCli } from "../src/testing/index.js";
 
 // The loader of the headless command bundle, in processes of its own (the cache is written when a
@@ -91,6 +91,35 @@ describe("requireWithCodeCache", () => {
     await new Promise((r) => setTimeout(r, 20));
     loadWith({ HOOK: "1" });
     expect(await stamp()).toBe(hooked);
+  });
+
+  it("loads the relative CommonJS files built for it through the cache, once each, and leaves the others to Node", async () => {
+    const helpers = Array.from({ length: 200 }, (_, i) => `function helper${i}(x) { return x * ${i} + 1; }`);
+    // Marked: loaded through the cache. Not ASCII: read as UTF-8 all the same.
+    await writeFile(
+      join(root, "marked.cjs"),
+      `${CACHEABLE_MARK}\n${helpers.join("\n")}\nmodule.exports = { text: "naïve … ✓", n: helper5(1) };\n`,
+    );
+    // Not marked: Node loads it, and its import() works; what it requires is the same module.
+    await writeFile(
+      join(root, "plain.cjs"),
+      'module.exports = { os: import("node:os").then((os) => typeof os.cpus), marked: require("./marked.cjs") };\n',
+    );
+    await writeFile(
+      file,
+      'const marked = require("./marked.cjs");\nconst plain = require("./plain.cjs");\nmodule.exports = { plain, same: plain.marked === marked && marked === require("./marked.cjs") };\n',
+    );
+    const script = `import(${JSON.stringify(LOADER)}).then(async (m) => { const e = m.requireWithCodeCache(${JSON.stringify(file)}, ${JSON.stringify(cacheDir)}); console.log(JSON.stringify({ os: await e.plain.os, text: e.plain.marked.text, n: e.plain.marked.n, same: e.same })); })`;
+    const run = () => {
+      const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    const expected = { os: "function", text: "naïve … ✓", n: 6, same: true };
+    expect(run()).toEqual(expected);
+    const written = (await entries()).map((n) => n.split("-")[0]).sort();
+    expect(written).toEqual(["marked.cjs", "program.cjs"]);
+    expect(run()).toEqual(expected);
   });
 
   it("runs past a corrupt entry, which V8 rejects, and writes a good one in its place", async () => {

@@ -3,7 +3,7 @@ export function lineCutMarker(moreCharacters: number): string {
   return `… [line cut: ${moreCharacters} more characters]`;
 }
 
-const MARKER_AT_END = /… \[line cut: \d+ more characters\]$/;
+const MARKER_AT_END = /\u2026 \[line cut: \d+ more characters\]$/;
 
 /** The largest index at most `end` that does not leave half a surrogate pair before it. */
 export function surrogateSafeEnd(s: string, end: number): number {

@@ -1,5 +1,6 @@
+import { isAscii } from "node:buffer";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { createRequire, Module } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
@@ -22,14 +23,42 @@ export function codeCacheDirectory(env: Readonly<Record<string, string | undefin
 }
 
 /**
+ * The first line of a CommonJS file built to be loaded from the code cache (import() compiled to
+ * require(): code from V8's cache has no module loader for import()). A file required by a
+ * relative path is loaded through the cache only when it starts with this line.
+ */
+export const CACHEABLE_MARK = "/* attractor: loadable from V8's code cache */";
+
+/** Entries to write when the process exits (or before a V8 flag changes). */
+const pending: (() => void)[] = [];
+/** A V8 flag changed: code compiled from now on would be cached under flags no next run starts with. */
+let flagsChanged = false;
+
+function writePending(): void {
+  for (const write of pending.splice(0)) write();
+}
+
+/**
  * Loads a CommonJS file with V8's compiled code for it from `cacheDir`, and returns its exports.
  * Without a usable cache entry (none yet, another Node version, a corrupt file: V8 checks and
  * rejects it) the file compiles as usual and the entry is written when the process exits, with
- * everything the run compiled by then, for the next run. A cache that cannot be read or written
- * costs nothing but the compile.
+ * everything the run compiled by then, for the next run. The CommonJS files it requires by a
+ * relative path (the bundle's vendor files) are loaded the same way, once each. A cache that
+ * cannot be read or written costs nothing but the compile.
  */
 export function requireWithCodeCache(file: string, cacheDir: string | undefined): unknown {
-  const source = readFileSync(file, "utf8");
+  return load(file, cacheDir, false);
+}
+
+function load(file: string, cacheDir: string | undefined, markedOnly: boolean): unknown {
+  // Node's own module registry: a file is one module whichever loader reaches it first.
+  const registry = createRequire(file).cache;
+  const known = registry[file];
+  if (known !== undefined) return known.exports;
+  const bytes = readFileSync(file);
+  // An ASCII file (as bundles are) becomes a one-byte string: quicker to read and to compile.
+  const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
+  if (markedOnly && !source.startsWith(CACHEABLE_MARK)) return createRequire(file)(file);
   const entry = cacheDir === undefined ? undefined : join(cacheDir, cacheKey(file));
   let cached: Buffer | undefined;
   if (entry !== undefined) {
@@ -43,22 +72,45 @@ export function requireWithCodeCache(file: string, cacheDir: string | undefined)
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source.startsWith("#!") ? `//${source}` : source}\n});`;
   // The file must not use import(): code from V8's cache has no module loader for it.
   const script = new Script(wrapped, { filename: file, ...(cached !== undefined && { cachedData: cached }) });
-  if (entry !== undefined && (cached === undefined || script.cachedDataRejected === true)) {
-    let written = false;
-    const write = () => {
-      if (written) return;
-      written = true;
-      writeEntry(entry, script.createCachedData(), basename(file));
-    };
-    process.once("exit", write);
-    // V8 rejects cached code made under other flags than the reading process's: code that
-    // changes a V8 flag (the bash parser does) calls this first, so the entry is made before.
-    (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = write;
+  if (entry !== undefined && !flagsChanged && (cached === undefined || script.cachedDataRejected === true)) {
+    if (pending.length === 0) {
+      process.once("exit", writePending);
+      // V8 rejects cached code made under other flags than the reading process's: code that
+      // changes a V8 flag (the bash parser does) calls this first, so the entries are made before.
+      (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = () => {
+        writePending();
+        flagsChanged = true;
+      };
+    }
+    pending.push(() => writeEntry(entry, script.createCachedData(), basename(file)));
   }
   const run = script.runInThisContext() as (...args: unknown[]) => void;
-  const module = { exports: {} as unknown };
-  run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
+  const module = new Module(file);
+  module.filename = file;
+  registry[file] = module;
+  try {
+    run.call(module.exports, module.exports, cachingRequire(file, cacheDir), module, file, dirname(file));
+  } catch (error) {
+    delete registry[file];
+    throw error;
+  }
+  module.loaded = true;
   return module.exports;
+}
+
+/** Node's require for `file`, except that relative CommonJS files built for it load through the code cache. */
+function cachingRequire(file: string, cacheDir: string | undefined): NodeJS.Require {
+  const base = createRequire(file);
+  const require = ((id: string) =>
+    id.startsWith(".") && id.endsWith(".cjs")
+      ? load(join(dirname(file), id), cacheDir, true)
+      : base(id)) as NodeJS.Require;
+  return Object.assign(require, {
+    resolve: base.resolve,
+    cache: base.cache,
+    extensions: base.extensions,
+    main: base.main,
+  });
 }
 
 /** Names one build of the file for one Node: a rebuilt file or another Node gets its own entry. */

@@ -2,12 +2,12 @@
 // "/* unchanged */", "<!-- ... -->". Writing one into a file deletes the code it stands for.
 const COMMENT = /^\s*(?:\/\/+|#+|--|;+|\/\*+|<!--|\{\/\*|\*)\s*(.*?)\s*(?:\*+\/|-->|\*\/\})?\s*$/;
 const PHRASES = [
-  /^(?:\.\.\.|…)$/,
+  /^(?:\.\.\.|\u2026)$/,
   /\brest of (?:the )?(?:code|file|function|method|methods|class|implementation|component|content|body|module|logic|lines?)\b/i,
   /\b(?:existing|previous|original|remaining|other|unchanged|same) (?:code|content|implementation|methods|functions|logic|lines|imports|tests|props|fields)\b/i,
   /\b(?:code|content|implementation|everything else|rest) (?:remains|stays|is) (?:the same|unchanged|as (?:is|before))\b/i,
   /\b(?:omitted|elided|truncated)(?: for brevity)?\b/i,
-  /^(?:\.\.\.|…)?\s*(?:unchanged|no changes?|as before|same as before)\s*(?:\.\.\.|…)?$/i,
+  /^(?:\.\.\.|\u2026)?\s*(?:unchanged|no changes?|as before|same as before)\s*(?:\.\.\.|\u2026)?$/i,
 ];
 
 /** The placeholder comments in `text` (trimmed lines), for lines that are nothing but such a comment. */
@@ -16,7 +16,7 @@ export function omissionPlaceholders(text: string): string[] {
   for (const line of text.split("\n")) {
     const m = COMMENT.exec(line);
     if (!m) continue;
-    const body = (m[1] ?? "").replace(/^(?:\.\.\.|…)\s*/, "").replace(/\s*(?:\.\.\.|…)$/, "");
+    const body = (m[1] ?? "").replace(/^(?:\.\.\.|\u2026)\s*/, "").replace(/\s*(?:\.\.\.|\u2026)$/, "");
     const whole = (m[1] ?? "").trim();
     if (PHRASES.some((p) => p.test(whole) || (body !== "" && p.test(body)))) found.push(line.trim());
   }
