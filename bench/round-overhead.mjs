@@ -381,7 +381,7 @@ if (PARTS.has("growth")) {
   if (heap[100] !== undefined && heap[LONG] !== undefined) {
     const grow = (heap[LONG] - heap[100]) / (LONG - 100);
     console.log(
-      `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round, against ${f(historyBytes / LONG, 0)} B per round of history (as JSON)${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+      `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round, against ${f(historyBytes / LONG, 0)} B per round of history (as JSON): ${f(grow / (historyBytes / LONG))}x${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
     );
   }
 }

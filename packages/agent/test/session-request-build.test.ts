@@ -111,14 +111,19 @@ describe("history to messages", () => {
     ]);
   });
 
-  it("gives the same message objects for the same turns, new ones for replaced turns", () => {
+  it("gives the same message objects for the unchanged turns of a history given again, new ones for replaced turns", () => {
     const history = [user("go"), assistant("a"), results("a")];
     const first = historyToMessages(history);
-    const again = historyToMessages([...history, user("more")]);
+    history.push(user("more"));
+    const again = historyToMessages(history);
     expect(again.slice(0, 3)).toEqual(first);
     for (let i = 0; i < 3; i++) expect(again[i]).toBe(first[i]);
-    const edited = historyToMessages([user("go"), assistant("a"), results("a"), user("changed")]);
+    // Another array of the same turns gives equal messages (the memo is the array's).
+    expect(historyToMessages([...history])).toEqual(again);
+    history[3] = user("changed");
+    const edited = historyToMessages(history);
     expect(textOf(edited[3] as Message)).toBe("changed");
+    for (let i = 0; i < 3; i++) expect(edited[i]).toBe(first[i]);
   });
 
   it("redoes a history array changed in place from its first change, as a fresh array would give", () => {

@@ -11,12 +11,12 @@ import type { Turn } from "../types/turn.js";
 export const MISSING_TOOL_RESULT =
   "No result was recorded for this tool call: the session stopped before it finished.";
 
-/** Each turn's messages, made once: turns are immutable, and a long session resends them all. */
-const converted = new WeakMap<Turn, readonly Message[]>();
-
+/**
+ * A turn's messages. Not kept per turn: a history given again keeps the messages of its unchanged
+ * turns in its memo (below), and a long session would otherwise hold each turn twice.
+ */
 function turnMessages(turn: Turn): readonly Message[] {
-  let messages = converted.get(turn);
-  if (messages) return messages;
+  let messages: readonly Message[];
   switch (turn.kind) {
     case "user": {
       const parts: ContentPart[] = [{ kind: "text", text: turn.content }];
@@ -43,7 +43,6 @@ function turnMessages(turn: Turn): readonly Message[] {
       );
       break;
   }
-  converted.set(turn, messages);
   return messages;
 }
 

@@ -52,12 +52,14 @@ export function responseToTurn(response: Response, timestamp: string): Assistant
   const reasoning = responseReasoning(response);
   const { raw: _raw, ...usage } = response.usage;
   const bounded = boundArgumentDepth(responseToolCalls(response), response.message.content);
+  // Copied to their length: arrays grown by push keep spare room (17 slots for one element), and
+  // a long session holds thousands of turns.
   return {
     kind: "assistant",
     content: responseText(response),
-    toolCalls: bounded.calls,
+    toolCalls: bounded.calls.slice(),
     ...(reasoning !== undefined && { reasoning }),
-    parts: bounded.parts,
+    parts: bounded.parts.slice(),
     usage,
     ...(response.id !== "" && { responseId: response.id }),
     model: response.model,

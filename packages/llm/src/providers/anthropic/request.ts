@@ -132,11 +132,12 @@ async function partToBlock(part: ContentPart, role: WireMessage["role"]): Promis
 const wireRole = (message: Message): WireMessage["role"] =>
   message.role === "assistant" ? "assistant" : "user";
 
-/** One message translated: its blocks, and for a user or assistant message its wire message. */
-interface Translated {
-  readonly blocks: readonly WireBlock[];
-  readonly wire?: WireMessage;
-}
+/**
+ * One message translated: a system or developer message's blocks, or a user or assistant message's
+ * wire message (with no blocks when it has nothing to send). One object per message: a long
+ * session keeps thousands.
+ */
+type Translated = readonly WireBlock[] | WireMessage;
 
 /**
  * Each message translated once: messages are immutable values, and an agent resends its whole
@@ -153,14 +154,15 @@ async function translateOne(message: Message): Promise<Translated> {
     for (const part of message.content) {
       if (part.kind === "text" && part.text !== "") blocks.push({ type: "text", text: part.text });
     }
-    entry = { blocks };
+    entry = blocks;
   } else {
     const role = wireRole(message);
     for (const part of message.content) {
       const block = await partToBlock(part, role);
       if (block !== undefined) blocks.push(block);
     }
-    entry = blocks.length > 0 ? { blocks, wire: { role, content: blocks } } : { blocks };
+    // Copied to its length: an array grown by push keeps spare room, and every message is kept.
+    entry = { role, content: blocks.slice() };
   }
   translated.set(message, entry);
   return entry;
@@ -182,8 +184,8 @@ export async function translateMessages(
       turns.push(message);
       continue;
     }
-    const entry = translated.get(message) ?? (await translateOne(message));
-    for (const b of entry.blocks) system.push(b);
+    const entry = (translated.get(message) ?? (await translateOne(message))) as readonly WireBlock[];
+    for (const b of entry) system.push(b);
   }
   const key = turns[0];
   const memo = key !== undefined ? conversationMemos.get(key) : undefined;
@@ -202,22 +204,22 @@ export async function translateMessages(
   const own = new Set<WireMessage>();
   for (let i = start; i < turns.length; i++) {
     const message = turns[i] as Message;
-    const entry = translated.get(message) ?? (await translateOne(message));
+    const entry = (translated.get(message) ?? (await translateOne(message))) as WireMessage;
     let last = out.at(-1);
-    if (entry.wire === undefined || last?.role === entry.wire.role) {
+    if (entry.content.length === 0 || last?.role === entry.role) {
       // Merged into the message before (or empty): not a place to resume from.
       ends[i] = -1;
-      if (entry.wire === undefined || last === undefined) continue;
+      if (entry.content.length === 0 || last === undefined) continue;
       if (!own.has(last)) {
         last = { role: last.role, content: [...last.content] };
         own.add(last);
         out[out.length - 1] = last;
       }
-      for (const b of entry.blocks) last.content.push(b);
+      for (const b of entry.content) last.content.push(b);
       continue;
     }
     ends[i] = out.length;
-    out.push(entry.wire);
+    out.push(entry);
   }
   ends[turns.length] = out.length;
   for (let i = firstNew; i < out.length; i++) {
