@@ -122,6 +122,22 @@ describe("requireWithCodeCache", () => {
     expect(run()).toEqual(expected);
   });
 
+  it("makes no entry for a file loaded after a V8 flag changed (the next run would reject it)", async () => {
+    const helpers = Array.from({ length: 50 }, (_, i) => `function helper${i}(x) { return x * ${i} + 1; }`);
+    await writeFile(
+      join(root, "late.cjs"),
+      `${CACHEABLE_MARK}\n${helpers.join("\n")}\nmodule.exports = helper2(2);\n`,
+    );
+    await writeFile(
+      file,
+      `globalThis[Symbol.for("attractor.beforeV8FlagsChange")]?.();\nrequire("node:v8").setFlagsFromString("--liftoff-only");\nmodule.exports = { late: require("./late.cjs") };\n`,
+    );
+    for (let run = 0; run < 2; run++) {
+      expect(load()).toEqual({ late: 5 });
+      expect((await entries()).map((n) => n.split("-")[0])).toEqual(["program.cjs"]);
+    }
+  });
+
   it("runs past a corrupt entry, which V8 rejects, and writes a good one in its place", async () => {
     load();
     const [entry] = await entries();

@@ -159,12 +159,13 @@ describe("headless default mode against the shell attacks", () => {
   });
 });
 
-describe("without its parser files the command judges nothing as safe", () => {
-  it("denies even `ls`, saying the parser is unavailable", async () => {
+describe("without its parser files the command judges nothing that needs them as safe", () => {
+  it("denies `ls | wc -l`, saying the parser is unavailable; plain `ls` needs no parser and runs", async () => {
     const broken = join(root, "bundle-without-parser");
     await cp(dirname(CLI_PATH), broken, { recursive: true });
     await rm(join(broken, "tree-sitter-bash.wasm"));
     const lsModel = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls | wc -l" } }] },
       { calls: [{ name: "shell", args: { command: "ls" } }] },
       { text: "ok" },
     ]);
@@ -176,9 +177,11 @@ describe("without its parser files the command judges nothing as safe", () => {
       );
       running.child.stdin?.end();
       await running;
-      const result = lsModel.seen().at(-1)?.toolResults.at(-1) ?? "";
-      expect(result).toMatch(/Permission denied/);
-      expect(result).toMatch(/parser is unavailable/);
+      const results = lsModel.seen().map((r) => r.toolResults.at(-1) ?? "");
+      expect(results[1]).toMatch(/Permission denied/);
+      expect(results[1]).toMatch(/parser is unavailable/);
+      expect(results[2]).toMatch(/Exit code: 0/);
+      expect(results[2]).toContain("test.js");
     } finally {
       await lsModel.close();
     }

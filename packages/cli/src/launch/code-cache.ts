@@ -39,6 +39,16 @@ function writePending(): void {
 }
 
 /**
+ * V8 rejects cached code made under other flags than the reading process's: code that changes a
+ * V8 flag (the bash parser does) calls this first, so the entries are made before, and none is
+ * made after.
+ */
+function beforeFlagsChange(): void {
+  writePending();
+  flagsChanged = true;
+}
+
+/**
  * Loads a CommonJS file with V8's compiled code for it from `cacheDir`, and returns its exports.
  * Without a usable cache entry (none yet, another Node version, a corrupt file: V8 checks and
  * rejects it) the file compiles as usual and the entry is written when the process exits, with
@@ -72,16 +82,9 @@ function load(file: string, cacheDir: string | undefined, markedOnly: boolean): 
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source.startsWith("#!") ? `//${source}` : source}\n});`;
   // The file must not use import(): code from V8's cache has no module loader for it.
   const script = new Script(wrapped, { filename: file, ...(cached !== undefined && { cachedData: cached }) });
+  (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = beforeFlagsChange;
   if (entry !== undefined && !flagsChanged && (cached === undefined || script.cachedDataRejected === true)) {
-    if (pending.length === 0) {
-      process.once("exit", writePending);
-      // V8 rejects cached code made under other flags than the reading process's: code that
-      // changes a V8 flag (the bash parser does) calls this first, so the entries are made before.
-      (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = () => {
-        writePending();
-        flagsChanged = true;
-      };
-    }
+    if (pending.length === 0) process.once("exit", writePending);
     pending.push(() => writeEntry(entry, script.createCachedData(), basename(file)));
   }
   const run = script.runInThisContext() as (...args: unknown[]) => void;
