@@ -9,10 +9,12 @@
 // next request, averaged over the 50 rounds (launch and exit are outside it).
 // Then, in this process, a Session (real Anthropic adapter over loopback, an echo tool) for 1000
 // rounds: the time from a tool's result to the next request's arrival at 50 vs 1000 rounds of
-// history, and the heap (after gc) at 100 vs 1000 rounds; peak RSS of a long (BIG_ROUNDS) headless run
-// against pi's; and, when strace is present, epoll/futex calls per round.
+// history, the heap (after gc) at 100 vs 1000 rounds beside the history's size as JSON, and what
+// is left once the session is closed and dropped (after a short session has loaded what any first
+// session loads); peak RSS of a long (BIG_ROUNDS) headless run against pi's; and, when strace is
+// present, epoll/futex calls per round.
 // Targets: attractor/pi ≤ 0.5, attractor/floor ≤ 3, build at 1000 ≤ 2× at 50, RSS ≤ 0.6× pi's,
-// heap flat (growth no more than the history's own size).
+// heap flat (it grows only with the history and goes with the session).
 // Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50,
 // BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
 import { spawn, spawnSync } from "node:child_process";
@@ -351,7 +353,47 @@ if (PARTS.has("growth")) {
   };
   const profile = createAnthropicProfile(MODEL);
   profile.toolRegistry.register(echo);
-  const session = new Session({
+  // A short session first, so that what any first session loads (the SDK, compiled code) is in
+  // the baseline the long one is measured from.
+  {
+    const warm = spawn(
+      process.execPath,
+      [join(here, "support", "scripted-anthropic-server.mjs"), "50", "echo"],
+      {
+        stdio: ["pipe", "pipe", "inherit"],
+      },
+    );
+    const warmPort = await new Promise((resolve) =>
+      warm.stdout.once("data", (d) => resolve(Number(String(d).trim()))),
+    );
+    const warmProfile = createAnthropicProfile(MODEL);
+    warmProfile.toolRegistry.register({
+      ...echo,
+      executor: async (args) => `${args.text} ${"x".repeat(200)}`,
+    });
+    const warmSession = new Session({
+      profile: warmProfile,
+      environment: new LocalExecutionEnvironment({ workingDirectory: project }),
+      client: new Client({
+        providers: {
+          anthropic: new AnthropicAdapter({
+            apiKey: "bench",
+            baseUrl: `http://127.0.0.1:${warmPort}`,
+            env: {},
+          }),
+        },
+      }),
+      config: { maxToolRoundsPerInput: 0, enableLoopDetection: false },
+      retry: { maxRetries: 0 },
+    });
+    await warmSession.submit("go");
+    await warmSession.close();
+    warm.stdin.end();
+  }
+  await new Promise((r) => setTimeout(r, 50));
+  globalThis.gc?.();
+  const heapBefore = process.memoryUsage().heapUsed;
+  let session = new Session({
     profile,
     environment: new LocalExecutionEnvironment({ workingDirectory: project }),
     client: recording,
@@ -362,6 +404,12 @@ if (PARTS.has("growth")) {
   const historyBytes = JSON.stringify(session.history).length;
   await session.close();
   child.stdin.end();
+  // What the session leaves behind once it is closed and dropped: its history and the caches built
+  // from it must go with it.
+  session = undefined;
+  await new Promise((r) => setTimeout(r, 50));
+  globalThis.gc?.();
+  const heapAfter = process.memoryUsage().heapUsed;
   // Medians of 21 rounds around each point: a garbage collection landing in one round is not the
   // cost of building that round's request.
   const around = (xs, at) => median(xs.slice(Math.max(0, at - 10), at + 11));
@@ -382,6 +430,9 @@ if (PARTS.has("growth")) {
     const grow = (heap[LONG] - heap[100]) / (LONG - 100);
     console.log(
       `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round, against ${f(historyBytes / LONG, 0)} B per round of history (as JSON): ${f(grow / (historyBytes / LONG))}x${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+    );
+    console.log(
+      `  heap left once the session is closed and dropped: ${f((heapAfter - heapBefore) / 2 ** 20, 2)} MB against ${f((heap[LONG] - heapBefore) / 2 ** 20, 2)} MB it held at ${LONG} rounds (flat: all of it goes with the session but compiled code)`,
     );
   }
 }
