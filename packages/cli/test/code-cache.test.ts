@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -98,8 +98,11 @@ describe("requireWithCodeCache", () => {
     // Marked: loaded through the cache. Not ASCII: read as UTF-8 all the same.
     await writeFile(
       join(root, "marked.cjs"),
-      `${CACHEABLE_MARK}\n${helpers.join("\n")}\nmodule.exports = { text: "naïve … ✓", n: helper5(1) };\n`,
+      `${CACHEABLE_MARK}\n${helpers.join("\n")}\nmodule.exports = { text: "naïve … ✓", n: helper5(1) + module.require("fake-package") };\n`,
     );
+    // Its module object is Node's: module.require finds packages as Node's would.
+    await mkdir(join(root, "node_modules", "fake-package"), { recursive: true });
+    await writeFile(join(root, "node_modules", "fake-package", "index.js"), "module.exports = 100;\n");
     // Not marked: Node loads it, and its import() works; what it requires is the same module.
     await writeFile(
       join(root, "plain.cjs"),
@@ -115,7 +118,7 @@ describe("requireWithCodeCache", () => {
       expect(result.status, result.stderr).toBe(0);
       return JSON.parse(result.stdout) as Record<string, unknown>;
     };
-    const expected = { os: "function", text: "naïve … ✓", n: 6, same: true };
+    const expected = { os: "function", text: "naïve … ✓", n: 106, same: true };
     expect(run()).toEqual(expected);
     const written = (await entries()).map((n) => n.split("-")[0]).sort();
     expect(written).toEqual(["marked.cjs", "program.cjs"]);

@@ -90,6 +90,7 @@ function load(file: string, cacheDir: string | undefined, markedOnly: boolean): 
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   const module = new Module(file);
   module.filename = file;
+  module.paths = createRequire(file).resolve.paths("x") ?? [];
   registry[file] = module;
   try {
     run.call(module.exports, module.exports, cachingRequire(file, cacheDir), module, file, dirname(file));
