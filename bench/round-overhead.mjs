@@ -333,7 +333,7 @@ if (PARTS.has("growth")) {
     },
     executor: async (args) => {
       calls++;
-      if (calls === 100 || calls === LONG) {
+      if (calls % 100 === 0 || calls === LONG) {
         globalThis.gc?.();
         heap[calls] = process.memoryUsage().heapUsed;
       }
@@ -427,9 +427,19 @@ if (PARTS.has("growth")) {
     `  process CPU per round (parse, dispatch, build, encode, send): ${f(cpu50)} ms at 50 rounds, ${f(cpuLong)} ms at ${LONG}: ratio ${f(cpuLong / cpu50)}   (target ≤ 2)`,
   );
   if (heap[100] !== undefined && heap[LONG] !== undefined) {
-    const grow = (heap[LONG] - heap[100]) / (LONG - 100);
+    // The slope of a least-squares line through the heap every 100 rounds from round 100: one
+    // sample is at the mercy of what the collector and the compiler left at that moment.
+    const points = Object.entries(heap)
+      .map(([k, v]) => [Number(k), v])
+      .filter(([k]) => k >= 100);
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const mx = mean(points.map(([x]) => x));
+    const my = mean(points.map(([, y]) => y));
+    const grow =
+      points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0) /
+      points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
     console.log(
-      `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round, against ${f(historyBytes / LONG, 0)} B per round of history (as JSON): ${f(grow / (historyBytes / LONG))}x${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+      `  heap after gc: ${f(heap[100] / 2 ** 20, 1)} MB at 100 rounds, ${f(heap[LONG] / 2 ** 20, 1)} MB at ${LONG}: ${f(grow, 0)} B per round (fitted every 100 rounds), against ${f(historyBytes / LONG, 0)} B per round of history (as JSON): ${f(grow / (historyBytes / LONG))}x${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
     );
     console.log(
       `  heap left once the session is closed and dropped: ${f((heapAfter - heapBefore) / 2 ** 20, 2)} MB against ${f((heap[LONG] - heapBefore) / 2 ** 20, 2)} MB it held at ${LONG} rounds (flat: all of it goes with the session but compiled code)`,
