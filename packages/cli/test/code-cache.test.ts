@@ -152,16 +152,40 @@ describe("requireWithCodeCache", () => {
     expect(load().word).toBe("first");
   });
 
-  it("keys the entry by the file: a rebuilt file runs as it now is and replaces the old entry", async () => {
+  it("keys the entry by the file: a rebuilt file runs as it now is; the newest three builds keep theirs", async () => {
     load();
-    const [old] = await entries();
-    await writeProgram("second, a longer word");
-    const later = new Date(Date.now() + 5_000);
-    await utimes(file, later, later);
-    expect(load().word).toBe("second, a longer word");
-    const now = await entries();
-    expect(now).toHaveLength(1);
-    expect(now[0]).not.toBe(old);
+    const names = await entries();
+    for (let build = 2; build <= 4; build++) {
+      await writeProgram(`build ${build}${"!".repeat(build)}`);
+      const later = new Date(Date.now() + build * 5_000);
+      await utimes(file, later, later);
+      expect(load().word).toBe(`build ${build}${"!".repeat(build)}`);
+      const now = await entries();
+      names.push(now.find((n) => !names.includes(n)) as string);
+      expect(now.sort()).toEqual(names.slice(-3).sort());
+    }
+  });
+
+  it("keeps the entries of two installs used in turn, rewriting neither", async () => {
+    const other = join(root, "other", "program.cjs");
+    await mkdir(dirname(other), { recursive: true });
+    await writeFile(other, (await readFile(file, "utf8")).replace('"first"', '"other install"'));
+    const loadOther = () => {
+      const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(other)}, ${JSON.stringify(cacheDir)}))))`;
+      const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
+      expect(result.status, result.stderr).toBe(0);
+      return JSON.parse(result.stdout) as Record<string, unknown>;
+    };
+    load();
+    expect(loadOther().word).toBe("other install");
+    const stamps = async () =>
+      Promise.all((await entries()).sort().map(async (n) => (await stat(join(cacheDir, n))).mtimeMs));
+    const before = await stamps();
+    expect(before).toHaveLength(2);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(load().word).toBe("first");
+    expect(loadOther().word).toBe("other install");
+    expect(await stamps()).toEqual(before);
   });
 
   it("runs without a cache where none can be written, and without one at all", async () => {

@@ -123,7 +123,10 @@ function cacheKey(file: string): string {
   return `${basename(file)}-${info.size}-${Math.floor(info.mtimeMs)}-${process.version}-${process.arch}.v8`;
 }
 
-/** Writes the entry whole (a temporary file renamed over it) and drops the file's older entries. */
+/** How many builds of one file keep an entry. */
+const KEPT_BUILDS = 3;
+
+/** Writes the entry whole (a temporary file renamed over it) and drops the file's oldest entries. */
 function writeEntry(entry: string, data: Buffer, fileName: string): void {
   try {
     const dir = dirname(entry);
@@ -131,10 +134,18 @@ function writeEntry(entry: string, data: Buffer, fileName: string): void {
     const temporary = `${entry}.${process.pid}.tmp`;
     writeFileSync(temporary, data);
     renameSync(temporary, entry);
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith(`${fileName}-`) && join(dir, name) !== entry && !name.endsWith(".tmp"))
-        rmSync(join(dir, name), { force: true });
-    }
+    // Entries of other builds of the file: the newest few stay, so that two installs used in turn
+    // (a global one and a project's) do not evict each other's at every run.
+    const others = readdirSync(dir)
+      .filter(
+        (name) => name.startsWith(`${fileName}-`) && join(dir, name) !== entry && !name.endsWith(".tmp"),
+      )
+      .map((name) => ({
+        path: join(dir, name),
+        time: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0,
+      }))
+      .sort((a, b) => b.time - a.time);
+    for (const old of others.slice(KEPT_BUILDS - 1)) rmSync(old.path, { force: true });
   } catch {
     // An unwritable cache only means the next run compiles again.
   }
