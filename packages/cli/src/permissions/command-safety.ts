@@ -190,7 +190,8 @@ function pseudoCommand(text: string): SimpleCommand {
 /**
  * Classifies a shell line: every command found anywhere in it is judged after static expansion,
  * and the strictest verdict wins. What cannot be judged statically is critical (asks in every
- * mode, never remembered). Throws BashParserNotLoadedError when the line needs the grammar and it is not loaded (see assessShellCommand).
+ * mode, never remembered). Throws BashParserNotLoadedError when the line needs the grammar and
+ * it is not loaded (see assessShellCommand).
  */
 export function assessCommandLine(line: string, context: AssessContext): LineAssessment {
   const parsed = parseCommandLine(line, context);
