@@ -6,9 +6,10 @@ import type { SyntaxNode, SyntaxTree } from "./syntax-tree.js";
 // else (quotes, expansions, operators, keywords, assignments, globs, braces, comments, tildes,
 // tabs, non-ASCII) goes to the grammar. A test holds this module to the grammar's trees.
 
-/** One word: letters, digits and punctuation that is literal to bash wherever it stands. */
-const WORD = /^[A-Za-z0-9_./:@%+,=-]+$/;
-/** Words of the line: single spaces or runs of them between words, none at either end. */
+/**
+ * Words of letters, digits and punctuation that is literal to bash wherever it stands, separated
+ * by spaces, with none at either end.
+ */
 const LINE = /^[A-Za-z0-9_./:@%+,=-]+(?: +[A-Za-z0-9_./:@%+,=-]+)*$/;
 /**
  * A command name the grammar reads as one: letters, digits, `_`, `.`, `/` and inner `-` (at the
@@ -120,7 +121,6 @@ export function plainLineTree(line: string): SyntaxTree | undefined {
   const fields: string[] = [];
   let at = 0;
   for (const text of line.split(/ +/)) {
-    if (!WORD.test(text)) return undefined;
     const start = line.indexOf(text, at);
     const end = start + text.length;
     at = end;
