@@ -318,11 +318,11 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       let force = newMessage(head);
       for (let attempt = 0; ; attempt++) {
         // The newest checkpoint as last seen spares the script reading it; a stale one is "raced".
-        const last = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
+        const lastSeen = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
         const { stdout } = await retryingWhileLocked(() =>
           runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
             input: message,
-            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "", LAST: last },
+            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "", LAST: lastSeen },
           }),
         );
         const outcome = parseSnapshotOutput(stdout);
@@ -418,10 +418,12 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
-        // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT).
-        await copyFile(join(gitDir, "index"), jobIndex).catch(() => {});
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
-        const out = await retryingWhileLocked(() => runGitScript(gitDir, root, OVERLAY_SCRIPT, { env }));
+        const out = await retryingWhileLocked(async () => {
+          // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT), at each run.
+          await copyFile(join(gitDir, "index"), jobIndex).catch(() => {});
+          return runGitScript(gitDir, root, OVERLAY_SCRIPT, { env });
+        });
         const lines = out.stdout.trim().split("\n");
         if (lines.at(-1) === "again") return "again";
         if (lines.at(-1) !== "raced") {
