@@ -52,8 +52,9 @@ function beforeFlagsChange(): void {
  * Without a usable cache entry (none yet, another Node version, a corrupt file: V8 checks and
  * rejects it) the file compiles as usual and the entry is written when the process exits, with
  * everything the run compiled by then, for the next run. The CommonJS files it requires by a
- * relative path (the bundle's vendor files) are loaded the same way, once each. A cache that
- * cannot be read or written costs nothing but the compile.
+ * relative path (the bundle's vendor files) are loaded the same way, once each, when they start
+ * with CACHEABLE_MARK, and by Node otherwise. A cache that cannot be read or written costs nothing
+ * but the compile.
  */
 export function requireWithCodeCache(file: string, cacheDir: string | undefined): unknown {
   return load(file, cacheDir, false);
