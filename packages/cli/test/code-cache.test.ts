@@ -37,13 +37,14 @@ async function writeProgram(word: string): Promise<void> {
   );
 }
 
-/** Runs the loader on the program in a child process; resolves with what the program exported. */
+/** Runs the loader on `target` (the program) in a child process; resolves with what it exported. */
 function load(
   dir: string | "no cache" = cacheDir,
   env: Record<string, string> = {},
+  target: string = file,
 ): Record<string, unknown> {
   const where = dir === "no cache" ? "undefined" : JSON.stringify(dir);
-  const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(file)}, ${where}))))`;
+  const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(target)}, ${where}))))`;
   const result = spawnSync(process.execPath, ["-e", script], {
     encoding: "utf8",
     env: { ...process.env, ...env },
@@ -170,12 +171,7 @@ describe("requireWithCodeCache", () => {
     const other = join(root, "other", "program.cjs");
     await mkdir(dirname(other), { recursive: true });
     await writeFile(other, (await readFile(file, "utf8")).replace('"first"', '"other install"'));
-    const loadOther = () => {
-      const script = `import(${JSON.stringify(LOADER)}).then((m) => console.log(JSON.stringify(m.requireWithCodeCache(${JSON.stringify(other)}, ${JSON.stringify(cacheDir)}))))`;
-      const result = spawnSync(process.execPath, ["-e", script], { encoding: "utf8" });
-      expect(result.status, result.stderr).toBe(0);
-      return JSON.parse(result.stdout) as Record<string, unknown>;
-    };
+    const loadOther = () => load(cacheDir, {}, other);
     load();
     expect(loadOther().word).toBe("other install");
     const stamps = async () =>
