@@ -70,12 +70,12 @@ await writeFile(new URL("../dist/bundle/meta.json", import.meta.url), JSON.strin
 
 // The headless command as one CommonJS file, which the entry loads with V8's code cache for runs
 // that cannot be interactive (see src/main.ts): Node 20 caches no compiled ES modules. The
-// terminal UI and the fleet are left out (runCli hands those runs back to the ES modules above
-// before it needs them).
+// terminal UI, the fleet and the editor protocol (`attractor acp`) are left out (runCli hands
+// those runs back to the ES modules above before it needs them).
 const withoutInteractiveUi = {
   name: "without-interactive-ui",
   setup(build) {
-    build.onResolve({ filter: /\/(tui\/index|fleet\/fleet-command)\.js$/ }, (args) => ({
+    build.onResolve({ filter: /\/(tui\/index|fleet\/fleet-command|acp\/command)\.js$/ }, (args) => ({
       path: args.path,
       namespace: "left-out",
     }));

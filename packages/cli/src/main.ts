@@ -21,7 +21,8 @@ const QUICK_FLAGS = new Set(["-v", "--version", "-h", "--help"]);
 const headlessBundle = fileURLToPath(new URL("./command-headless.cjs", import.meta.url));
 let code: number | undefined;
 // `--version`, `--help` and the subcommands are quick either way: the ES modules load less for them.
-const quick = argv[0] === "mcp" || argv[0] === "fleet" || argv.some((a) => QUICK_FLAGS.has(a));
+const quick =
+  argv[0] === "mcp" || argv[0] === "fleet" || argv[0] === "acp" || argv.some((a) => QUICK_FLAGS.has(a));
 const headlessRun =
   argv.includes("-p") || argv.includes("--print") || (process.stdin.isTTY !== true && !quick);
 if (headlessRun && existsSync(headlessBundle)) {

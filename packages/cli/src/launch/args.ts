@@ -96,6 +96,8 @@ Examples:
   attractor --provider openai-compatible --base-url http://localhost:11434/v1 --model qwen3:8b
   attractor -p --mcp-config servers.json "..."   add the MCP servers of a file for this run
   attractor mcp list                         MCP servers: list, get <name>, add, remove, approve
+  attractor acp                              serve an editor (Zed, JetBrains, Neovim, Emacs) over the
+                                             Agent Client Protocol on stdin/stdout
 
 Provider: --provider, else settings.json, else the first key set of ANTHROPIC_API_KEY,
 OPENAI_API_KEY, GEMINI_API_KEY (or GOOGLE_API_KEY); else OPENAI_COMPATIBLE_BASE_URL.

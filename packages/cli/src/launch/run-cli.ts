@@ -56,6 +56,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (io.interactiveUi === false) return NEEDS_INTERACTIVE_UI;
     return (await import("../fleet/fleet-command.js")).runFleetCommand(argv.slice(1), io);
   }
+  if (argv[0] === "acp") {
+    // Editors start `attractor acp` with pipes: the ES modules (not the headless bundle) serve it.
+    if (io.interactiveUi === false) return NEEDS_INTERACTIVE_UI;
+    const version = cliVersion();
+    return (await import("../acp/command.js")).runAcpCommand(argv.slice(1), {
+      ...io,
+      version,
+      parse: (rest) => {
+        const parsed = parseArgs(rest, version, io);
+        return parsed.kind === "exit" ? parsed.code : parsed.args;
+      },
+    });
+  }
   if (argv[0] === "mcp") {
     const { runMcpCommand } = await import("../mcp/command.js");
     return runMcpCommand(argv.slice(1), {

@@ -174,6 +174,11 @@ export interface RuntimeOptions {
    * untrusted project's sensitive settings are withheld with a warning.
    */
   readonly confirmProjectTrust?: (request: ProjectTrustRequest) => Promise<boolean>;
+  /**
+   * Wraps the tools' environment (a front end whose files live elsewhere, such as an editor's
+   * unsaved buffers); the sandbox, checkpoints and permissions stay as they are.
+   */
+  readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
 }
 
 /** What a trust prompt shows: the project and the settings that wait for the user's trust. */
@@ -328,6 +333,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
     ...(options.mcp !== undefined && { mcp: options.mcp }),
+    ...(options.wrapEnvironment !== undefined && { wrapEnvironment: options.wrapEnvironment }),
   });
   // Ignored hooks have the hook gate's own warning.
   const withheld = settings.withheld.filter((name) => name !== "hooks");
@@ -420,6 +426,7 @@ interface RuntimeParts {
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
   readonly mcp?: McpRunOptions;
+  readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -505,7 +512,8 @@ class AgentRuntime implements Runtime {
         });
     this.sandboxed = commands?.environment;
     this.sandboxRequired = commands?.required ?? false;
-    this.environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    const environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    this.environment = parts.wrapEnvironment?.(environment) ?? environment;
     // Language servers run where the files are: an environment that cannot start them has none.
     this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
     this.todoTool = createTodoTool({

@@ -1,0 +1,251 @@
+import { isAbsolute } from "node:path";
+import {
+  type AgentApp,
+  type AgentContext,
+  agent,
+  type ClientCapabilities,
+  type McpServer,
+  PROTOCOL_VERSION,
+  RequestError,
+} from "@agentclientprotocol/sdk";
+import type { McpRunOptions } from "../mcp/run-options.js";
+import type { RuntimeOptions } from "../runtime/runtime.js";
+import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
+import { ACP_ERROR, authMethods, requestError } from "./errors.js";
+import { configOptions, MODEL_OPTION_ID } from "./models.js";
+import { modeState } from "./modes.js";
+import { AcpSession, type EditorLink, editorUi } from "./session.js";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** The runtime settings every session of the connection shares (the command line's flags). */
+export type SessionDefaults = Omit<
+  RuntimeOptions,
+  "projectDir" | "ui" | "mcp" | "wrapEnvironment" | "resume"
+>;
+
+export interface AcpAgentOptions {
+  readonly version: string;
+  readonly env: Env;
+  readonly defaults: SessionDefaults;
+  /** `--mcp-config` files or JSON given on the command line, added to every session's servers. */
+  readonly mcpConfig: readonly string[];
+  readonly log: (message: string) => void;
+}
+
+/**
+ * The attractor agent as an ACP app: each session is a runtime over the editor's cwd (created
+ * as the terminal UI creates one), with the editor's MCP servers merged into the project's.
+ * The returned `closeAll` closes every session's runtime (transcripts flushed).
+ */
+export function createAcpAgent(options: AcpAgentOptions): {
+  readonly app: AgentApp;
+  readonly closeAll: () => Promise<void>;
+} {
+  const sessions = new Map<string, AcpSession>();
+  let client: ClientCapabilities = {};
+  const app = agent({ name: "attractor" });
+
+  const session = (id: string): AcpSession => {
+    const found = sessions.get(id);
+    if (!found)
+      throw new RequestError(
+        ACP_ERROR.resourceNotFound,
+        `No session ${id} in this connection: create one with session/new or load it with session/load.`,
+      );
+    return found;
+  };
+
+  const open = async (
+    send: AgentContext,
+    request: { readonly cwd: string; readonly mcpServers: readonly McpServer[]; readonly resume?: string },
+  ): Promise<AcpSession> => {
+    if (!isAbsolute(request.cwd))
+      throw new RequestError(ACP_ERROR.invalidParams, `cwd must be an absolute path; got "${request.cwd}".`);
+    let created: AcpSession | undefined;
+    let sessionId = "";
+    let environment: RecordingEnvironment | undefined;
+    const fs = client.fs;
+    const { createRuntime } = await import("../runtime/runtime.js");
+    const mcp = await mcpOptions(request.cwd, options, request.mcpServers);
+    const runtime = await createRuntime({
+      ...options.defaults,
+      projectDir: request.cwd,
+      ui: editorUi(() => created),
+      env: options.env,
+      ...(mcp !== undefined && { mcp }),
+      ...(request.resume !== undefined && { resume: request.resume }),
+      wrapEnvironment: (inner) => {
+        environment = clientEnvironment(inner, {
+          ...(fs?.readTextFile === true && {
+            readTextFile: async (path: string) =>
+              (await send.request("fs/read_text_file", { sessionId, path })).content,
+          }),
+          ...(fs?.writeTextFile === true && {
+            writeTextFile: async (path: string, content: string) => {
+              await send.request("fs/write_text_file", { sessionId, path, content });
+            },
+          }),
+        });
+        return environment;
+      },
+    });
+    sessionId = runtime.session.id;
+    created = new AcpSession(runtime, linkFor(send, options.log), environment);
+    sessions.set(created.id, created);
+    return created;
+  };
+
+  app
+    .onRequest("initialize", ({ params }) => {
+      client = params.clientCapabilities ?? {};
+      return {
+        // Version 1 is the only one there is: an editor asking for a later one gets ours.
+        protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: true, embeddedContext: true },
+          mcpCapabilities: { http: true, sse: true },
+        },
+        authMethods: authMethods(),
+        agentInfo: { name: "attractor", title: "attractor", version: options.version },
+      };
+    })
+    .onRequest("authenticate", ({ params }) => {
+      const method = authMethods().find((m) => m.id === params.methodId);
+      if (!method)
+        throw new RequestError(
+          ACP_ERROR.invalidParams,
+          `Unknown authentication method "${params.methodId}".`,
+        );
+      // Keys come from the environment: nothing to do here but say how to set one.
+      throw new RequestError(ACP_ERROR.authRequired, method.description ?? method.name);
+    })
+    .onRequest("session/new", async ({ params, client: send }) => {
+      try {
+        const created = await open(send, { cwd: params.cwd, mcpServers: params.mcpServers });
+        // The commands and later updates follow the answer, once the editor knows the session.
+        setTimeout(() => created.goLive(), 0);
+        return {
+          sessionId: created.id,
+          modes: modeState(created.runtime.mode),
+          configOptions: configOptions(created.runtime.provider, created.runtime.model),
+        };
+      } catch (error) {
+        throw requestError(error);
+      }
+    })
+    .onRequest("session/load", async ({ params, client: send }) => {
+      try {
+        const existing = sessions.get(params.sessionId);
+        if (existing) {
+          sessions.delete(params.sessionId);
+          await existing.close();
+        }
+        const loaded = await open(send, {
+          cwd: params.cwd,
+          mcpServers: params.mcpServers,
+          resume: params.sessionId,
+        });
+        // The conversation streams before the answer, as the protocol asks.
+        loaded.replayHistory();
+        setTimeout(() => loaded.goLive(), 0);
+        return {
+          modes: modeState(loaded.runtime.mode),
+          configOptions: configOptions(loaded.runtime.provider, loaded.runtime.model),
+        };
+      } catch (error) {
+        throw requestError(error);
+      }
+    })
+    .onRequest("session/set_mode", ({ params }) => {
+      session(params.sessionId).setMode(params.modeId);
+      return {};
+    })
+    .onRequest("session/set_config_option", ({ params }) => {
+      const target = session(params.sessionId);
+      if (params.configId !== MODEL_OPTION_ID || typeof params.value !== "string")
+        throw new RequestError(ACP_ERROR.invalidParams, `Unknown config option "${params.configId}".`);
+      try {
+        target.runtime.setModel(params.value);
+      } catch (error) {
+        throw requestError(error);
+      }
+      return { configOptions: configOptions(target.runtime.provider, target.runtime.model) };
+    })
+    .onRequest("session/prompt", async ({ params }) => {
+      const target = session(params.sessionId);
+      try {
+        return await target.prompt(params.prompt);
+      } catch (error) {
+        throw requestError(error);
+      }
+    })
+    .onNotification("session/cancel", async ({ params }) => {
+      await sessions.get(params.sessionId)?.cancel();
+    });
+
+  return {
+    app,
+    closeAll: async () => {
+      const all = [...sessions.values()];
+      sessions.clear();
+      await Promise.allSettled(all.map((s) => s.close()));
+    },
+  };
+}
+
+/** The session's way to the editor over the connection's client context. */
+function linkFor(send: AgentContext, log: (message: string) => void): EditorLink {
+  return {
+    update: (sessionId, update) => {
+      send.notify("session/update", { sessionId, update }).catch(() => {});
+    },
+    requestPermission: (request) => send.request("session/request_permission", request),
+    log,
+  };
+}
+
+/** The editor's MCP servers in the configuration-file form attractor reads (`mcpServers`). */
+function editorServers(servers: readonly McpServer[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const server of servers) {
+    if ("type" in server && (server.type === "http" || server.type === "sse")) {
+      out[server.name] = {
+        type: server.type,
+        url: server.url,
+        headers: Object.fromEntries(server.headers.map((h) => [h.name, h.value])),
+      };
+    } else if ("command" in server) {
+      out[server.name] = {
+        command: server.command,
+        args: server.args,
+        env: Object.fromEntries(server.env.map((e) => [e.name, e.value])),
+      };
+    }
+  }
+  return out;
+}
+
+/**
+ * The session's MCP servers: the user's and the project's (approved ones only, as everywhere),
+ * plus those of the command line and the editor, which the user configured themselves.
+ */
+async function mcpOptions(
+  cwd: string,
+  options: AcpAgentOptions,
+  servers: readonly McpServer[],
+): Promise<McpRunOptions | undefined> {
+  const { mcpRunOptions } = await import("../mcp/run-options.js");
+  const fromEditor = editorServers(servers);
+  return mcpRunOptions({
+    projectDir: cwd,
+    cwd,
+    env: options.env,
+    configFiles: [
+      ...options.mcpConfig,
+      ...(Object.keys(fromEditor).length > 0 ? [JSON.stringify({ mcpServers: fromEditor })] : []),
+    ],
+    strict: false,
+  });
+}

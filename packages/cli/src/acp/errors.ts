@@ -1,0 +1,72 @@
+import { type AuthMethod, RequestError } from "@agentclientprotocol/sdk";
+import { KEY_VARIABLES } from "../runtime/provider-choice.js";
+
+/** JSON-RPC error codes ACP uses beside the standard ones. */
+export const ACP_ERROR = {
+  invalidParams: -32602,
+  internal: -32603,
+  authRequired: -32000,
+  resourceNotFound: -32002,
+} as const;
+
+/** The API-key methods: one per keyed provider, naming the variables it reads. */
+export function authMethods(): AuthMethod[] {
+  return Object.entries(KEY_VARIABLES).map(([provider, variables]) => ({
+    id: `env:${provider}`,
+    name: `${provider} API key`,
+    description: `Set ${variables.join(" or ")} in the environment the editor starts attractor with (its agent server "env"), then restart the agent.`,
+  }));
+}
+
+/**
+ * A failure as the JSON-RPC error an editor shows: configuration problems (no key, unknown
+ * model, bad settings) with what to change, anything else as an internal error with its message.
+ */
+export function requestError(error: unknown): RequestError {
+  if (error instanceof RequestError) return error;
+  if (!(error instanceof Error)) return new RequestError(ACP_ERROR.internal, String(error));
+  const hint = (error as { hint?: unknown }).hint;
+  const message = typeof hint === "string" ? `${error.message}\n${hint}` : error.message;
+  switch (error.name) {
+    case "NoProviderError":
+      return new RequestError(ACP_ERROR.authRequired, message, { kind: "no_provider" });
+    case "SessionSelectionError":
+      return new RequestError(ACP_ERROR.resourceNotFound, message);
+    case "ConfigurationError":
+    case "SettingsError":
+    case "McpConfigFileError":
+      return new RequestError(ACP_ERROR.invalidParams, message);
+    default:
+      return new RequestError(ACP_ERROR.internal, message);
+  }
+}
+
+/** A model error that ended a turn, as the prompt's JSON-RPC error with what the user can do. */
+export function turnError(data: {
+  readonly message: string;
+  readonly errorName: string;
+  readonly statusCode?: number;
+}): RequestError {
+  const base = `The model request failed: ${data.message}`;
+  switch (data.errorName) {
+    case "AuthenticationError":
+    case "PermissionDeniedError":
+      return new RequestError(
+        ACP_ERROR.authRequired,
+        `${base}\nCheck the provider's API key in the environment the editor starts attractor with.`,
+        { errorName: data.errorName, statusCode: data.statusCode },
+      );
+    case "NotFoundError":
+      return new RequestError(
+        ACP_ERROR.invalidParams,
+        `${base}\nThe model may not exist for this provider: pick another one in the session's model option or with --model.`,
+        { errorName: data.errorName, statusCode: data.statusCode },
+      );
+    default:
+      return new RequestError(
+        ACP_ERROR.internal,
+        `${base}${data.statusCode === undefined || data.statusCode >= 500 ? "\nThe provider may be down or unreachable; try again." : ""}`,
+        { errorName: data.errorName, statusCode: data.statusCode },
+      );
+  }
+}
