@@ -83,6 +83,11 @@ describe("attractor acp: initialize and sessions", () => {
     expect(descriptions.join("\n")).toContain("ANTHROPIC_API_KEY");
     expect(descriptions.join("\n")).toContain("OPENAI_API_KEY");
     expect(answer.agentInfo?.name).toBe("attractor");
+    // The key of the scripted provider is set; OpenAI's is not, and the error says which variable.
+    await editor.connection.authenticate({ methodId: "env:anthropic" });
+    const missing = await editor.connection.authenticate({ methodId: "env:openai" }).catch((err) => err);
+    expect(missing).toMatchObject({ code: -32000 });
+    expect(String(missing.message)).toContain("OPENAI_API_KEY");
   });
 
   it("session/new answers modes and models, then offers built-in, custom and skill commands", async () => {
@@ -220,7 +225,7 @@ describe("attractor acp: a prompt turn", () => {
     expect(JSON.stringify(shellEnd?.content)).toContain("FAIL: add(2, 3) returned -1");
   });
 
-  it("reports the todo list as a plan and thoughts as thought chunks", async () => {
+  it("reports the todo list as a plan, and the todo call as a think call", async () => {
     const e = await connect();
     const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
     model.script([
@@ -291,6 +296,32 @@ describe("attractor acp: a prompt turn", () => {
     const next = await e.connection.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] });
     expect(next.stopReason).toBe("end_turn");
     expect(messageText(e.updates(sessionId))).toContain("Back again.");
+  });
+});
+
+describe("attractor acp: cancelling while the editor asks", () => {
+  it("a cancel during a permission request stops the turn and runs nothing", async () => {
+    let cancel: () => Promise<void> = async () => {};
+    const e = await connect({
+      decide: async () => {
+        // The user presses stop while the question is open; the editor then answers "cancelled".
+        await cancel();
+        return "cancelled";
+      },
+    });
+    const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    cancel = () => e.connection.cancel({ sessionId });
+    await writeFile(join(project.project, "marker.js"), "require('fs').writeFileSync('ran.txt', 'yes')\n");
+    model.script([
+      { calls: [{ name: "shell", args: { command: "node marker.js" } }] },
+      { text: "not reached" },
+    ]);
+    const answer = await e.connection.prompt({ sessionId, prompt: [{ type: "text", text: "run marker" }] });
+    expect(answer.stopReason).toBe("cancelled");
+    expect(e.permissionRequests).toHaveLength(1);
+    await expect(readFile(join(project.project, "ran.txt"), "utf8")).rejects.toThrow();
+    const call = toolCalls(e.updates(sessionId))[0];
+    expect(toolUpdates(e.updates(sessionId), call?.toolCallId ?? "").at(-1)?.status).toBe("failed");
   });
 });
 

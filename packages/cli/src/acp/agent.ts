@@ -11,7 +11,7 @@ import {
 import type { McpRunOptions } from "../mcp/run-options.js";
 import type { RuntimeOptions } from "../runtime/runtime.js";
 import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
-import { ACP_ERROR, authMethods, requestError } from "./errors.js";
+import { ACP_ERROR, authMethods, keyIsSet, requestError } from "./errors.js";
 import { configOptions, MODEL_OPTION_ID } from "./models.js";
 import { modeState } from "./modes.js";
 import { AcpSession, type EditorLink, editorUi } from "./session.js";
@@ -118,7 +118,8 @@ export function createAcpAgent(options: AcpAgentOptions): {
           ACP_ERROR.invalidParams,
           `Unknown authentication method "${params.methodId}".`,
         );
-      // Keys come from the environment: nothing to do here but say how to set one.
+      // Keys come from the environment: a method whose variable is set is done; otherwise say how to set it.
+      if (keyIsSet(params.methodId, options.env)) return {};
       throw new RequestError(ACP_ERROR.authRequired, method.description ?? method.name);
     })
     .onRequest("session/new", async ({ params, client: send }) => {

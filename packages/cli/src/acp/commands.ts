@@ -10,10 +10,10 @@ import type { Runtime } from "../runtime/types.js";
 
 /**
  * The built-in commands that make sense in an editor: those that need the terminal (a picker, the
- * clipboard, $EDITOR, leaving the program) or replace the session under the editor are left out.
+ * clipboard, $EDITOR, leaving the program) or replace the session under the editor are left out,
+ * and so is /help, which lists the terminal's commands (the editor lists these).
  */
 const EDITOR_COMMANDS: ReadonlySet<string> = new Set([
-  "help",
   "undo",
   "tools",
   "mcp",

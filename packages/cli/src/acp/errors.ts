@@ -18,6 +18,15 @@ export function authMethods(): AuthMethod[] {
   }));
 }
 
+/** Whether the variable an API-key method names is set in `env`. */
+export function keyIsSet(methodId: string, env: Readonly<Record<string, string | undefined>>): boolean {
+  const provider = methodId.replace(/^env:/, "");
+  const variables = Object.hasOwn(KEY_VARIABLES, provider)
+    ? KEY_VARIABLES[provider as keyof typeof KEY_VARIABLES]
+    : [];
+  return variables.some((name) => (env[name] ?? "").trim() !== "");
+}
+
 /**
  * A failure as the JSON-RPC error an editor shows: configuration problems (no key, unknown
  * model, bad settings) with what to change, anything else as an internal error with its message.

@@ -26,6 +26,8 @@ export interface EditorOptions {
   readonly buffers?: Map<string, string>;
   /** Answers to permission requests, in order; "reject_once" once they run out. */
   readonly answers?: PermissionChoice[];
+  /** Decides each permission request instead of `answers` (it may wait, as a user does). */
+  readonly decide?: (request: RequestPermissionRequest) => Promise<PermissionChoice>;
 }
 
 /** An editor driving `attractor acp` over the child's stdio, recording what the agent sent. */
@@ -89,7 +91,7 @@ export function startEditor(options: EditorOptions): TestEditor {
   const client: Client = {
     async requestPermission(params): Promise<RequestPermissionResponse> {
       permissionRequests.push(params);
-      const choice = answers.shift() ?? "reject_once";
+      const choice = options.decide ? await options.decide(params) : (answers.shift() ?? "reject_once");
       if (choice === "cancelled") return { outcome: { outcome: "cancelled" } };
       const option = params.options.find((o) => o.kind === choice);
       if (!option) throw new Error(`the request offers no ${choice} option`);
