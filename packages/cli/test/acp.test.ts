@@ -197,8 +197,9 @@ describe("attractor acp: a prompt turn", () => {
     expect(final?.locations).toEqual([{ path: mathPath(), line: 2 }]);
 
     expect(shell).toMatchObject({ kind: "execute", title: "shell node test.js" });
+    // Refused: it never ran, so it goes from pending straight to failed.
     const shellDone = toolUpdates(updates, shell?.toolCallId ?? "");
-    expect(shellDone.at(-1)?.status).toBe("failed");
+    expect(shellDone.map((u) => u.status).filter(Boolean)).toEqual(["failed"]);
     expect(messageText(updates)).toContain("you declined the test run");
     // The model was told the command was refused.
     expect(model.seen().at(-1)?.toolResults.at(-1)).toMatch(/denied|declined|reject/i);
@@ -368,6 +369,14 @@ describe("attractor acp: files through the editor", () => {
     ]);
     await e.connection.prompt({ sessionId, prompt: [{ type: "text", text: "fix add" }] });
     expect(model.seen()[1]?.toolResults[0]).toContain(BUGGY_LINE);
+    // A read needs no permission: it is shown running as soon as it is let through.
+    const read = toolCalls(e.updates(sessionId)).find((c) => c.kind === "read");
+    expect(read).toMatchObject({ status: "pending", locations: [{ path: mathPath() }] });
+    expect(
+      toolUpdates(e.updates(sessionId), read?.toolCallId ?? "")
+        .map((u) => u.status)
+        .filter(Boolean),
+    ).toEqual(["in_progress", "completed"]);
     expect(e.reads).toHaveLength(0);
     expect(e.writes).toHaveLength(0);
     expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);

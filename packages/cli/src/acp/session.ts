@@ -35,12 +35,13 @@ interface TurnEnd {
 
 /**
  * The RuntimeUi of an editor session: permission prompts go to `session/request_permission`,
- * routed to the session once it exists; questions of the model are answered that the user
- * replies in the chat.
+ * routed to the session once it exists, and calls let through are shown running; questions of
+ * the model are answered that the user replies in the chat.
  */
 export function editorUi(target: () => AcpSession | undefined): RuntimeUi {
   return {
     askPermission: (request) => target()?.askPermission(request) ?? Promise.resolve("deny"),
+    toolCallAllowed: (callId) => target()?.toolCallAllowed(callId),
     askUser: async (question) =>
       `The user is in an editor, which cannot answer questions in the middle of a turn. Put the question (${question.question}) in your reply and end the turn; the user answers in the next message.`,
   };
@@ -165,9 +166,12 @@ export class AcpSession {
     const response = await this.link.requestPermission(
       await permissionRequest(this.id, request, this.runtime.projectDir, read),
     );
-    const answer = this.cancelled ? "deny" : answerOf(response);
-    if (answer === "allow_once" || answer === "allow_always") this.translator.started(request.call.callId);
-    return answer;
+    return this.cancelled ? "deny" : answerOf(response);
+  }
+
+  /** A call passed the permission check and runs now. */
+  toolCallAllowed(callId: string): void {
+    this.translator.started(callId);
   }
 
   async close(): Promise<void> {

@@ -36,7 +36,7 @@ export interface TranslatorContext {
 /** Turns runtime updates into ACP session updates, keeping the state of the calls in flight. */
 export interface UpdateTranslator {
   onUpdate(update: RuntimeUpdate): void;
-  /** Marks a call as running (its permission was granted). */
+  /** Marks a call as running (it passed the permission check). */
   started(callId: string): void;
   /** Sends what is still buffered (the last output of a command). */
   flush(): void;
@@ -44,12 +44,15 @@ export interface UpdateTranslator {
 
 /** Creates the translator for one ACP session. */
 export function createUpdateTranslator(context: TranslatorContext): UpdateTranslator {
+  /** Calls of the current session shown to the editor and not finished: only these are marked running. */
+  const open = new Set<string>();
   const running = new Set<string>();
   const outputs = new Map<string, { text: string; timer: NodeJS.Timeout | undefined }>();
   const send = context.send;
 
   const markRunning = (callId: string) => {
-    if (running.has(callId)) return;
+    // A subagent's calls pass the same permission check; the editor knows only the parent's.
+    if (running.has(callId) || !open.has(callId)) return;
     running.add(callId);
     send({ sessionUpdate: "tool_call_update", toolCallId: callId, status: "in_progress" });
   };
@@ -77,6 +80,7 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         return;
       case "tool_call_start": {
         const { toolName, callId, arguments: args } = event.data;
+        open.add(callId);
         send({
           sessionUpdate: "tool_call",
           toolCallId: callId,
@@ -102,6 +106,7 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         if (live?.timer) clearTimeout(live.timer);
         outputs.delete(callId);
         running.delete(callId);
+        open.delete(callId);
         const args = event.data.arguments ?? {};
         const changes = callFiles(toolName, args, context.cwd).flatMap((p) => context.takeChanges(p));
         const diff = changeContent(changes);

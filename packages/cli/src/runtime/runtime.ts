@@ -1156,7 +1156,10 @@ class AgentRuntime implements Runtime {
       profile,
       environment: this.environment,
       client: this.client,
-      config: this.sessionConfig(policy),
+      config: reportingAllowed(
+        this.sessionConfig(policy),
+        this.parts.ui.toolCallAllowed?.bind(this.parts.ui),
+      ),
       history: parts.history,
       ...(this.mcpManager !== undefined && {
         toolsReady: this.mcpReady,
@@ -1393,6 +1396,23 @@ async function* afterFirst<T>(stream: AsyncIterable<T>, then: () => void): Async
 async function* flushedThen<T>(before: () => Promise<void>, stream: AsyncIterable<T>): AsyncGenerator<T> {
   await before();
   yield* stream;
+}
+
+/** The config with its beforeToolCall telling `allowed` of each call it lets run (checkpoint taken). */
+function reportingAllowed(
+  config: Partial<SessionConfig>,
+  allowed: ((callId: string) => void) | undefined,
+): Partial<SessionConfig> {
+  const guard = config.beforeToolCall;
+  if (allowed === undefined || guard === undefined) return config;
+  return {
+    ...config,
+    beforeToolCall: async (call) => {
+      const decision = await guard(call);
+      if (decision?.action !== "deny") allowed(call.callId);
+      return decision;
+    },
+  };
 }
 
 function safeCall(listener: Listener, update: RuntimeUpdate): void {

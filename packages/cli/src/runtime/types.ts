@@ -42,6 +42,11 @@ export interface RuntimeUi {
    * this exact command). Front ends without a user leave it out: the model is told instead.
    */
   askSandboxEscape?(request: SandboxEscapeRequest): Promise<SandboxEscapeAnswer>;
+  /**
+   * Told when a tool call has passed the permission check (and its checkpoint is taken), just
+   * before it runs: front ends that show each call's progress mark it running.
+   */
+  toolCallAllowed?(callId: string): void;
 }
 
 /** Tokens and money spent so far in this run (all sessions of the runtime). */
