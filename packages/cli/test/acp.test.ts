@@ -324,6 +324,22 @@ describe("attractor acp: cancelling while the editor asks", () => {
     const call = toolCalls(e.updates(sessionId))[0];
     expect(toolUpdates(e.updates(sessionId), call?.toolCallId ?? "").at(-1)?.status).toBe("failed");
   });
+
+  it("a cancel sent right after the prompt stops the turn before anything runs", async () => {
+    const e = await connect();
+    const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    await e.connection.setSessionMode({ sessionId, modeId: "yolo" });
+    await writeFile(join(project.project, "marker.js"), "require('fs').writeFileSync('ran.txt', 'yes')\n");
+    model.script([
+      { calls: [{ name: "shell", args: { command: "node marker.js" } }] },
+      { text: "not reached" },
+    ]);
+    const turn = e.connection.prompt({ sessionId, prompt: [{ type: "text", text: "run marker" }] });
+    await e.connection.cancel({ sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    await expect(readFile(join(project.project, "ran.txt"), "utf8")).rejects.toThrow();
+    expect(messageText(e.updates(sessionId))).not.toContain("not reached");
+  });
 });
 
 describe("attractor acp: files through the editor", () => {

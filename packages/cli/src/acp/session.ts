@@ -79,6 +79,8 @@ export class AcpSession {
       if (update.source === "session" && update.event.sessionId === runtime.session.id) {
         const event = update.event;
         if (event.kind === "processing_end") this.end.reason = event.data.reason;
+        // A cancel that came before the cycle began (nothing to stop yet) stops it as it starts.
+        if (event.kind === "user_input" && this.cancelled && this.busy) void runtime.interrupt();
         if (event.kind === "error" && event.data.fatal !== false)
           this.end.error = {
             message: event.data.message,
@@ -125,6 +127,7 @@ export class AcpSession {
     this.end = { reason: undefined, error: undefined };
     try {
       const input = await promptInput(blocks, this.runtime.projectDir, (path) => this.readText(path));
+      if (this.cancelled) return { stopReason: "cancelled" };
       const command =
         input.images.length === 0 && input.text === input.typed ? parseInput(input.typed) : undefined;
       if (command?.kind === "command") {
