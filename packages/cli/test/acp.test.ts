@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -17,6 +18,10 @@ import {
   startScriptedModel,
 } from "../src/testing/index.js";
 import { connectEditor, type EditorOptions, type TestEditor } from "./support/acp-client.js";
+
+const require = createRequire(import.meta.url);
+const serverEntry = (pkg: string) =>
+  join(dirname(require.resolve(`${pkg}/package.json`)), "dist", "index.js");
 
 let model: ScriptedModel;
 let project: { root: string; project: string; remove: () => Promise<void> };
@@ -149,6 +154,50 @@ describe("attractor acp: initialize and sessions", () => {
     expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);
     const unknown = await e.connection.setSessionMode({ sessionId, modeId: "turbo" }).catch((err) => err);
     expect(unknown).toMatchObject({ code: -32602 });
+  });
+});
+
+describe("attractor acp: MCP servers", () => {
+  it("the editor's servers join the session; a project server waits for its approval as everywhere", async () => {
+    await writeFile(
+      join(project.project, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          files: {
+            command: process.execPath,
+            args: [serverEntry("@modelcontextprotocol/server-filesystem"), "."],
+          },
+        },
+      }),
+    );
+    const e = await connect({ answers: ["allow_once"] });
+    const { sessionId } = await e.connection.newSession({
+      cwd: project.project,
+      mcpServers: [
+        {
+          name: "everything",
+          command: process.execPath,
+          args: [serverEntry("@modelcontextprotocol/server-everything"), "stdio"],
+          env: [],
+        },
+      ],
+    });
+    model.script([
+      { calls: [{ name: "mcp__everything__echo", args: { message: "from the editor's server" } }] },
+      { text: "Echoed." },
+    ]);
+    const answer = await e.connection.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: "echo something" }],
+    });
+    expect(answer.stopReason).toBe("end_turn");
+    const tools = model.seen()[0]?.tools ?? [];
+    expect(tools).toContain("mcp__everything__echo");
+    expect(tools.some((t) => t.startsWith("mcp__files__"))).toBe(false);
+    expect(e.stderr()).toContain('MCP server "files"');
+    // An MCP tool asks in normal mode, as in the terminal.
+    expect(e.permissionRequests[0]?.toolCall.title).toContain("mcp__everything__echo");
+    expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("from the editor's server");
   });
 });
 
