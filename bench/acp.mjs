@@ -103,8 +103,10 @@ function startAgent() {
 async function timePrompt(agent, sessionId) {
   let firstUpdate;
   let modelRequest;
-  agent.onNotification = () => {
+  const updates = [];
+  agent.onNotification = (params) => {
     firstUpdate ??= performance.now();
+    updates.push(params.update.sessionUpdate);
   };
   onRequest = () => {
     modelRequest ??= performance.now();
@@ -115,6 +117,9 @@ async function timePrompt(agent, sessionId) {
   });
   const answer = await result;
   if (answer.stopReason !== "end_turn") throw new Error(`stopReason ${answer.stopReason}`);
+  // The answer is the only thing the prompt should have sent: anything else (a warning) would
+  // make the first update no measure of the answer.
+  if (updates.some((u) => u !== "agent_message_chunk")) throw new Error(`unexpected updates: ${updates}`);
   return { update: firstUpdate - sent, request: modelRequest - sent };
 }
 
@@ -124,9 +129,15 @@ async function acpRun(pauseMs) {
   const agent = startAgent();
   await agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} }).result;
   const initialized = performance.now() - started;
+  // The commands update that follows session/new is not a prompt's: it is waited for first.
+  const commands = new Promise((resolve) => {
+    agent.onNotification = (params) => {
+      if (params.update.sessionUpdate === "available_commands_update") resolve();
+    };
+  });
   const { sessionId } = await agent.request("session/new", { cwd: project, mcpServers: [] }).result;
-  // The commands update that follows session/new is not a prompt's: it is let through first.
-  await new Promise((r) => setTimeout(r, Math.max(pauseMs, 30)));
+  await commands;
+  await new Promise((r) => setTimeout(r, pauseMs));
   const first = await timePrompt(agent, sessionId);
   const later = await timePrompt(agent, sessionId);
   await agent.close();
