@@ -331,6 +331,74 @@ describe("attractor acp: a prompt turn", () => {
     expect(sent).toContain("What is wrong with this line?");
   });
 
+  it("images go as image parts and a linked file is attached as the user's context", async () => {
+    const e = await connect();
+    const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    model.script([{ text: "Seen." }]);
+    // A 1x1 PNG.
+    const png =
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+    await e.connection.prompt({
+      sessionId,
+      prompt: [
+        { type: "text", text: "Compare the screenshot with the code." },
+        { type: "image", mimeType: "image/png", data: png },
+        { type: "resource_link", name: "math.js", uri: pathToFileURL(mathPath()).href },
+      ],
+    });
+    const body = model.seen().at(-1)?.body;
+    const content = body.messages.at(-1).content as { type: string; source?: { data?: string } }[];
+    expect(content.find((part) => part.type === "image")?.source?.data).toBe(png);
+    const sent = model.seen().at(-1)?.userTexts.join("\n") ?? "";
+    expect(sent).toContain(`<attached-file path="src/math.js">\n1\tfunction add(a, b) {\n2\t${BUGGY_LINE}`);
+    expect(sent).toContain("Compare the screenshot with the code.");
+  });
+
+  it("the model is switched through the config option; a model of another provider is refused", async () => {
+    const e = await connect();
+    const session = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    const option = session.configOptions?.find((o) => o.id === "model");
+    const other =
+      option?.type === "select"
+        ? (option.options as { value: string }[]).map((o) => o.value).find((v) => v !== option.currentValue)
+        : undefined;
+    expect(other).toBeDefined();
+    const switched = await e.connection.setSessionConfigOption({
+      sessionId: session.sessionId,
+      configId: "model",
+      value: other as string,
+    });
+    expect(switched.configOptions.find((o) => o.id === "model")?.currentValue).toBe(other);
+    model.script([{ text: "ok" }]);
+    await e.connection.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "hi" }] });
+    expect(model.seen().at(-1)?.model).toBe(other);
+    const refused = await e.connection
+      .setSessionConfigOption({ sessionId: session.sessionId, configId: "model", value: "gpt-6.2-sol" })
+      .catch((err) => err);
+    expect(refused).toMatchObject({ code: -32602 });
+    expect(String(refused.message)).toContain("--provider openai");
+  });
+
+  it("a key the provider refuses fails the prompt with a JSON-RPC error saying which variable to check", async () => {
+    const e = await connect();
+    const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    model.script([
+      {
+        raw: {
+          kind: "json",
+          status: 401,
+          body: { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+        },
+      },
+    ]);
+    const error = await e.connection
+      .prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] })
+      .catch((err) => err);
+    expect(error).toMatchObject({ code: -32000 });
+    expect(String(error.message)).toContain("invalid x-api-key");
+    expect(String(error.message)).toContain("ANTHROPIC_API_KEY");
+  });
+
   it("session/cancel stops the turn: stopReason cancelled, and the session goes on", async () => {
     const e = await connect();
     const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });

@@ -1,5 +1,6 @@
 import { type AuthMethod, RequestError } from "@agentclientprotocol/sdk";
 import { KEY_VARIABLES } from "../runtime/provider-choice.js";
+import { adviceFor, type FailureContext } from "../tui/transcript/error-advice.js";
 
 /** JSON-RPC error codes ACP uses beside the standard ones. */
 export const ACP_ERROR = {
@@ -50,32 +51,21 @@ export function requestError(error: unknown): RequestError {
   }
 }
 
-/** A model error that ended a turn, as the prompt's JSON-RPC error with what the user can do. */
-export function turnError(data: {
-  readonly message: string;
-  readonly errorName: string;
-  readonly statusCode?: number;
-}): RequestError {
-  const base = `The model request failed: ${data.message}`;
-  switch (data.errorName) {
-    case "AuthenticationError":
-    case "PermissionDeniedError":
-      return new RequestError(
-        ACP_ERROR.authRequired,
-        `${base}\nCheck the provider's API key in the environment the editor starts attractor with.`,
-        { errorName: data.errorName, statusCode: data.statusCode },
-      );
-    case "NotFoundError":
-      return new RequestError(
-        ACP_ERROR.invalidParams,
-        `${base}\nThe model may not exist for this provider: pick another one in the session's model option or with --model.`,
-        { errorName: data.errorName, statusCode: data.statusCode },
-      );
-    default:
-      return new RequestError(
-        ACP_ERROR.internal,
-        `${base}${data.statusCode === undefined || data.statusCode >= 500 ? "\nThe provider may be down or unreachable; try again." : ""}`,
-        { errorName: data.errorName, statusCode: data.statusCode },
-      );
-  }
+/** A model error that ended a turn, as the prompt's JSON-RPC error with the terminal's advice. */
+export function turnError(
+  data: { readonly message: string; readonly errorName: string; readonly statusCode?: number },
+  context: FailureContext,
+): RequestError {
+  const advice = adviceFor(data, context);
+  const message = `The model request failed: ${data.message}${advice !== undefined ? `\n${advice}` : ""}`;
+  const code =
+    data.errorName === "AuthenticationError" || data.statusCode === 401
+      ? ACP_ERROR.authRequired
+      : data.errorName === "NotFoundError" || data.statusCode === 404
+        ? ACP_ERROR.invalidParams
+        : ACP_ERROR.internal;
+  return new RequestError(code, message, {
+    errorName: data.errorName,
+    ...(data.statusCode !== undefined && { statusCode: data.statusCode }),
+  });
 }

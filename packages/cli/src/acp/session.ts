@@ -5,6 +5,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import { listModels } from "@attractor/llm";
 import { parseInput } from "../commands/parse.js";
 import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
@@ -229,7 +230,8 @@ export class AcpSession {
       const finish = error.finishReason?.toLowerCase();
       if (finish === "max_tokens" || finish === "length") return "max_tokens";
       if (finish === "refusal" || finish === "safety") return "refusal";
-      throw turnError(error);
+      const { provider, model } = this.runtime;
+      throw turnError(error, { provider, model, models: listModels(provider).map((m) => m.id) });
     }
     return "end_turn";
   }
