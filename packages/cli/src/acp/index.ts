@@ -1,2 +1,0 @@
-export { type AcpAgentOptions, createAcpAgent, type SessionDefaults } from "./agent.js";
-export { runAcpCommand } from "./command.js";
