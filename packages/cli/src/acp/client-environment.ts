@@ -16,10 +16,15 @@ export interface ClientFiles {
   readonly writeTextFile?: (path: string, content: string) => Promise<void>;
 }
 
-/** What the wrapped environment adds: the changes made since they were last taken. */
+/** What the wrapped environment adds: the changes made to each file, in order. */
 export interface RecordingEnvironment extends ExecutionEnvironment {
-  /** Removes and returns the changes recorded for `absolutePath` (oldest first). */
-  takeChanges(absolutePath: string): readonly FileChange[];
+  /** A position in the record: changes made from now on come after it. */
+  mark(): number;
+  /**
+   * The change `path` went through after `since` (a mark), the changes in between folded into
+   * one; the record of that path is cleared. Undefined when it did not change.
+   */
+  takeChange(path: string, since: number): FileChange | undefined;
 }
 
 /** Text files read through the editor are at most this large; bigger ones are read from the disk. */
@@ -33,10 +38,11 @@ const BINARY_SNIFF_BYTES = 8192;
  * Paths are resolved (and confined) by `inner` before the editor sees them.
  */
 export function clientEnvironment(inner: ExecutionEnvironment, client: ClientFiles): RecordingEnvironment {
-  const changes = new Map<string, FileChange[]>();
+  const changes = new Map<string, (FileChange & { readonly seq: number })[]>();
+  let seq = 0;
   const record = (change: FileChange) => {
     const list = changes.get(change.path) ?? [];
-    list.push(change);
+    list.push({ ...change, seq: ++seq });
     changes.set(change.path, list);
   };
   const looksBinary = (bytes: Uint8Array) => bytes.subarray(0, BINARY_SNIFF_BYTES).includes(0);
@@ -104,10 +110,15 @@ export function clientEnvironment(inner: ExecutionEnvironment, client: ClientFil
     execCommand: (command, options) => inner.execCommand(command, options),
     grep: (pattern, path, options) => inner.grep(pattern, path, options),
     glob: (pattern, path, options) => inner.glob(pattern, path, options),
-    takeChanges(absolutePath) {
-      const list = changes.get(absolutePath) ?? [];
-      changes.delete(absolutePath);
-      return list;
+    mark: () => seq,
+    takeChange(path, since) {
+      const absolute = inner.resolvePath(path);
+      const list = (changes.get(absolute) ?? []).filter((c) => c.seq > since);
+      changes.delete(absolute);
+      const first = list[0];
+      const last = list.at(-1);
+      if (first === undefined || last === undefined) return undefined;
+      return { path: absolute, oldText: first.oldText, newText: last.newText };
     },
   };
   if (inner.startProcess !== undefined) {

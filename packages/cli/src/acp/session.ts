@@ -73,7 +73,8 @@ export class AcpSession {
     this.translator = createUpdateTranslator({
       cwd: runtime.projectDir,
       sessionId: () => runtime.session.id,
-      takeChanges: (path) => environment?.takeChanges(path) ?? [],
+      mark: () => environment?.mark() ?? 0,
+      takeChange: (path, since) => environment?.takeChange(path, since),
       send: (update) => link.update(this.id, update),
     });
     this.unsubscribe = runtime.subscribe((update) => {

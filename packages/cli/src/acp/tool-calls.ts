@@ -60,7 +60,7 @@ export function toolTitle(toolName: string, args: Args): string {
 export function callFiles(toolName: string, args: Args, cwd: string): string[] {
   const paths =
     toolName === "apply_patch" && typeof args.patch === "string"
-      ? [...args.patch.matchAll(/^\*\*\* (?:Add|Update|Delete) File: (.+)$/gm)].map((m) =>
+      ? [...args.patch.matchAll(/^\*\*\* (?:(?:Add|Update|Delete) File|Move to): (.+)$/gm)].map((m) =>
           (m[1] as string).trim(),
         )
       : callPaths(toolName, args);

@@ -27,8 +27,10 @@ export interface TranslatorContext {
   readonly cwd: string;
   /** The id of the runtime's current top-level session (a subagent's events are nested). */
   readonly sessionId: () => string;
-  /** The files a call changed, with their text before and after (taken once). */
-  readonly takeChanges: (absolutePath: string) => readonly FileChange[];
+  /** A position in the record of file changes (see RecordingEnvironment.mark). */
+  readonly mark: () => number;
+  /** How a file changed after a mark (taken once); undefined when it did not. */
+  readonly takeChange: (path: string, since: number) => FileChange | undefined;
   /** Sends one update now. */
   readonly send: (update: SessionUpdate) => void;
 }
@@ -44,8 +46,8 @@ export interface UpdateTranslator {
 
 /** Creates the translator for one ACP session. */
 export function createUpdateTranslator(context: TranslatorContext): UpdateTranslator {
-  /** Calls of the current session shown to the editor and not finished: only these are marked running. */
-  const open = new Set<string>();
+  /** Calls shown and not finished, with the mark of the file record when each started. */
+  const open = new Map<string, number>();
   const running = new Set<string>();
   const outputs = new Map<string, { text: string; timer: NodeJS.Timeout | undefined }>();
   const send = context.send;
@@ -80,7 +82,7 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         return;
       case "tool_call_start": {
         const { toolName, callId, arguments: args } = event.data;
-        open.add(callId);
+        open.set(callId, context.mark());
         send({
           sessionUpdate: "tool_call",
           toolCallId: callId,
@@ -106,9 +108,14 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         if (live?.timer) clearTimeout(live.timer);
         outputs.delete(callId);
         running.delete(callId);
+        const since = open.get(callId) ?? 0;
         open.delete(callId);
         const args = event.data.arguments ?? {};
-        const changes = callFiles(toolName, args, context.cwd).flatMap((p) => context.takeChanges(p));
+        // Only what changed since the call started is its own (a subagent may have written before).
+        const changes = callFiles(toolName, args, context.cwd).flatMap((p) => {
+          const change = context.takeChange(p, since);
+          return change ? [change] : [];
+        });
         const diff = changeContent(changes);
         const content: ToolCallContent[] = [...diff.content];
         if (isError || toolKind(toolName, args) === "execute" || diff.content.length === 0) {
