@@ -16,6 +16,7 @@ import {
   requireBuiltCli,
   type ScriptedModel,
   startScriptedModel,
+  TEST_JS,
 } from "../src/testing/index.js";
 import { connectEditor, type EditorOptions, type TestEditor } from "./support/acp-client.js";
 
@@ -513,6 +514,54 @@ describe("attractor acp: files through the editor", () => {
     expect(e.reads).toHaveLength(0);
     expect(e.writes).toHaveLength(0);
     expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);
+  });
+});
+
+describe("attractor acp: OpenAI's apply_patch", () => {
+  let openai: ScriptedModel;
+  beforeAll(async () => {
+    openai = await startScriptedModel("openai");
+  });
+  afterAll(async () => {
+    await openai.close();
+  });
+
+  it("a patch shows as an edit with each file's diff, a patch that moves a file as a move", async () => {
+    const e = await connect({
+      env: cleanEnv(project.root, openai.env()),
+      answers: ["allow_once", "allow_once"],
+    });
+    const { sessionId } = await e.connection.newSession({ cwd: project.project, mcpServers: [] });
+    openai.script([
+      { calls: [editCall("openai", "src/math.js", BUGGY_LINE, FIXED_LINE)] },
+      {
+        calls: [
+          {
+            name: "apply_patch",
+            args: {
+              patch: `*** Begin Patch\n*** Update File: test.js\n*** Move to: check.js\n@@\n ${TEST_JS.split("\n")[0]}\n*** End Patch`,
+            },
+          },
+        ],
+      },
+      { text: "Patched." },
+    ]);
+    await e.connection.prompt({ sessionId, prompt: [{ type: "text", text: "fix add" }] });
+    expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);
+    const [patch, move] = toolCalls(e.updates(sessionId));
+    expect(patch).toMatchObject({ kind: "edit", locations: [{ path: mathPath() }] });
+    expect(toolUpdates(e.updates(sessionId), patch?.toolCallId ?? "").at(-1)?.content).toContainEqual({
+      type: "diff",
+      path: mathPath(),
+      oldText: BUGGY_MATH,
+      newText: FIXED_MATH,
+    });
+    expect(move?.kind).toBe("move");
+    const moved = toolUpdates(e.updates(sessionId), move?.toolCallId ?? "").at(-1);
+    expect(moved?.status).toBe("completed");
+    expect(moved?.content).toContainEqual(
+      expect.objectContaining({ type: "diff", path: join(project.project, "check.js"), oldText: null }),
+    );
   });
 });
 
