@@ -8,7 +8,9 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import { preloadProvider } from "@attractor/llm";
 import type { McpRunOptions } from "../mcp/run-options.js";
+import { KEY_VARIABLES } from "../runtime/provider-choice.js";
 import type { RuntimeOptions } from "../runtime/runtime.js";
 import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
 import { ACP_ERROR, authMethods, keyIsSet, requestError } from "./errors.js";
@@ -99,6 +101,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
   app
     .onRequest("initialize", ({ params }) => {
       client = params.clientCapabilities ?? {};
+      warmUp(options);
       return {
         // Version 1 is the only one there is: an editor asking for a later one gets ours.
         protocolVersion: Math.min(params.protocolVersion, PROTOCOL_VERSION),
@@ -194,6 +197,18 @@ export function createAcpAgent(options: AcpAgentOptions): {
       await Promise.allSettled(all.map((s) => s.close()));
     },
   };
+}
+
+/**
+ * Loads, while the editor is still setting up, what the first session will need: the runtime's
+ * code, and the provider's SDK when the flags or the environment name one provider only (a
+ * guess that settings may override, so it is only made when it is the sole candidate).
+ */
+function warmUp(options: AcpAgentOptions): void {
+  void import("../runtime/runtime.js").catch(() => {});
+  const keyed = Object.keys(KEY_VARIABLES).filter((provider) => keyIsSet(provider, options.env));
+  const provider = options.defaults.provider ?? (keyed.length === 1 ? keyed[0] : undefined);
+  if (provider !== undefined) void preloadProvider(provider).catch(() => {});
 }
 
 /** The session's way to the editor over the connection's client context. */
