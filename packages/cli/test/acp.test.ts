@@ -577,6 +577,11 @@ describe("attractor acp: session/load", () => {
     await first.close();
 
     const second = await connect();
+    // The editor finds it in the project's stored sessions, titled with its first message.
+    const listed = await second.connection.listSessions({ cwd: project.project });
+    expect(listed.sessions).toContainEqual(
+      expect.objectContaining({ sessionId, cwd: project.project, title: "What does add do?" }),
+    );
     const loaded = await second.connection.loadSession({ sessionId, cwd: project.project, mcpServers: [] });
     expect(loaded.modes?.currentModeId).toBe("normal");
     const replay = second.updates(sessionId);

@@ -12,6 +12,7 @@ import { preloadProvider } from "@attractor/llm";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import { KEY_VARIABLES } from "../runtime/provider-choice.js";
 import type { RuntimeOptions } from "../runtime/runtime.js";
+import { typedText } from "../runtime/user-context.js";
 import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
 import { ACP_ERROR, authMethods, keyIsSet, requestError } from "./errors.js";
 import { configOptions, MODEL_OPTION_ID } from "./models.js";
@@ -28,6 +29,8 @@ export type SessionDefaults = Omit<
 
 export interface AcpAgentOptions {
   readonly version: string;
+  /** Where the agent was started: the project session/list lists when the editor names none. */
+  readonly cwd: string;
   readonly env: Env;
   readonly defaults: SessionDefaults;
   /** `--mcp-config` files or JSON given on the command line, added to every session's servers. */
@@ -109,6 +112,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
           loadSession: true,
           promptCapabilities: { image: true, embeddedContext: true },
           mcpCapabilities: { http: true, sse: true },
+          sessionCapabilities: { list: {} },
         },
         authMethods: authMethods(),
         agentInfo: { name: "attractor", title: "attractor", version: options.version },
@@ -161,6 +165,26 @@ export function createAcpAgent(options: AcpAgentOptions): {
       } catch (error) {
         throw requestError(error);
       }
+    })
+    .onRequest("session/list", async ({ params }) => {
+      const cwd = params.cwd ?? options.cwd;
+      if (!isAbsolute(cwd))
+        throw new RequestError(ACP_ERROR.invalidParams, `cwd must be an absolute path; got "${cwd}".`);
+      const [{ createSessionStore }, { attractorHome }] = await Promise.all([
+        import("../store/session-store.js"),
+        import("../config/home.js"),
+      ]);
+      const store = createSessionStore({ home: attractorHome(options.env as NodeJS.ProcessEnv) });
+      // Newest first, as the store lists them; every stored session of the project at once.
+      const sessions = await store.list(cwd);
+      return {
+        sessions: sessions.map((s) => ({
+          sessionId: s.sessionId,
+          cwd: s.projectDir,
+          updatedAt: s.updatedAt,
+          ...(s.firstUserMessage !== undefined && { title: typedText(s.firstUserMessage).slice(0, 120) }),
+        })),
+      };
     })
     .onRequest("session/set_mode", ({ params }) => {
       session(params.sessionId).setMode(params.modeId);

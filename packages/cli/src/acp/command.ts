@@ -50,6 +50,7 @@ export async function runAcpCommand(
   };
   const { app, closeAll } = createAcpAgent({
     version: io.version,
+    cwd: io.cwd,
     env: io.env,
     defaults,
     mcpConfig: args.mcpConfig,
