@@ -1,8 +1,11 @@
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import { probeBubblewrap } from "@attractor/agent";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
   BUGGY_LINE,
@@ -514,6 +517,47 @@ describe("attractor acp: files through the editor", () => {
     expect(e.reads).toHaveLength(0);
     expect(e.writes).toHaveLength(0);
     expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);
+  });
+});
+
+const bwrap = await probeBubblewrap();
+
+describe.skipIf(!bwrap.available)("attractor acp: the sandbox", () => {
+  it("a command the sandbox blocked runs again outside it once the editor allows it", async () => {
+    // Not under /tmp: sandboxed commands get a private /tmp, where the target would not exist.
+    const root = await mkdtemp(
+      join(existsSync("/var/tmp") ? "/var/tmp" : tmpdir(), "attractor-acp-sandbox-"),
+    );
+    try {
+      const work = join(root, "project");
+      const outside = join(root, "outside");
+      for (const dir of [work, outside, join(root, "user")]) await mkdir(dir, { recursive: true });
+      const target = join(outside, "from-editor.txt");
+      editor = await connectEditor({
+        cwd: work,
+        env: cleanEnv(root, model.env()),
+        answers: ["allow_once"],
+      });
+      const { sessionId } = await editor.connection.newSession({ cwd: work, mcpServers: [] });
+      await editor.connection.setSessionMode({ sessionId, modeId: "yolo" });
+      model.script([
+        { calls: [{ name: "shell", args: { command: `touch ${target} && echo written` } }] },
+        { text: "Written." },
+      ]);
+      await editor.connection.prompt({ sessionId, prompt: [{ type: "text", text: "write it" }] });
+      // Yolo asks nothing for the command itself: the one question is the sandbox's.
+      expect(editor.permissionRequests).toHaveLength(1);
+      const ask = editor.permissionRequests[0];
+      expect(ask?.toolCall.title).toContain("Run outside the sandbox");
+      expect(ask?.toolCall.toolCallId).toBe(toolCalls(editor.updates(sessionId))[0]?.toolCallId);
+      expect(ask?.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
+      expect(existsSync(target)).toBe(true);
+      expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("outside the sandbox");
+      await editor.close();
+      editor = undefined;
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
 

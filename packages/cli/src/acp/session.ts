@@ -5,6 +5,7 @@ import {
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
+import type { SandboxEscapeAnswer, SandboxEscapeRequest } from "@attractor/agent";
 import { listModels } from "@attractor/llm";
 import { parseInput } from "../commands/parse.js";
 import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
@@ -15,6 +16,7 @@ import { ACP_ERROR, turnError } from "./errors.js";
 import { modeFromId } from "./modes.js";
 import { answerOf, permissionRequest } from "./permission-bridge.js";
 import { promptInput } from "./prompt-content.js";
+import { outputBlock, textContent } from "./tool-calls.js";
 import { createUpdateTranslator, historyUpdates, planUpdate, type UpdateTranslator } from "./updates.js";
 
 /** What a session needs of the editor's connection. */
@@ -43,6 +45,7 @@ export function editorUi(target: () => AcpSession | undefined): RuntimeUi {
   return {
     askPermission: (request) => target()?.askPermission(request) ?? Promise.resolve("deny"),
     toolCallAllowed: (callId) => target()?.toolCallAllowed(callId),
+    askSandboxEscape: (request) => target()?.askSandboxEscape(request) ?? Promise.resolve("no"),
     askUser: async (question) =>
       `The user is in an editor, which cannot answer questions in the middle of a turn. Put the question (${question.question}) in your reply and end the turn; the user answers in the next message.`,
   };
@@ -64,6 +67,8 @@ export class AcpSession {
   private busy = false;
   private cancelled = false;
   private end: TurnEnd = { reason: undefined, error: undefined };
+  /** Sandbox questions asked without a known call to attach them to. */
+  private escapes = 0;
 
   constructor(runtime: Runtime, link: EditorLink, environment: RecordingEnvironment | undefined) {
     this.id = runtime.session.id;
@@ -172,6 +177,33 @@ export class AcpSession {
       await permissionRequest(this.id, request, this.runtime.projectDir, read),
     );
     return this.cancelled ? "deny" : answerOf(response);
+  }
+
+  /**
+   * Asks the editor whether a command the sandbox blocked may run again outside it, as the
+   * terminal asks: once, always (this exact command), or no.
+   */
+  async askSandboxEscape(request: SandboxEscapeRequest): Promise<SandboxEscapeAnswer> {
+    if (this.cancelled) return "no";
+    const callId = this.translator.runningCommand(request.command) ?? `sandbox-${++this.escapes}`;
+    const response = await this.link.requestPermission({
+      sessionId: this.id,
+      toolCall: {
+        toolCallId: callId,
+        title: `Run outside the sandbox: ${request.command}`,
+        kind: "execute",
+        status: "in_progress",
+        content: [textContent(`${request.block.message}\n\n${outputBlock(request.block.evidence)}`)],
+      },
+      options: [
+        { optionId: "once", name: "Run it again outside the sandbox, this once", kind: "allow_once" },
+        { optionId: "always", name: "Always run this command outside the sandbox", kind: "allow_always" },
+        { optionId: "no", name: "Keep it in the sandbox", kind: "reject_once" },
+      ],
+    });
+    if (this.cancelled || response.outcome.outcome !== "selected") return "no";
+    const chosen = response.outcome.optionId;
+    return chosen === "once" || chosen === "always" ? chosen : "no";
   }
 
   /** A call passed the permission check and runs now. */

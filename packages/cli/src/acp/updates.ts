@@ -40,6 +40,8 @@ export interface UpdateTranslator {
   onUpdate(update: RuntimeUpdate): void;
   /** Marks a call as running (it passed the permission check). */
   started(callId: string): void;
+  /** The running shell call of `command`, to attach a question about it to; undefined if none. */
+  runningCommand(command: string): string | undefined;
   /** Sends what is still buffered (the last output of a command). */
   flush(): void;
 }
@@ -49,6 +51,8 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
   /** Calls shown and not finished, with the mark of the file record when each started. */
   const open = new Map<string, number>();
   const running = new Set<string>();
+  /** The command of each open shell call. */
+  const commands = new Map<string, string>();
   const outputs = new Map<string, { text: string; timer: NodeJS.Timeout | undefined }>();
   const send = context.send;
 
@@ -83,6 +87,7 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
       case "tool_call_start": {
         const { toolName, callId, arguments: args } = event.data;
         open.set(callId, context.mark());
+        if (typeof args.command === "string") commands.set(callId, args.command);
         send({
           sessionUpdate: "tool_call",
           toolCallId: callId,
@@ -110,6 +115,7 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         running.delete(callId);
         const since = open.get(callId) ?? 0;
         open.delete(callId);
+        commands.delete(callId);
         const args = event.data.arguments ?? {};
         // Only what changed since the call started is its own (a subagent may have written before).
         const changes = callFiles(toolName, args, context.cwd).flatMap((p) => {
@@ -178,6 +184,10 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
       else onNotice(update.notice);
     },
     started: markRunning,
+    runningCommand(command) {
+      for (const [callId, text] of commands) if (text === command) return callId;
+      return undefined;
+    },
     flush() {
       for (const [callId, live] of outputs) {
         if (live.timer) {
