@@ -108,6 +108,7 @@ export class AcpSession {
 
   /** Starts sending updates: the commands offered, the todo list, and everything from now on. */
   goLive(): void {
+    if (this.live) return;
     this.live = true;
     this.link.update(this.id, {
       sessionUpdate: "available_commands_update",
@@ -131,6 +132,8 @@ export class AcpSession {
       );
     this.busy = true;
     this.cancelled = false;
+    // A prompt that came before the timer did (the editor answered at once) needs the updates.
+    this.goLive();
     this.end = { reason: undefined, error: undefined };
     try {
       const input = await promptInput(blocks, this.runtime.projectDir, (path) => this.readText(path));
