@@ -210,7 +210,13 @@ export function createAcpAgent(options: AcpAgentOptions): {
       }
     })
     .onNotification("session/cancel", async ({ params }) => {
-      await sessions.get(params.sessionId)?.cancel();
+      // A notification has no answer to carry an error: a failed interrupt is logged.
+      await sessions
+        .get(params.sessionId)
+        ?.cancel()
+        .catch((error: unknown) =>
+          options.log(`cancel failed: ${error instanceof Error ? error.message : String(error)}`),
+        );
     });
 
   return {

@@ -87,7 +87,7 @@ export class AcpSession {
         const event = update.event;
         if (event.kind === "processing_end") this.end.reason = event.data.reason;
         // A cancel that came before the cycle began (nothing to stop yet) stops it as it starts.
-        if (event.kind === "user_input" && this.cancelled && this.busy) void runtime.interrupt();
+        if (event.kind === "user_input" && this.cancelled && this.busy) runtime.interrupt().catch(() => {});
         if (event.kind === "error" && event.data.fatal !== false)
           this.end.error = {
             message: event.data.message,
