@@ -1,7 +1,10 @@
+import { readFile } from "node:fs/promises";
 import {
   type ContentBlock,
   type PromptResponse,
   RequestError,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionUpdate,
   type StopReason,
 } from "@agentclientprotocol/sdk";
@@ -23,9 +26,7 @@ import { createUpdateTranslator, historyUpdates, planUpdate, type UpdateTranslat
 export interface EditorLink {
   /** Sends a `session/update`; never throws (a closed connection drops it). */
   readonly update: (sessionId: string, update: SessionUpdate) => void;
-  readonly requestPermission: (
-    request: Awaited<ReturnType<typeof permissionRequest>>,
-  ) => Promise<Parameters<typeof answerOf>[0]>;
+  readonly requestPermission: (request: RequestPermissionRequest) => Promise<RequestPermissionResponse>;
   /** Writes a line to the log (stderr). */
   readonly log: (message: string) => void;
 }
@@ -223,7 +224,6 @@ export class AcpSession {
   private async readText(path: string): Promise<string | undefined> {
     try {
       if (this.environment) return await this.environment.readFile(path);
-      const { readFile } = await import("node:fs/promises");
       return await readFile(path, "utf8");
     } catch {
       return undefined;
