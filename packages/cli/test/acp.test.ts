@@ -121,6 +121,11 @@ describe("attractor acp: initialize and sessions", () => {
       type: "select",
       currentValue: "claude-sonnet-5-5",
     });
+    // The modes again as a config option, for clients that use those instead.
+    expect(session.configOptions?.find((o) => o.id === "mode")).toMatchObject({
+      category: "mode",
+      currentValue: "normal",
+    });
 
     const commands = await e.waitFor((u) => u.sessionUpdate === "available_commands_update");
     const names =
@@ -158,6 +163,15 @@ describe("attractor acp: initialize and sessions", () => {
     expect(await readFile(mathPath(), "utf8")).toBe(FIXED_MATH);
     const unknown = await e.connection.setSessionMode({ sessionId, modeId: "turbo" }).catch((err) => err);
     expect(unknown).toMatchObject({ code: -32602 });
+    // The same switch through the mode config option.
+    const options = await e.connection.setSessionConfigOption({ sessionId, configId: "mode", value: "plan" });
+    expect(options.configOptions.find((o) => o.id === "mode")?.currentValue).toBe("plan");
+    await e.waitFor((u) => u.sessionUpdate === "current_mode_update" && u.currentModeId === "plan");
+    await e.waitFor(
+      (u) =>
+        u.sessionUpdate === "config_option_update" &&
+        u.configOptions.some((o) => o.id === "mode" && o.currentValue === "plan"),
+    );
   });
 });
 

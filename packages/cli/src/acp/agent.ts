@@ -14,8 +14,8 @@ import { KEY_VARIABLES } from "../runtime/provider-choice.js";
 import type { RuntimeOptions } from "../runtime/runtime.js";
 import { typedText } from "../runtime/user-context.js";
 import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
+import { CONFIG_OPTION_IDS, configOptions } from "./config-options.js";
 import { ACP_ERROR, authMethods, keyIsSet, requestError } from "./errors.js";
-import { configOptions, MODEL_OPTION_ID } from "./models.js";
 import { modeState } from "./modes.js";
 import { AcpSession, type EditorLink, editorUi } from "./session.js";
 
@@ -137,7 +137,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
         return {
           sessionId: created.id,
           modes: modeState(created.runtime.mode),
-          configOptions: configOptions(created.runtime.provider, created.runtime.model),
+          configOptions: configOptions(created.runtime),
         };
       } catch (error) {
         throw requestError(error);
@@ -160,7 +160,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
         setTimeout(() => loaded.goLive(), 0);
         return {
           modes: modeState(loaded.runtime.mode),
-          configOptions: configOptions(loaded.runtime.provider, loaded.runtime.model),
+          configOptions: configOptions(loaded.runtime),
         };
       } catch (error) {
         throw requestError(error);
@@ -192,14 +192,20 @@ export function createAcpAgent(options: AcpAgentOptions): {
     })
     .onRequest("session/set_config_option", ({ params }) => {
       const target = session(params.sessionId);
-      if (params.configId !== MODEL_OPTION_ID || typeof params.value !== "string")
-        throw new RequestError(ACP_ERROR.invalidParams, `Unknown config option "${params.configId}".`);
-      try {
-        target.runtime.setModel(params.value);
-      } catch (error) {
-        throw requestError(error);
-      }
-      return { configOptions: configOptions(target.runtime.provider, target.runtime.model) };
+      if (typeof params.value !== "string")
+        throw new RequestError(
+          ACP_ERROR.invalidParams,
+          `Config option "${params.configId}" takes a value id.`,
+        );
+      if (params.configId === CONFIG_OPTION_IDS.mode) target.setMode(params.value);
+      else if (params.configId === CONFIG_OPTION_IDS.model) {
+        try {
+          target.runtime.setModel(params.value);
+        } catch (error) {
+          throw requestError(error);
+        }
+      } else throw new RequestError(ACP_ERROR.invalidParams, `Unknown config option "${params.configId}".`);
+      return { configOptions: configOptions(target.runtime) };
     })
     .onRequest("session/prompt", async ({ params }) => {
       const target = session(params.sessionId);

@@ -15,6 +15,7 @@ import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import type { RecordingEnvironment } from "./client-environment.js";
 import { availableCommands, commandTarget, runBuiltin } from "./commands.js";
+import { configOptions } from "./config-options.js";
 import { ACP_ERROR, turnError } from "./errors.js";
 import { modeFromId } from "./modes.js";
 import { answerOf, permissionRequest } from "./permission-bridge.js";
@@ -81,6 +82,7 @@ export class AcpSession {
       sessionId: () => runtime.session.id,
       mark: () => environment?.mark() ?? 0,
       takeChange: (path, since) => environment?.takeChange(path, since),
+      configOptions: () => configOptions(runtime),
       send: (update) => link.update(this.id, update),
     });
     this.unsubscribe = runtime.subscribe((update) => {

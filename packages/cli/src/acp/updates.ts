@@ -1,4 +1,4 @@
-import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { SessionConfigOption, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { SessionEvent, Turn } from "@attractor/agent";
 import type { RuntimeNotice, RuntimeUpdate, TodoItem } from "../runtime/types.js";
 import { typedText } from "../runtime/user-context.js";
@@ -31,6 +31,8 @@ export interface TranslatorContext {
   readonly mark: () => number;
   /** How a file changed after a mark (taken once); undefined when it did not. */
   readonly takeChange: (path: string, since: number) => FileChange | undefined;
+  /** The session's config options as they are now (sent again when the mode or model changes). */
+  readonly configOptions: () => SessionConfigOption[];
   /** Sends one update now. */
   readonly send: (update: SessionUpdate) => void;
 }
@@ -163,6 +165,10 @@ export function createUpdateTranslator(context: TranslatorContext): UpdateTransl
         return;
       case "mode_changed":
         send({ sessionUpdate: "current_mode_update", currentModeId: modeId(notice.mode) });
+        send({ sessionUpdate: "config_option_update", configOptions: context.configOptions() });
+        return;
+      case "model_changed":
+        send({ sessionUpdate: "config_option_update", configOptions: context.configOptions() });
         return;
       case "warning":
         send({
