@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { ndJsonStream } from "@agentclientprotocol/sdk";
 import type { CliArgs } from "../launch/args.js";
@@ -29,6 +30,12 @@ export async function runAcpCommand(
     io.stderr.write(`attractor acp: unexpected argument "${args.prompt}": the editor sends the prompts.\n`);
     return 2;
   }
+  if (args.cwd !== undefined) {
+    io.stderr.write("attractor acp: --cwd does not apply: the editor gives each session its directory.\n");
+    return 2;
+  }
+  if (args.verbose)
+    io.stderr.write("attractor acp: --verbose applies to headless stream-json output; ignored.\n");
   // A library that logs to the console must not corrupt the protocol stream.
   console.log = console.info = console.debug = (...parts: unknown[]) => console.error(...parts);
   const log = (message: string) => io.stderr.write(`attractor acp: ${message}\n`);
@@ -46,6 +53,7 @@ export async function runAcpCommand(
     ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
     ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
     ...(args.remote !== undefined && { remote: args.remote }),
+    ...(args.addDirs.length > 0 && { additionalDirectories: args.addDirs.map((d) => resolve(io.cwd, d)) }),
     trustProject: args.trustProject,
   };
   const { app, closeAll } = createAcpAgent({
