@@ -35,6 +35,8 @@ export interface AcpAgentOptions {
   readonly defaults: SessionDefaults;
   /** `--mcp-config` files or JSON given on the command line, added to every session's servers. */
   readonly mcpConfig: readonly string[];
+  /** `--strict-mcp-config`: only those servers and the editor's, none from settings or the project. */
+  readonly strictMcpConfig?: boolean;
   readonly log: (message: string) => void;
 }
 
@@ -298,6 +300,6 @@ async function mcpOptions(
       ...options.mcpConfig,
       ...(Object.keys(fromEditor).length > 0 ? [JSON.stringify({ mcpServers: fromEditor })] : []),
     ],
-    strict: false,
+    strict: options.strictMcpConfig ?? false,
   });
 }

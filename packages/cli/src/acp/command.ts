@@ -62,6 +62,7 @@ export async function runAcpCommand(
     env: io.env,
     defaults,
     mcpConfig: args.mcpConfig,
+    strictMcpConfig: args.strictMcpConfig,
     log,
   });
   const stream = ndJsonStream(
