@@ -52,6 +52,11 @@ export function createAcpAgent(options: AcpAgentOptions): {
   const sessions = new Map<string, AcpSession>();
   let client: ClientCapabilities = {};
   const app = agent({ name: "attractor" });
+  /** The connection's own context: what sessions call the editor through long after session/new. */
+  let connection: AgentContext | undefined;
+  app.onConnect((opened) => {
+    connection = opened.client;
+  });
 
   const session = (id: string): AcpSession => {
     const found = sessions.get(id);
@@ -64,11 +69,12 @@ export function createAcpAgent(options: AcpAgentOptions): {
   };
 
   const open = async (
-    send: AgentContext,
+    requestContext: AgentContext,
     request: { readonly cwd: string; readonly mcpServers: readonly McpServer[]; readonly resume?: string },
   ): Promise<AcpSession> => {
     if (!isAbsolute(request.cwd))
       throw new RequestError(ACP_ERROR.invalidParams, `cwd must be an absolute path; got "${request.cwd}".`);
+    const send = connection ?? requestContext;
     let created: AcpSession | undefined;
     let sessionId = "";
     let environment: RecordingEnvironment | undefined;
