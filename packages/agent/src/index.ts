@@ -16,6 +16,13 @@ export {
 } from "./customization/markdown-folder.js";
 export { createSkillTool, loadSkills, type SkillFiles } from "./customization/skills.js";
 export { loadSubagentTypes } from "./customization/subagent-types.js";
+export {
+  CODE_RUNNING_FILES,
+  type CodeRunningFile,
+  type CodeRunningTrigger,
+  codeRunningFile,
+  isCodeRunningFile,
+} from "./environment/code-running-files.js";
 export { confinedEnvironment } from "./environment/confined.js";
 export {
   CommandError,

@@ -1,3 +1,4 @@
+export * from "./code-running-files.js";
 export * from "./confined.js";
 export * from "./env-policy.js";
 export * from "./errors.js";

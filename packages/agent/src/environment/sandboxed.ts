@@ -1,4 +1,4 @@
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, rmdirSync } from "node:fs";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
@@ -115,6 +115,9 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   private tmpDir: Promise<string> | undefined;
   private status: Promise<SandboxAvailability> | undefined;
   private warned = false;
+  /** Sandboxed commands running now, and the placeholder folders their sandboxes made on the host. */
+  private sandboxedRunning = 0;
+  private readonly placeholdersMade = new Set<string>();
 
   constructor(options: SandboxedExecutionEnvironmentOptions = {}) {
     super(options);
@@ -211,11 +214,19 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       }
       return super.execCommand(command, options);
     }
-    const result = await this.runCommandWith(command, options, (prepared) =>
-      available.kind === "bubblewrap"
-        ? this.bubblewrapPlan(prepared, policy)
-        : this.seatbeltPlan(prepared, policy),
-    );
+    this.sandboxedRunning++;
+    if (available.kind === "bubblewrap")
+      for (const p of policy.placeholderPaths ?? []) this.placeholdersMade.add(p);
+    let result: ExecResult;
+    try {
+      result = await this.runCommandWith(command, options, (prepared) =>
+        available.kind === "bubblewrap"
+          ? this.bubblewrapPlan(prepared, policy)
+          : this.seatbeltPlan(prepared, policy),
+      );
+    } finally {
+      if (--this.sandboxedRunning === 0) this.removePlaceholders();
+    }
     const block = detectSandboxBlock(result, policy, this.sandbox.blockedHint ?? DEFAULT_HINT);
     if (block === undefined) return result;
     const ask = this.sandbox.onBlocked;
@@ -268,18 +279,39 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     if (!bwrap.available) throw new CommandError(command, `The sandbox cannot run: ${bwrap.reason}`);
     const cwd = this.resolvePath(options.workingDir ?? ".");
-    const sandboxArgs = bwrapArguments(this.currentPolicy, {
-      cwd,
-      tmpDir: await this.privateTmp(),
-      disableUserns: bwrap.disableUserns,
-      // A server installed under the host's /tmp stays readable over the private one.
-      programPaths: programReadPaths([command, ...args]),
-    });
+    // No placeholders for a program that runs the whole session: their empty folders would stay
+    // on the host all that time. Code-running files that exist stay read-only to it.
+    const sandboxArgs = bwrapArguments(
+      { ...this.currentPolicy, placeholderPaths: [] },
+      {
+        cwd,
+        tmpDir: await this.privateTmp(),
+        disableUserns: bwrap.disableUserns,
+        // A server installed under the host's /tmp stays readable over the private one.
+        programPaths: programReadPaths([command, ...args]),
+      },
+    );
     return super.startProcess(bwrap.path, [...sandboxArgs, "--", command, ...args], {
       ...options,
       // The host's TMPDIR may point at a directory the sandbox makes read-only.
       env: { ...options.env, TMPDIR: "/tmp" },
     });
+  }
+
+  /**
+   * Removes the empty folders bwrap made on the host as mount points for placeholders, once no
+   * sandboxed command runs (a running one still holds its mounts). rmdir removes only an empty
+   * folder, so nothing anyone wrote there is lost.
+   */
+  private removePlaceholders(): void {
+    for (const path of this.placeholdersMade) {
+      try {
+        rmdirSync(path);
+      } catch {
+        // Not there, or not empty: either way not ours to remove.
+      }
+    }
+    this.placeholdersMade.clear();
   }
 
   private privateTmp(): Promise<string> {
