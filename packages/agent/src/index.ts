@@ -33,8 +33,10 @@ export {
   NotADirectoryError,
   PathOutsideRootError,
   PermissionDeniedError,
+  ProcessDataError,
   ReadOnlyError,
   RipgrepMissingError,
+  SymlinkOutsideProjectError,
 } from "./environment/errors.js";
 export {
   type EnvironmentPrimitives,

@@ -120,7 +120,8 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   private readonly placeholdersMade = new Set<string>();
 
   constructor(options: SandboxedExecutionEnvironmentOptions = {}) {
-    super(options);
+    const projectDirs = options.projectDirs ?? options.sandbox?.projectDirs;
+    super({ ...options, ...(projectDirs !== undefined && { projectDirs }) });
     this.sandbox = options.sandbox ?? {};
     this.baseEnv = options.baseEnv;
     this.currentPolicy = this.buildPolicy();
