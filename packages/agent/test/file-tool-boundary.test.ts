@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -156,6 +156,17 @@ describe("symlinks leading out of the project", () => {
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe(`${CANARY}\n`);
   });
 
+  it("deleting through a folder link is refused; deleting the link itself is not", async () => {
+    await expect(engines.ripgrep.deleteFile("outlink/secret.txt")).rejects.toThrow(
+      /leads outside the project/,
+    );
+    expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe(`${CANARY}\n`);
+    await symlink(join(outside, "secret.txt"), join(project, "dropme"));
+    await engines.ripgrep.deleteFile("dropme");
+    expect(existsSync(join(project, "dropme"))).toBe(false);
+    expect(existsSync(join(outside, "secret.txt"))).toBe(true);
+  });
+
   it("links inside the project keep working: grep, list, glob and writes through them", async () => {
     expect((await call(grepTool(), { pattern: "b = 2", path: "innerlink" })).output).toContain("b.ts");
     expect((await call(listDirTool(), { path: "innerlink" })).output).toContain("b.ts");
@@ -193,6 +204,19 @@ function startSwapper(folder: string, parked: string, target: string): ChildProc
   return spawn(process.execPath, ["-e", script, folder, parked, target], { stdio: "ignore" });
 }
 
+/** Resolves once the swapper has been seen to swap (node takes a while to start). */
+async function swapping(folder: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    const isLink = await lstat(folder).then(
+      (s) => s.isSymbolicLink(),
+      () => false,
+    );
+    if (isLink) return;
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  throw new Error("the swapper never swapped");
+}
+
 describe("a folder swapped for a symlink while writing", () => {
   it("no write_file lands outside over 400 attempts, and writes inside still succeed", async () => {
     const folder = join(project, "swap");
@@ -204,7 +228,7 @@ describe("a folder swapped for a symlink while writing", () => {
     let wrote = 0;
     let refused = 0;
     try {
-      await new Promise((r) => setTimeout(r, 50));
+      await swapping(folder);
       for (let i = 0; i < 400; i++) {
         const out = await call(writeFileTool(), {
           file_path: i % 2 === 0 ? `swap/f${i}.txt` : `swap/sub${i}/f${i}.txt`,
@@ -221,6 +245,26 @@ describe("a folder swapped for a symlink while writing", () => {
     expect(readdirSync(target)).toEqual([]);
     expect(wrote).toBeGreaterThan(0);
     expect(wrote + refused).toBe(400);
+  }, 60_000);
+
+  it("no delete through the swapping folder removes the outside file (300 attempts)", async () => {
+    const folder = join(project, "swapdel");
+    const target = join(base, "del-target");
+    await mkdir(folder);
+    await mkdir(target);
+    await writeFile(join(target, "victim.txt"), "keep\n");
+    const swapper = startSwapper(folder, join(project, "swapdel.parked"), target);
+    try {
+      await swapping(folder);
+      for (let i = 0; i < 300; i++) {
+        await engines.ripgrep.deleteFile("swapdel/victim.txt").catch(() => {});
+        await new Promise((r) => setTimeout(r, 1));
+      }
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((r) => swapper.once("exit", r));
+    }
+    expect(await readFile(join(target, "victim.txt"), "utf8")).toBe("keep\n");
   }, 60_000);
 
   it("a file swapped for a symlink to an outside file is replaced, not written through", async () => {
@@ -240,7 +284,7 @@ describe("a folder swapped for a symlink while writing", () => {
       }`;
     const swapper = spawn(process.execPath, ["-e", script, file, victim], { stdio: "ignore" });
     try {
-      await new Promise((r) => setTimeout(r, 50));
+      await swapping(file);
       for (let i = 0; i < 200; i++)
         await call(writeFileTool(), { file_path: "swapfile.txt", content: `${i}\n` });
     } finally {

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,7 +48,13 @@ describe("write_file in auto-edit against a swapping symlink", () => {
     const tool = writeFileTool();
     const verdicts = { allow: 0, ask: 0, deny: 0 };
     try {
-      await new Promise((r) => setTimeout(r, 50));
+      // Node takes a while to start: the race begins once the folder has been seen swapped.
+      for (
+        let i = 0;
+        i < 2000 && !lstatSync(join(project, "swap"), { throwIfNoEntry: false })?.isSymbolicLink();
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 1));
       for (let i = 0; i < 300; i++) {
         const args = { file_path: `swap/f${i}.txt`, content: `${i}\n` };
         const evaluation = await policy.evaluate({

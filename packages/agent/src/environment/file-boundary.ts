@@ -9,7 +9,7 @@ function inside(root: string, path: string): boolean {
 
 function realOrSelf(path: string): string {
   try {
-    return realpathSync(path);
+    return realpathSync.native(path);
   } catch {
     return path;
   }
@@ -50,7 +50,7 @@ export class FileBoundary {
   checkExisting(absolute: string, shown: string): void {
     let real: string;
     try {
-      real = realpathSync(absolute);
+      real = realpathSync.native(absolute);
     } catch {
       return;
     }

@@ -224,3 +224,35 @@ async function writeAtomicByPath(
     throw err;
   }
 }
+
+/**
+ * Deletes a file (not a folder: EISDIR) the way writeAtomic writes: through its folder opened
+ * once and checked, so a folder swapped for a symlink after the check cannot make the delete
+ * remove a file elsewhere. A symlink is deleted itself, not its target.
+ */
+export async function removeFile(target: string, check?: WriteFolderCheck): Promise<void> {
+  const dir = dirname(target);
+  const name = basename(target);
+  if (!canOpenAt()) {
+    check?.(await realpath(dir));
+    if ((await lstat(target)).isDirectory()) throw directoryError(target);
+    await rm(target);
+    return;
+  }
+  const folder = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    check?.(await readlink(`${FD_DIR}/${folder.fd}`));
+    const at = `${FD_DIR}/${folder.fd}/${name}`;
+    if ((await lstat(at)).isDirectory()) throw directoryError(target);
+    await rm(at);
+  } finally {
+    await folder.close();
+  }
+}
+
+function directoryError(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`EISDIR: illegal operation on a directory, unlink '${path}'`), {
+    code: "EISDIR",
+    path,
+  });
+}

@@ -1,5 +1,5 @@
 import { lstatSync, type Stats, statSync } from "node:fs";
-import { stat as fsStat, lstat, rm } from "node:fs/promises";
+import { stat as fsStat, lstat } from "node:fs/promises";
 import { platform as osPlatform, release } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type {
@@ -25,7 +25,7 @@ import {
   ProcessDataError,
 } from "./errors.js";
 import { FileBoundary } from "./file-boundary.js";
-import { readBytes, readSmallFile, readWhole, writeAtomic } from "./file-io.js";
+import { readBytes, readSmallFile, readWhole, removeFile, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
@@ -203,7 +203,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       throw fromNodeError(err, path);
     });
     if (s.isDirectory()) throw new IsADirectoryError(path);
-    await rm(abs).catch((err) => {
+    await removeFile(abs, (real) => this.boundary.check(abs, real, path)).catch((err) => {
       throw fromNodeError(err, path);
     });
   }

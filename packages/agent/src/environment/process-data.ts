@@ -26,6 +26,14 @@ const MAX_LINKS = 40;
 export function reachesProcessData(absolute: string): boolean {
   if (process.platform !== "linux") return false;
   let pending = resolve(absolute);
+  if (namesProcessData(pending)) return true;
+  // One system call settles the usual case: a path with no symlink on it (its real path is
+  // itself) was judged by its name above. A missing path is walked, as a dangling link may be on it.
+  try {
+    if (realpathSync.native(pending) === pending) return false;
+  } catch {
+    // Walked below.
+  }
   for (let links = 0; links <= MAX_LINKS; links++) {
     if (namesProcessData(pending)) return true;
     const target = firstLink(pending);
