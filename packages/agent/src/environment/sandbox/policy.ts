@@ -265,7 +265,8 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
   const placeholders = new Set<string>();
   for (const root of [...projects, ...(options.writableDirs ?? []).map(real)]) {
     writable.add(root);
-    if (mode === "workspace-write") {
+    // The project folders only: what runs later runs from a project, not from a build cache.
+    if (mode === "workspace-write" && projects.includes(root)) {
       const code = codeRunningPaths(root);
       for (const p of code.present) readOnly.add(p);
       for (const p of code.missing) placeholders.add(p);
