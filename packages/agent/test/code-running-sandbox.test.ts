@@ -21,7 +21,12 @@ let project: string;
 let outside: string;
 let env: SandboxedExecutionEnvironment;
 
-const run = async (command: string) => env.execCommand(command, { timeoutMs: 20_000 });
+/** Runs a command, then waits until its placeholders are gone from the host. */
+const run = async (command: string) => {
+  const result = await env.execCommand(command, { timeoutMs: 20_000 });
+  await env.settled();
+  return result;
+};
 const git = (...args: string[]) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.invalid", ...args], {
     cwd: project,

@@ -1,5 +1,5 @@
-import { accessSync, constants, rmdirSync } from "node:fs";
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { accessSync, constants } from "node:fs";
+import { mkdtemp, realpath, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import type {
@@ -118,6 +118,8 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /** Sandboxed commands running now, and the placeholder folders their sandboxes made on the host. */
   private sandboxedRunning = 0;
   private readonly placeholdersMade = new Set<string>();
+  /** Their removal, running in the background: the next command waits for it before it starts. */
+  private placeholderRemoval: Promise<void> = Promise.resolve();
 
   constructor(options: SandboxedExecutionEnvironmentOptions = {}) {
     const projectDirs = options.projectDirs ?? options.sandbox?.projectDirs;
@@ -185,8 +187,17 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     return bwrap.available ? { active: true, kind: "bubblewrap" } : { active: false, reason: bwrap.reason };
   }
 
+  /**
+   * Resolves once the placeholder folders of finished commands are gone from the host (they are
+   * removed in the background after each command; the next command waits for it anyway).
+   */
+  settled(): Promise<void> {
+    return this.placeholderRemoval;
+  }
+
   override async cleanup(): Promise<void> {
     await super.cleanup();
+    await this.placeholderRemoval;
     const dir = this.tmpDir;
     this.tmpDir = undefined;
     if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => {});
@@ -195,6 +206,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /** Runs the command in the sandbox; see the class comment for what happens when it cannot run. */
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
+    await this.placeholderRemoval;
     this.currentPolicy = this.buildPolicy();
     const policy =
       this.currentPolicy.mode === "workspace-write" && (await this.sandbox.readOnlyFor?.(command)) === true
@@ -255,6 +267,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     options: StartProcessOptions = {},
   ): Promise<LongLivedProcess> {
     if (this.policy.mode === "danger-full-access") return super.startProcess(command, args, options);
+    await this.placeholderRemoval;
     this.currentPolicy = this.buildPolicy();
     const available = await this.availability();
     if (!available.active) {
@@ -302,17 +315,17 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /**
    * Removes the empty folders bwrap made on the host as mount points for placeholders, once no
    * sandboxed command runs (a running one still holds its mounts). rmdir removes only an empty
-   * folder, so nothing anyone wrote there is lost.
+   * folder, so nothing anyone wrote there is lost. In the background: removing a folder that was
+   * a mount point in a namespace just torn down waits a couple of milliseconds each, which the
+   * command's result need not wait for; the next command waits instead, so it never starts with
+   * a placeholder about to vanish under its mounts.
    */
   private removePlaceholders(): void {
-    for (const path of this.placeholdersMade) {
-      try {
-        rmdirSync(path);
-      } catch {
-        // Not there, or not empty: either way not ours to remove.
-      }
-    }
+    const paths = [...this.placeholdersMade];
     this.placeholdersMade.clear();
+    this.placeholderRemoval = this.placeholderRemoval.then(async () => {
+      await Promise.all(paths.map((path) => rmdir(path).catch(() => {})));
+    });
   }
 
   private privateTmp(): Promise<string> {
