@@ -109,6 +109,28 @@ describe.skipIf(!status.available)(`code-running files in the sandbox${reason}`,
     expect(readFileSync(join(project, ".gitattributes"), "utf8")).toBe("*.ts text\n");
   });
 
+  it.each([
+    ["a symlink", "ln -s /tmp/evil .envrc"],
+    ["a rename into place", "echo evil > e && mv e .envrc; rm -f e"],
+    ["cp", "echo evil > e && cp e .mcp.json; rm -f e"],
+    ["tee", "echo evil | tee .pre-commit-config.yaml"],
+    ["node", `node -e "require('fs').writeFileSync('.envrc', 'evil')"`],
+    ["python", `python3 -c "open('mise.toml', 'w').write('evil')"`],
+    ["a folder made first", "mkdir -p .vscode && echo '{}' > .vscode/tasks.json"],
+    ["rmdir of the placeholder, then a file", "rmdir .envrc; echo evil > .envrc"],
+    ["a git checkout bringing one in", "git checkout -q -b with-envrc && echo x > .envrc"],
+  ])("creating one by %s fails and leaves nothing on the host", async (_name, command) => {
+    const before = hostEntries();
+    await run(command);
+    for (const name of [".envrc", ".mcp.json", ".pre-commit-config.yaml", "mise.toml", ".vscode"])
+      expect(existsSync(join(project, name)), name).toBe(false);
+    expect(hostEntries()).toEqual(before);
+    if (command.startsWith("git checkout")) {
+      git("checkout", "-q", "-");
+      git("branch", "-q", "-D", "with-envrc");
+    }
+  });
+
   it("a dangling symlink to a missing file cannot be used to create a code-running file", async () => {
     await symlink("src/envrc-target", join(project, ".envrc"));
     try {
