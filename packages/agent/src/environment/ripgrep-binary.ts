@@ -1,6 +1,6 @@
-import { accessSync, constants } from "node:fs";
 import { createRequire } from "node:module";
-import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { dirname, join } from "node:path";
+import { programOnPath } from "./program-on-path.js";
 
 let resolved: string | undefined;
 
@@ -23,32 +23,12 @@ function bundledRipgrep(): string | undefined {
 }
 
 /**
- * `name` as found in the absolute folders of PATH, or `name` itself when it is not there. rg is
- * started in the folder searched: a relative PATH entry (`.`, `node_modules/.bin`) would make the
- * searched project's own `rg` the one that runs.
- */
-function onAbsolutePath(name: string): string {
-  if (name.includes("/")) return name;
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    if (!isAbsolute(dir)) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return name;
-}
-
-/**
  * The ripgrep command searches run: ATTRACTOR_RIPGREP when set (a path, or "rg" for the one on
  * PATH), else the binary shipped with the package, else `rg` from PATH; a name is looked up in
  * PATH's absolute folders only.
  */
 export function ripgrepCommand(): string {
   if (resolved === undefined)
-    resolved = onAbsolutePath(process.env.ATTRACTOR_RIPGREP || bundledRipgrep() || "rg");
+    resolved = programOnPath(process.env.ATTRACTOR_RIPGREP || bundledRipgrep() || "rg");
   return resolved;
 }
