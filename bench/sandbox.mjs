@@ -58,11 +58,17 @@ async function timeInterleaved(variants) {
   return totals.map((total) => total / N);
 }
 
-const [bare, rawBwrap, plain, inSandbox] = await timeInterleaved([
+// The same bwrap without the placeholders that hold the place of missing code-running files.
+const noPlaceholders = bwrapArguments(
+  { ...createSandboxPolicy({ projectDirs: [dir] }), placeholderPaths: [] },
+  { cwd: dir, tmpDir: tmp, disableUserns: status.disableUserns },
+);
+const [bare, rawBwrap, plain, inSandbox, rawNoPlaceholders] = await timeInterleaved([
   spawned("/bin/bash", ["-c", "true"]),
   spawned(status.path, [...args, "--", "/bin/bash", "-c", "true"]),
   () => local.execCommand("true"),
   () => sandboxed.execCommand("true"),
+  spawned(status.path, [...noPlaceholders, "--", "/bin/bash", "-c", "true"]),
 ]);
 const check = await sandboxed.execCommand("touch /etc/bench-sandbox-probe");
 if (check.exitCode === 0) throw new Error("the benchmark's sandbox let a write to /etc through");
@@ -71,6 +77,10 @@ console.log(`availability probe (once per process): ${probeMs.toFixed(1)} ms`);
 console.log(
   `raw spawn: bwrap + bash ${rawBwrap.toFixed(2)} ms/command, bare bash ${bare.toFixed(2)} ms/command, ` +
     `ratio ${(rawBwrap / bare).toFixed(2)}x, overhead ${(rawBwrap - bare).toFixed(2)} ms (N=${N})`,
+);
+console.log(
+  `placeholders (${createSandboxPolicy({ projectDirs: [dir] }).placeholderPaths?.length ?? 0} mounts): bwrap + bash ${rawBwrap.toFixed(2)} ms/command, ` +
+    `without them ${rawNoPlaceholders.toFixed(2)} ms/command, ratio ${(rawBwrap / rawNoPlaceholders).toFixed(2)}x (N=${N})`,
 );
 console.log(
   `environment: sandboxed ${inSandbox.toFixed(2)} ms/command, local ${plain.toFixed(2)} ms/command, ` +

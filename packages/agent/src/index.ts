@@ -16,6 +16,13 @@ export {
 } from "./customization/markdown-folder.js";
 export { createSkillTool, loadSkills, type SkillFiles } from "./customization/skills.js";
 export { loadSubagentTypes } from "./customization/subagent-types.js";
+export {
+  CODE_RUNNING_FILES,
+  type CodeRunningFile,
+  type CodeRunningTrigger,
+  codeRunningFile,
+  isCodeRunningFile,
+} from "./environment/code-running-files.js";
 export { confinedEnvironment } from "./environment/confined.js";
 export {
   CommandError,
@@ -26,8 +33,10 @@ export {
   NotADirectoryError,
   PathOutsideRootError,
   PermissionDeniedError,
+  ProcessDataError,
   ReadOnlyError,
   RipgrepMissingError,
+  SymlinkOutsideProjectError,
 } from "./environment/errors.js";
 export {
   type EnvironmentPrimitives,
@@ -43,6 +52,7 @@ export {
   type PreparedCommand,
 } from "./environment/local.js";
 export { type EnvironmentLogEntry, loggingEnvironment } from "./environment/logging.js";
+export { programOnPath } from "./environment/program-on-path.js";
 export { readOnlyEnvironment } from "./environment/read-only.js";
 export { ripgrepCommand } from "./environment/ripgrep-binary.js";
 export { type BwrapLayout, bwrapArguments } from "./environment/sandbox/bwrap-args.js";

@@ -68,6 +68,41 @@ export class PathOutsideRootError extends EnvironmentError {
   }
 }
 
+/**
+ * A path inside the project that leads outside it through a symlink (possibly one swapped in
+ * after the call was checked): searched or written, it would act on `realPath`. Naming `realPath`
+ * itself lets the permission layer judge it as the outside path it is.
+ */
+export class SymlinkOutsideProjectError extends EnvironmentError {
+  readonly path: string;
+  readonly realPath: string;
+  constructor(path: string, realPath: string) {
+    super(
+      "ESYMLINKOUT",
+      `${path} leads outside the project through a symbolic link (to ${realPath}); refused. Name ${realPath} itself if that is the place meant.`,
+    );
+    this.name = "SymlinkOutsideProjectError";
+    this.path = path;
+    this.realPath = realPath;
+  }
+}
+
+/**
+ * A file tool was pointed at a process's own data under /proc (its environment, memory, open
+ * files, command line): it holds the agent's API keys, so no mode reads it.
+ */
+export class ProcessDataError extends EnvironmentError {
+  readonly path: string;
+  constructor(path: string) {
+    super(
+      "EPROCDATA",
+      `${path} is a process's own data (/proc/<pid>, /proc/self): file tools never read it, in any mode.`,
+    );
+    this.name = "ProcessDataError";
+    this.path = path;
+  }
+}
+
 /** The message the spec fixes for writes in read-only mode. */
 export const READ_ONLY_MESSAGE = "Write operations are disabled in read-only mode";
 

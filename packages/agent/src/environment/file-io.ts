@@ -1,6 +1,18 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { chmod, lstat, mkdir, open, readFile, readlink, rename, rm, stat } from "node:fs/promises";
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import {
+  chmod,
+  type FileHandle,
+  lstat,
+  mkdir,
+  open,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+} from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 
 /**
@@ -74,20 +86,124 @@ async function throughSymlinks(path: string): Promise<string> {
   for (let hops = 0; hops < 40; hops++) {
     const info = await lstat(current).catch(() => undefined);
     if (!info?.isSymbolicLink()) return current;
-    current = resolve(dirname(current), await readlink(current));
+    // Replaced by a plain file since the lstat (EINVAL) or gone: written as it is now.
+    const link = await readlink(current).catch(() => undefined);
+    if (link === undefined) return current;
+    current = resolve(dirname(current), link);
   }
   throw Object.assign(new Error(`Too many levels of symbolic links: ${path}`), { code: "ELOOP" });
 }
 
 /**
+ * Checks the real path of the folder a write is about to happen in; throws to refuse the write.
+ * Called with the folder as opened, so a symlink swapped into the path after any earlier check
+ * is seen.
+ */
+export type WriteFolderCheck = (realFolder: string) => void;
+
+/** Open folders are reachable by name through here, which makes paths below them act like openat(2). */
+const FD_DIR = "/proc/self/fd";
+let openAt: boolean | undefined;
+function canOpenAt(): boolean {
+  openAt ??= process.platform === "linux" && existsSync(FD_DIR);
+  return openAt;
+}
+
+/**
+ * Opens the folder `dir`, creating what is missing of it: the deepest existing ancestor is opened
+ * (following symlinks) and its real path checked, then each missing folder is made and opened
+ * through the open one's descriptor, without following a symlink, so no later swap of a
+ * component moves the write elsewhere.
+ */
+async function openFolder(dir: string, check: WriteFolderCheck | undefined): Promise<FileHandle> {
+  const missing: string[] = [];
+  let base = dir;
+  for (;;) {
+    try {
+      await stat(base);
+      break;
+    } catch (err) {
+      const parent = dirname(base);
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT" || parent === base) throw err;
+      missing.unshift(basename(base));
+      base = parent;
+    }
+  }
+  let handle = await open(base, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    check?.(await readlink(`${FD_DIR}/${handle.fd}`));
+    for (const name of missing) {
+      const at = `${FD_DIR}/${handle.fd}/${name}`;
+      await mkdir(at).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== "EEXIST") throw err;
+      });
+      const next = await open(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      await handle.close();
+      handle = next;
+    }
+    return handle;
+  } catch (err) {
+    await handle.close().catch(() => {});
+    throw err;
+  }
+}
+
+/**
  * Writes through a temp file in the same directory and renames it over the target, so readers
  * see the old or the new content and never a half-written file. Keeps an existing file's mode,
- * writes through symlinks, and creates missing parent directories.
+ * writes through symlinks, and creates missing parent directories. `check` sees the real path of
+ * the folder written in, as opened: on Linux the temp file is created and renamed through that
+ * open folder, so a symlink swapped into the path after the check cannot move the write.
  */
-export async function writeAtomic(target: string, content: string | Uint8Array): Promise<void> {
+export async function writeAtomic(
+  target: string,
+  content: string | Uint8Array,
+  check?: WriteFolderCheck,
+): Promise<void> {
   const path = await throughSymlinks(target);
+  if (!canOpenAt()) return writeAtomicByPath(path, content, check);
+  const folder = await openFolder(dirname(path), check);
+  const at = `${FD_DIR}/${folder.fd}`;
+  const name = basename(path);
+  const temp = `${at}/.${name}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`;
+  try {
+    const mode = await stat(`${at}/${name}`).then(
+      (s) => s.mode & 0o7777,
+      () => undefined,
+    );
+    try {
+      const handle = await open(
+        temp,
+        constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+        mode ?? 0o666,
+      );
+      try {
+        await handle.writeFile(content);
+        await handle.sync();
+        // open() applies the umask; restore the exact mode of the file being replaced.
+        if (mode !== undefined) await handle.chmod(mode);
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, `${at}/${name}`);
+    } catch (err) {
+      await rm(temp, { force: true });
+      throw err;
+    }
+  } finally {
+    await folder.close();
+  }
+}
+
+/** writeAtomic where folders cannot be reached through a descriptor: checked by real path, then written by name. */
+async function writeAtomicByPath(
+  path: string,
+  content: string | Uint8Array,
+  check: WriteFolderCheck | undefined,
+): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
+  check?.(await realpath(dir));
   const mode = await stat(path).then(
     (s) => s.mode & 0o7777,
     () => undefined,
@@ -101,11 +217,42 @@ export async function writeAtomic(target: string, content: string | Uint8Array):
     } finally {
       await handle.close();
     }
-    // open() applies the umask; restore the exact mode of the file being replaced.
     if (mode !== undefined) await chmod(temp, mode);
     await rename(temp, path);
   } catch (err) {
     await rm(temp, { force: true });
     throw err;
   }
+}
+
+/**
+ * Deletes a file (not a folder: EISDIR) the way writeAtomic writes: through its folder opened
+ * once and checked, so a folder swapped for a symlink after the check cannot make the delete
+ * remove a file elsewhere. A symlink is deleted itself, not its target.
+ */
+export async function removeFile(target: string, check?: WriteFolderCheck): Promise<void> {
+  const dir = dirname(target);
+  const name = basename(target);
+  if (!canOpenAt()) {
+    check?.(await realpath(dir));
+    if ((await lstat(target)).isDirectory()) throw directoryError(target);
+    await rm(target);
+    return;
+  }
+  const folder = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    check?.(await readlink(`${FD_DIR}/${folder.fd}`));
+    const at = `${FD_DIR}/${folder.fd}/${name}`;
+    if ((await lstat(at)).isDirectory()) throw directoryError(target);
+    await rm(at);
+  } finally {
+    await folder.close();
+  }
+}
+
+function directoryError(path: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`EISDIR: illegal operation on a directory, unlink '${path}'`), {
+    code: "EISDIR",
+    path,
+  });
 }

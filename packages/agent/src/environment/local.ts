@@ -1,5 +1,5 @@
 import { lstatSync, type Stats, statSync } from "node:fs";
-import { stat as fsStat, lstat, rm } from "node:fs/promises";
+import { stat as fsStat, lstat } from "node:fs/promises";
 import { platform as osPlatform, release } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import type {
@@ -17,13 +17,21 @@ import type {
   StartProcessOptions,
 } from "../types/environment.js";
 import { buildCommandEnv, type EnvPolicy } from "./env-policy.js";
-import { FileNotFoundError, fromNodeError, IsADirectoryError, NotADirectoryError } from "./errors.js";
-import { readBytes, readSmallFile, readWhole, writeAtomic } from "./file-io.js";
+import {
+  FileNotFoundError,
+  fromNodeError,
+  IsADirectoryError,
+  NotADirectoryError,
+  ProcessDataError,
+} from "./errors.js";
+import { FileBoundary } from "./file-boundary.js";
+import { readBytes, readSmallFile, readWhole, removeFile, writeAtomic } from "./file-io.js";
 import { globFiles } from "./glob.js";
 import { type GrepEngineChoice, grepFiles } from "./grep.js";
 import { walk } from "./ignore-walk.js";
 import { readLines, windowLines } from "./line-reader.js";
 import { spawnLongLived } from "./long-lived-process.js";
+import { coversProcessData, refuseProcessData } from "./process-data.js";
 import { DEFAULT_CAPTURE_LIMIT, runCommand } from "./run-command.js";
 
 /** Spec defaults for command timeouts. */
@@ -48,6 +56,12 @@ export interface LocalExecutionEnvironmentOptions {
   readonly outputCaptureBytes?: number;
   /** The variables the env-var policy filters (process.env by default). */
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Project directories besides the working directory. A path written inside the project that
+   * leads outside it through a symlink (also one swapped in meanwhile) is not written, searched,
+   * globbed or listed: SymlinkOutsideProjectError.
+   */
+  readonly projectDirs?: readonly string[];
 }
 
 /** A command ready to spawn: where it runs and the variables it gets. */
@@ -71,10 +85,12 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
   private readonly cwd: string;
   private readonly options: LocalExecutionEnvironmentOptions;
   private readonly running = new Set<() => void>();
+  private readonly boundary: FileBoundary;
 
   constructor(options: LocalExecutionEnvironmentOptions = {}) {
     this.options = options;
     this.cwd = resolve(options.workingDirectory ?? process.cwd());
+    this.boundary = new FileBoundary([this.cwd, ...(options.projectDirs ?? [])]);
   }
 
   /** Checks that the working directory exists and is a directory. */
@@ -124,6 +140,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFile(path: string, options?: ReadFileOptions): Promise<string> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
     const whole =
       options?.offset === undefined && options?.limit === undefined && options?.maxLineLength === undefined;
     let small: Buffer | undefined;
@@ -149,6 +166,7 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async readFileBytes(path: string, options?: { readonly maxBytes?: number }): Promise<Uint8Array> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
     let small: Buffer | undefined;
     try {
       small = readSmallFile(abs);
@@ -172,7 +190,8 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
     const existing = await fsStat(abs).catch(() => undefined);
     if (existing?.isDirectory()) throw new IsADirectoryError(path);
     try {
-      await writeAtomic(abs, content);
+      // Checked on the folder the write really opens, after any swap of a symlink into its path.
+      await writeAtomic(abs, content, (real) => this.boundary.check(abs, real, path));
     } catch (err) {
       throw fromNodeError(err, path);
     }
@@ -184,17 +203,23 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
       throw fromNodeError(err, path);
     });
     if (s.isDirectory()) throw new IsADirectoryError(path);
-    await rm(abs).catch((err) => {
+    await removeFile(abs, (real) => this.boundary.check(abs, real, path)).catch((err) => {
       throw fromNodeError(err, path);
     });
   }
 
   async fileExists(path: string): Promise<boolean> {
-    return (await this.stat(path)) !== undefined;
+    try {
+      return (await this.stat(path)) !== undefined;
+    } catch (err) {
+      if (err instanceof ProcessDataError) return false;
+      throw err;
+    }
   }
 
   async stat(path: string): Promise<FileStat | undefined> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
     // Synchronous: one system call on cached metadata, where the thread pool costs a wake-up.
     let l: Stats | undefined;
     try {
@@ -224,6 +249,8 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async listDirectory(path: string, depth = 1): Promise<readonly DirEntry[]> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
+    this.boundary.checkExisting(abs, path);
     const s = await fsStat(abs).catch((err) => {
       throw fromNodeError(err, path);
     });
@@ -305,6 +332,10 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async grep(pattern: string, path: string, options: GrepOptions = {}): Promise<GrepResult> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
+    // A search from / or /proc would read every process's data on the way.
+    if (coversProcessData(abs)) throw new ProcessDataError(path);
+    this.boundary.checkExisting(abs, path);
     const s = await fsStat(abs).catch(() => undefined);
     if (!s) throw new FileNotFoundError(path);
     return grepFiles(pattern, abs, {
@@ -317,6 +348,8 @@ export class LocalExecutionEnvironment implements ExecutionEnvironment {
 
   async glob(pattern: string, path = ".", options: GlobOptions = {}): Promise<GlobResult> {
     const abs = this.resolvePath(path);
+    refuseProcessData(abs, path);
+    this.boundary.checkExisting(abs, path);
     const s = await fsStat(abs).catch(() => undefined);
     if (!s) throw new FileNotFoundError(path);
     if (!s.isDirectory()) throw new NotADirectoryError(path);

@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { programOnPath } from "./program-on-path.js";
 
 let resolved: string | undefined;
 
@@ -23,9 +24,11 @@ function bundledRipgrep(): string | undefined {
 
 /**
  * The ripgrep command searches run: ATTRACTOR_RIPGREP when set (a path, or "rg" for the one on
- * PATH), else the binary shipped with the package, else `rg` from PATH.
+ * PATH), else the binary shipped with the package, else `rg` from PATH; a name is looked up in
+ * PATH's absolute folders only.
  */
 export function ripgrepCommand(): string {
-  if (resolved === undefined) resolved = process.env.ATTRACTOR_RIPGREP || bundledRipgrep() || "rg";
+  if (resolved === undefined)
+    resolved = programOnPath(process.env.ATTRACTOR_RIPGREP || bundledRipgrep() || "rg");
   return resolved;
 }

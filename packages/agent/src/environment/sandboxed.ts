@@ -1,5 +1,5 @@
 import { accessSync, constants } from "node:fs";
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm, rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import type {
@@ -115,9 +115,15 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   private tmpDir: Promise<string> | undefined;
   private status: Promise<SandboxAvailability> | undefined;
   private warned = false;
+  /** Sandboxed commands running now, and the placeholder folders their sandboxes made on the host. */
+  private sandboxedRunning = 0;
+  private readonly placeholdersMade = new Set<string>();
+  /** Their removal, running in the background: the next command waits for it before it starts. */
+  private placeholderRemoval: Promise<void> = Promise.resolve();
 
   constructor(options: SandboxedExecutionEnvironmentOptions = {}) {
-    super(options);
+    const projectDirs = options.projectDirs ?? options.sandbox?.projectDirs;
+    super({ ...options, ...(projectDirs !== undefined && { projectDirs }) });
     this.sandbox = options.sandbox ?? {};
     this.baseEnv = options.baseEnv;
     this.currentPolicy = this.buildPolicy();
@@ -181,8 +187,17 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     return bwrap.available ? { active: true, kind: "bubblewrap" } : { active: false, reason: bwrap.reason };
   }
 
+  /**
+   * Resolves once the placeholder folders of finished commands are gone from the host (they are
+   * removed in the background after each command; the next command waits for it anyway).
+   */
+  settled(): Promise<void> {
+    return this.placeholderRemoval;
+  }
+
   override async cleanup(): Promise<void> {
     await super.cleanup();
+    await this.placeholderRemoval;
     const dir = this.tmpDir;
     this.tmpDir = undefined;
     if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => {});
@@ -191,6 +206,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   /** Runs the command in the sandbox; see the class comment for what happens when it cannot run. */
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
     if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
+    await this.placeholderRemoval;
     this.currentPolicy = this.buildPolicy();
     const policy =
       this.currentPolicy.mode === "workspace-write" && (await this.sandbox.readOnlyFor?.(command)) === true
@@ -211,11 +227,19 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
       }
       return super.execCommand(command, options);
     }
-    const result = await this.runCommandWith(command, options, (prepared) =>
-      available.kind === "bubblewrap"
-        ? this.bubblewrapPlan(prepared, policy)
-        : this.seatbeltPlan(prepared, policy),
-    );
+    this.sandboxedRunning++;
+    if (available.kind === "bubblewrap")
+      for (const p of policy.placeholderPaths ?? []) this.placeholdersMade.add(p);
+    let result: ExecResult;
+    try {
+      result = await this.runCommandWith(command, options, (prepared) =>
+        available.kind === "bubblewrap"
+          ? this.bubblewrapPlan(prepared, policy)
+          : this.seatbeltPlan(prepared, policy),
+      );
+    } finally {
+      if (--this.sandboxedRunning === 0) this.removePlaceholders();
+    }
     const block = detectSandboxBlock(result, policy, this.sandbox.blockedHint ?? DEFAULT_HINT);
     if (block === undefined) return result;
     const ask = this.sandbox.onBlocked;
@@ -243,6 +267,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     options: StartProcessOptions = {},
   ): Promise<LongLivedProcess> {
     if (this.policy.mode === "danger-full-access") return super.startProcess(command, args, options);
+    await this.placeholderRemoval;
     this.currentPolicy = this.buildPolicy();
     const available = await this.availability();
     if (!available.active) {
@@ -268,17 +293,38 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     if (!bwrap.available) throw new CommandError(command, `The sandbox cannot run: ${bwrap.reason}`);
     const cwd = this.resolvePath(options.workingDir ?? ".");
-    const sandboxArgs = bwrapArguments(this.currentPolicy, {
-      cwd,
-      tmpDir: await this.privateTmp(),
-      disableUserns: bwrap.disableUserns,
-      // A server installed under the host's /tmp stays readable over the private one.
-      programPaths: programReadPaths([command, ...args]),
-    });
+    // No placeholders for a program that runs the whole session: their empty folders would stay
+    // on the host all that time. Code-running files that exist stay read-only to it.
+    const sandboxArgs = bwrapArguments(
+      { ...this.currentPolicy, placeholderPaths: [] },
+      {
+        cwd,
+        tmpDir: await this.privateTmp(),
+        disableUserns: bwrap.disableUserns,
+        // A server installed under the host's /tmp stays readable over the private one.
+        programPaths: programReadPaths([command, ...args]),
+      },
+    );
     return super.startProcess(bwrap.path, [...sandboxArgs, "--", command, ...args], {
       ...options,
       // The host's TMPDIR may point at a directory the sandbox makes read-only.
       env: { ...options.env, TMPDIR: "/tmp" },
+    });
+  }
+
+  /**
+   * Removes the empty folders bwrap made on the host as mount points for placeholders, once no
+   * sandboxed command runs (a running one still holds its mounts). rmdir removes only an empty
+   * folder, so nothing anyone wrote there is lost. In the background: removing a folder that was
+   * a mount point in a namespace just torn down waits a couple of milliseconds each, which the
+   * command's result need not wait for; the next command waits instead, so it never starts with
+   * a placeholder about to vanish under its mounts.
+   */
+  private removePlaceholders(): void {
+    const paths = [...this.placeholdersMade];
+    this.placeholdersMade.clear();
+    this.placeholderRemoval = this.placeholderRemoval.then(async () => {
+      await Promise.all(paths.map((path) => rmdir(path).catch(() => {})));
     });
   }
 

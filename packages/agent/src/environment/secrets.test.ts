@@ -102,12 +102,18 @@ const REFERENCE = {
   word: /(?:^|_)(?:API_?KEY|SECRET|SECRETS|TOKEN|PASSWORD|PASSWD|PASSPHRASE|CREDENTIAL|CREDENTIALS|PRIVATE_KEY|ACCESS_KEY|ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_KEY|SIGNING_KEY|ENCRYPTION_KEY|MASTER_KEY|CLIENT_SECRET|DSN|CONNECTION_STRING|CONN_STR|WEBHOOK|WEBHOOK_URL|COOKIE|SESSION_SECRET)(?:_|$)/i,
   suffix: /(?:_KEY|_PWD|PASSWORD|PASSWD)$/i,
   url: /(?:^|_)(?:DATABASE|DB|REDIS|MONGO|MONGODB|POSTGRES|POSTGRESQL|PG|MYSQL|MARIADB|AMQP|RABBITMQ|BROKER|KAFKA|ELASTICSEARCH|CLICKHOUSE|SUPABASE|NEON)_(?:URL|URI)$/i,
+  auth: /(?:^|_)(?:AUTH|AUTHTOKEN|AUTHKEY|AUTHORIZATION|OAUTH|OAUTH2|BEARER)(?:$|_(?!(?:SOCK|SOCKET|DIR|FILE|PATH|URL|TYPE|METHOD|MODE)(?:_|$)))/i,
+  jwt: /JWT/i,
+  npm: /^NPM_CONFIG_.*AUTH/i,
 };
 const referenceIsSecret = (name: string) =>
   name.toUpperCase() === "REDISCLI_AUTH" ||
   REFERENCE.word.test(name) ||
   REFERENCE.suffix.test(name) ||
-  REFERENCE.url.test(name);
+  REFERENCE.url.test(name) ||
+  REFERENCE.auth.test(name) ||
+  REFERENCE.jwt.test(name) ||
+  REFERENCE.npm.test(name);
 
 describe("isSecretName against the regular-expression reference", () => {
   const WORDS = [
@@ -129,6 +135,7 @@ describe("isSecretName against the regular-expression reference", () => {
       "HOME",
     ],
     ...["PATH", "TOKENIZERS", "PARALLELISM", "SSH", "SOCK", "KEYS", "MY", "PGPASSWORD", "", "x"],
+    ...["OAUTH", "AUTHOR", "AUTHTOKEN", "BEARER", "JWT", "NPM", "CONFIG", "DOCKER", "SOCKET", "TYPE"],
   ];
   it("agrees on any name made of these words, in any case, joined by underscores", () => {
     const name = fc

@@ -59,6 +59,28 @@ const CONNECTION_SERVICES: ReadonlySet<string> = new Set([
   "NEON",
 ]);
 const EXACT = new Set(["REDISCLI_AUTH"]);
+// Words naming an authentication value (`NPM_CONFIG__AUTH`, `DOCKER_AUTH_CONFIG`, `BASIC_AUTH`,
+// `GH_OAUTH`, `AUTHTOKEN`), unless the next word says it is a path to one (`SSH_AUTH_SOCK`).
+const AUTH_WORDS: ReadonlySet<string> = new Set([
+  "AUTH",
+  "AUTHTOKEN",
+  "AUTHKEY",
+  "AUTHORIZATION",
+  "OAUTH",
+  "OAUTH2",
+  "BEARER",
+]);
+const NOT_A_CREDENTIAL_AFTER_AUTH: ReadonlySet<string> = new Set([
+  "SOCK",
+  "SOCKET",
+  "DIR",
+  "FILE",
+  "PATH",
+  "URL",
+  "TYPE",
+  "METHOD",
+  "MODE",
+]);
 
 /** Whether one of the name's words, or two in a row, is a secret word. */
 function hasSecretWord(words: readonly string[]): boolean {
@@ -84,8 +106,15 @@ export function isSecretName(name: string): boolean {
   const upper = name.toUpperCase();
   if (EXACT.has(upper)) return true;
   for (const suffix of SECRET_SUFFIXES) if (upper.endsWith(suffix)) return true;
+  // npm passes every `npm_config_*` setting on: `_auth`, `_authToken` and `//host/:_authToken`.
+  if (upper.startsWith("NPM_CONFIG_") && upper.includes("AUTH")) return true;
+  // JSON web tokens: CI_JOB_JWT, CI_JOB_JWT_V2, JWT_SIGNING.
+  if (upper.includes("JWT")) return true;
   const words = upper.split("_");
   if (hasSecretWord(words)) return true;
+  for (let i = 0; i < words.length; i++)
+    if (AUTH_WORDS.has(words[i] as string) && !NOT_A_CREDENTIAL_AFTER_AUTH.has(words[i + 1] ?? ""))
+      return true;
   const last = words[words.length - 1];
   return (
     words.length >= 2 &&
@@ -94,13 +123,20 @@ export function isSecretName(name: string): boolean {
   );
 }
 
-/** True when a variable is a secret by its name, or by its value holding a URL with a password. */
+/**
+ * True when a variable is a secret by its name, or by its value: a URL with a password, or a
+ * credential of a known shape (provider keys, GitHub, Slack and AWS tokens, JSON web tokens,
+ * private keys) whatever the variable is called.
+ */
 export function isSecretVariable(name: string, value: string | undefined): boolean {
   if (isSecretName(name)) return true;
-  if (value === undefined) return false;
+  if (value === undefined || value.length < 16) return false;
   URL_CREDENTIALS.lastIndex = 0;
-  return URL_CREDENTIALS.test(value);
+  return URL_CREDENTIALS.test(value) || ANY_SHAPE.test(value) || PRIVATE_KEY_START.test(value);
 }
+
+/** The first line of a PEM private key: a value holding one is a key even when cut short. */
+const PRIVATE_KEY_START = /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----/;
 
 /**
  * Shapes of well-known credentials, found in any text whether or not this process holds them:
@@ -117,6 +153,7 @@ export const SECRET_SHAPES: readonly RegExp[] = [
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
   /\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b/g,
   /\bnpm_[A-Za-z0-9]{36}\b/g,
+  /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
   /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----/g,
 ];
 

@@ -33,6 +33,11 @@ export interface CodeIntelligenceOptions {
   readonly diagnosticsWaitMs?: number;
   readonly startTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
+  /**
+   * Whether the project is trusted (the host decides). Until it is, servers and the TypeScript
+   * they load come from PATH or settings, never from inside the project: false by default.
+   */
+  readonly projectTrusted?: boolean;
 }
 
 /**
@@ -52,10 +57,15 @@ export class CodeIntelligence {
     this.environment = options.environment;
     const servers =
       options.builtinServers === false ? [...(options.servers ?? [])] : mergeServerConfigs(options.servers);
-    this.pool = new LanguageServerPool(options.environment, servers, {
-      startMs: options.startTimeoutMs ?? DEFAULT_SERVER_START_TIMEOUT_MS,
-      requestMs: options.requestTimeoutMs ?? DEFAULT_LSP_REQUEST_TIMEOUT_MS,
-    });
+    this.pool = new LanguageServerPool(
+      options.environment,
+      servers,
+      {
+        startMs: options.startTimeoutMs ?? DEFAULT_SERVER_START_TIMEOUT_MS,
+        requestMs: options.requestTimeoutMs ?? DEFAULT_LSP_REQUEST_TIMEOUT_MS,
+      },
+      { trusted: options.projectTrusted === true },
+    );
     this.diagnosticsWaitMs = options.diagnosticsWaitMs ?? DEFAULT_DIAGNOSTICS_WAIT_MS;
   }
 

@@ -1,4 +1,4 @@
-import { dirname, isAbsolute, join, parse } from "node:path";
+import { dirname, isAbsolute, join, parse, relative } from "node:path";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { LanguageServerConfig } from "./servers.js";
 
@@ -47,27 +47,48 @@ export async function findUpwards(
   return undefined;
 }
 
+/** Whether a path lies in the environment's working directory (the project). */
+export function insideProject(env: ExecutionEnvironment, path: string): boolean {
+  const rel = relative(env.workingDirectory(), path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** How a server's program may be looked up. */
+export interface ServerLookup {
+  /**
+   * Whether the project is trusted. Until it is, nothing inside the project is run: no
+   * node_modules/.bin, no PATH entry inside it, no configured path into it. A cloned repository
+   * could otherwise run its own script as soon as the agent opens a file.
+   */
+  readonly trusted: boolean;
+}
+
 /**
  * Where a server's program is: a path as given (relative to the working directory), the nearest
- * node_modules/.bin above `from`, or PATH in the environment; undefined when it is nowhere.
+ * node_modules/.bin above `from` (trusted projects only), or PATH in the environment; undefined
+ * when it is nowhere it may be taken from.
  */
 export async function resolveServerCommand(
   env: ExecutionEnvironment,
   command: string,
   from: string,
+  lookup: ServerLookup = { trusted: false },
 ): Promise<string | undefined> {
   if (command.includes("/")) {
     const abs = isAbsolute(command) ? command : env.resolvePath(command);
+    if (!lookup.trusted && insideProject(env, abs)) return undefined;
     return (await env.fileExists(abs)) ? abs : undefined;
   }
-  const local = await findUpwards(env, from, join("node_modules", ".bin", command));
-  if (local) return local;
+  if (lookup.trusted) {
+    const local = await findUpwards(env, from, join("node_modules", ".bin", command));
+    if (local) return local;
+  }
   // PATH is read from a command but searched with the environment's file operations: a sandboxed
   // command may not see every directory of its PATH (a private /tmp), while the server is started
   // outside the sandbox and can use them.
   const printed = await env.execCommand(`printf '%s' "$PATH"`, { timeoutMs: 5000 }).catch(() => undefined);
   for (const dir of (printed?.exitCode === 0 ? printed.stdout : "").split(":")) {
-    if (!isAbsolute(dir)) continue;
+    if (!isAbsolute(dir) || (!lookup.trusted && insideProject(env, dir))) continue;
     const candidate = join(dir, command);
     if (await env.fileExists(candidate)) return candidate;
   }

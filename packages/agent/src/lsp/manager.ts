@@ -1,8 +1,15 @@
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { ClientTimeouts, LanguageServerClient } from "./client.js";
 import { LanguageServerFailedError, NoLanguageServerError } from "./errors.js";
-import { findUpwards, findWorkspaceRoot, resolveServerCommand } from "./locate.js";
+import {
+  findUpwards,
+  findWorkspaceRoot,
+  insideProject,
+  resolveServerCommand,
+  type ServerLookup,
+} from "./locate.js";
 import { extensionOf, type LanguageServerConfig, serverFor, TYPESCRIPT_SERVER } from "./servers.js";
 
 /** Where one server runs for a file: its configuration, workspace root and program. */
@@ -46,10 +53,18 @@ export class LanguageServerPool {
   private readonly commands = new Map<string, Promise<string | undefined>>();
   private closed = false;
 
-  constructor(env: ExecutionEnvironment, servers: readonly LanguageServerConfig[], timeouts: ClientTimeouts) {
+  private readonly lookup: ServerLookup;
+
+  constructor(
+    env: ExecutionEnvironment,
+    servers: readonly LanguageServerConfig[],
+    timeouts: ClientTimeouts,
+    lookup: ServerLookup = { trusted: false },
+  ) {
     this.env = env;
     this.servers = servers;
     this.timeouts = timeouts;
+    this.lookup = lookup;
   }
 
   /** The configured servers. */
@@ -62,7 +77,7 @@ export class LanguageServerPool {
     const key = `${server.id}\0${from}`;
     let found = this.commands.get(key);
     if (!found) {
-      found = resolveServerCommand(this.env, server.command, from);
+      found = resolveServerCommand(this.env, server.command, from, this.lookup);
       this.commands.set(key, found);
     }
     return found;
@@ -75,7 +90,20 @@ export class LanguageServerPool {
     if (!server) throw new NoLanguageServerError(ext);
     const root = await findWorkspaceRoot(this.env, server, absoluteFile);
     const command = await this.command(server, root);
-    if (!command) throw new NoLanguageServerError(ext, server.id, `${server.command} was not found`);
+    if (!command) {
+      // Say so when the project has its own copy: it is there, but not run before trust.
+      const own =
+        !this.lookup.trusted && !server.command.includes("/")
+          ? await findUpwards(this.env, root, join("node_modules", ".bin", server.command))
+          : undefined;
+      throw new NoLanguageServerError(
+        ext,
+        server.id,
+        own === undefined
+          ? `${server.command} was not found`
+          : `${server.command} was not found outside the project; the project's own ${own} is not run because the project is not trusted`,
+      );
+    }
     return { server, root, command };
   }
 
@@ -187,7 +215,7 @@ export class LanguageServerPool {
         command,
         root,
         this.timeouts,
-        await this.initializationOptions(server, root),
+        await this.initializationOptions(server, root, command),
         entry.abort.signal,
       );
       entry.client = client;
@@ -206,17 +234,30 @@ export class LanguageServerPool {
   }
 
   /** The configured options; for TypeScript, the project's own typescript unless one is set. */
-  private async initializationOptions(server: LanguageServerConfig, root: string): Promise<unknown> {
+  private async initializationOptions(
+    server: LanguageServerConfig,
+    root: string,
+    command: string,
+  ): Promise<unknown> {
     const given = server.initializationOptions;
     if (server.command !== TYPESCRIPT_SERVER.command) return given;
     const options = (given ?? {}) as { tsserver?: { path?: string } };
     if (options.tsserver?.path) return given;
-    const tsserver = await findUpwards(
-      this.env,
+    const relativeTsserver = join("node_modules", "typescript", "lib", "tsserver.js");
+    const tsserver = await findUpwards(this.env, root, relativeTsserver);
+    if (tsserver === undefined) return given;
+    if (this.lookup.trusted || !insideProject(this.env, tsserver))
+      return { ...options, tsserver: { ...options.tsserver, path: tsserver } };
+    // The server would load the project's own TypeScript (its code runs in the server): the one
+    // installed beside the server is named instead, and without one the server does not start.
+    const beside = await findUpwards(this.env, dirname(realOrGiven(command)), relativeTsserver);
+    if (beside !== undefined && !insideProject(this.env, beside))
+      return { ...options, tsserver: { ...options.tsserver, path: beside } };
+    throw new LanguageServerFailedError(
+      server.id,
       root,
-      join("node_modules", "typescript", "lib", "tsserver.js"),
+      "The project is not trusted, and the TypeScript language server would load the project's own node_modules/typescript. Install typescript beside typescript-language-server (npm install -g typescript), or trust the project.",
     );
-    return tsserver ? { ...options, tsserver: { ...options.tsserver, path: tsserver } } : given;
   }
 }
 
@@ -238,4 +279,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
       },
     );
   });
+}
+
+/** A program's real path (a global install's bin entry is a symlink into its package), or the path given. */
+function realOrGiven(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
 }

@@ -18,7 +18,7 @@ import {
   pathRulePattern,
   ruleAppliesTo,
 } from "./rules.js";
-import { createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
+import { codeRunningReason, createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
 
 /** What the user is asked about; everything a prompt needs to explain the call. */
 export interface PermissionRequest {
@@ -412,6 +412,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
       case "agent":
         return { behavior: "allow", reason: "subagent tools run their own calls through this policy" };
       case "edit": {
+        const runsCode = codeRunningReason(d.files.map((f) => f.relative ?? f.absolute));
+        if (runsCode !== undefined) return ask(call, d, runsCode);
         const sensitive = d.files.filter((f) => isSensitive(f.relative ?? f.absolute));
         if (sensitive.length > 0)
           return ask(call, d, `${sensitive.map((f) => f.shown).join(", ")} may hold secrets or settings`);

@@ -1,3 +1,4 @@
+import { codeRunningFile } from "@attractor/agent";
 import picomatch from "picomatch";
 
 /** A sensitive-file pattern: the last pattern matching a path decides whether it is sensitive. */
@@ -52,4 +53,17 @@ export function createSensitiveFileMatcher(
     for (const p of compiled) if (p.test(path)) sensitive = p.sensitive;
     return sensitive;
   };
+}
+
+/**
+ * Why writing these paths asks even in auto-edit: the ones among them that run code later without
+ * the user asking (the agent's CODE_RUNNING_FILES list). Undefined when none does.
+ */
+export function codeRunningReason(paths: readonly string[]): string | undefined {
+  const hits = paths.flatMap((path) => {
+    const entry = codeRunningFile(path);
+    return entry ? [`${path} (${entry.runs})`] : [];
+  });
+  if (hits.length === 0) return undefined;
+  return `${hits.join(", ")} ${hits.length === 1 ? "runs" : "run"} code later without asking`;
 }

@@ -1,10 +1,14 @@
 import { CodeIntelligence, type ExecutionEnvironment, type LanguageServerConfig } from "@attractor/agent";
 import type { LspSettings } from "../config/settings-schema.js";
 
-/** Language servers as the `lsp` settings describe them; undefined when settings turn them off. */
+/**
+ * Language servers as the `lsp` settings describe them; undefined when settings turn them off.
+ * Until the project is trusted, no program inside it (node_modules/.bin, its TypeScript) is run.
+ */
 export function codeIntelligenceFromSettings(
   environment: ExecutionEnvironment,
   settings: LspSettings | undefined,
+  projectTrusted = false,
 ): CodeIntelligence | undefined {
   if (settings?.enabled === false) return undefined;
   const servers: LanguageServerConfig[] = Object.entries(settings?.servers ?? {}).map(([id, s]) => ({
@@ -18,6 +22,7 @@ export function codeIntelligenceFromSettings(
   return new CodeIntelligence({
     environment,
     servers,
+    projectTrusted,
     ...(settings?.diagnosticsWaitMs !== undefined && { diagnosticsWaitMs: settings.diagnosticsWaitMs }),
   });
 }

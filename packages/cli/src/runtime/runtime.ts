@@ -371,7 +371,8 @@ async function loadProjectSettings(
   };
   const settings = await loadSettings({ home, projectDir, trust: decide });
   if (decision === undefined && others.length > 0) await decide([]);
-  return { ...settings, projectTrusted: (await decision) ?? false };
+  // --trust-project trusts a project that brings no settings too (its language servers, say).
+  return { ...settings, projectTrusted: (await decision) ?? options.trustProject === true };
 }
 
 /** How createRuntime decides on an untrusted project's sensitive settings. */
@@ -515,7 +516,11 @@ class AgentRuntime implements Runtime {
     const environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
     this.environment = parts.wrapEnvironment?.(environment) ?? environment;
     // Language servers run where the files are: an environment that cannot start them has none.
-    this.codeIntelligence = codeIntelligenceFromSettings(this.environment, parts.settings.lsp);
+    this.codeIntelligence = codeIntelligenceFromSettings(
+      this.environment,
+      parts.settings.lsp,
+      parts.settings.projectTrusted,
+    );
     this.todoTool = createTodoTool({
       onChange: (todos) => {
         this.todoList = todos;

@@ -36,7 +36,8 @@ export function bwrapIsolationArgs(network: boolean, disableUserns: boolean): st
  * The bwrap arguments (up to, not including, `--` and the command) that apply a policy: the root
  * read-only, fresh /dev and /proc (the PID namespace's own, so no other process's environment
  * or memory is reachable), the private /tmp, then the writable roots, then what stays read-only
- * inside them, then the hidden paths: later mounts cover earlier ones.
+ * inside them and the placeholders of missing code-running files, then the hidden paths: later
+ * mounts cover earlier ones.
  */
 export function bwrapArguments(policy: SandboxPolicy, layout: BwrapLayout): string[] {
   const args = [
@@ -56,6 +57,13 @@ export function bwrapArguments(policy: SandboxPolicy, layout: BwrapLayout): stri
   if (policy.mode === "workspace-write") {
     for (const root of policy.writableRoots) args.push("--bind", root, root);
     for (const path of policy.readOnlyPaths) args.push("--ro-bind", path, path);
+    // bwrap makes the mount point (an empty folder) on the host; the environment removes it
+    // again once no command runs. A folder, not a file: git and npm skip an empty folder named
+    // `.gitattributes` or `.npmrc`, where an empty file would show up in `git status` and `git add -A`.
+    // A mount point cannot be removed or renamed, so no file takes its place; what a command
+    // writes inside the folder stays in the sandbox's memory. Not remounted read-only: that
+    // costs about a millisecond per mount, and 0555 already refuses accidental writes.
+    for (const path of policy.placeholderPaths ?? []) args.push("--perms", "0555", "--tmpfs", path);
   } else {
     // Bound again so that a project under /tmp stays visible over the private /tmp.
     for (const root of policy.projectRoots) args.push("--ro-bind", root, root);

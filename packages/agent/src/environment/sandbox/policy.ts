@@ -1,6 +1,16 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { CODE_RUNNING_FILES } from "../code-running-files.js";
 
 /**
  * How much a sandboxed command may do, named as codex names them: `read-only` (nothing writable
@@ -23,6 +33,11 @@ export interface SandboxPolicy {
   readonly readOnlyPaths: readonly string[];
   /** Paths replaced by an empty directory or an empty file: credentials, sockets that act outside. */
   readonly hiddenPaths: readonly string[];
+  /**
+   * Files that run code later (see CODE_RUNNING_FILES) missing from a writable project directory:
+   * an empty read-only folder is mounted in their place so that no command creates one.
+   */
+  readonly placeholderPaths?: readonly string[];
   /** Whether commands may use the network; without it they only have their own loopback. */
   readonly network: boolean;
 }
@@ -45,6 +60,11 @@ export interface SandboxPolicyOptions {
   readonly home?: string;
   /** Variables that name sockets to hide (SSH_AUTH_SOCK, XDG_RUNTIME_DIR); process.env by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * Whether commands run as root, who can read what the system keeps from other users
+   * (/etc/shadow, host keys): those files are then hidden. The process's own user by default.
+   */
+  readonly asRoot?: boolean;
 }
 
 /** Credential files and folders under the home directory that no sandboxed command may read. */
@@ -143,6 +163,88 @@ function submoduleGitDirs(modules: string, depth = 0): string[] {
   });
 }
 
+/**
+ * What the system keeps from other users under /etc (two levels down): entries not readable by
+ * others, such as /etc/shadow, /etc/gshadow, sudoers, ssh host keys, /etc/ssl/private. Root reads
+ * them anyway, so they are hidden when commands run as root. Read once: /etc rarely changes.
+ */
+let rootOnlyCache: readonly string[] | undefined;
+export function rootOnlyPaths(): readonly string[] {
+  rootOnlyCache ??= scanRootOnly("/etc", 2);
+  return rootOnlyCache;
+}
+
+function scanRootOnly(dir: string, depth: number): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const name of names) {
+    const path = join(dir, name);
+    let info: ReturnType<typeof lstatSync>;
+    try {
+      info = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (info.isSymbolicLink()) continue;
+    if ((info.mode & 0o004) === 0) out.push(path);
+    else if (info.isDirectory() && depth > 1) out.push(...scanRootOnly(path, depth - 1));
+  }
+  return out;
+}
+
+/**
+ * The code-running files of one writable project directory: those present (kept read-only, with
+ * where a symlink among them leads) and those missing (given a placeholder). Git's own files are
+ * left to the git-directory handling, which follows a linked worktree's `.git` file.
+ */
+function codeRunningPaths(root: string): { present: string[]; missing: string[] } {
+  const present: string[] = [];
+  const missing: string[] = [];
+  for (const entry of CODE_RUNNING_FILES) {
+    if (entry.path.startsWith(".git/")) continue;
+    const path = join(root, entry.path);
+    let link: string | undefined;
+    try {
+      link = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : "";
+    } catch {
+      missing.push(path);
+      continue;
+    }
+    // An empty folder where a file belongs is a placeholder left behind (a run that was killed):
+    // it is held again, and removed after the command like a new one.
+    if (entry.kind === "file" && !link && isEmptyDirectory(path)) {
+      missing.push(path);
+      continue;
+    }
+    const existing = withTarget(path).filter((p) => existsSync(p));
+    present.push(...existing);
+    // A dangling symlink: writing it creates its target, which then holds the place instead.
+    if (existing.length === 0 && link) missing.push(resolve(dirname(path), link));
+  }
+  // VS Code workspace files carry tasks too; a missing one has no fixed name to hold a place for.
+  try {
+    for (const name of readdirSync(root))
+      if (/\.code-workspace$/i.test(name))
+        present.push(...withTarget(join(root, name)).filter((p) => existsSync(p)));
+  } catch {
+    // An unreadable project directory has nothing to protect that commands could write either.
+  }
+  return { present, missing };
+}
+
+function isEmptyDirectory(path: string): boolean {
+  try {
+    return readdirSync(path).length === 0;
+  } catch {
+    return false;
+  }
+}
+
 function uniqueSorted(paths: Iterable<string>): string[] {
   return [...new Set(paths)].sort();
 }
@@ -160,8 +262,15 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
   const projects = options.projectDirs.map(real);
   const writable = new Set<string>();
   const readOnly = new Set<string>();
+  const placeholders = new Set<string>();
   for (const root of [...projects, ...(options.writableDirs ?? []).map(real)]) {
     writable.add(root);
+    // The project folders only: what runs later runs from a project, not from a build cache.
+    if (mode === "workspace-write" && projects.includes(root)) {
+      const code = codeRunningPaths(root);
+      for (const p of code.present) readOnly.add(p);
+      for (const p of code.missing) placeholders.add(p);
+    }
     for (const gitDir of gitDirectories(root)) {
       if (!writable.has(gitDir) && ![...writable].some((w) => inside(w, gitDir))) writable.add(gitDir);
       const hooks = join(gitDir, "hooks");
@@ -191,6 +300,7 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
   const agentSocket = env.SSH_AUTH_SOCK;
   if (agentSocket && isAbsolute(agentSocket)) candidates.push(agentSocket);
   if (env.XDG_RUNTIME_DIR && isAbsolute(env.XDG_RUNTIME_DIR)) candidates.push(env.XDG_RUNTIME_DIR);
+  if (options.asRoot ?? process.getuid?.() === 0) candidates.push(...rootOnlyPaths());
   for (const p of candidates) {
     for (const q of withTarget(p)) {
       // Hiding a folder that holds the project would hide the project itself.
@@ -203,6 +313,7 @@ export function createSandboxPolicy(options: SandboxPolicyOptions): SandboxPolic
     writableRoots: mode === "workspace-write" ? uniqueSorted(writable) : [],
     readOnlyPaths: mode === "workspace-write" ? uniqueSorted(readOnly) : [],
     hiddenPaths: uniqueSorted(hidden),
+    placeholderPaths: mode === "workspace-write" ? uniqueSorted(placeholders) : [],
     network: options.network ?? false,
   };
 }

@@ -41,7 +41,10 @@ export function seatbeltProfile(policy: SandboxPolicy, layout: { readonly tmpDir
     ]),
     ...rule(
       "deny file-write*",
-      (policy.mode === "workspace-write" ? policy.readOnlyPaths : []).map((p) => `(subpath ${literal(p)})`),
+      (policy.mode === "workspace-write"
+        ? [...policy.readOnlyPaths, ...(policy.placeholderPaths ?? [])]
+        : []
+      ).map((p) => `(subpath ${literal(p)})`),
     ),
     ...rule(
       "deny file-read* file-write*",

@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { ripgrepCommand } from "@attractor/agent";
 
 /** Files listed at most: enough for any project one mentions files of by hand. */
 const MAX_FILES = 50_000;
@@ -13,8 +14,9 @@ export function listProjectFiles(projectDir: string): Promise<readonly string[]>
   return new Promise((resolve) => {
     const files: string[] = [];
     let rest = "";
+    // The agent's ripgrep (an absolute path): started in the project, a bare "rg" could be the project's own.
     const child = spawn(
-      "rg",
+      ripgrepCommand(),
       ["--files", "--hidden", "--no-require-git", "--glob", "!.git", "--sort", "path"],
       {
         cwd: projectDir,
