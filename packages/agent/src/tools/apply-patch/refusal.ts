@@ -1,0 +1,236 @@
+import {
+  type FileIndentation,
+  fittingTransforms,
+  type IndentPair,
+  type IndentTransform,
+  reindentAdded,
+} from "./indentation.js";
+import { isBlank, keyOf, LAYER_NAMES, leadOf, MATCH_LAYERS } from "./layers.js";
+import { PatchApplyError, type PatchChunk } from "./types.js";
+
+/** Which hunk a refusal is about, as the model wrote it. */
+export interface HunkRef {
+  readonly path: string;
+  /** 1-based. */
+  readonly hunk: number;
+  readonly total: number;
+  readonly chunk: PatchChunk;
+}
+
+// Above this many line comparisons the closest region is looked for among exact line matches only,
+// so that a refusal on a huge file stays fast.
+const SCAN_BUDGET = 4_000_000;
+
+function label(ref: HunkRef): string {
+  const at = ref.chunk.anchors.length > 0 ? ref.chunk.anchors.map((a) => `@@ ${a}`).join(", ") : "@@";
+  return `${ref.path}: hunk ${ref.hunk} of ${ref.total} (${at})`;
+}
+
+function numbered(lineNumber: number, width: number, text: string, mark: string): string {
+  return `${mark} ${String(lineNumber).padStart(width)} | ${text}`;
+}
+
+/** One line of a hunk: its tag, its text, and its index among the old lines or the new lines. */
+export interface HunkLine {
+  readonly tag: " " | "-" | "+";
+  readonly text: string;
+  readonly old?: number;
+  readonly added?: number;
+}
+
+/** The hunk's lines in diff order, ' ' context, '-' removed, '+' added, as parsed. */
+export function hunkBody(chunk: PatchChunk): HunkLine[] {
+  const body: HunkLine[] = [];
+  let old = 0;
+  const flushTo = (end: number) => {
+    for (; old < end; old++) body.push({ tag: "-", text: chunk.oldLines[old] as string, old });
+  };
+  chunk.newLines.forEach((text, k) => {
+    const from = chunk.contextIndex[k] ?? -1;
+    if (from >= 0) {
+      flushTo(from);
+      body.push({ tag: " ", text: chunk.oldLines[from] as string, old: from });
+      old = from + 1;
+    } else {
+      const next = chunk.contextIndex.slice(k + 1).find((c) => c >= 0);
+      flushTo(next ?? chunk.oldLines.length);
+      body.push({ tag: "+", text, added: k });
+    }
+  });
+  flushTo(chunk.oldLines.length);
+  return body;
+}
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * The window of the file, as long as the pattern, sharing the most lines with it (compared
+ * loosely), then the most words: only to show the model where to look, never to apply anything.
+ */
+function closestRegion(
+  lines: readonly string[],
+  pattern: readonly string[],
+): { start: number; same: number } {
+  const width = Math.min(pattern.length, lines.length);
+  const windows = lines.length - width + 1;
+  const loose = windows * width <= SCAN_BUDGET;
+  const key = (line: string) => (loose ? keyOf(line, "unicode") : line);
+  const fileKeys = lines.map(key);
+  const patternKeys = pattern.map(key);
+  const patternWords = pattern.map((line) => new Set(line.match(WORD) ?? []));
+  const wordsOf = new Map<number, Set<string>>();
+  const fileWords = (i: number) => {
+    let words = wordsOf.get(i);
+    if (words === undefined) {
+      words = new Set(lines[i]?.match(WORD) ?? []);
+      wordsOf.set(i, words);
+    }
+    return words;
+  };
+  let best = { start: 0, same: -1, shared: -1 };
+  for (let start = 0; start < windows; start++) {
+    let same = 0;
+    let shared = 0;
+    for (let j = 0; j < width; j++) {
+      if (fileKeys[start + j] === patternKeys[j] && patternKeys[j] !== "") same++;
+      else if (loose) {
+        const words = patternWords[j] as Set<string>;
+        if (words.size > 0) {
+          let common = 0;
+          for (const w of fileWords(start + j)) if (words.has(w)) common++;
+          shared += common / words.size;
+        }
+      }
+    }
+    if (same > best.same || (same === best.same && shared > best.shared)) best = { start, same, shared };
+  }
+  return { start: best.start, same: best.same + (best.shared > 0 ? 1 : 0) };
+}
+
+/** The hunk's added lines in the file's indentation when the region's lines show one transform. */
+function addedInFileStyle(
+  chunk: PatchChunk,
+  region: readonly string[],
+  file: FileIndentation,
+): readonly string[] {
+  const pairs: IndentPair[] = [];
+  chunk.oldLines.forEach((line, j) => {
+    const have = region[j];
+    if (have !== undefined && !isBlank(line) && keyOf(line, "unicode") === keyOf(have, "unicode")) {
+      pairs.push({ hunk: leadOf(line), file: leadOf(have) });
+    }
+  });
+  const transforms = fittingTransforms(pairs, file);
+  if (transforms.length !== 1) return chunk.newLines;
+  return (
+    reindentAdded(transforms[0] as IndentTransform, chunk.newLines, chunk.contextIndex, region, file) ??
+    chunk.newLines
+  );
+}
+
+/**
+ * Refuses a hunk whose old lines are nowhere in the file: names it, shows the closest region with
+ * line numbers and marks what differs, and gives the hunk rebuilt from the file's own lines.
+ */
+export function notFoundError(
+  ref: HunkRef,
+  lines: readonly string[],
+  pattern: readonly string[],
+  from: number,
+  anchorMissing: string | undefined,
+  file: FileIndentation,
+): PatchApplyError {
+  const tried = MATCH_LAYERS.map((l) => LAYER_NAMES[l]).join(", then ");
+  const parts = [
+    `${label(ref)}: its context and removed lines are not in the file${from > 0 ? ` after line ${from}` : ""} (compared by ${tried}).`,
+  ];
+  if (anchorMissing !== undefined) parts.push(`Its @@ line '${anchorMissing}' is not in the file either.`);
+  const closest = closestRegion(lines, pattern);
+  const regionStart = closest.start;
+  const meaningful = pattern.filter((line) => line.trim() !== "").length;
+  if (lines.length === 0 || closest.same <= 0) {
+    parts.push("No line of the hunk is in the file: read the file again before writing the hunk.");
+    return new PatchApplyError(ref.path, parts.join("\n"), ref.hunk);
+  }
+  const width = String(regionStart + pattern.length).length;
+  const shown: string[] = [];
+  const fileLine = (j: number) => lines[regionStart + j] as string;
+  for (let j = 0; j < pattern.length && regionStart + j < lines.length; j++) {
+    const have = fileLine(j);
+    const want = pattern[j] as string;
+    if (have === want) {
+      shown.push(numbered(regionStart + j + 1, width, have, " "));
+    } else {
+      const whitespaceOnly = keyOf(have, "unicode") === keyOf(want, "unicode");
+      shown.push(numbered(regionStart + j + 1, width, have, whitespaceOnly ? "~" : ">"));
+      shown.push(`${" ".repeat(width + 2)} | ${want}    <- the hunk's line`);
+    }
+  }
+  parts.push(
+    `The closest region is lines ${regionStart + 1}-${regionStart + pattern.length} ('>' marks a line whose text differs, '~' one that differs only in whitespace; the hunk's line follows it):`,
+    ...shown,
+  );
+  if (closest.same * 2 >= meaningful) {
+    const region = lines.slice(regionStart, regionStart + pattern.length);
+    const added = addedInFileStyle(ref.chunk, region, file);
+    const rebuilt = hunkBody(ref.chunk).map((line) =>
+      line.tag === "+" ? `+${added[line.added as number]}` : `${line.tag}${fileLine(line.old as number)}`,
+    );
+    parts.push(
+      `If your change still applies there, send hunk ${ref.hunk} again with its context and removed lines as the file has them:`,
+      "@@",
+      ...rebuilt,
+    );
+  } else {
+    parts.push(
+      `Send hunk ${ref.hunk} again with its context and removed lines copied from the file as it is now.`,
+    );
+  }
+  return new PatchApplyError(ref.path, parts.join("\n"), ref.hunk);
+}
+
+/** Refuses a hunk whose old lines fit more than one place: a first match is not proof of the place meant. */
+export function ambiguousError(
+  ref: HunkRef,
+  patternLength: number,
+  indexes: readonly number[],
+  layer: string,
+  from: number,
+): PatchApplyError {
+  const places = indexes
+    .slice(0, 5)
+    .map((i) => (patternLength === 1 ? `line ${i + 1}` : `lines ${i + 1}-${i + patternLength}`));
+  const more = indexes.length > 5 ? " and more" : "";
+  return new PatchApplyError(
+    ref.path,
+    `${label(ref)}: its context and removed lines fit ${indexes.length > 5 ? "more than 5" : indexes.length} places${from > 0 ? ` after line ${from}` : ""} (${layer}): ${places.join(", ")}${more}. A hunk must fit exactly one place: add context lines that differ between these places, or an @@ line naming the enclosing function or class, and send it again.`,
+    ref.hunk,
+  );
+}
+
+/** Refuses a hunk whose place is known but whose added lines have no single indentation in the file's style. */
+export function indentationError(
+  ref: HunkRef,
+  start: number,
+  patternLength: number,
+  reason: string,
+): PatchApplyError {
+  return new PatchApplyError(
+    ref.path,
+    `${label(ref)}: it fits lines ${start + 1}-${start + patternLength} with different indentation (${reason}), but its added lines cannot be re-indented to the file's style without guessing. Send it again with the indentation the file uses (tabs or spaces, as read_file shows them).`,
+    ref.hunk,
+  );
+}
+
+/** Refuses a pure addition whose @@ line is missing or names several lines. */
+export function anchorError(ref: HunkRef, anchor: string, count: number, from: number): PatchApplyError {
+  const what =
+    count === 0
+      ? "is not in the file"
+      : `names ${count} lines${from > 0 ? ` after line ${from}` : ""}, so the place of the added lines is not known`;
+  return new PatchApplyError(
+    ref.path,
+    `${label(ref)}: the hunk only adds lines, and its @@ line '${anchor}' ${what}. Add context lines (' ') around the added lines, copied from the file, and send it again.`,
+    ref.hunk,
+  );
+}
