@@ -27,6 +27,8 @@ export interface IndentPair {
 export interface FileIndentation {
   /** The width of one indentation level when the file indents with spaces, if it shows one. */
   readonly spaceUnit: number | undefined;
+  /** The indentation of every non-blank line of the file. */
+  readonly leads: ReadonlySet<string>;
   /** Some blank line of the file holds spaces or tabs (so an empty one is not the only convention). */
   readonly indentedBlankLines: boolean;
   /** How many spaces follow the tabs in the file's tab-then-spaces indentations (continuation lines). */
@@ -38,6 +40,7 @@ export interface FileIndentation {
 /** The indentations a file uses and its space unit (the most common step between lines). */
 export function fileIndentation(lines: readonly string[]): FileIndentation {
   const steps = new Map<number, number>();
+  const leads = new Set<string>();
   const spacesAfterTabs = new Set<number>();
   const spacesOnly = new Set<number>();
   let previous: number | undefined;
@@ -48,6 +51,7 @@ export function fileIndentation(lines: readonly string[]): FileIndentation {
       continue;
     }
     const lead = leadOf(line);
+    leads.add(lead);
     if (lead.includes("\t")) {
       const spaces = /^\t+( +)$/.exec(lead)?.[1];
       if (spaces !== undefined) spacesAfterTabs.add(spaces.length);
@@ -69,7 +73,7 @@ export function fileIndentation(lines: readonly string[]): FileIndentation {
       best = count;
     }
   }
-  return { spaceUnit, spacesAfterTabs, spacesOnly, indentedBlankLines };
+  return { leads, spaceUnit, spacesAfterTabs, spacesOnly, indentedBlankLines };
 }
 
 const countTabs = (text: string): number => text.split("\t").length - 1;
@@ -135,9 +139,10 @@ export interface PreviousLine {
 
 /**
  * The file's indentation for an added line's indentation under `t`, or undefined when there is
- * none or more than one. A width written with spaces in a tab-indented file is as many tabs as fit,
- * unless the file also writes that width as tabs plus more spaces, or as spaces only: then only a
- * sibling (the line before at the same width, indented with tabs only) decides. A whitespace-only
+ * none or more than one. A width written with spaces in a tab-indented file is as many tabs as fit
+ * when the file itself indents a line that way, and unless it also writes that width as tabs plus
+ * more spaces, or as spaces only; otherwise only a sibling (the line before at the same width,
+ * indented with tabs only) decides. A whitespace-only
  * line is shifted like any other; an empty one stays empty where the file's blank lines all are.
  */
 export function toFile(
@@ -177,7 +182,7 @@ export function toFile(
         const spaces = hunkLead.length - tabs * t.width;
         if ((tabs > 0 ? file.spacesAfterTabs : file.spacesOnly).has(spaces)) readings++;
       }
-      if (readings === 1) return fullest;
+      if (readings === 1 && (most <= 1 || file.leads.has(fullest))) return fullest;
       if (previous !== undefined && previous.hunk === hunkLead && previous.file === fullest) return fullest;
       return undefined;
     }
