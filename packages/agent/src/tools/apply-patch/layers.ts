@@ -17,6 +17,9 @@ export const LAYER_NAMES: Readonly<Record<MatchLayer, string>> = {
   unicode: "Unicode punctuation and spaces normalised",
 };
 
+// Typographic characters are all outside ASCII: most lines need no normalisation at all.
+const NON_ASCII = /[^\x00-\x7F]/;
+
 /** The leading spaces and tabs of a line. */
 export function leadOf(line: string): string {
   let i = 0;
@@ -43,7 +46,7 @@ export function keyOf(line: string, layer: MatchLayer): string {
     case "indentation":
       return line.trim();
     case "unicode":
-      return normalizeUnicode(line).trim();
+      return (NON_ASCII.test(line) ? normalizeUnicode(line) : line).trim();
   }
 }
 

@@ -5,7 +5,7 @@ import {
   type IndentTransform,
   reindentAdded,
 } from "./indentation.js";
-import { isBlank, keyOf, LAYER_NAMES, leadOf, MATCH_LAYERS } from "./layers.js";
+import { isBlank, keyOf, LAYER_NAMES, type LineKeys, leadOf, MATCH_LAYERS } from "./layers.js";
 import { PatchApplyError, type PatchChunk } from "./types.js";
 
 /** Which hunk a refusal is about, as the model wrote it. */
@@ -17,9 +17,9 @@ export interface HunkRef {
   readonly chunk: PatchChunk;
 }
 
-// Above this many line comparisons the closest region is looked for among exact line matches only,
-// so that a refusal on a huge file stays fast.
-const SCAN_BUDGET = 4_000_000;
+// Above this many line comparisons, a region with no line in common with the hunk is not looked
+// for by its words, so that a refusal on a huge file stays fast.
+const WORD_SCAN_BUDGET = 400_000;
 
 function label(ref: HunkRef): string {
   const at = ref.chunk.anchors.length > 0 ? ref.chunk.anchors.map((a) => `@@ ${a}`).join(", ") : "@@";
@@ -65,46 +65,42 @@ const WORD = /[\p{L}\p{N}_]+/gu;
 
 /**
  * The window of the file, as long as the pattern, sharing the most lines with it (compared
- * loosely), then the most words: only to show the model where to look, never to apply anything.
+ * loosely); when no line is shared, the window sharing the most words. Only to show the model
+ * where to look, never to apply anything.
  */
-function closestRegion(
-  lines: readonly string[],
-  pattern: readonly string[],
-): { start: number; same: number } {
+function closestRegion(keys: LineKeys, pattern: readonly string[]): { start: number; same: number } {
+  const lines = keys.lines;
+  const fileKeys = keys.of("unicode");
   const width = Math.min(pattern.length, lines.length);
   const windows = lines.length - width + 1;
-  const loose = windows * width <= SCAN_BUDGET;
-  const key = (line: string) => (loose ? keyOf(line, "unicode") : line);
-  const fileKeys = lines.map(key);
-  const patternKeys = pattern.map(key);
-  const patternWords = pattern.map((line) => new Set(line.match(WORD) ?? []));
-  const wordsOf = new Map<number, Set<string>>();
-  const fileWords = (i: number) => {
-    let words = wordsOf.get(i);
-    if (words === undefined) {
-      words = new Set(lines[i]?.match(WORD) ?? []);
-      wordsOf.set(i, words);
-    }
-    return words;
-  };
-  let best = { start: 0, same: -1, shared: -1 };
+  const patternKeys = pattern.map((line) => keyOf(line, "unicode"));
+  let best = { start: 0, same: 0 };
   for (let start = 0; start < windows; start++) {
     let same = 0;
-    let shared = 0;
     for (let j = 0; j < width; j++) {
       if (fileKeys[start + j] === patternKeys[j] && patternKeys[j] !== "") same++;
-      else if (loose) {
-        const words = patternWords[j] as Set<string>;
-        if (words.size > 0) {
-          let common = 0;
-          for (const w of fileWords(start + j)) if (words.has(w)) common++;
-          shared += common / words.size;
-        }
-      }
     }
-    if (same > best.same || (same === best.same && shared > best.shared)) best = { start, same, shared };
+    if (same > best.same) best = { start, same };
   }
-  return { start: best.start, same: best.same + (best.shared > 0 ? 1 : 0) };
+  if (best.same > 0 || windows * width > WORD_SCAN_BUDGET) return best;
+  const patternWords = pattern.map((line) => new Set(line.match(WORD) ?? []));
+  const fileWords = lines.map((line) => line.match(WORD) ?? []);
+  let bestShared = 0;
+  for (let start = 0; start < windows; start++) {
+    let shared = 0;
+    for (let j = 0; j < width; j++) {
+      const words = patternWords[j] as Set<string>;
+      if (words.size === 0) continue;
+      let common = 0;
+      for (const w of fileWords[start + j] as string[]) if (words.has(w)) common++;
+      shared += common / words.size;
+    }
+    if (shared > bestShared) {
+      bestShared = shared;
+      best = { start, same: 1 };
+    }
+  }
+  return best;
 }
 
 /** The hunk's added lines in the file's indentation when the region's lines show one transform. */
@@ -134,7 +130,7 @@ function addedInFileStyle(
  */
 export function notFoundError(
   ref: HunkRef,
-  lines: readonly string[],
+  keys: LineKeys,
   pattern: readonly string[],
   from: number,
   anchorMissing: string | undefined,
@@ -145,7 +141,8 @@ export function notFoundError(
     `${label(ref)}: its context and removed lines are not in the file${from > 0 ? ` after line ${from}` : ""} (compared by ${tried}).`,
   ];
   if (anchorMissing !== undefined) parts.push(`Its @@ line '${anchorMissing}' is not in the file either.`);
-  const closest = closestRegion(lines, pattern);
+  const lines = keys.lines;
+  const closest = closestRegion(keys, pattern);
   const regionStart = closest.start;
   const meaningful = pattern.filter((line) => line.trim() !== "").length;
   if (lines.length === 0 || closest.same <= 0) {

@@ -17,9 +17,14 @@ export type Seek =
 // Enough places to show the model where an ambiguous hunk matches.
 const MAX_PLACES = 5;
 
+// A file-wide index of a layer's keys pays for itself only over several searches; the first
+// searches scan the lines instead.
+const SCANS_BEFORE_INDEX = 4;
+
 /** Per-layer positions of every key in the file, so a hunk is only compared where its rarest line is. */
 export class FileIndex {
   private readonly positions = new Map<MatchLayer, Map<string, number[]>>();
+  private readonly scans = new Map<MatchLayer, number>();
   private indentation: FileIndentation | undefined;
   constructor(
     readonly keys: LineKeys,
@@ -44,6 +49,39 @@ export class FileIndex {
       this.positions.set(layer, map);
     }
     return map.get(key) ?? [];
+  }
+
+  /**
+   * Positions in [from, to] where the line's key under `layer` is `patternKeys[pivot]`, minus
+   * `pivot`: the places where a pattern could start. Scans the lines for the first searches of a
+   * layer, then builds the layer's index.
+   */
+  starts(layer: MatchLayer, patternKeys: readonly string[], from: number, to: number): number[] {
+    const scans = (this.scans.get(layer) ?? 0) + 1;
+    this.scans.set(layer, scans);
+    if (scans <= SCANS_BEFORE_INDEX && !this.positions.has(layer)) {
+      // The longest line is the likeliest to be rare.
+      let pivot = 0;
+      patternKeys.forEach((k, j) => {
+        if (k.length > (patternKeys[pivot] as string).length) pivot = j;
+      });
+      const keys = this.keys.of(layer);
+      const key = patternKeys[pivot] as string;
+      const found: number[] = [];
+      for (let at = from; at <= to; at++) if (keys[at + pivot] === key) found.push(at);
+      return found;
+    }
+    let pivot = 0;
+    let positions: readonly number[] | undefined;
+    for (let j = 0; j < patternKeys.length; j++) {
+      const here = this.where(layer, patternKeys[j] as string);
+      if (positions === undefined || here.length < positions.length) {
+        pivot = j;
+        positions = here;
+        if (here.length === 0) break;
+      }
+    }
+    return (positions ?? []).map((p) => p - pivot).filter((at) => at >= from && at <= to);
   }
 
   /** What the file's indentation looks like as a whole. */
@@ -81,21 +119,8 @@ function placesUnder(
 ): { at: number; pairs: IndentPair[] }[] {
   const keys = index.keys.of(layer);
   const patternKeys = pattern.map((line) => keyOf(line, layer));
-  // Start from the pattern line whose key is rarest in the file.
-  let pivot = 0;
-  let pivotPositions: readonly number[] | undefined;
-  for (let j = 0; j < patternKeys.length; j++) {
-    const positions = index.where(layer, patternKeys[j] as string);
-    if (pivotPositions === undefined || positions.length < pivotPositions.length) {
-      pivot = j;
-      pivotPositions = positions;
-      if (positions.length === 0) break;
-    }
-  }
   const found: { at: number; pairs: IndentPair[] }[] = [];
-  for (const position of pivotPositions ?? []) {
-    const at = position - pivot;
-    if (at < from || at > last) continue;
+  for (const at of index.starts(layer, patternKeys, from, last)) {
     if (!fitsAt(keys, patternKeys, at)) continue;
     let pairs: IndentPair[] = [];
     if (layer === "indentation" || layer === "unicode") {
@@ -138,7 +163,10 @@ const ANCHOR_LAYERS: readonly MatchLayer[] = ["indentation", "unicode"];
 /** The lines at or after `from` that an @@ line names, under the first layer that finds any. */
 export function anchorPlaces(index: FileIndex, anchor: string, from: number): readonly number[] {
   for (const layer of ANCHOR_LAYERS) {
-    const places = index.where(layer, keyOf(anchor, layer)).filter((p) => p >= from);
+    const key = keyOf(anchor, layer);
+    const keys = index.keys.of(layer);
+    const places: number[] = [];
+    for (let at = from; at < keys.length; at++) if (keys[at] === key) places.push(at);
     if (places.length > 0) return places;
   }
   return [];
