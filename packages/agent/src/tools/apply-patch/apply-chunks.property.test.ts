@@ -22,6 +22,8 @@ interface Draft {
   readonly bom: boolean;
   readonly trailing: boolean;
   readonly noise: Noise;
+  /** The @@ lines between hunks left out, so that the parser sees one hunk. */
+  readonly merged: boolean;
 }
 
 const text = fc
@@ -42,6 +44,7 @@ const draft: fc.Arbitrary<Draft> = fc.record({
   bom: fc.boolean(),
   trailing: fc.boolean(),
   noise: fc.constantFrom<Noise>("none", "trailing", "dedent", "swap", "quotes", "stale"),
+  merged: fc.boolean(),
 });
 
 const render = (unit: Unit, [level, body]: readonly [number, string]) =>
@@ -113,7 +116,8 @@ function hunksOf(
       const at = before.findIndex((_, s) => oldSide.every((o, j) => before[s + j] === o));
       if (at >= 0 && out.join("\n") !== lines.join("\n")) return undefined;
     }
-    body.push("@@", ...out);
+    if (!d.merged || body.length === 0) body.push("@@");
+    body.push(...out);
   }
   if (d.noise === "stale" && !stale) return undefined;
   return { body, stale };

@@ -119,6 +119,21 @@ describe("applyChunks", () => {
     expect(apply("f\nx\ng\nx\n", "@@ g\n-x\n+y").content).toBe("f\nx\ng\ny\n");
   });
 
+  it("applies hunks written without @@ lines between them when they fit one way only", () => {
+    const file = ["a", "b", "c", "d", "e", "f", "g", "h", "i", ""].join("\n");
+    const merged = apply(file, " a\n-b\n+B\n c\n g\n-h\n+H\n i");
+    expect(merged.content).toBe(file.replace("b\n", "B\n").replace("h\n", "H\n"));
+    expect(merged.fuzzy).toEqual([{ hunk: 1, tolerance: "exact", pieces: 2 }]);
+    // Two ways to cut it (the second piece fits after either "x"): refused.
+    const twice = ["a", "b", "c", "d", "x", "y", "e", "x", "y", ""].join("\n");
+    expect(() => apply(twice, " a\n-b\n+B\n c\n x\n-y\n+Y")).toThrow(/not in the file/);
+    expect(apply(twice, " a\n-b\n+B\n c\n e\n x\n-y\n+Y").content).toBe(
+      twice.replace("b\n", "B\n").replace(/y\n$/, "Y\n"),
+    );
+    // A piece that changes nothing is no hunk: refused.
+    expect(() => apply(file, " a\n-b\n+B\n c\n g\n h")).toThrow(/not in the file/);
+  });
+
   it("refuses a pure addition whose @@ line is missing or names several lines", () => {
     expect(() => apply("a\n", "@@ def nowhere():\n+b")).toThrow(/'def nowhere\(\):' is not in the file/);
     expect(() => apply("x\nx\n", "@@ x\n+b")).toThrow(/names 2 lines/);

@@ -16,6 +16,7 @@ import {
   notFoundError,
 } from "./refusal.js";
 import { anchorPlaces, FileIndex, type HunkFit, type Seek, seekHunk } from "./seek.js";
+import { type HunkPiece, splitHunk } from "./split.js";
 import type { PatchChunk } from "./types.js";
 
 /** How one hunk that was not an exact match was placed. */
@@ -26,6 +27,8 @@ export interface HunkNote {
   readonly tolerance: MatchLayer;
   /** Its @@ line did not lead to it, and it was placed by its context alone, which fits one place. */
   readonly anchorIgnored?: boolean;
+  /** The hunk was several hunks written without @@ lines between them, applied as this many. */
+  readonly pieces?: number;
   /** How the added lines were re-indented, when they were. */
   readonly indentation?: string;
 }
@@ -105,6 +108,16 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], pat
       placed = place(index, pattern, chunk, cursor, anchorFrom, anchorMissing);
     }
     const { seek, from } = placed;
+    if (seek.kind === "none" && !explicitBom) {
+      const pieces = splitHunk(index.keys, chunk, cursor);
+      if (pieces !== undefined) {
+        replacements.push(...pieces);
+        notes.push({ hunk: ref.hunk, tolerance: "exact", pieces: pieces.length });
+        const lastPiece = pieces.at(-1) as HunkPiece;
+        cursor = lastPiece.start + lastPiece.length;
+        return;
+      }
+    }
     if (seek.kind === "none")
       throw notFoundError(ref, index.keys, pattern, from, anchorMissing, index.fileIndentation());
     if (seek.kind === "ambiguous") {

@@ -197,6 +197,11 @@ export function formatPatchSummary(result: PatchResult): string {
         const how = f.indentation === undefined ? "" : ` (${f.indentation})`;
         lines.push(`Note: ${change.path} hunk ${f.hunk} matched with ${LAYER_NAMES[f.tolerance]}${how}.`);
       }
+      if (f.pieces !== undefined) {
+        lines.push(
+          `Note: ${change.path} hunk ${f.hunk} fits the file only as ${f.pieces} separate hunks (@@ lines between them left out); each fits one place and was applied so.`,
+        );
+      }
       if (f.anchorIgnored === true) {
         lines.push(
           `Note: ${change.path} hunk ${f.hunk}: its @@ line does not lead to it; it was placed by its context, which fits one place only.`,
