@@ -119,13 +119,13 @@ export function applyChunks(original: string, chunks: readonly PatchChunk[], pat
       }
     }
     if (seek.kind === "none")
-      throw notFoundError(ref, index.keys, pattern, from, anchorMissing, index.fileIndentation());
+      throw notFoundError(ref, index.keys, pattern, from, anchorMissing, () => index.fileIndentation());
     if (seek.kind === "ambiguous") {
       throw ambiguousError(ref, pattern.length, seek.indexes, LAYER_NAMES[seek.layer], from);
     }
     const fit = seek.fit;
     if (explicitBom && fit.index !== 0)
-      throw notFoundError(ref, index.keys, pattern, 0, anchorMissing, index.fileIndentation());
+      throw notFoundError(ref, index.keys, pattern, 0, anchorMissing, () => index.fileIndentation());
     if (explicitBom) keepBom = chunk.newLines[0]?.startsWith(BOM) === true;
 
     const matched = lines.slice(fit.index, fit.index + pattern.length);

@@ -74,14 +74,23 @@ function closestRegion(keys: LineKeys, pattern: readonly string[]): { start: num
   const width = Math.min(pattern.length, lines.length);
   const windows = lines.length - width + 1;
   const patternKeys = pattern.map((line) => keyOf(line, "unicode"));
+  // Each shared line votes for the window it would put the hunk in.
+  const wanted = new Map<string, number[]>();
+  patternKeys.forEach((k, j) => {
+    if (k === "" || j >= width) return;
+    const list = wanted.get(k);
+    if (list === undefined) wanted.set(k, [j]);
+    else list.push(j);
+  });
+  const votes = new Uint32Array(windows);
+  fileKeys.forEach((k, p) => {
+    for (const j of wanted.get(k) ?? [])
+      if (p - j >= 0 && p - j < windows) votes[p - j] = (votes[p - j] as number) + 1;
+  });
   let best = { start: 0, same: 0 };
-  for (let start = 0; start < windows; start++) {
-    let same = 0;
-    for (let j = 0; j < width; j++) {
-      if (fileKeys[start + j] === patternKeys[j] && patternKeys[j] !== "") same++;
-    }
+  votes.forEach((same, start) => {
     if (same > best.same) best = { start, same };
-  }
+  });
   if (best.same > 0 || windows * width > WORD_SCAN_BUDGET) return best;
   const patternWords = pattern.map((line) => new Set(line.match(WORD) ?? []));
   const fileWords = lines.map((line) => line.match(WORD) ?? []);
@@ -134,7 +143,7 @@ export function notFoundError(
   pattern: readonly string[],
   from: number,
   anchorMissing: string | undefined,
-  file: FileIndentation,
+  file: () => FileIndentation,
 ): PatchApplyError {
   const tried = MATCH_LAYERS.map((l) => LAYER_NAMES[l]).join(", then ");
   const parts = [
@@ -169,7 +178,7 @@ export function notFoundError(
   );
   if (closest.same * 2 >= meaningful) {
     const region = lines.slice(regionStart, regionStart + pattern.length);
-    const added = addedInFileStyle(ref.chunk, region, file);
+    const added = addedInFileStyle(ref.chunk, region, file());
     const rebuilt = hunkBody(ref.chunk).map((line) =>
       line.tag === "+" ? `+${added[line.added as number]}` : `${line.tag}${fileLine(line.old as number)}`,
     );

@@ -54,6 +54,10 @@ export function splitHunk(keys: LineKeys, chunk: PatchChunk, from: number): Hunk
   for (const layer of SPLIT_LAYERS) {
     const fileKeys = keys.of(layer);
     const patternKeys = old.map((line) => keyOf(line, layer));
+    // A line the file does not have at all (a stale line) rules out every placement.
+    const present = new Set(patternKeys);
+    for (let p = from; p < n && present.size > 0; p++) present.delete(fileKeys[p] as string);
+    if (present.size > 0) continue;
     // ways[j][state * n + p]: placements of old lines 0..j with line j at p; state 1 when the
     // piece that line j is in already changes something.
     const ways: Uint8Array[] = [];
@@ -82,7 +86,9 @@ export function splitHunk(keys: LineKeys, chunk: PatchChunk, from: number): Hunk
         }
       }
       ways.push(row);
+      if (row.indexOf(1) === -1 && row.indexOf(MANY) === -1) break;
     }
+    if (ways.length < m) continue;
     const last = ways[m - 1] as Uint8Array;
     let total = 0;
     let end = -1;
