@@ -208,6 +208,17 @@ describe("applyChunks re-expresses noisy hunks in the file's own form", () => {
     const file = "int\nf(void)\n{\n\tif (a &&\n\t    b)\n\t\treturn (1);\n\treturn (0);\n}\n";
     const hunk = "@@\n {\n-    if (a &&\n-        b)\n+    if (a ||\n+        c)\n         return (1);";
     expect(() => apply(file, hunk)).toThrow(/cannot be re-indented to the file's style without guessing/);
+    // A file that also indents some lines with spaces only: a line takes the tabs of its sibling,
+    // the nearest line before it at its width with only deeper lines between; the first line of a
+    // new block has none, and is refused.
+    const mixed = "class A\n{\n\tvoid F()\n\t{\n\t\tif (q)\n\t\t\tv();\n\t}\n        // aligned\n}\n";
+    const firstInBlock = "@@\n     }\n+    void G()\n+    {\n+        x();\n+    }\n         // aligned";
+    expect(() => apply(mixed, firstInBlock)).toThrow(/cannot be re-indented/);
+    const siblings =
+      "@@\n         if (q)\n             v();\n+        if (y)\n+        {\n+            z();\n+        }\n     }";
+    expect(apply(mixed, siblings).content).toBe(
+      "class A\n{\n\tvoid F()\n\t{\n\t\tif (q)\n\t\t\tv();\n\t\tif (y)\n\t\t{\n\t\t\tz();\n\t\t}\n\t}\n        // aligned\n}\n",
+    );
     // A sibling of a tab-indented line at the same width is indented with tabs too.
     const sibling = "@@\n         return (1);\n+        return (2);\n     return (0);";
     expect(apply(file, sibling).content).toContain("\t\treturn (1);\n\t\treturn (2);\n");

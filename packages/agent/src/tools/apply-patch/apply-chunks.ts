@@ -199,7 +199,10 @@ function fitToFile(
   let indentation: string | undefined;
   if (fit.layer === "indentation" || fit.layer === "unicode") {
     const transforms = fittingTransforms(fit.pairs, index.fileIndentation());
-    if (transforms[0]?.kind !== "same" && changesBlankLine(ref.chunk)) {
+    if (
+      transforms.some((t) => t.kind === "deeper" || t.kind === "shallower") &&
+      changesBlankLine(ref.chunk)
+    ) {
       throw indentationError(
         ref,
         fit.index,

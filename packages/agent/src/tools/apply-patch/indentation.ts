@@ -131,7 +131,7 @@ export function fittingTransforms(pairs: readonly IndentPair[], file: FileIndent
   return fitting[0]?.kind === "same" ? [fitting[0]] : fitting;
 }
 
-/** The line before an added line in the new text: its indentation in the hunk and in the file. */
+/** A line before an added line in the new text: its indentation in the hunk and in the file. */
 export interface PreviousLine {
   readonly hunk: string;
   readonly file: string;
@@ -141,8 +141,8 @@ export interface PreviousLine {
  * The file's indentation for an added line's indentation under `t`, or undefined when there is
  * none or more than one. A width written with spaces in a tab-indented file is as many tabs as fit
  * when the file itself indents a line that way, and unless it also writes that width as tabs plus
- * more spaces, or as spaces only; otherwise only a sibling (the line before at the same width,
- * indented with tabs only) decides. A whitespace-only
+ * more spaces, or as spaces only; otherwise only a sibling (the nearest line before at the same
+ * width with only deeper lines between, indented with tabs only) decides. A whitespace-only
  * line is shifted like any other; an empty one stays empty where the file's blank lines all are.
  */
 export function toFile(
@@ -150,7 +150,7 @@ export function toFile(
   hunkLead: string,
   blank: boolean,
   file: FileIndentation,
-  previous: PreviousLine | undefined,
+  previous: readonly PreviousLine[],
 ): string | undefined {
   if (hunkLead === "") {
     if (!blank) return t.kind === "deeper" ? t.prefix : "";
@@ -183,7 +183,14 @@ export function toFile(
         if ((tabs > 0 ? file.spacesAfterTabs : file.spacesOnly).has(spaces)) readings++;
       }
       if (readings === 1 && (most <= 1 || file.leads.has(fullest))) return fullest;
-      if (previous !== undefined && previous.hunk === hunkLead && previous.file === fullest) return fullest;
+      // A sibling: the nearest line before at the same width with only deeper lines between (so
+      // in the same block, not the line a continuation continues), indented with tabs only.
+      for (let k = previous.length - 1; k >= 0; k--) {
+        const before = previous[k] as PreviousLine;
+        if (before.hunk.length > hunkLead.length) continue;
+        if (before.hunk === hunkLead && before.file === fullest) return fullest;
+        break;
+      }
       return undefined;
     }
   }
@@ -198,21 +205,21 @@ export function reindentAdded(
   file: FileIndentation,
 ): string[] | undefined {
   const out: string[] = [];
-  let previous: PreviousLine | undefined;
+  const previous: PreviousLine[] = [];
   for (let i = 0; i < replacement.length; i++) {
     const line = replacement[i] as string;
     const blank = isBlank(line);
     const from = contextIndex[i] ?? -1;
     if (from >= 0) {
       out.push(line);
-      if (!blank) previous = { hunk: leadOf(line), file: leadOf(matched[from] as string) };
+      if (!blank) previous.push({ hunk: leadOf(line), file: leadOf(matched[from] as string) });
       continue;
     }
     const lead = blank ? line : leadOf(line);
     const mapped = toFile(t, lead, blank, file, previous);
     if (mapped === undefined) return undefined;
     out.push(mapped + line.slice(lead.length));
-    if (!blank) previous = { hunk: lead, file: mapped };
+    if (!blank) previous.push({ hunk: lead, file: mapped });
   }
   return out;
 }
