@@ -207,7 +207,7 @@ function fitToFile(
         ref,
         fit.index,
         pattern.length,
-        "it replaces a blank line with a blank line, a whitespace change that this match cannot confirm",
+        "it replaces a blank line with a blank line, a change of whitespace alone that such a match cannot confirm",
       );
     }
     const results = transforms.map((t) =>
@@ -218,7 +218,7 @@ function fitToFile(
       first !== undefined &&
       results.every((r) => r !== undefined && r.length === first.length && r.every((l, i) => l === first[i]));
     if (!agreed || first === undefined) {
-      const reason = transforms.map(describeTransform).join(" or ") || "no single shift";
+      const reason = `its added lines cannot be re-indented to the file's style without guessing (${transforms.map(describeTransform).join(" or ")})`;
       throw indentationError(ref, fit.index, pattern.length, reason);
     }
     added = first;

@@ -214,7 +214,7 @@ export function ambiguousError(
   );
 }
 
-/** Refuses a hunk whose place is known but whose added lines have no single indentation in the file's style. */
+/** Refuses a hunk whose place is known only with whitespace set aside, when that leaves its result open. */
 export function indentationError(
   ref: HunkRef,
   start: number,
@@ -223,7 +223,7 @@ export function indentationError(
 ): PatchApplyError {
   return new PatchApplyError(
     ref.path,
-    `${label(ref)}: it fits lines ${start + 1}-${start + patternLength} with different indentation (${reason}), but its added lines cannot be re-indented to the file's style without guessing. Send it again with the indentation the file uses (tabs or spaces, as read_file shows them).`,
+    `${label(ref)}: it fits lines ${start + 1}-${start + patternLength} only with its whitespace set aside, and ${reason}. Send it again with the whitespace the file has (tabs or spaces, as read_file shows them).`,
     ref.hunk,
   );
 }
