@@ -18,7 +18,7 @@ export const LAYER_NAMES: Readonly<Record<MatchLayer, string>> = {
 };
 
 // Typographic characters are all outside ASCII: most lines need no normalisation at all.
-const NON_ASCII = /[^\x00-\x7F]/;
+const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
 
 /** The leading spaces and tabs of a line. */
 export function leadOf(line: string): string {
