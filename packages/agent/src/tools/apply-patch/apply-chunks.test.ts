@@ -186,6 +186,11 @@ describe("applyChunks re-expresses noisy hunks in the file's own form", () => {
     expect(apply("a\r\n\tb\r\nc\r\n", "@@\n a\n-    b\n+    B\n c").content).toBe("a\r\n\tB\r\nc\r\n");
   });
 
+  it("ends added lines with CRLF among the CRLF lines of a file with mixed line endings", () => {
+    const file = "lf\na\r\nb\r\nc\r\n";
+    expect(apply(file, "@@\n a\n-b\n+B\n+B2\n c").content).toBe("lf\na\r\nB\r\nB2\r\nc\r\n");
+  });
+
   it("gives whitespace-only added lines the file's convention", () => {
     // Indented blank lines are shifted with the rest; an empty one stays empty where the file has only empty ones.
     const file = "class A\n  def f\n    1\n  end\nend\n";

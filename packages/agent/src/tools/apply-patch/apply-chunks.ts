@@ -226,9 +226,14 @@ function fitToFile(
     if (used.kind !== "same") indentation = describeTransform(used);
   }
   if (fit.layer === "unicode") added = mapPunctuation(added, contextIndex, pattern, matched);
+  // In a file with mixed line endings the CRLF lines keep their \r as text: added lines among
+  // them end the same way.
+  const crlf =
+    matched.length > 0 && matched.every((l) => l.endsWith("\r")) && !pattern.some((l) => l.endsWith("\r"));
   const lines = added.map((line, i) => {
     const from = contextIndex[i] ?? -1;
-    return from >= 0 ? (matched[from] as string) : line;
+    if (from >= 0) return matched[from] as string;
+    return crlf && !line.endsWith("\r") ? `${line}\r` : line;
   });
   return indentation === undefined ? { lines } : { lines, indentation };
 }
