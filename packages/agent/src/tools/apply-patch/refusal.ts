@@ -160,6 +160,7 @@ export function notFoundError(
   }
   const width = String(regionStart + pattern.length).length;
   const shown: string[] = [];
+  let textDiffers = 0;
   const fileLine = (j: number) => lines[regionStart + j] as string;
   for (let j = 0; j < pattern.length && regionStart + j < lines.length; j++) {
     const have = fileLine(j);
@@ -168,6 +169,7 @@ export function notFoundError(
       shown.push(numbered(regionStart + j + 1, width, have, " "));
     } else {
       const whitespaceOnly = keyOf(have, "unicode") === keyOf(want, "unicode");
+      if (!whitespaceOnly) textDiffers++;
       shown.push(numbered(regionStart + j + 1, width, have, whitespaceOnly ? "~" : ">"));
       shown.push(`${" ".repeat(width + 2)} | ${want}    <- the hunk's line`);
     }
@@ -176,7 +178,9 @@ export function notFoundError(
     `The closest region is lines ${regionStart + 1}-${regionStart + pattern.length} ('>' marks a line whose text differs, '~' one that differs only in whitespace; the hunk's line follows it):`,
     ...shown,
   );
-  if (closest.same * 2 >= meaningful) {
+  // The hunk rebuilt from the file is offered only when the region is plainly the hunk's place with
+  // a line or two remembered wrong; a region that merely shares lines would make a wrong hunk.
+  if (textDiffers <= 2 && textDiffers * 2 < meaningful) {
     const region = lines.slice(regionStart, regionStart + pattern.length);
     const added = addedInFileStyle(ref.chunk, region, file());
     const rebuilt = hunkBody(ref.chunk).map((line) =>
@@ -189,7 +193,7 @@ export function notFoundError(
     );
   } else {
     parts.push(
-      `Send hunk ${ref.hunk} again with its context and removed lines copied from the file as it is now.`,
+      `Send hunk ${ref.hunk} again with its context and removed lines copied from the file as it is now. If its lines are several hunks, start each with its own @@ line.`,
     );
   }
   return new PatchApplyError(ref.path, parts.join("\n"), ref.hunk);
