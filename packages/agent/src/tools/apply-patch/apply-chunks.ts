@@ -205,8 +205,8 @@ function fitToFile(
     ) {
       throw indentationError(
         ref,
+        matched,
         fit.index,
-        pattern.length,
         "it replaces a blank line with a blank line, a change of whitespace alone that such a match cannot confirm",
       );
     }
@@ -219,7 +219,7 @@ function fitToFile(
       results.every((r) => r !== undefined && r.length === first.length && r.every((l, i) => l === first[i]));
     if (!agreed || first === undefined) {
       const reason = `its added lines cannot be re-indented to the file's style without guessing (${transforms.map(describeTransform).join(" or ")})`;
-      throw indentationError(ref, fit.index, pattern.length, reason);
+      throw indentationError(ref, matched, fit.index, reason);
     }
     added = first;
     const used = transforms[0] as IndentTransform;

@@ -221,13 +221,23 @@ export function ambiguousError(
 /** Refuses a hunk whose place is known only with whitespace set aside, when that leaves its result open. */
 export function indentationError(
   ref: HunkRef,
+  matched: readonly string[],
   start: number,
-  patternLength: number,
   reason: string,
 ): PatchApplyError {
+  const width = String(start + matched.length).length;
+  const shown = matched.map((line, j) => {
+    const visible = line.replace(/^[ \t]+/, (lead) =>
+      lead.replaceAll("\t", "\u2192").replaceAll(" ", "\u00B7"),
+    );
+    return numbered(start + j + 1, width, visible, " ");
+  });
   return new PatchApplyError(
     ref.path,
-    `${label(ref)}: it fits lines ${start + 1}-${start + patternLength} only with its whitespace set aside, and ${reason}. Send it again with the whitespace the file has (tabs or spaces, as read_file shows them).`,
+    [
+      `${label(ref)}: it fits lines ${start + 1}-${start + matched.length} only with its whitespace set aside, and ${reason}. Send it again with the whitespace the file has; there the lines are (\u2192 a tab, \u00B7 a space):`,
+      ...shown,
+    ].join("\n"),
     ref.hunk,
   );
 }
