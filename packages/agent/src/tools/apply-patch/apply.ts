@@ -87,7 +87,9 @@ async function plan(patch: ParsedPatch, env: ExecutionEnvironment): Promise<Plan
     } else {
       if (before === undefined)
         throw new PatchApplyError(op.path, `Cannot update ${op.path}: the file does not exist.`);
-      const { content, fuzzy } = applyChunks(before, op.chunks, op.path);
+      // A rename with no hunk keeps the bytes as they are.
+      const { content, fuzzy } =
+        op.chunks.length === 0 ? { content: before, fuzzy: [] } : applyChunks(before, op.chunks, op.path);
       const moving = op.moveTo !== undefined && env.resolvePath(op.moveTo) !== env.resolvePath(op.path);
       if (op.moveTo !== undefined && moving) {
         const replaced = (await load(op.moveTo)) !== undefined;
