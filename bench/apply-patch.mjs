@@ -1,6 +1,9 @@
 // apply_patch of 200 hunks on a 20,000-line file, against baselines measured in the same run:
 // the `diff` package applying the equivalent unified diff, and a plain rebuild of the file from
-// known line positions (the least work any patcher can do).
+// known line positions (the least work any patcher can do). Then one patch of 3 hunks on a
+// 10,000-line tab-indented file, clean, with its hunks written with spaces for tabs (matched by
+// re-expressing the indentation), and with a stale context line (refused, with the closest region
+// of the file found for the message), each against diff.applyPatch on the clean diff.
 // Run after `npm run build`: node bench/apply-patch.mjs
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -99,3 +102,61 @@ console.log(`  baseline  atomic write of the result        ${ms(tWriteOnly)}`);
 console.log(
   `  ours      applyPatch on a real file         ${ms(tTool)}  (${(tTool / tWriteOnly).toFixed(2)}x the bare write)`,
 );
+
+// ---- one patch on a 10,000-line tab-indented file: clean, noisy, refused ----
+const SMALL = 10_000;
+const goLines = Array.from({ length: SMALL }, (_, i) =>
+  i % 10 === 0
+    ? `func f${i}() {`
+    : i % 10 === 9
+      ? "}"
+      : `\t${i % 3 === 0 ? "\t" : ""}v${i} := call(${i}, "x")`,
+);
+const goText = `${goLines.join("\n")}\n`;
+const goAt = [2_003, 5_004, 8_005];
+const goModified = [...goLines];
+for (const at of goAt) goModified[at] = `${goLines[at]} // changed`;
+const goModifiedText = `${goModified.join("\n")}\n`;
+const goPatch = (mapLine) => {
+  const out = ["*** Begin Patch", "*** Update File: big.go"];
+  for (const at of goAt) {
+    out.push("@@");
+    for (let i = at - 3; i < at; i++) out.push(` ${mapLine(goLines[i], i)}`);
+    out.push(`-${mapLine(goLines[at], at)}`, `+${mapLine(goModified[at], at)}`);
+    for (let i = at + 1; i <= at + 3; i++) out.push(` ${mapLine(goLines[i], i)}`);
+  }
+  out.push("*** End Patch");
+  return out.join("\n");
+};
+const spaced = (line) => line.replace(/^\t+/, (tabs) => "    ".repeat(tabs.length));
+const cleanPatch = goPatch((line) => line);
+const swappedPatch = goPatch(spaced);
+const stalePatch = goPatch((line, i) => (i === goAt[2] - 1 ? `${line}Old` : line));
+const goUnified = createPatch("big.go", goText, goModifiedText, undefined, undefined, { context: 3 });
+const applyGo = (v4) => applyChunks(goText, parsePatch(v4).operations[0].chunks, "big.go");
+if (applyGo(cleanPatch).content !== goModifiedText) throw new Error("clean result differs");
+if (applyGo(swappedPatch).content !== goModifiedText) throw new Error("re-indented result differs");
+let refused = false;
+try {
+  applyGo(stalePatch);
+} catch {
+  refused = true;
+}
+if (!refused) throw new Error("the stale hunk was applied");
+const refuse = () => {
+  try {
+    applyGo(stalePatch);
+  } catch {}
+};
+const tGoDiff = median(() => diffApplyPatch(goText, goUnified));
+const tGoClean = median(() => applyGo(cleanPatch));
+const tGoSwapped = median(() => applyGo(swappedPatch));
+const tGoStale = median(refuse);
+const vsDiff = (t) => `(${(t / tGoDiff).toFixed(2)}x diff.applyPatch)`;
+console.log(
+  `\napply_patch: 3 hunks on a ${SMALL}-line tab-indented file, median of ${RUNS} runs (target: under 20 ms)`,
+);
+console.log(`  baseline  diff.applyPatch (clean unified diff)  ${ms(tGoDiff)}`);
+console.log(`  ours      clean hunks                           ${ms(tGoClean)}  ${vsDiff(tGoClean)}`);
+console.log(`  ours      tabs written as spaces (re-indented)  ${ms(tGoSwapped)}  ${vsDiff(tGoSwapped)}`);
+console.log(`  ours      stale context line (refused)          ${ms(tGoStale)}  ${vsDiff(tGoStale)}`);

@@ -190,13 +190,80 @@ describe("apply_patch on real files", () => {
       ),
     );
     expect(out.isError).toBe(true);
-    expect(out.output).toContain("c.txt: hunk 2 of 2");
-    expect(out.output).toContain("  c3 but different");
-    expect(out.output).toContain("Closest candidate (lines 3-3");
-    expect(out.output).toContain("3 | c3");
+    expect(out.output).toContain("c.txt: hunk 2 of 2 (@@)");
+    expect(out.output).toContain("The closest region is lines 3-3");
+    expect(out.output).toContain("> 3 | c3\n    | c3 but different    <- the hunk's line");
     expect(await snapshot()).toEqual(before);
     expect(await exists("new.txt")).toBe(false);
     expect((await readdir(dir)).sort()).toEqual(["a.txt", "b.txt", "c.txt"]);
+  });
+
+  it("refuses a hunk with a stale context line, and the hunk its refusal gives back applies", async () => {
+    const file = [
+      "package main",
+      "",
+      "func load(path string) error {",
+      "\tdata, err := read(path)",
+      "\tif err != nil {",
+      "\t\treturn err",
+      "\t}",
+      "\treturn parse(data)",
+      "}",
+      "",
+    ].join("\n");
+    await put("load.go", file);
+    // The model remembers `readFile` where the file says `read`, and writes spaces for tabs.
+    const stale = patchOf(
+      "*** Update File: load.go",
+      "@@ func load(path string) error {",
+      "     data, err := readFile(path)",
+      "     if err != nil {",
+      "-        return err",
+      '+        return fmt.Errorf("load %s: %w", path, err)',
+      "     }",
+    );
+    const refused = await run(stale);
+    expect(refused.isError).toBe(true);
+    expect(await get("load.go")).toBe(file);
+    expect(refused.output).toContain("load.go: hunk 1 of 1 (@@ func load(path string) error {)");
+    expect(refused.output).toContain("> 4 | \tdata, err := read(path)");
+    const advice = refused.output.split("as the file has them:\n")[1];
+    expect(advice).toBeDefined();
+    const corrected = await run(patchOf("*** Update File: load.go", advice as string));
+    expect(corrected.isError).toBeFalsy();
+    expect(await get("load.go")).toBe(
+      file.replace("\t\treturn err\n", '\t\treturn fmt.Errorf("load %s: %w", path, err)\n'),
+    );
+  });
+
+  it("re-expresses a hunk written with spaces in a tab-indented file, and says so", async () => {
+    await put("m.go", "func f() {\n\tif ok {\n\t\treturn\n\t}\n}\n");
+    const out = await run(
+      patchOf(
+        "*** Update File: m.go",
+        "@@",
+        "     if ok {",
+        "-        return",
+        "+        log()",
+        "+        return",
+        "     }",
+      ),
+    );
+    expect(out.isError).toBeFalsy();
+    expect(out.output).toContain(
+      "hunk 1 matched with indentation re-expressed in the file's own (the file's tabs written as 4 spaces)",
+    );
+    expect(await get("m.go")).toBe("func f() {\n\tif ok {\n\t\tlog()\n\t\treturn\n\t}\n}\n");
+    expect(out.details?.diff).toContain("+\t\tlog()");
+  });
+
+  it("renames a file with an Update that has a Move to and no hunk", async () => {
+    await put("old/name.txt", "same\n");
+    const out = await run(patchOf("*** Update File: old/name.txt", "*** Move to: new/name.txt"));
+    expect(out.isError).toBeFalsy();
+    expect(out.output).toContain("M new/name.txt (moved from old/name.txt)");
+    expect(await exists("old/name.txt")).toBe(false);
+    expect(await get("new/name.txt")).toBe("same\n");
   });
 
   it("restores files already written when a later write fails", async () => {

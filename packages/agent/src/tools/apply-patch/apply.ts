@@ -1,8 +1,8 @@
 import { EnvironmentError } from "../../environment/errors.js";
 import type { ExecutionEnvironment } from "../../types/environment.js";
-import { TOLERANCE_NAMES, type Tolerance } from "../edit/normalize.js";
 import { decodeUtf8 } from "../shared/text-file.js";
-import { applyChunks } from "./apply-chunks.js";
+import { applyChunks, type HunkNote } from "./apply-chunks.js";
+import { LAYER_NAMES } from "./layers.js";
 import { parsePatch } from "./parser.js";
 import { type ParsedPatch, PatchApplyError } from "./types.js";
 
@@ -18,8 +18,8 @@ export interface PatchFileChange {
   readonly after?: string;
   /** An existing file at `path` was replaced (Add File over it, or Move to onto it), as codex does. */
   readonly replaced?: boolean;
-  /** Hunks that matched only under a fuzzy tolerance. */
-  readonly fuzzy?: readonly { readonly hunk: number; readonly tolerance: Tolerance }[];
+  /** Hunks that were not an exact match where their @@ lines lead, and how each was placed. */
+  readonly fuzzy?: readonly HunkNote[];
 }
 
 export interface PatchResult {
@@ -87,7 +87,9 @@ async function plan(patch: ParsedPatch, env: ExecutionEnvironment): Promise<Plan
     } else {
       if (before === undefined)
         throw new PatchApplyError(op.path, `Cannot update ${op.path}: the file does not exist.`);
-      const { content, fuzzy } = applyChunks(before, op.chunks, op.path);
+      // A rename with no hunk keeps the bytes as they are.
+      const { content, fuzzy } =
+        op.chunks.length === 0 ? { content: before, fuzzy: [] } : applyChunks(before, op.chunks, op.path);
       const moving = op.moveTo !== undefined && env.resolvePath(op.moveTo) !== env.resolvePath(op.path);
       if (op.moveTo !== undefined && moving) {
         const replaced = (await load(op.moveTo)) !== undefined;
@@ -181,7 +183,7 @@ async function rollback(
   }
 }
 
-/** The codex-style summary: one `A|M|D path` line per file, with notes on fuzzy matches. */
+/** The codex-style summary: one `A|M|D path` line per file, with a note on each hunk that was not an exact match. */
 export function formatPatchSummary(result: PatchResult): string {
   const lines = ["Success. Updated the following files:"];
   for (const change of result.changes) {
@@ -193,7 +195,20 @@ export function formatPatchSummary(result: PatchResult): string {
   }
   for (const change of result.changes) {
     for (const f of change.fuzzy ?? []) {
-      lines.push(`Note: ${change.path} hunk ${f.hunk} matched with ${TOLERANCE_NAMES[f.tolerance]}.`);
+      if (f.tolerance !== "exact") {
+        const how = f.indentation === undefined ? "" : ` (${f.indentation})`;
+        lines.push(`Note: ${change.path} hunk ${f.hunk} matched with ${LAYER_NAMES[f.tolerance]}${how}.`);
+      }
+      if (f.pieces !== undefined) {
+        lines.push(
+          `Note: ${change.path} hunk ${f.hunk} fits the file only as ${f.pieces} separate hunks (@@ lines between them left out); each fits one place and was applied so.`,
+        );
+      }
+      if (f.anchorIgnored === true) {
+        lines.push(
+          `Note: ${change.path} hunk ${f.hunk}: its @@ line does not lead to it; it was placed by its context, which fits one place only.`,
+        );
+      }
     }
   }
   return lines.join("\n");

@@ -5,7 +5,7 @@ export {
   type PatchResult,
   planPatch,
 } from "./apply.js";
-export { applyChunks, type ChunksResult } from "./apply-chunks.js";
+export { applyChunks, type ChunksResult, type HunkNote } from "./apply-chunks.js";
 export { parsePatch, patchPaths } from "./parser.js";
 export { applyPatchExecutor, applyPatchTool } from "./tool.js";
 export {

@@ -126,7 +126,8 @@ class BodyParser {
       if (line.startsWith("***")) break;
       chunks.push(this.parseChunk(path, chunks.length === 0));
     }
-    if (chunks.length === 0) throw this.error(`Update of '${path}' has no hunks.`);
+    // OpenAI's grammar allows a rename with no hunk; an Update that neither moves nor changes is an error.
+    if (chunks.length === 0 && moveTo === undefined) throw this.error(`Update of '${path}' has no hunks.`);
     return moveTo === undefined ? { kind: "update", path, chunks } : { kind: "update", path, moveTo, chunks };
   }
 
