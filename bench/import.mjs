@@ -8,8 +8,7 @@
 // node_modules> measures that checkout's packages too (for before/after).
 // Run after `npm run build`: node bench/import.mjs   (RUNS=15 by default)
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -18,17 +17,14 @@ const TARGET_MS = 400;
 const TARGET_RATIO = 1.2;
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
-/** What to import, as a specifier resolved from a checkout's root (a file URL). */
-function resolveFrom(checkout, specifier) {
-  try {
-    return pathToFileURL(createRequire(join(checkout, "package.json")).resolve(specifier)).href;
-  } catch {
-    // ESM-only packages have no require condition: find the package folder and its ESM entry.
-    const folder = join(checkout, "node_modules", specifier);
-    return existsSync(folder)
-      ? import.meta.resolve(specifier, pathToFileURL(join(checkout, "x.js")))
-      : undefined;
-  }
+/** The ES module entry of a package installed in a checkout's node_modules, as a file URL. */
+function resolveFrom(checkout, name) {
+  const folder = join(checkout, "node_modules", name);
+  if (!existsSync(join(folder, "package.json"))) return undefined;
+  const manifest = JSON.parse(readFileSync(join(folder, "package.json"), "utf8"));
+  let target = manifest.exports?.["."] ?? manifest.exports ?? manifest.main;
+  while (target && typeof target === "object") target = target.import ?? target.default;
+  return pathToFileURL(join(folder, target ?? "index.js")).href;
 }
 
 const subjects = [

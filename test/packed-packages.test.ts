@@ -2,7 +2,8 @@
 // `npm run build` left it), unpacked into an empty project's node_modules the way npm lays them
 // out, with only the dependencies the packed manifests declare beside them. No registry is needed:
 // the declared dependencies are linked from this repository's install. A strict TypeScript program
-// (no skipLibCheck) importing every public entry type-checks, and runs. The same with a real
+// (no skipLibCheck) importing every public entry type-checks, and runs a session through the
+// packages' bundles. The same with a real
 // `npm install` of the tarballs, which needs the registry: `npm run check:install`.
 import { execFileSync, spawnSync } from "node:child_process";
 import {
@@ -44,10 +45,15 @@ interface Packed {
 const manifestOf = (pkg: string): Manifest =>
   JSON.parse(readFileSync(join(repo, "packages", pkg, "package.json"), "utf8"));
 
-/** A strict program using every public entry the way an embedder would. */
-const PROGRAM = `import * as llmTesting from "@attractor/llm/testing";
+/**
+ * A strict program using every public entry the way an embedder would; it runs a session whose
+ * scripted model calls the built-in tools and one of its own, so the packages' bundles run the loop.
+ */
+const PROGRAM = `import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as llmTesting from "@attractor/llm/testing";
 import { Client, generate, type Tool, tool } from "@attractor/llm";
-import * as agentTesting from "@attractor/agent/testing";
+import { scriptedClient } from "@attractor/agent/testing";
 import {
   createAnthropicProfile,
   defineTool,
@@ -62,12 +68,14 @@ import * as runtime from "@attractor/cli/runtime";
 import * as headless from "@attractor/cli/headless";
 import * as config from "@attractor/cli/config";
 
-const parameters = Type.Object({ path: Type.String() });
+const parameters = Type.Object({ path: Type.String() }, { additionalProperties: false });
 const count = defineTool({
-  name: "count",
-  description: "Counts a path's characters.",
+  name: "count_chars",
+  description: "Counts a file's characters.",
   parameters,
-  execute: async ({ path }: Static<typeof parameters>) => String(path.length),
+  readOnly: true,
+  execute: async ({ path }: Static<typeof parameters>, { environment }) =>
+    String((await environment.readFile(path)).length),
 });
 const echo: Tool<{ text: string }> = tool({
   name: "echo",
@@ -75,19 +83,44 @@ const echo: Tool<{ text: string }> = tool({
   parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
   execute: async ({ text }: { text: string }) => text,
 });
-const session = (client: Client): Session =>
-  new Session({
-    profile: createAnthropicProfile("claude-sonnet-4-5"),
-    environment: new LocalExecutionEnvironment({ workingDirectory: process.cwd() }),
-    client,
-    tools: [count],
-  });
-const kinds = (events: readonly SessionEvent[]): string[] => events.map((e) => e.kind);
-const entries = { llmTesting, agentTesting, fleet, runtime, headless, config };
+
+const work = join(process.cwd(), "work");
+mkdirSync(work, { recursive: true });
+writeFileSync(join(work, "app.js"), "export const greeting = 'hello';\\n");
+const model = scriptedClient([
+  {
+    toolCalls: [
+      { name: "read_file", args: { file_path: "app.js" } },
+      { name: "grep", args: { pattern: "greeting" } },
+      { name: "glob", args: { pattern: "*.js" } },
+      { name: "count_chars", args: { path: "app.js" } },
+      { name: "count_chars", args: { path: 42 } },
+    ],
+  },
+  { toolCalls: [{ name: "edit_file", args: { file_path: "app.js", old_string: "hello", new_string: "hi" } }] },
+  { toolCalls: [{ name: "write_file", args: { file_path: "notes.md", content: "done" } }] },
+  { toolCalls: [{ name: "shell", args: { command: "cat notes.md" } }] },
+  { text: "All done." },
+]);
+const session = new Session({
+  profile: createAnthropicProfile("claude-sonnet-4-5"),
+  environment: new LocalExecutionEnvironment({ workingDirectory: work }),
+  client: model,
+  tools: [count],
+});
+const events: SessionEvent[] = [];
+session.subscribe((event) => events.push(event));
+await session.submit("Change the greeting and leave a note.");
+await session.close();
+const results = events.flatMap((e) => (e.kind === "tool_call_end" ? [[e.data.toolName, e.data.isError]] : []));
+const entries = { llmTesting, fleet, runtime, headless, config };
 console.log(
   JSON.stringify({
     entries: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Object.keys(v).length])),
-    functions: [typeof generate, typeof session, typeof kinds, echo.name],
+    functions: [typeof generate, typeof Client, echo.name],
+    results,
+    app: readFileSync(join(work, "app.js"), "utf8"),
+    notes: readFileSync(join(work, "notes.md"), "utf8"),
   }),
 );
 `;
@@ -175,8 +208,8 @@ describe("packed packages", () => {
       encoding: "utf8",
     });
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(
-      "@attractor/agent: the build did not produce dist/index.d.ts, dist/index.js",
+    expect(run.stderr).toMatch(
+      /^@attractor\/agent: the build did not produce .*dist\/index\.d\.ts, dist\/index\.js/,
     );
   });
 
@@ -214,7 +247,25 @@ describe("packed packages", () => {
     });
     expect(run.stderr).toBe("");
     const printed = JSON.parse(run.stdout);
-    expect(printed.functions).toEqual(["function", "function", "function", "echo"]);
+    expect(printed.functions).toEqual(["function", "function", "echo"]);
     for (const [entry, count] of Object.entries(printed.entries)) expect(count, entry).toBeGreaterThan(0);
+    // The loop ran the built-in tools and the program's own, whose arguments were validated.
+    // Calls of one round run concurrently: their ends come in any order.
+    const sorted = (results: [string, boolean][]) =>
+      [...results].sort((a, b) => `${a}`.localeCompare(`${b}`));
+    expect(sorted(printed.results)).toEqual(
+      sorted([
+        ["read_file", false],
+        ["grep", false],
+        ["glob", false],
+        ["count_chars", false],
+        ["count_chars", true],
+        ["edit_file", false],
+        ["write_file", false],
+        ["shell", false],
+      ]),
+    );
+    expect(printed.app).toBe("export const greeting = 'hi';\n");
+    expect(printed.notes).toBe("done");
   }, 60_000);
 });
