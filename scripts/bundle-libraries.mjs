@@ -51,8 +51,8 @@ for (const name of process.argv.length > 2 ? process.argv.slice(2) : Object.keys
     banner: {
       js: 'import { createRequire as __libraryCreateRequire } from "node:module";\nconst require = __libraryCreateRequire(import.meta.url);',
     },
-    sourcemap: "linked",
-    sourcesContent: false,
+    // No source maps: they would name the compiled-in dependencies' files, which the package does
+    // not ship; the bundles are not minified and keep every name, so a stack trace reads as is.
     logLevel: "warning",
   });
   if (name === "llm")
