@@ -24,6 +24,7 @@ export default defineConfig({
       "packages/*/src/**/*.test.tsx",
       "packages/*/test/**/*.test.ts",
       "packages/*/test/**/*.test.tsx",
+      "test/**/*.test.ts",
     ],
     testTimeout: 20_000,
     // CI machines have two cores shared by parallel test files with real servers and processes;

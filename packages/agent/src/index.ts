@@ -1,6 +1,10 @@
 // The public API: Session and its contracts, profiles, execution environments, tool factories,
 // customization, MCP and code intelligence. Everything else the modules export is reachable
 // through `@attractor/agent/internals`, without a stability promise.
+
+// TypeBox's schema builder, for defineTool() parameters: the same copy the tools are typed with,
+// without a dependency of the embedder's own.
+export { type Static, Type } from "@sinclair/typebox";
 export {
   CLAUDE_CODE_TOOL_NAMES,
   claudeCodeNamesOf,

@@ -33,6 +33,9 @@ const result = await build({
   format: "esm",
   platform: "node",
   target: "node20",
+  // The libraries' compiled modules, not their own bundles: this bundle splits them its own way
+  // ("module" is esbuild's default condition, which naming any condition drops).
+  conditions: ["attractor-unbundled", "module"],
   // Bundled names get suffixes where they collide; libraries may read a function's or class's name.
   keepNames: true,
   minifyWhitespace: true,
@@ -129,6 +132,7 @@ const COMMONJS = {
   format: "cjs",
   platform: "node",
   target: "node20",
+  conditions: ["attractor-unbundled", "module"],
   keepNames: true,
   minifyWhitespace: true,
   minifySyntax: true,

@@ -44,7 +44,16 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), "attractor-pack-"));
   const { stdout } = await run(
     "npm",
-    ["pack", "--json", "--pack-destination", work, ...NAMES.flatMap((n) => ["-w", `packages/${n}`])],
+    // --ignore-scripts: each package's prepack builds it, which would rebuild the command under the
+    // other test files running it; the tarballs hold the build this run was started with.
+    [
+      "pack",
+      "--json",
+      "--ignore-scripts",
+      "--pack-destination",
+      work,
+      ...NAMES.flatMap((n) => ["-w", `packages/${n}`]),
+    ],
     { cwd: REPO, maxBuffer: 64 * 1024 * 1024 },
   );
   const reports = JSON.parse(stdout) as { name: string; filename: string }[];

@@ -19,6 +19,9 @@ const SPECS = [
     pkg: "openai",
     types: "resources/responses/responses.d.ts",
     type: "ResponseCreateParamsBase",
+    // The SDK types mark `logprobs` optional on output text, but OpenAI's OpenAPI specification
+    // (OutputTextContent) requires it, so an assistant message sent back must carry it.
+    required: { ResponseOutputText: ["logprobs"] },
   },
   {
     file: "openai-chat-completions.schema.json",
@@ -68,6 +71,10 @@ for (const spec of SPECS) {
   });
   const schema = generator.createSchema(spec.type);
   if (spec.supplement !== undefined) Object.assign(schema.definitions[spec.type].properties, spec.supplement);
+  for (const [definition, fields] of Object.entries(spec.required ?? {})) {
+    const target = schema.definitions[definition];
+    target.required = [...new Set([...(target.required ?? []), ...fields])].sort();
+  }
   const document = {
     $comment: `Generated from ${spec.pkg}@${version} (${spec.types}, ${spec.type}) by scripts/generate-request-schemas.mjs; do not edit.`,
     "x-source": {
@@ -75,6 +82,11 @@ for (const spec of SPECS) {
       version,
       type: spec.type,
       ...(spec.supplement !== undefined && { supplemented: Object.keys(spec.supplement).join(", ") }),
+      ...(spec.required !== undefined && {
+        required: Object.entries(spec.required)
+          .map(([definition, fields]) => `${definition}: ${fields.join(", ")}`)
+          .join("; "),
+      }),
     },
     ...schema,
   };

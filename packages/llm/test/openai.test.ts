@@ -354,7 +354,7 @@ describe("OpenAIAdapter: reasoning and caching", () => {
       role: "assistant",
       id: "msg_r",
       status: "completed",
-      content: [{ type: "output_text", text: "42", annotations: [] }],
+      content: [{ type: "output_text", text: "42", annotations: [], logprobs: [] }],
     });
     expect(input.filter((i) => i.type === "reasoning")).toHaveLength(1);
   });

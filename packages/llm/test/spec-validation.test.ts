@@ -82,6 +82,19 @@ describe("request specifications", () => {
     expect(specViolations("openai-responses", body)).not.toEqual([]);
   });
 
+  it("refuses Responses output text sent back without logprobs, which OpenAI's specification requires", () => {
+    const replay = (part: Record<string, unknown>) => ({
+      ...valid["openai-responses"],
+      input: [
+        { type: "message", role: "user", content: "hi" },
+        { type: "message", role: "assistant", id: "msg_1", status: "completed", content: [part] },
+      ],
+    });
+    const part = { type: "output_text", text: "x", annotations: [] };
+    expect(specViolations("openai-responses", replay(part)).join()).toMatch(/logprobs/);
+    expect(specViolations("openai-responses", replay({ ...part, logprobs: [] }))).toEqual([]);
+  });
+
   it("checks where tool results go, on every protocol", () => {
     expect(
       specViolations("openai-chat-completions", {

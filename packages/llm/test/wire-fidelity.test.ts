@@ -308,7 +308,7 @@ describe("Responses output messages replayed as input items", () => {
       id: "msg_9",
       status: "completed",
       phase: "commentary",
-      content: [{ type: "output_text", text: "Looking at the files.", annotations: [] }],
+      content: [{ type: "output_text", text: "Looking at the files.", annotations: [], logprobs: [] }],
     });
   });
 });

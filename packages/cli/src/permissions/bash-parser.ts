@@ -54,9 +54,10 @@ let loaded: Parser | undefined;
 
 /**
  * Loads tree-sitter and its bash grammar once (on first use, not at start-up); later calls return
- * the same parser. Rejects with ShellParserUnavailableError when a file is missing.
+ * the same parser (opaque: its type stays out of the published declarations, where web-tree-sitter
+ * is not a dependency). Rejects with ShellParserUnavailableError when a file is missing.
  */
-export function loadBashParser(): Promise<Parser> {
+export function loadBashParser(): Promise<unknown> {
   loading ??= (async () => {
     const [runtimePath, grammarPath] = WASM_FILES.map(locate) as [string, string];
     const { Parser, Language } = await import("web-tree-sitter");

@@ -107,7 +107,8 @@ function assistantItems(message: Message, input: Item[]): void {
       const own = part.item?.provider === PROVIDER ? part.item : undefined;
       if (text.length > 0 && own?.id !== item?.id) flush();
       item = own;
-      text.push({ type: "output_text", text: part.text, annotations: [] });
+      // OpenAI's specification requires logprobs on output text; none were asked for, so none.
+      text.push({ type: "output_text", text: part.text, annotations: [], logprobs: [] });
     } else if (part.kind === "tool_call") {
       flush();
       const call = part.toolCall;
