@@ -1,12 +1,14 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { parseBash, type SyntaxNode } from "./bash-parser.js";
+import { type ProgramOptions, parseOptions } from "./option-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
+import { programOptions } from "./program-options.js";
 import {
   DANGEROUS_VARIABLE,
   EVALUATING_BUILTINS,
   FIND_ACTIONS_WITH_COMMAND,
-  FIND_TESTS,
+  findNarrows,
   programName,
   SHELLS,
   SUBSCRIPT_CODE,
@@ -760,38 +762,35 @@ class ParseState {
   ): void {
     const all = [...assignments];
     let i = 1;
+    const table = programOptions("env") as ProgramOptions;
     for (; i < words.length; i++) {
       const w = words[i] as Word;
       if (w.text === "--") {
         i++;
         break;
       }
-      if (/^(-S|--split-string)/.test(w.text)) {
-        const inline = w.text.replace(/^(-S|--split-string=?)/, "");
+      if (!w.text.startsWith("-") || w.text === "-") break;
+      // The option as env's getopt_long reads it: `--spl=…` is `--split-string=…`, `-iS'…'` is `-i -S '…'`.
+      const { options } = parseOptions(table, [w, ...(words[i + 1] ? [words[i + 1] as Word] : [])]);
+      const usesNext = options.some((o) => o.valueWord !== undefined && o.valueWord === words[i + 1]);
+      const split = options.find((o) => o.spec.name === "--split-string" || o.spec.name === "-S");
+      if (split) {
         const script =
-          inline !== ""
-            ? w.dynamic
-              ? undefined
-              : inline
-            : words[i + 1] && !words[i + 1]?.dynamic
-              ? words[i + 1]?.text
-              : undefined;
+          split.valueWord === undefined || split.valueWord.dynamic ? undefined : split.valueWord.text;
         nested(
           script === undefined
             ? undefined
-            : [script, ...words.slice(i + (inline ? 1 : 2)).map((x) => shellQuote(x.text))].join(" "),
+            : [script, ...words.slice(i + (usesNext ? 2 : 1)).map((x) => shellQuote(x.text))].join(" "),
           "env -S",
         );
         return;
       }
-      if (/^(-C|--chdir)/.test(w.text)) {
+      if (options.some((o) => o.spec.name === "--chdir" || o.spec.name === "-C"))
         this.problem("env -C runs the command in another directory", source);
-      }
-      if (["-u", "--unset", "-C", "--chdir", "-P"].includes(w.text)) {
-        i++;
-        continue;
-      }
-      if (w.text.startsWith("-")) continue;
+      if (usesNext) i++;
+    }
+    for (; i < words.length; i++) {
+      const w = words[i] as Word;
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
       if (m) {
         all.push(w.dynamic ? { name: m[1] as string } : { name: m[1] as string, value: m[2] as string });
@@ -877,10 +876,12 @@ class ParseState {
       starts.push(words[i] as Word);
     }
     if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
-    const filtered = words.slice(i).some((w) => FIND_TESTS.has(w.text));
+    const testsFrom = i;
     for (; i < words.length; i++) {
       const t = (words[i] as Word).text;
       if (!FIND_ACTIONS_WITH_COMMAND.has(t)) continue;
+      // Only tests before the action narrow what it acts on.
+      const filtered = findNarrows(words.slice(testsFrom, i).map((w) => w.text));
       const inner: Word[] = [];
       let j = i + 1;
       for (; j < words.length; j++) {

@@ -9,8 +9,11 @@ import {
   type Word,
 } from "./command-parser.js";
 import { gitSubcommandVerdict, packageManagerVerdict } from "./git-and-package-verdicts.js";
+import { optionWith, parseOptions } from "./option-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
+import { programOptions } from "./program-options.js";
 import { readOnlyVerdict } from "./read-only-commands.js";
+import { findNarrows, narrowPattern } from "./shell-programs.js";
 import { maxTier, type SafetyTier, TIER_ORDER } from "./tiers.js";
 
 export { maxTier, type SafetyTier } from "./tiers.js";
@@ -38,6 +41,11 @@ export interface CommandAssessment {
   readonly understood: boolean;
   /** Paths it reads or writes (for read-only commands and redirections). */
   readonly paths: readonly PathUse[];
+  /**
+   * An option that writes a file or runs a program (`git diff --output=F`): a rule with a
+   * wildcard (`git diff:*`) covers the arguments, never such an option.
+   */
+  readonly effectOption?: string;
 }
 
 /** The verdict on a whole command line: its strictest part decides. */
@@ -132,6 +140,8 @@ const TEST_RUNNERS = new Set([
   "mypy",
 ]);
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** Programs that delete or destroy the files they are given. */
+const DESTROYERS = new Set(["rm", "rmdir", "unlink", "shred", "truncate"]);
 
 /**
  * Judges the line (see assessCommandLine), loading the bash grammar first when the line needs it
@@ -495,25 +505,44 @@ class Judge {
     const operandWords = operandsOf(words);
     const dynamicTail = command.moreArgs;
 
-    if (program === "rm" || program === "rmdir" || program === "unlink" || program === "shred") {
+    if (DESTROYERS.has(program)) {
       const recursive = program === "rm" && (short.has("r") || short.has("R") || long.has("--recursive"));
-      const targets = operandWords;
+      const targets = program === "truncate" ? truncateOperands(words) : operandWords;
       const root = targets.find((w) => !w.dynamic && resolve(this.cwd, fixedPart(w)) === "/");
       if (recursive && (root || long.has("--no-preserve-root")))
         return v("critical", `recursive delete of ${root?.text ?? "/"}`, false, { blocked: true });
-      if (recursive && dynamicTail)
-        return v("critical", "recursive delete of paths only known at run time (xargs)", false, {
-          understood: false,
-        });
+      const verb = program === "truncate" ? "empties" : program === "shred" ? "destroys" : "deletes";
+      // Files found by find or passed by xargs: the action is as wide as what feeds it.
+      const finder = command.wrappers.find((w) => /^find -/.test(w));
+      if (dynamicTail && program !== "rmdir")
+        return v(
+          "critical",
+          `${program} ${verb} every file xargs passes it (only known at run time)`,
+          false,
+          {
+            understood: targets.every((w) => !w.dynamic),
+          },
+        );
       for (const w of targets) {
+        // `rm -f $(find . -type f)`: the files are listed by a command when the line runs.
+        if (w.dynamic && /\$\(|`/.test(w.text) && program !== "rmdir")
+          return v("critical", `${program} ${verb} the files a command lists (${w.text})`, false, {
+            understood: false,
+          });
         const hit = this.catastrophicTarget(w);
-        if (hit && (recursive || w.glob || w.dynamic))
+        if (!hit) continue;
+        if (recursive || w.dynamic)
           return v(
-            recursive ? "critical" : "high",
+            "critical",
             `${recursive ? "recursive " : ""}delete of ${hit}`,
             false,
             w.dynamic ? { understood: false } : {},
           );
+        if (finder && program !== "rmdir")
+          return v("critical", `${finder} ${program} ${verb} every file under ${hit}`);
+        if (w.glob && program !== "rmdir" && !narrowPattern(w.text))
+          return v("critical", `${program} ${verb} the project's files in bulk (${w.text})`);
+        if (w.glob) return v("high", `${program} of ${hit}`);
       }
       if (program === "shred") return v("high", "shred destroys file contents");
       return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
@@ -522,6 +551,32 @@ class Judge {
       for (const w of operandWords.slice(0, -1)) {
         const hit = this.catastrophicTarget(w);
         if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
+      }
+      if (
+        dynamicTail ||
+        command.wrappers.some((w) => /^find -/.test(w)) ||
+        operandWords.some((w) => w.dynamic && /\$\(|`/.test(w.text))
+      )
+        return v("critical", "moves away files only known at run time", false, { understood: false });
+    }
+    if (program === "tar" || program === "bsdtar" || program === "gtar") {
+      const removes = argv.slice(1).find((a) => /^--rem(o(v(e(-(f(i(l(es?)?)?)?)?)?)?)?)?$/.test(a));
+      if (removes) {
+        const hit = operandWords.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        if (hit || operandWords.some((w) => w.glob && !narrowPattern(w.text)))
+          return v("critical", `tar ${removes} deletes ${hit ?? "the project's files"} once archived`);
+        return v("high", `tar ${removes} deletes the files it archives`);
+      }
+    }
+    if (program === "zip") {
+      // -m (--move) deletes what it archives; -T/-TT run a test command.
+      const moves = argv.slice(1).find((a) => /^--mo(ve?)?$/.test(a) || /^-[a-zA-Z0-9]*m/.test(a));
+      if (moves) {
+        const sources = operandWords.slice(1);
+        const hit = sources.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        if (hit || sources.some((w) => w.glob && !narrowPattern(w.text)) || sources.length === 0)
+          return v("critical", `zip ${moves} moves ${hit ?? "the project's files"} into the archive`);
+        return v("high", `zip ${moves} deletes the files it archives`);
       }
     }
     if (program === "find") return this.find(command);
@@ -632,10 +687,12 @@ class Judge {
     }
     if (program === "terraform" && ["destroy", "apply"].includes(operands[0] ?? ""))
       return v("high", `terraform ${operands[0]}`);
-    if (program === "truncate") return v("high", "truncate destroys file contents");
-    if (program === "rsync" && argv.some((a) => /^--(delete|remove-source-files)/.test(a))) {
-      const destination = operandWords.at(-1);
-      const hit = destination ? this.catastrophicTarget(destination) : undefined;
+    if (program === "rsync" && argv.some((a) => /^--(del|remove-s)/.test(a))) {
+      // --delete empties the destination; --remove-source-files deletes the sources.
+      const removesSources = argv.some((a) => /^--remove-s/.test(a));
+      const named = removesSources ? operandWords.slice(0, -1) : operandWords.slice(-1);
+      const hit = named.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      const destination = named.find((w) => this.catastrophicTarget(w));
       if (hit)
         return v(
           "critical",
@@ -658,12 +715,10 @@ class Judge {
     const ro = readOnlyVerdict(program, argv, words);
     if (ro) {
       if (!ro.readOnly)
-        return v(
-          ro.tier ?? "medium",
-          ro.reason,
-          false,
-          ro.understood === false ? { understood: false, tier: "critical" } : {},
-        );
+        return v(ro.tier ?? "medium", ro.reason, false, {
+          ...(ro.effectOption !== undefined && { effectOption: ro.effectOption }),
+          ...(ro.understood === false && { understood: false, tier: "critical" }),
+        });
       if (dynamicTail && ro.paths !== "none")
         return v("none", `${ro.reason} on input only known at run time`, true, {
           paths: [{ text: "(xargs input)", access: "read" }],
@@ -692,11 +747,8 @@ class Judge {
     const rest = command.argv.slice(i);
     const paths = starts.map((w) => this.pathUse(w, "read"));
     if (rest.includes("-delete")) {
-      const filtered = rest.some((a) =>
-        /^-(i?name|i?path|i?wholename|i?regex|type|newer|mtime|mmin|size|user|empty|perm|links|inum|samefile)$/.test(
-          a,
-        ),
-      );
+      // Only tests before -delete narrow it: `find . -delete -name x` deletes everything.
+      const filtered = findNarrows(rest.slice(0, rest.indexOf("-delete")));
       const hit = starts.map((w) => this.catastrophicTarget(w)).find(Boolean);
       // A filter narrows a cleanup inside the project (`find . -name '*.o' -delete`), not one of the
       // home directory or the file system (`find ~ -type f -delete`).
@@ -713,7 +765,7 @@ class Judge {
       return v("high", "find -delete removes files", false, { paths });
     }
     const writer = rest.find((a) => /^-(fprint0?|fprintf|fls)$/.test(a));
-    if (writer) return v("medium", `find ${writer} writes a file`, false, { paths });
+    if (writer) return v("medium", `find ${writer} writes a file`, false, { paths, effectOption: writer });
     if (rest.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a)))
       return v("none", "find runs a command for each file (judged separately)", false, { paths });
     return v("none", "find", true, { paths });
@@ -749,15 +801,47 @@ class Judge {
     }
     const sub = argv[i] ?? "";
     const rest = argv.slice(i + 1);
-    const { short, long, operands } = flags(["git", ...rest]);
-    const r = gitSubcommandVerdict(sub, rest, short, long, operands);
+    const after = command.words.slice(i + 1);
+    let { short, long, operands } = flags(["git", ...rest]);
+    const table = programOptions(`git ${sub}`);
+    const parsed = table ? parseOptions(table, after) : undefined;
+    const optionWordPaths: Word[] = [];
+    if (parsed) {
+      // Options by their full names, as git's parse-options resolves abbreviations (`--outp`).
+      const effect = optionWith(parsed, "exec", "write");
+      if (effect)
+        return v(
+          "medium",
+          `git ${sub} ${effect.written} ${effect.spec.effect === "exec" ? "runs a program" : "writes a file"}`,
+          false,
+          {
+            effectOption: effect.written,
+          },
+        );
+      short = new Set(
+        parsed.options.filter((o) => !o.spec.name.startsWith("--")).map((o) => o.spec.name.slice(1)),
+      );
+      long = new Set([
+        ...parsed.options.filter((o) => o.spec.name.startsWith("--")).map((o) => o.spec.name),
+        ...parsed.unknown,
+      ]);
+      operands = parsed.operands.map((w) => w.text);
+      for (const o of parsed.options) {
+        if (o.spec.effect === "path" && o.valueWord) optionWordPaths.push(o.valueWord);
+        if (o.spec.effect === "filelist")
+          optionWordPaths.push({ text: `${o.value ?? ""} (the paths it lists)`, dynamic: true, glob: false });
+      }
+    }
+    const wholeTree = (pathspec: string) =>
+      /^(:\/?|:\(top\).*|:\/\*)$/.test(pathspec) ||
+      this.catastrophicTarget({ text: pathspec, dynamic: false, glob: /[*?[]/.test(pathspec) }) !== undefined;
+    const r = gitSubcommandVerdict(sub, rest, short, long, operands, wholeTree);
     const base = this.verdict(command, r.tier, r.reason, r.readOnly);
     if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
     if (!base.readOnly) return base;
     // Paths a read-only git command reads (`git diff --no-index /etc/passwd x`, `--contents=…`).
-    const after = command.words.slice(i + 1);
     const withProgram = [command.words[0] as Word, ...after];
-    const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram)];
+    const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram), ...optionWordPaths];
     return { ...base, paths: pathWords.map((w) => this.pathUse(w, "read")) };
   }
 }
@@ -773,6 +857,17 @@ function optionPaths(words: readonly Word[]): Word[] {
     const eq = w.text.indexOf("=");
     const value = eq >= 0 ? w.text.slice(eq + 1) : /^-[A-Za-z]+([/~].*)$/.exec(w.text)?.[1];
     if (value !== undefined && /^(\/|~|\.\.)/.test(value)) out.push({ ...w, text: value });
+  }
+  return out;
+}
+
+/** truncate's file operands: the words after its options and their values (`-s 0`, `-r REF`). */
+function truncateOperands(words: readonly Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = (words[i] as Word).text;
+    if (/^(-[a-zA-Z]*[sr]|--size|--reference)$/.test(t)) i++;
+    else if (!t.startsWith("-") || (words[i] as Word).dynamic) out.push(words[i] as Word);
   }
   return out;
 }

@@ -254,7 +254,11 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
             // Read-only parts need no rule: `if true; then npm test; fi` is covered by `npm test`.
             a.readOnly ||
             applicable.some(
-              (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && coversCommand(g.rule, a.command),
+              (g) =>
+                TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] &&
+                coversCommand(g.rule, a.command) &&
+                // `git diff:*` covers the arguments, not `--output=F` or `--ext-diff` among them.
+                (a.effectOption === undefined || !(g.rule.pattern ?? "*").includes("*")),
             ),
         )
       );
