@@ -746,6 +746,33 @@ class ParseState {
       this.xargs(words, assignments, redirects, ctx, scope, id, source);
       return;
     }
+    if (program === "parallel") {
+      // GNU parallel runs its command (joined, through a shell) once per input: like xargs.
+      const values = /^(-[jnNlLSdaICEX]|--(jobs|max-args|sshlogin|delimiter|arg-file|colsep|tmpdir|joblog|results|max-replace-args|timeout|delay|memfree|load))$/;
+      let k = 1;
+      for (; k < words.length; k++) {
+        const t = (words[k] as Word).text;
+        if (t === "--") {
+          k++;
+          break;
+        }
+        if (!t.startsWith("-") || t === "-") break;
+        if (values.test(t)) k++;
+      }
+      const end = words.findIndex((w, j) => j >= k && /^:::[:+]*$/.test(w.text));
+      const inner = words.slice(k, end < 0 ? undefined : end);
+      this.emit(words.slice(0, k), assignments, redirects, ctx, id);
+      if (inner.length === 0) {
+        this.problem("parallel runs commands read from its input", source);
+        return;
+      }
+      nested(
+        staticText(inner.map((w) => (/\{[^}]*\}/.test(w.text) ? { ...w, dynamic: false } : w))),
+        "parallel",
+        { moreArgs: true },
+      );
+      return;
+    }
     if (program === "find") this.findExec(words, ctx, scope, source);
     this.emit(words, assignments, redirects, ctx, id);
   }

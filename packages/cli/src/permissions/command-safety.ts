@@ -142,6 +142,8 @@ const TEST_RUNNERS = new Set([
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 /** Programs that delete or destroy the files they are given. */
 const DESTROYERS = new Set(["rm", "rmdir", "unlink", "shred", "truncate"]);
+/** Programs that overwrite the file they are given last (`cp /dev/null f`, `dd of=f`). */
+const OVERWRITERS = new Set(["cp", "install", "dd", "tee", "ln"]);
 
 /**
  * Judges the line (see assessCommandLine), loading the bash grammar first when the line needs it
@@ -546,6 +548,18 @@ class Judge {
       }
       if (program === "shred") return v("high", "shred destroys file contents");
       return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
+    }
+    // `find … -exec cp /dev/null {} ;`, `xargs -I{} dd if=/dev/null of={}`: each file found is overwritten.
+    const finder = command.wrappers.find((w) => /^find -/.test(w));
+    if ((finder || dynamicTail) && OVERWRITERS.has(program)) {
+      const targets =
+        program === "dd"
+          ? words.filter((w) => w.text.startsWith("of=")).map((w) => ({ ...w, text: w.text.slice(3) }))
+          : program === "tee"
+            ? operandWords
+            : operandWords.slice(-1);
+      const hit = targets.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      if (hit) return v("critical", `${finder ?? "xargs"} ${program} overwrites every file under ${hit}`);
     }
     if (program === "mv") {
       for (const w of operandWords.slice(0, -1)) {

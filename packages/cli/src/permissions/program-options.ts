@@ -163,8 +163,8 @@ const SPECS: Readonly<Record<string, ReturnType<typeof T>>> = {
   ),
   // -C compiles the magic database into a file of the working directory; -f names the files read.
   file: T(
-    "bcCdEhiklLm:<nNprsSvzZ0e:f:@F:P:M:<",
-    `brief checking-printout compile exclude= exclude-quiet= extension files-from=@ separator= mime mime-type
+    "bcC>dEhiklLm:<nNprsSvzZ0e:f:@F:P:M:<",
+    `brief checking-printout compile> exclude= exclude-quiet= extension files-from=@ separator= mime mime-type
      mime-encoding keep-going list raw dereference no-dereference magic-file=< no-pad no-sandbox preserve-date
      special-files uncompress uncompress-noreport print0 parameter= apple`,
   ),
@@ -206,7 +206,7 @@ const SPECS: Readonly<Record<string, ReturnType<typeof T>>> = {
   ),
   // -f/-i/-l/-E load programs; -o, -p and -d write their reports to a file.
   awk: T(
-    "bcCdD::e:E:!f:!F:gh::i:!l:!L::nNo::>Op::>PrsStv:VYM",
+    "bcCd::>D::e:E:!f:!F:gh::i:!l:!L::nNo::>Op::>PrsStv:VYM",
     `assign= field-separator= file=! source= include=! load=! exec=! dump-variables?> debug? pretty-print?> profile?>
      characters-as-bytes traditional copyright gen-pot lint? non-decimal-data optimize no-optimize posix re-interval
      sandbox use-lc-numeric bignum csv`,
