@@ -748,7 +748,8 @@ class ParseState {
     }
     if (program === "parallel") {
       // GNU parallel runs its command (joined, through a shell) once per input: like xargs.
-      const values = /^(-[jnNlLSdaICEX]|--(jobs|max-args|sshlogin|delimiter|arg-file|colsep|tmpdir|joblog|results|max-replace-args|timeout|delay|memfree|load))$/;
+      const values =
+        /^(-[jnNlLSdaICEX]|--(jobs|max-args|sshlogin|delimiter|arg-file|colsep|tmpdir|joblog|results|max-replace-args|timeout|delay|memfree|load))$/;
       let k = 1;
       for (; k < words.length; k++) {
         const t = (words[k] as Word).text;
