@@ -13,7 +13,7 @@ import { optionWith, parseOptions } from "./option-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
 import { programOptions } from "./program-options.js";
 import { readOnlyVerdict } from "./read-only-commands.js";
-import { findNarrows, narrowPattern } from "./shell-programs.js";
+import { findNarrows, narrowPattern, SHELLS } from "./shell-programs.js";
 import { maxTier, type SafetyTier, TIER_ORDER } from "./tiers.js";
 
 export { maxTier, type SafetyTier } from "./tiers.js";
@@ -46,6 +46,8 @@ export interface CommandAssessment {
    * wildcard (`git diff:*`) covers the arguments, never such an option.
    */
   readonly effectOption?: string;
+  /** Runs code whose effect cannot be read before it runs (`python -c …`, `perl -e …`, a piped script). */
+  readonly opaque?: boolean;
 }
 
 /** The verdict on a whole command line: its strictest part decides. */
@@ -546,7 +548,11 @@ class Judge {
           return v("critical", `${program} ${verb} the project's files in bulk (${w.text})`);
         if (w.glob) return v("high", `${program} of ${hit}`);
       }
-      if (program === "shred") return v("high", "shred destroys file contents");
+      // shred leaves nothing to recover by other means: more than one file at once is a wipe.
+      if (program === "shred")
+        return targets.length > 1 || targets.some((w) => w.glob)
+          ? v("critical", `shred destroys the contents of ${targets.map((w) => w.text).join(" ")}`)
+          : v("high", "shred destroys file contents");
       return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
     }
     // `find … -exec cp /dev/null {} ;`, `xargs -I{} dd if=/dev/null of={}`: each file found is overwritten.
@@ -743,6 +749,8 @@ class Judge {
           : [...(ro.paths ?? operandWords), ...optionPaths(words)].map((w) => this.pathUse(w, "read"));
       return v("none", ro.reason, true, { paths });
     }
+    if (INTERPRETERS.has(program) && !SHELLS.has(program) && runsInlineCode(command))
+      return v("medium", `runs ${program} code given on the line or piped in`, false, { opaque: true });
     return v("medium", `runs ${program}`);
   }
 
@@ -873,6 +881,22 @@ function optionPaths(words: readonly Word[]): Word[] {
     if (value !== undefined && /^(\/|~|\.\.)/.test(value)) out.push({ ...w, text: value });
   }
   return out;
+}
+
+/**
+ * True when an interpreter runs code from its own arguments or standard input (`python3 -c`,
+ * `perl -e`, `node --eval`, `ruby <<EOF`) rather than a script file of the project.
+ */
+function runsInlineCode(command: SimpleCommand): boolean {
+  const args = command.argv.slice(1);
+  if (args.some((a) => /^-[a-zA-Z]*[ceErp]|^--(eval|print|command)\b/.test(a))) return true;
+  const script = args.find((a) => !a.startsWith("-"));
+  return (
+    script === undefined ||
+    script === "-" ||
+    command.fedByCommand ||
+    command.redirects.some((r) => r.op === "<<" || r.op === "<<<" || r.op === "<<-" || r.op === "<")
+  );
 }
 
 /** truncate's file operands: the words after its options and their values (`-s 0`, `-r REF`). */
