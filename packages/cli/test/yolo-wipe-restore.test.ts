@@ -30,6 +30,8 @@ const WIPES: readonly (readonly [line: string, critical: boolean])[] = [
   ["git reset --hard", true],
   ["python3 -c 'import shutil; shutil.rmtree(\"src\")'", false],
   ['node -e \'require("fs").rmSync("src", { recursive: true })\'', false],
+  ["tar -cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm -rf .git src' README.md", false],
+  ["git -c alias.wipe='!rm -rf .git src' wipe", false],
 ];
 
 let dir: string;

@@ -246,8 +246,17 @@ class ParseState {
             scope.definite.set(nameNode.text, n.endIndex);
           break;
         }
+        case "expansion": {
+          // `${PAGER:=cmd}` assigns (and exports, under `set -a`) like `PAGER=cmd`.
+          const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(n.text);
+          if (m && DANGEROUS_VARIABLE.test(m[1] as string))
+            this.problem(`\${${m[1]}:=…} sets ${m[1]}, which changes what later commands run`, n.text);
+          break;
+        }
         case "for_statement": {
           const variable = n.childForFieldName("variable");
+          if (variable && DANGEROUS_VARIABLE.test(variable.text))
+            this.problem(`the loop sets ${variable.text}, which changes what later commands run`, n.text);
           if (variable) {
             // Inside the body the variable is always set.
             if (!scope.definite.has(variable.text)) scope.definite.set(variable.text, n.startIndex);
@@ -561,12 +570,13 @@ class ParseState {
   private resolve(
     words: readonly Word[],
     assignments: readonly Assignment[],
-    redirects: readonly Redirect[],
+    inputRedirects: readonly Redirect[],
     ctx: WalkContext,
     scope: Scope,
     id: number,
     source: string,
   ): void {
+    let redirects = inputRedirects;
     if (ctx.wrappers.length > 0) {
       // `time X=1 cmd`: assignments may follow a wrapper keyword.
       const peeled = [...assignments];
@@ -639,6 +649,12 @@ class ParseState {
     const wrapper = WRAPPERS[program];
     if (wrapper) {
       const rest = skipOptions(words.slice(1), wrapper.values, wrapper.operands ?? 0);
+      const written = wrapperWrites(program, words.slice(1));
+      if (written !== undefined)
+        redirects = [
+          ...redirects,
+          written.dynamic ? { op: ">>", dynamic: true } : { op: ">>", target: written.text, dynamic: false },
+        ];
       if (program === "flock" && rest.some((w) => w.text === "-c")) {
         const at = rest.findIndex((w) => w.text === "-c");
         nested(staticText(rest.slice(at + 1, at + 2)), "flock -c");
@@ -968,6 +984,24 @@ class ParseState {
       text: argv.join(" "),
     });
   }
+}
+
+/**
+ * The file a wrapper itself writes: GNU time's `-o FILE` (`--output`, any unique prefix), flock's
+ * lock file (created when missing). Undefined for the others.
+ */
+function wrapperWrites(program: string, args: readonly Word[]): Word | undefined {
+  if (program === "flock") return args.find((w) => !w.text.startsWith("-"));
+  if (program !== "time") return undefined;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] as Word;
+    if (!w.text.startsWith("-")) return undefined;
+    const long = /^--(o|ou|out|outp|outpu|output)(=(.*))?$/s.exec(w.text);
+    if (long) return long[2] !== undefined ? { ...w, text: long[3] as string } : args[i + 1];
+    const short = /^-[a-zA-Z]*o(.*)$/s.exec(w.text);
+    if (short && !w.text.startsWith("--")) return short[1] ? { ...w, text: short[1] } : args[i + 1];
+  }
+  return undefined;
 }
 
 function descendants(node: SyntaxNode, type: string): SyntaxNode[] {

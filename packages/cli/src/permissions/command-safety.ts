@@ -588,8 +588,15 @@ class Judge {
         return v("high", `tar ${removes} deletes the files it archives`);
       }
     }
+    if (program === "tar" || program === "bsdtar" || program === "gtar") {
+      // Options whose value is a command tar runs: what it does cannot be read.
+      const runs = argv
+        .slice(1)
+        .find((a) => /^--(to-c|checkpoint-a|use-c|info-s|new-v|rsh-c)|^-[a-zA-Z]*[IF]/.test(a));
+      if (runs) return v("medium", `tar ${runs} runs a command`, false, { opaque: true, effectOption: runs });
+    }
     if (program === "zip") {
-      // -m (--move) deletes what it archives; -T/-TT run a test command.
+      // -m (--move) deletes what it archives; -TT (--unzip-command) runs a test command.
       const moves = argv.slice(1).find((a) => /^--mo(ve?)?$/.test(a) || /^-[a-zA-Z0-9]*m/.test(a));
       if (moves) {
         const sources = operandWords.slice(1);
@@ -598,6 +605,8 @@ class Judge {
           return v("critical", `zip ${moves} moves ${hit ?? "the project's files"} into the archive`);
         return v("high", `zip ${moves} deletes the files it archives`);
       }
+      const runs = argv.slice(1).find((a) => /^(-TT|--unzip-command|--unz)/.test(a));
+      if (runs) return v("medium", `zip ${runs} runs a command`, false, { opaque: true, effectOption: runs });
     }
     if (program === "find") return this.find(command);
     if (
@@ -859,7 +868,8 @@ class Judge {
       this.catastrophicTarget({ text: pathspec, dynamic: false, glob: /[*?[]/.test(pathspec) }) !== undefined;
     const r = gitSubcommandVerdict(sub, rest, short, long, operands, wholeTree);
     const base = this.verdict(command, r.tier, r.reason, r.readOnly);
-    if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
+    // Configuration given on the line can make git run anything (core.pager, alias, diff.external).
+    if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths, opaque: true });
     if (!base.readOnly) return base;
     // Paths a read-only git command reads (`git diff --no-index /etc/passwd x`, `--contents=…`).
     const withProgram = [command.words[0] as Word, ...after];

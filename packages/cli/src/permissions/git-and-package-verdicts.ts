@@ -23,12 +23,17 @@ export function gitSubcommandVerdict(
 ): Verdict {
   const v = (tier: SafetyTier, reason: string, readOnly = false): Verdict => ({ tier, reason, readOnly });
   const force = short.has("f") || long.has("--force");
+  // Any unique prefix git accepts (`--outp=F`, `--ext`) of an option that writes or runs.
+  const abbreviates = (a: string, ...names: string[]) => {
+    const m = /^--([a-z][a-z0-9-]*)(=|$)/.exec(a);
+    return m !== null && names.some((n) => n.startsWith(m[1] as string));
+  };
   const writesOutput = rest.some(
-    (a) => /^--output(=|$)/.test(a) || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
+    (a) => abbreviates(a, "output") || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
   );
   const runsProgram = rest.some(
     (a) =>
-      /^--(upload-pack|receive-pack|exec|ext-diff|open-files-in-pager)(=|$)/.test(a) ||
+      abbreviates(a, "upload-pack", "receive-pack", "exec", "ext-diff", "open-files-in-pager") ||
       /^-O/.test(a) ||
       (/^-u/.test(a) && sub === "ls-remote"),
   );

@@ -412,7 +412,9 @@ export function readOnlyVerdict(
       // Assignments such as -v x=… are program text too (their values are strings, but a
       // compromised reading is cheap to avoid): every word is scanned.
       const all = words.slice(1).map((x) => x.text);
-      if (all.some((t) => /\bsystem\s*\(|\|/.test(t))) return runs(`${program} program runs commands`);
+      // system(), pipes and coprocesses run commands; @load loads a shared library.
+      if (all.some((t) => /\bsystem\s*\(|\||@load\b/.test(t)))
+        return runs(`${program} program runs commands`);
       if (all.some((t) => /(print|printf)[^;{}]*>|\bclose\s*\(|\bfflush\s*\(|getline/.test(t)))
         return writes(`${program} program redirects output`);
       return reads(
@@ -482,6 +484,14 @@ function psVerdict(args: readonly Word[]): ReadOnlyVerdict {
       continue;
     }
     if (t.startsWith("-")) {
+      // procps reads `-auxe` as the BSD `auxe` when no user `xe` exists.
+      if (/^-[a-zA-Z]*u[a-zA-Z]*e/.test(t))
+        return {
+          readOnly: false,
+          tier: "critical",
+          reason: `ps ${t} may be read as BSD options with e, printing every process's environment`,
+          effectOption: t,
+        };
       if (unixValues.test(t)) i++;
       continue;
     }
