@@ -462,11 +462,32 @@ describe("a wildcard allow rule covers arguments, never an option that writes or
     ["Bash(fd:*)", "fd -x touch", "ask"],
     ["Bash(find:*)", "find . -fprint F", "ask"],
     ["shell(git diff --output=F)", "git diff --output=F", "allow"],
+    ["Bash(awk:*)", "awk '{print $1}' src/a.ts", "allow"],
+    ["Bash(awk:*)", "awk 'BEGIN{system(\"touch x\")}'", "ask"],
+    ["Bash(sed:*)", "sed -n 1p src/a.ts", "allow"],
+    ["Bash(sed -i:*)", "sed -i s/a/b/ src/a.ts", "allow"],
+    ["Bash(find:*)", "find . -name '*.o' -delete", "ask"],
+    ["Bash(find:*)", "find . -name x -exec touch {} +", "ask"],
+    ["Bash(tee:*)", "echo x | tee F", "ask"],
   ];
   for (const [rule, line, expected] of rows) {
     it(`${rule}: ${JSON.stringify(line)}`, async () => {
       const p = createPermissionPolicy({ mode: "normal", projectRoot: root, rules: { allow: [rule] } });
       expect((await p.evaluate(shell(line))).behavior).toBe(expected);
+    });
+  }
+});
+
+describe("always allow remembers an option that writes or runs exactly, never as a wildcard", () => {
+  for (const [line, rule] of [
+    ["git diff --output=F", "shell(git diff --output=F)"],
+    ["sort -o F src/a.ts", "shell(sort -o F src/a.ts)"],
+    ["git commit -m done", "shell(git commit:*)"],
+  ] as const) {
+    it(JSON.stringify(line), async () => {
+      const outcome = await normal.evaluate(shell(line));
+      expect(outcome.behavior).toBe("ask");
+      if (outcome.behavior === "ask") expect(outcome.request.alwaysRules).toEqual([rule]);
     });
   }
 });

@@ -42,8 +42,9 @@ export interface CommandAssessment {
   /** Paths it reads or writes (for read-only commands and redirections). */
   readonly paths: readonly PathUse[];
   /**
-   * An option that writes a file or runs a program (`git diff --output=F`): a rule with a
-   * wildcard (`git diff:*`) covers the arguments, never such an option.
+   * What makes the command write or run code beyond reading: an option (`git diff --output=F`,
+   * `find -delete`) or, for a script or extra operand, the reason. A rule with a wildcard
+   * (`git diff:*`) covers the arguments, never this, unless its fixed part names the option.
    */
   readonly effectOption?: string;
   /** Runs code whose effect cannot be read before it runs (`python -c …`, `perl -e …`, a piped script). */
@@ -777,6 +778,9 @@ class Judge {
     if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
     const rest = command.argv.slice(i);
     const paths = starts.map((w) => this.pathUse(w, "read"));
+    // GNU find takes its starting points from a file: they are not known before the line runs.
+    const listed = rest.indexOf("-files0-from");
+    if (listed >= 0) paths.push({ text: `${rest[listed + 1] ?? ""} (the paths it lists)`, access: "read" });
     if (rest.includes("-delete")) {
       // Only tests before -delete narrow it: `find . -delete -name x` deletes everything.
       const filtered = findNarrows(rest.slice(0, rest.indexOf("-delete")));
@@ -793,12 +797,16 @@ class Judge {
         return v("critical", `find -delete under ${hit}`, false, { paths, understood: false });
       if (starts.some((w) => !w.dynamic && resolve(this.cwd, w.text) === "/"))
         return v("critical", "find -delete across the whole file system", false, { paths });
-      return v("high", "find -delete removes files", false, { paths });
+      return v("high", "find -delete removes files", false, { paths, effectOption: "-delete" });
     }
     const writer = rest.find((a) => /^-(fprint0?|fprintf|fls)$/.test(a));
     if (writer) return v("medium", `find ${writer} writes a file`, false, { paths, effectOption: writer });
-    if (rest.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a)))
-      return v("none", "find runs a command for each file (judged separately)", false, { paths });
+    const runs = rest.find((a) => /^-(exec|execdir|ok|okdir)$/.test(a));
+    if (runs)
+      return v("none", "find runs a command for each file (judged separately)", false, {
+        paths,
+        effectOption: runs,
+      });
     return v("none", "find", true, { paths });
   }
 

@@ -266,11 +266,13 @@ export function readOnlyVerdict(
 ): ReadOnlyVerdict | undefined {
   const args = argv.slice(1);
   const has = (re: RegExp) => args.some((a) => re.test(a));
+  // Whatever makes the command write or run (an option, a script, an extra operand) is its
+  // effect: a wildcard rule for the program does not cover it.
   const writes = (reason: string, option?: FoundOption): ReadOnlyVerdict => ({
     readOnly: false,
     reason,
     tier: "medium",
-    ...(option && { effectOption: option.written }),
+    effectOption: option?.written ?? reason,
   });
   const runs = writes;
   const unclear = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason, understood: false });
