@@ -337,6 +337,27 @@ const CRITICAL_IN_YOLO: readonly string[] = [
   "find . -type f -exec cp /dev/null {} \\;",
   "find . -type f -exec dd if=/dev/null of={} \\;",
   "parallel 'rm {}' ::: src/*.o",
+  "git stash -u && git stash drop",
+  "git stash clear",
+  "git read-tree -u --reset 4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+  "git switch --orphan x",
+  "git checkout --orphan x && git rm -rf .",
+  "rm -rf .git/objects",
+  "rm -rf .git/refs/heads",
+  "find .git -type f -delete",
+  "mv --target-directory=/tmp ./*",
+  "mv -t ../moved ./*",
+  "7z a -sdel /tmp/x.7z .",
+  "gzip -r .",
+  "gzip *",
+  "bzip2 ./*",
+  "find . -type f -exec gzip {} +",
+  "git ls-files | xargs gzip",
+  "srm -r .",
+  "wipe -rf .",
+  "fd -x rm",
+  "fd -t f -X rm -f",
+  "fdfind . -x shred -u",
 ];
 
 /** Everyday read-only lines that must keep running unasked: the suite does not pass by asking everything. */
@@ -433,6 +454,28 @@ describe("class 1: bulk wipes, history rewrites and force pushes ask in yolo", (
       const outcome = await yolo.evaluate(shell(line));
       expect(outcome.behavior).not.toBe("allow");
       if (outcome.behavior === "ask") expect(outcome.request.canAllowAlways).toBe(false);
+    });
+  }
+});
+
+/** Narrow deletions and keeping compressors: they run in yolo (after a checkpoint) without asking. */
+const NOT_CRITICAL: readonly string[] = [
+  "rm .git/index.lock",
+  "gzip -k src/a.ts",
+  "gzip -c src/a.ts",
+  "gzip src/a.ts",
+  "find . -name '*.o' -delete",
+  "rm *.o",
+  "git stash list",
+  "git stash",
+  "mv src/a.ts src/b.ts",
+  "fd -e ts -x wc -l",
+];
+
+describe("narrow deletions are not critical: yolo runs them", () => {
+  for (const line of NOT_CRITICAL) {
+    it(JSON.stringify(line), async () => {
+      expect((await yolo.evaluate(shell(line))).behavior).toBe("allow");
     });
   }
 });

@@ -649,7 +649,8 @@ table("everyday commands", [
   ["git reset --hard", CRIT],
   ["git clean -fdx", CRIT],
   ["git stash list", RO],
-  ["git stash drop", ASK],
+  // A stash holds uncommitted work only (after `git stash -u`, untracked files too): critical.
+  ["git stash drop", CRIT],
   ["git config --get user.name", RO],
   ["git config user.name x", ASK],
   ["git remote -v", RO],

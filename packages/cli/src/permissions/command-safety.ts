@@ -144,7 +144,11 @@ const TEST_RUNNERS = new Set([
 ]);
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
 /** Programs that delete or destroy the files they are given. */
-const DESTROYERS = new Set(["rm", "rmdir", "unlink", "shred", "truncate"]);
+const DESTROYERS = new Set(["rm", "rmdir", "unlink", "shred", "truncate", "srm", "wipe"]);
+/** Of those, the ones that delete directories recursively with -r/-R. */
+const RECURSIVE_DELETERS = new Set(["rm", "srm", "wipe"]);
+/** Compressors that replace each file with its compressed copy unless told to keep it. */
+const COMPRESSORS = new Set(["gzip", "pigz", "bzip2", "pbzip2", "xz", "lzma", "lzip", "compress"]);
 /** Programs that overwrite the file they are given last (`cp /dev/null f`, `dd of=f`). */
 const OVERWRITERS = new Set(["cp", "install", "dd", "tee", "ln"]);
 
@@ -511,7 +515,14 @@ class Judge {
     const dynamicTail = command.moreArgs;
 
     if (DESTROYERS.has(program)) {
-      const recursive = program === "rm" && (short.has("r") || short.has("R") || long.has("--recursive"));
+      const recursive =
+        RECURSIVE_DELETERS.has(program) && (short.has("r") || short.has("R") || long.has("--recursive"));
+      // Inside the project's .git: a recursive delete takes history with it (`rm .git/index.lock` is fine).
+      const history = operandWords.find(
+        (w) => !w.dynamic && isInside(resolve(this.root, ".git"), resolve(this.cwd, fixedPart(w))),
+      );
+      if (history && (recursive || history.glob))
+        return v("critical", `deletes ${history.text}, part of the project's history`);
       const targets = program === "truncate" ? truncateOperands(words) : operandWords;
       const root = targets.find((w) => !w.dynamic && resolve(this.cwd, fixedPart(w)) === "/");
       if (recursive && (root || long.has("--no-preserve-root")))
@@ -550,7 +561,7 @@ class Judge {
         if (w.glob) return v("high", `${program} of ${hit}`);
       }
       // shred leaves nothing to recover by other means: more than one file at once is a wipe.
-      if (program === "shred")
+      if (program === "shred" || program === "srm" || program === "wipe")
         return targets.length > 1 || targets.some((w) => w.glob)
           ? v("critical", `shred destroys the contents of ${targets.map((w) => w.text).join(" ")}`)
           : v("high", "shred destroys file contents");
@@ -569,7 +580,9 @@ class Judge {
       if (hit) return v("critical", `${finder ?? "xargs"} ${program} overwrites every file under ${hit}`);
     }
     if (program === "mv") {
-      for (const w of operandWords.slice(0, -1)) {
+      // With -t/--target-directory every operand is a source.
+      const targetOption = argv.slice(1).some((a) => /^-[a-zA-Z]*t|^--ta/.test(a));
+      for (const w of targetOption ? operandWords : operandWords.slice(0, -1)) {
         const hit = this.catastrophicTarget(w);
         if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
       }
@@ -595,6 +608,42 @@ class Judge {
         .slice(1)
         .find((a) => /^--(to-c|checkpoint-a|use-c|info-s|new-v|rsh-c)|^-[a-zA-Z]*[IF]/.test(a));
       if (runs) return v("medium", `tar ${runs} runs a command`, false, { opaque: true, effectOption: runs });
+    }
+    if (program === "7z" || program === "7za" || program === "7zz") {
+      if (argv.includes("-sdel")) {
+        const hit = operandWords
+          .slice(2)
+          .map((w) => this.catastrophicTarget(w))
+          .find(Boolean);
+        if (
+          hit ||
+          operandWords.slice(2).length === 0 ||
+          operandWords.slice(2).some((w) => w.glob && !narrowPattern(w.text))
+        )
+          return v("critical", `7z -sdel deletes ${hit ?? "the project's files"} once archived`);
+        return v("high", "7z -sdel deletes the files it archives");
+      }
+    }
+    if (COMPRESSORS.has(program)) {
+      const keeps = argv
+        .slice(1)
+        .some((a) => /^-[a-zA-Z0-9]*[cktl]|^--(stdout|to-stdout|keep|test|list)/.test(a));
+      const recursive = short.has("r") || long.has("--recursive");
+      const fed = dynamicTail || command.wrappers.some((w) => /^find -/.test(w));
+      const bulk = operandWords.some(
+        (w) =>
+          (recursive || fed || w.dynamic || (w.glob && !narrowPattern(w.text))) &&
+          this.catastrophicTarget(w) !== undefined,
+      );
+      if (!keeps && (bulk || (dynamicTail && operandWords.length === 0)))
+        return v("critical", `${program} replaces the project's files with compressed copies`);
+    }
+    if ((program === "fd" || program === "fdfind") && argv.some((a) => /^(-[a-zA-Z]*[xX]|--exec)/.test(a))) {
+      // fd -x/-X runs a command on everything found, like find -exec.
+      const at = argv.findIndex((a, i) => i > 0 && /^(-[a-zA-Z]*[xX]|--exec(-batch)?)$/.test(a));
+      const inner = programName(argv[at + 1] ?? "");
+      if (DESTROYERS.has(inner) || inner === "mv" || OVERWRITERS.has(inner))
+        return v("critical", `fd runs ${inner} on every file it finds`);
     }
     if (program === "zip") {
       // -m (--move) deletes what it archives; -TT (--unzip-command) runs a test command.
@@ -747,6 +796,7 @@ class Judge {
       if (!ro.readOnly)
         return v(ro.tier ?? "medium", ro.reason, false, {
           ...(ro.effectOption !== undefined && { effectOption: ro.effectOption }),
+          ...(ro.opaque === true && { opaque: true }),
           ...(ro.understood === false && { understood: false, tier: "critical" }),
         });
       if (dynamicTail && ro.paths !== "none")

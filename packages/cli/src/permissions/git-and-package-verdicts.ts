@@ -71,7 +71,7 @@ export function gitSubcommandVerdict(
     case "checkout":
     case "restore":
     case "switch":
-      if (everything || (force && sub !== "restore") || long.has("--discard-changes"))
+      if (everything || (force && sub !== "restore") || long.has("--discard-changes") || long.has("--orphan"))
         return v("critical", `git ${sub} discards the changes of the whole working tree`);
       if (sub === "switch") return v("medium", "git switch");
       if (force || dashDash >= 0 || long.has("--worktree") || short.has("W") || sub === "restore")
@@ -87,6 +87,10 @@ export function gitSubcommandVerdict(
     case "rebase":
       if (long.has("--root")) return v("critical", "git rebase --root rewrites the whole history");
       return v("medium", "git rebase rewrites commits");
+    case "read-tree":
+      return short.has("u") || long.has("--reset")
+        ? v("critical", "git read-tree -u replaces the working tree")
+        : v("medium", "git read-tree");
     case "update-ref":
       return short.has("d") ? v("high", "git update-ref -d deletes a ref") : v("medium", "git update-ref");
     case "branch":
@@ -109,8 +113,9 @@ export function gitSubcommandVerdict(
         ? v("none", "git tag", !short.has("d"))
         : v("medium", "git tag");
     case "stash":
+      // A stash holds uncommitted work only: dropping it (after `stash -u`, say) loses that work.
       return ["drop", "clear"].includes(operands[0] ?? "")
-        ? v("high", `git stash ${operands[0]} loses stashed work`)
+        ? v("critical", `git stash ${operands[0]} loses stashed work`)
         : operands[0] === "list" || operands[0] === "show"
           ? v("none", `git stash ${operands[0]}`, true)
           : v("medium", "git stash");

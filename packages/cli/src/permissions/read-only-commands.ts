@@ -17,6 +17,8 @@ export interface ReadOnlyVerdict {
   readonly tier?: "none" | "medium" | "high" | "critical";
   /** The option that writes a file or runs a program (`--output=F`): no wildcard rule covers it. */
   readonly effectOption?: string;
+  /** It runs code whose effect cannot be read before it runs. */
+  readonly opaque?: boolean;
   /** False when a flag makes the command impossible to judge (`printf -v`, `test -v`). */
   readonly understood?: boolean;
   /** The words that are paths it reads: every operand by default, none for `echo` and the like. */
@@ -274,7 +276,11 @@ export function readOnlyVerdict(
     tier: "medium",
     effectOption: option?.written ?? reason,
   });
-  const runs = writes;
+  // Code it runs (a pager, an awk system() call, a --pre program) cannot be read: opaque.
+  const runs = (reason: string, option?: FoundOption): ReadOnlyVerdict => ({
+    ...writes(reason, option),
+    opaque: true,
+  });
   const unclear = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason, understood: false });
   if (PAGERS_EDITORS.has(program)) return runs(`${program} is interactive and can run commands`);
   const table = programOptions(program);
