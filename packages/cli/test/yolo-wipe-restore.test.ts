@@ -79,6 +79,13 @@ async function project(name: string): Promise<string> {
   await writeFile(join(root, "src", "a.ts"), "export const a = 2; // not committed\n");
   await writeFile(join(root, "notes.txt"), "untracked notes\n");
   await writeFile(join(root, "src", "lib", "new.js"), "// untracked\n");
+  // Ignored by git, so left out of the shadow repository: the repository copy keeps them.
+  await writeFile(join(root, ".gitignore"), ".env\ndist/\n");
+  git(root, "add", ".gitignore");
+  git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "ignore");
+  await writeFile(join(root, ".env"), "TOKEN=kept\n");
+  await mkdir(join(root, "dist"));
+  await writeFile(join(root, "dist", "out.js"), "built\n");
   return root;
 }
 

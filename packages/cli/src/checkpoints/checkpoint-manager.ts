@@ -498,7 +498,23 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     },
     snapshot: async (meta) => {
       const checkpoint = await snapshotNow(meta);
-      if (meta.withRepository) await queued(() => saveRepositoryCopy(root, gitDir, checkpoint.id));
+      if (meta.withRepository)
+        await queued(async () => {
+          // Ignored files and directories (collapsed), which the shadow repository leaves out.
+          const { stdout } = await git([
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+          ]);
+          const ignored = stdout
+            .split("\0")
+            .filter(Boolean)
+            .map((p) => p.replace(/\/$/, ""));
+          await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
+        });
       return checkpoint;
     },
     checkpoints: () =>

@@ -1,4 +1,4 @@
-// Copies of the project's own git repository (.git), kept beside the shadow repository for the
+// Copies of the project's own git repository (.git) and ignored files, kept beside the shadow repository for the
 // checkpoints taken before lines whose effect cannot be read or that were approved as critical:
 // a wipe such as `find . -type f -exec rm -f {} +` deletes .git's files too, and `git rm -r . &&
 // git commit` moves its history, neither of which the shadow repository (which leaves .git out)
@@ -45,19 +45,50 @@ async function prune(dir: string): Promise<void> {
   for (const { e } of dated.slice(KEEP)) await rm(join(dir, e), { recursive: true, force: true });
 }
 
+/** The most a copy takes of ignored files (`.env`, build output); beyond it the rest is left out. */
+const IGNORED_BUDGET_BYTES = 64 * 1024 * 1024;
+
+/** Bytes under a path, stopping once past `limit`. */
+async function sizeOf(path: string, limit: number): Promise<number> {
+  const info = await lstat(path);
+  if (!info.isDirectory()) return info.size;
+  let total = 0;
+  for (const e of await readdir(path)) {
+    total += await sizeOf(join(path, e), limit - total);
+    if (total > limit) break;
+  }
+  return total;
+}
+
 /**
- * Saves a copy of `<projectRoot>/.git` for checkpoint `id` (replacing an older copy for it);
- * nothing when the project has no .git. Written aside and renamed into place, so a copy is
- * whole or absent.
+ * Saves a copy of `<projectRoot>/.git` for checkpoint `id` (replacing an older copy for it),
+ * and of the ignored files and directories the shadow repository leaves out (`ignored`, relative
+ * paths; dependency folders such as node_modules excluded), up to a budget. Nothing when the
+ * project has neither. Written aside and renamed into place, so a copy is whole or absent.
  */
-export async function saveRepositoryCopy(projectRoot: string, gitDir: string, id: string): Promise<boolean> {
+export async function saveRepositoryCopy(
+  projectRoot: string,
+  gitDir: string,
+  id: string,
+  ignored: readonly string[] = [],
+): Promise<boolean> {
   const source = join(projectRoot, ".git");
-  if (!(await exists(source))) return false;
+  const hasGit = await exists(source);
+  const extra = ignored.filter((p) => !/(^|\/)(node_modules|\.git)(\/|$)/.test(p));
+  if (!hasGit && extra.length === 0) return false;
   const dir = copiesDir(gitDir);
   const target = join(dir, id);
   const partial = `${target}.partial`;
   await rm(partial, { recursive: true, force: true });
-  await copyTree(source, join(partial, ".git"));
+  if (hasGit) await copyTree(source, join(partial, ".git"));
+  let budget = IGNORED_BUDGET_BYTES;
+  for (const p of extra) {
+    const from = join(projectRoot, p);
+    const size = await sizeOf(from, budget).catch(() => Number.POSITIVE_INFINITY);
+    if (size > budget) continue;
+    budget -= size;
+    await copyTree(from, join(partial, "ignored", p)).catch(() => {});
+  }
   await rm(target, { recursive: true, force: true });
   await rename(partial, target);
   await prune(dir);
@@ -65,15 +96,20 @@ export async function saveRepositoryCopy(projectRoot: string, gitDir: string, id
 }
 
 /**
- * Puts back the copy saved for checkpoint `id`, if there is one: the project's present .git (if
- * any) is kept as a copy of its own first. Returns whether a copy was restored.
+ * Puts back what was saved for checkpoint `id`, if anything: the ignored files as they were, and
+ * the .git copy, the project's present .git (if any) being kept as a copy of its own first.
+ * Returns whether a .git copy was restored.
  */
 export async function restoreRepositoryCopy(
   projectRoot: string,
   gitDir: string,
   id: string,
 ): Promise<boolean> {
-  const saved = join(copiesDir(gitDir), id, ".git");
+  const copy = join(copiesDir(gitDir), id);
+  // Ignored files come back as they were (files made since are left alone).
+  if (await exists(join(copy, "ignored")))
+    await cp(join(copy, "ignored"), projectRoot, { recursive: true, force: true, verbatimSymlinks: true });
+  const saved = join(copy, ".git");
   if (!(await exists(saved))) return false;
   const live = join(projectRoot, ".git");
   if (await exists(live)) {
