@@ -462,7 +462,8 @@ class Judge {
     if (word.dynamic) return `${word.text} (not known before the line runs)`;
     let text = word.text;
     let contents = false;
-    if (word.glob) {
+    // A glob quoted after expansion (`for f in *; do rm -rf "$f"; done`) still names every file.
+    if (word.glob || /[*?[]/.test(text)) {
       const parts = text.split("/");
       const at = parts.findIndex((p) => /[*?[]/.test(p));
       contents = true;

@@ -94,6 +94,9 @@ export function gitSubcommandVerdict(
     case "update-ref":
       return short.has("d") ? v("high", "git update-ref -d deletes a ref") : v("medium", "git update-ref");
     case "branch":
+      // `git branch -f main HEAD~10` moves a branch back over its commits.
+      if ((force || long.has("--force")) && operands.length > 0)
+        return v("high", "git branch -f moves a branch");
       if (short.has("D") || short.has("d") || long.has("--delete") || short.has("m") || short.has("M"))
         return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
       return v(
