@@ -251,7 +251,7 @@ const SPECS: Readonly<Record<string, ReturnType<typeof T>>> = {
      unrestricted case-sensitive ignore-case glob regex fixed-strings and= absolute-path relative-path list-details
      follow no-follow full-path print0 max-depth= min-depth= exact-depth= exclude= prune type= extension= size=
      changed-within= changed-before= owner= format= exec=! exec-batch=! batch-size= ignore-file=< color= hyperlink?
-     threads= max-results= quiet show-errors base-directory= path-separator= search-path= strip-cwd-prefix?
+     threads= max-results= quiet show-errors base-directory=< path-separator= search-path=< strip-cwd-prefix?
      one-file-system`,
     { effectsComplete: false },
   ),

@@ -303,6 +303,8 @@ export function readOnlyVerdict(
       // The files it reads are listed in another file: they are not known before the line runs.
       if (o.spec.effect === "filelist")
         return [{ text: `${o.value ?? ""} (the files it lists)`, dynamic: true, glob: false }];
+      // A value only known when the line runs may be a path: it is judged as an unknown one.
+      if (o.valueWord?.dynamic) return [o.valueWord];
       return o.spec.effect === "path" && o.valueWord ? [o.valueWord] : [];
     });
   }
