@@ -241,7 +241,6 @@ const OPTIONS_WITHOUT_EFFECTS = new Set([
   "cal",
   "zcat",
   "bzcat",
-  "xzcat",
 ]);
 
 /** Builtins that assign the variables named among their operands. */
