@@ -602,8 +602,6 @@ class Judge {
           return v("critical", `tar ${removes} deletes ${hit ?? "the project's files"} once archived`);
         return v("high", `tar ${removes} deletes the files it archives`);
       }
-    }
-    if (program === "tar" || program === "bsdtar" || program === "gtar") {
       // Options whose value is a command tar runs: what it does cannot be read.
       const runs = argv
         .slice(1)
@@ -776,7 +774,7 @@ class Judge {
       if (hit)
         return v(
           "critical",
-          `rsync --delete into ${hit}`,
+          `rsync ${removesSources ? "--remove-source-files deletes" : "--delete empties"} ${hit}`,
           false,
           destination?.dynamic ? { understood: false } : {},
         );
