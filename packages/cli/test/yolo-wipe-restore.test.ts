@@ -151,3 +151,40 @@ describe("every wipe is undone completely by the checkpoint taken before it", ()
     }
   });
 });
+
+describe("the repository copy is taken only before lines whose effect cannot be read", () => {
+  for (const [line, copied] of [
+    ["npm test", false],
+    ["node --version", false],
+    ["node test.js", false],
+    ["touch new.txt", false],
+    ["python3 -c 'print(1)'", true],
+    ["echo 'print(1)' | python3", true],
+    ["awk 'BEGIN { system(\"true\") }'", true],
+  ] as const) {
+    it(`${line}: ${copied ? "copied" : "not copied"}`, async () => {
+      const root = await project(`copy-${line.replace(/\W+/g, "-")}`);
+      const manager = await createCheckpointManager({ projectRoot: root, home: join(root, "..", "home") });
+      const policy = createPermissionPolicy({
+        mode: "yolo",
+        projectRoot: root,
+        ask: async () => "allow_once",
+      });
+      const registry = { get: () => undefined } as unknown as ProfileToolRegistry;
+      const guard = createToolGuard({
+        policy,
+        checkpoints: manager,
+        registry: () => registry,
+        userMessageId: () => "m1",
+        onSnapshotError: (error) => {
+          throw error;
+        },
+      });
+      expect(await guard({ callId: "c", toolName: "shell", arguments: { command: line } })).toEqual({
+        action: "allow",
+      });
+      const copies = await readdir(join(manager.gitDir, "repositories")).catch(() => []);
+      expect(copies.length > 0).toBe(copied);
+    });
+  }
+});

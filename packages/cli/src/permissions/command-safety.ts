@@ -958,9 +958,14 @@ function runsInlineCode(command: SimpleCommand): boolean {
   const args = command.argv.slice(1);
   if (args.some((a) => /^-[a-zA-Z]*[ceErp]|^--(eval|print|command)\b/.test(a))) return true;
   const script = args.find((a) => !a.startsWith("-"));
+  // `node --version`, `python3 -V`: nothing runs.
+  if (args.length > 0 && args.every((a) => /^(--version|--help|-[vVh])$/.test(a)) && !command.fedByCommand)
+    return false;
   return (
     script === undefined ||
     script === "-" ||
+    // `deno eval '…'`
+    (programName(command.argv[0] ?? "") === "deno" && script === "eval") ||
     command.fedByCommand ||
     command.redirects.some((r) => r.op === "<<" || r.op === "<<<" || r.op === "<<-" || r.op === "<")
   );
