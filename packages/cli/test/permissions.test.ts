@@ -76,8 +76,13 @@ describe("permission modes", () => {
     ["test runner", shell("npm test"), { plan: "deny", normal: "ask", "auto-edit": "ask", yolo: "allow" }],
     [
       "destructive git",
-      shell("git reset --hard"),
+      shell("git branch -D topic"),
       { plan: "deny", normal: "ask", "auto-edit": "ask", yolo: "allow" },
+    ],
+    [
+      "git discarding the whole working tree",
+      shell("git reset --hard"),
+      { plan: "deny", normal: "ask", "auto-edit": "ask", yolo: "ask" },
     ],
     ["critical", shell("rm -rf ~"), { plan: "deny", normal: "ask", "auto-edit": "ask", yolo: "ask" }],
     [
@@ -177,10 +182,10 @@ describe("asking", () => {
   it("'always allow' for a high-risk command remembers only that exact command", async () => {
     const a = asker(["allow_always", "deny"]);
     const p = policy("normal", { ask: a.ask });
-    await p.check(shell("git reset --hard HEAD~1"));
-    expect(p.grants()).toEqual(["shell(git reset --hard HEAD~1)"]);
-    expect((await p.check(shell("git reset --hard HEAD~1"))).behavior).toBe("allow");
-    expect((await p.check(shell("git reset --hard origin/main"))).behavior).toBe("deny");
+    await p.check(shell("git branch -D topic"));
+    expect(p.grants()).toEqual(["shell(git branch -D topic)"]);
+    expect((await p.check(shell("git branch -D topic"))).behavior).toBe("allow");
+    expect((await p.check(shell("git branch -D main"))).behavior).toBe("deny");
   });
 
   it("critical commands are asked every time and never remembered", async () => {

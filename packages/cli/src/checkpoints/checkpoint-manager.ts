@@ -4,6 +4,7 @@ import { copyFile, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } f
 import { dirname, join } from "node:path";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
+import { restoreRepositoryCopy, saveRepositoryCopy } from "./repository-copies.js";
 import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
@@ -46,6 +47,11 @@ export interface SnapshotOptions {
   readonly label: string;
   readonly userMessageId?: string;
   readonly toolName?: string;
+  /**
+   * Also keep a copy of the project's own git repository (.git), put back when this checkpoint
+   * is restored: for changes whose effect cannot be read before they run (see repository-copies.ts).
+   */
+  readonly withRepository?: boolean;
 }
 
 export interface CheckpointManagerOptions {
@@ -295,6 +301,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       // and rewrites the others; ignored files are not in the index and stay untouched.
       await git(["read-tree", "--reset", "-u", target.tree]);
     }
+    await restoreRepositoryCopy(root, gitDir, target.id);
     return { restored: target, files };
   };
 
@@ -489,7 +496,27 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       }, BACKGROUND_DELAY_MS);
       return { committed };
     },
-    snapshot: (meta) => snapshotNow(meta),
+    snapshot: async (meta) => {
+      const checkpoint = await snapshotNow(meta);
+      if (meta.withRepository)
+        await queued(async () => {
+          // Ignored files and directories (collapsed), which the shadow repository leaves out.
+          const { stdout } = await git([
+            "ls-files",
+            "-z",
+            "--others",
+            "--ignored",
+            "--exclude-standard",
+            "--directory",
+          ]);
+          const ignored = stdout
+            .split("\0")
+            .filter(Boolean)
+            .map((p) => p.replace(/\/$/, ""));
+          await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
+        });
+      return checkpoint;
+    },
     checkpoints: () =>
       serial(async () => {
         await ensureRepo();

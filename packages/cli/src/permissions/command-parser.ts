@@ -1,12 +1,14 @@
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { parseBash, type SyntaxNode } from "./bash-parser.js";
+import { type ProgramOptions, parseOptions } from "./option-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
+import { programOptions } from "./program-options.js";
 import {
   DANGEROUS_VARIABLE,
   EVALUATING_BUILTINS,
   FIND_ACTIONS_WITH_COMMAND,
-  FIND_TESTS,
+  findNarrows,
   programName,
   SHELLS,
   SUBSCRIPT_CODE,
@@ -244,8 +246,17 @@ class ParseState {
             scope.definite.set(nameNode.text, n.endIndex);
           break;
         }
+        case "expansion": {
+          // `${PAGER:=cmd}` assigns (and exports, under `set -a`) like `PAGER=cmd`.
+          const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*):?=/.exec(n.text);
+          if (m && DANGEROUS_VARIABLE.test(m[1] as string))
+            this.problem(`\${${m[1]}:=…} sets ${m[1]}, which changes what later commands run`, n.text);
+          break;
+        }
         case "for_statement": {
           const variable = n.childForFieldName("variable");
+          if (variable && DANGEROUS_VARIABLE.test(variable.text))
+            this.problem(`the loop sets ${variable.text}, which changes what later commands run`, n.text);
           if (variable) {
             // Inside the body the variable is always set.
             if (!scope.definite.has(variable.text)) scope.definite.set(variable.text, n.startIndex);
@@ -559,12 +570,13 @@ class ParseState {
   private resolve(
     words: readonly Word[],
     assignments: readonly Assignment[],
-    redirects: readonly Redirect[],
+    inputRedirects: readonly Redirect[],
     ctx: WalkContext,
     scope: Scope,
     id: number,
     source: string,
   ): void {
+    let redirects = inputRedirects;
     if (ctx.wrappers.length > 0) {
       // `time X=1 cmd`: assignments may follow a wrapper keyword.
       const peeled = [...assignments];
@@ -637,6 +649,12 @@ class ParseState {
     const wrapper = WRAPPERS[program];
     if (wrapper) {
       const rest = skipOptions(words.slice(1), wrapper.values, wrapper.operands ?? 0);
+      const written = wrapperWrites(program, words.slice(1));
+      if (written !== undefined)
+        redirects = [
+          ...redirects,
+          written.dynamic ? { op: ">>", dynamic: true } : { op: ">>", target: written.text, dynamic: false },
+        ];
       if (program === "flock" && rest.some((w) => w.text === "-c")) {
         const at = rest.findIndex((w) => w.text === "-c");
         nested(staticText(rest.slice(at + 1, at + 2)), "flock -c");
@@ -744,6 +762,34 @@ class ParseState {
       this.xargs(words, assignments, redirects, ctx, scope, id, source);
       return;
     }
+    if (program === "parallel") {
+      // GNU parallel runs its command (joined, through a shell) once per input: like xargs.
+      const values =
+        /^(-[jnNlLSdaICEX]|--(jobs|max-args|sshlogin|delimiter|arg-file|colsep|tmpdir|joblog|results|max-replace-args|timeout|delay|memfree|load))$/;
+      let k = 1;
+      for (; k < words.length; k++) {
+        const t = (words[k] as Word).text;
+        if (t === "--") {
+          k++;
+          break;
+        }
+        if (!t.startsWith("-") || t === "-") break;
+        if (values.test(t)) k++;
+      }
+      const end = words.findIndex((w, j) => j >= k && /^:::[:+]*$/.test(w.text));
+      const inner = words.slice(k, end < 0 ? undefined : end);
+      this.emit(words.slice(0, k), assignments, redirects, ctx, id);
+      if (inner.length === 0) {
+        this.problem("parallel runs commands read from its input", source);
+        return;
+      }
+      nested(
+        staticText(inner.map((w) => (/\{[^}]*\}/.test(w.text) ? { ...w, dynamic: false } : w))),
+        "parallel",
+        { moreArgs: true },
+      );
+      return;
+    }
     if (program === "find") this.findExec(words, ctx, scope, source);
     this.emit(words, assignments, redirects, ctx, id);
   }
@@ -760,38 +806,35 @@ class ParseState {
   ): void {
     const all = [...assignments];
     let i = 1;
+    const table = programOptions("env") as ProgramOptions;
     for (; i < words.length; i++) {
       const w = words[i] as Word;
       if (w.text === "--") {
         i++;
         break;
       }
-      if (/^(-S|--split-string)/.test(w.text)) {
-        const inline = w.text.replace(/^(-S|--split-string=?)/, "");
+      if (!w.text.startsWith("-") || w.text === "-") break;
+      // The option as env's getopt_long reads it: `--spl=…` is `--split-string=…`, `-iS'…'` is `-i -S '…'`.
+      const { options } = parseOptions(table, [w, ...(words[i + 1] ? [words[i + 1] as Word] : [])]);
+      const usesNext = options.some((o) => o.valueWord !== undefined && o.valueWord === words[i + 1]);
+      const split = options.find((o) => o.spec.name === "--split-string" || o.spec.name === "-S");
+      if (split) {
         const script =
-          inline !== ""
-            ? w.dynamic
-              ? undefined
-              : inline
-            : words[i + 1] && !words[i + 1]?.dynamic
-              ? words[i + 1]?.text
-              : undefined;
+          split.valueWord === undefined || split.valueWord.dynamic ? undefined : split.valueWord.text;
         nested(
           script === undefined
             ? undefined
-            : [script, ...words.slice(i + (inline ? 1 : 2)).map((x) => shellQuote(x.text))].join(" "),
+            : [script, ...words.slice(i + (usesNext ? 2 : 1)).map((x) => shellQuote(x.text))].join(" "),
           "env -S",
         );
         return;
       }
-      if (/^(-C|--chdir)/.test(w.text)) {
+      if (options.some((o) => o.spec.name === "--chdir" || o.spec.name === "-C"))
         this.problem("env -C runs the command in another directory", source);
-      }
-      if (["-u", "--unset", "-C", "--chdir", "-P"].includes(w.text)) {
-        i++;
-        continue;
-      }
-      if (w.text.startsWith("-")) continue;
+      if (usesNext) i++;
+    }
+    for (; i < words.length; i++) {
+      const w = words[i] as Word;
       const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(w.text);
       if (m) {
         all.push(w.dynamic ? { name: m[1] as string } : { name: m[1] as string, value: m[2] as string });
@@ -877,10 +920,12 @@ class ParseState {
       starts.push(words[i] as Word);
     }
     if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
-    const filtered = words.slice(i).some((w) => FIND_TESTS.has(w.text));
+    const testsFrom = i;
     for (; i < words.length; i++) {
       const t = (words[i] as Word).text;
       if (!FIND_ACTIONS_WITH_COMMAND.has(t)) continue;
+      // Only tests before the action narrow what it acts on.
+      const filtered = findNarrows(words.slice(testsFrom, i).map((w) => w.text));
       const inner: Word[] = [];
       let j = i + 1;
       for (; j < words.length; j++) {
@@ -939,6 +984,24 @@ class ParseState {
       text: argv.join(" "),
     });
   }
+}
+
+/**
+ * The file a wrapper itself writes: GNU time's `-o FILE` (`--output`, any unique prefix), flock's
+ * lock file (created when missing). Undefined for the others.
+ */
+function wrapperWrites(program: string, args: readonly Word[]): Word | undefined {
+  if (program === "flock") return args.find((w) => !w.text.startsWith("-"));
+  if (program !== "time") return undefined;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] as Word;
+    if (!w.text.startsWith("-")) return undefined;
+    const long = /^--(o|ou|out|outp|outpu|output)(=(.*))?$/s.exec(w.text);
+    if (long) return long[2] !== undefined ? { ...w, text: long[3] as string } : args[i + 1];
+    const short = /^-[a-zA-Z]*o(.*)$/s.exec(w.text);
+    if (short && !w.text.startsWith("--")) return short[1] ? { ...w, text: short[1] } : args[i + 1];
+  }
+  return undefined;
 }
 
 function descendants(node: SyntaxNode, type: string): SyntaxNode[] {

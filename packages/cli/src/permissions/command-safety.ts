@@ -9,8 +9,11 @@ import {
   type Word,
 } from "./command-parser.js";
 import { gitSubcommandVerdict, packageManagerVerdict } from "./git-and-package-verdicts.js";
+import { optionWith, parseOptions } from "./option-parser.js";
 import { canonicalPath, isInside } from "./paths.js";
+import { programOptions } from "./program-options.js";
 import { readOnlyVerdict } from "./read-only-commands.js";
+import { findNarrows, narrowPattern, SHELLS } from "./shell-programs.js";
 import { maxTier, type SafetyTier, TIER_ORDER } from "./tiers.js";
 
 export { maxTier, type SafetyTier } from "./tiers.js";
@@ -38,6 +41,14 @@ export interface CommandAssessment {
   readonly understood: boolean;
   /** Paths it reads or writes (for read-only commands and redirections). */
   readonly paths: readonly PathUse[];
+  /**
+   * What makes the command write or run code beyond reading: an option (`git diff --output=F`,
+   * `find -delete`) or, for a script or extra operand, the reason. A rule with a wildcard
+   * (`git diff:*`) covers the arguments, never this, unless its fixed part names the option.
+   */
+  readonly effectOption?: string;
+  /** Runs code whose effect cannot be read before it runs (`python -c …`, `perl -e …`, a piped script). */
+  readonly opaque?: boolean;
 }
 
 /** The verdict on a whole command line: its strictest part decides. */
@@ -132,6 +143,14 @@ const TEST_RUNNERS = new Set([
   "mypy",
 ]);
 const PACKAGE_MANAGERS = new Set(["npm", "pnpm", "yarn", "bun"]);
+/** Programs that delete or destroy the files they are given. */
+const DESTROYERS = new Set(["rm", "rmdir", "unlink", "shred", "truncate", "srm", "wipe"]);
+/** Of those, the ones that delete directories recursively with -r/-R. */
+const RECURSIVE_DELETERS = new Set(["rm", "srm", "wipe"]);
+/** Compressors that replace each file with its compressed copy unless told to keep it. */
+const COMPRESSORS = new Set(["gzip", "pigz", "bzip2", "pbzip2", "xz", "lzma", "lzip", "compress"]);
+/** Programs that overwrite the file they are given last (`cp /dev/null f`, `dd of=f`). */
+const OVERWRITERS = new Set(["cp", "install", "dd", "tee", "ln"]);
 
 /**
  * Judges the line (see assessCommandLine), loading the bash grammar first when the line needs it
@@ -443,7 +462,8 @@ class Judge {
     if (word.dynamic) return `${word.text} (not known before the line runs)`;
     let text = word.text;
     let contents = false;
-    if (word.glob) {
+    // A glob quoted after expansion (`for f in *; do rm -rf "$f"; done`) still names every file.
+    if (word.glob || /[*?[]/.test(text)) {
       const parts = text.split("/");
       const at = parts.findIndex((p) => /[*?[]/.test(p));
       contents = true;
@@ -495,34 +515,147 @@ class Judge {
     const operandWords = operandsOf(words);
     const dynamicTail = command.moreArgs;
 
-    if (program === "rm" || program === "rmdir" || program === "unlink" || program === "shred") {
-      const recursive = program === "rm" && (short.has("r") || short.has("R") || long.has("--recursive"));
-      const targets = operandWords;
+    if (DESTROYERS.has(program)) {
+      const recursive =
+        RECURSIVE_DELETERS.has(program) && (short.has("r") || short.has("R") || long.has("--recursive"));
+      // Inside the project's .git: a recursive delete takes history with it (`rm .git/index.lock` is fine).
+      const history = operandWords.find(
+        (w) => !w.dynamic && isInside(resolve(this.root, ".git"), resolve(this.cwd, fixedPart(w))),
+      );
+      if (history && (recursive || history.glob))
+        return v("critical", `deletes ${history.text}, part of the project's history`);
+      const targets = program === "truncate" ? truncateOperands(words) : operandWords;
       const root = targets.find((w) => !w.dynamic && resolve(this.cwd, fixedPart(w)) === "/");
       if (recursive && (root || long.has("--no-preserve-root")))
         return v("critical", `recursive delete of ${root?.text ?? "/"}`, false, { blocked: true });
-      if (recursive && dynamicTail)
-        return v("critical", "recursive delete of paths only known at run time (xargs)", false, {
-          understood: false,
-        });
+      const verb = program === "truncate" ? "empties" : program === "shred" ? "destroys" : "deletes";
+      // Files found by find or passed by xargs: the action is as wide as what feeds it.
+      const finder = command.wrappers.find((w) => /^find -/.test(w));
+      if (dynamicTail && program !== "rmdir")
+        return v(
+          "critical",
+          `${program} ${verb} every file xargs passes it (only known at run time)`,
+          false,
+          {
+            understood: targets.every((w) => !w.dynamic),
+          },
+        );
       for (const w of targets) {
+        // `rm -f $(find . -type f)`: the files are listed by a command when the line runs.
+        if (w.dynamic && /\$\(|`/.test(w.text) && program !== "rmdir")
+          return v("critical", `${program} ${verb} the files a command lists (${w.text})`, false, {
+            understood: false,
+          });
         const hit = this.catastrophicTarget(w);
-        if (hit && (recursive || w.glob || w.dynamic))
+        if (!hit) continue;
+        if (recursive || w.dynamic)
           return v(
-            recursive ? "critical" : "high",
+            "critical",
             `${recursive ? "recursive " : ""}delete of ${hit}`,
             false,
             w.dynamic ? { understood: false } : {},
           );
+        if (finder && program !== "rmdir")
+          return v("critical", `${finder} ${program} ${verb} every file under ${hit}`);
+        if (w.glob && program !== "rmdir" && !narrowPattern(w.text))
+          return v("critical", `${program} ${verb} the project's files in bulk (${w.text})`);
+        if (w.glob) return v("high", `${program} of ${hit}`);
       }
-      if (program === "shred") return v("high", "shred destroys file contents");
+      // shred leaves nothing to recover by other means: more than one file at once is a wipe.
+      if (program === "shred" || program === "srm" || program === "wipe")
+        return targets.length > 1 || targets.some((w) => w.glob)
+          ? v("critical", `shred destroys the contents of ${targets.map((w) => w.text).join(" ")}`)
+          : v("high", "shred destroys file contents");
       return v(recursive ? "high" : "medium", recursive ? "recursive delete" : "deletes files");
     }
+    // `find … -exec cp /dev/null {} ;`, `xargs -I{} dd if=/dev/null of={}`: each file found is overwritten.
+    const finder = command.wrappers.find((w) => /^find -/.test(w));
+    if ((finder || dynamicTail) && OVERWRITERS.has(program)) {
+      const targets =
+        program === "dd"
+          ? words.filter((w) => w.text.startsWith("of=")).map((w) => ({ ...w, text: w.text.slice(3) }))
+          : program === "tee"
+            ? operandWords
+            : operandWords.slice(-1);
+      const hit = targets.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      if (hit) return v("critical", `${finder ?? "xargs"} ${program} overwrites every file under ${hit}`);
+    }
     if (program === "mv") {
-      for (const w of operandWords.slice(0, -1)) {
+      // With -t/--target-directory every operand is a source.
+      const targetOption = argv.slice(1).some((a) => /^-[a-zA-Z]*t|^--ta/.test(a));
+      for (const w of targetOption ? operandWords : operandWords.slice(0, -1)) {
         const hit = this.catastrophicTarget(w);
         if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
       }
+      if (
+        dynamicTail ||
+        command.wrappers.some((w) => /^find -/.test(w)) ||
+        operandWords.some((w) => w.dynamic && /\$\(|`/.test(w.text))
+      )
+        return v("critical", "moves away files only known at run time", false, { understood: false });
+    }
+    if (program === "tar" || program === "bsdtar" || program === "gtar") {
+      const removes = argv.slice(1).find((a) => /^--rem(o(v(e(-(f(i(l(es?)?)?)?)?)?)?)?)?$/.test(a));
+      if (removes) {
+        const hit = operandWords.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        if (hit || operandWords.some((w) => w.glob && !narrowPattern(w.text)))
+          return v("critical", `tar ${removes} deletes ${hit ?? "the project's files"} once archived`);
+        return v("high", `tar ${removes} deletes the files it archives`);
+      }
+      // Options whose value is a command tar runs: what it does cannot be read.
+      const runs = argv
+        .slice(1)
+        .find((a) => /^--(to-c|checkpoint-a|use-c|info-s|new-v|rsh-c)|^-[a-zA-Z]*[IF]/.test(a));
+      if (runs) return v("medium", `tar ${runs} runs a command`, false, { opaque: true, effectOption: runs });
+    }
+    if (program === "7z" || program === "7za" || program === "7zz") {
+      if (argv.includes("-sdel")) {
+        const hit = operandWords
+          .slice(2)
+          .map((w) => this.catastrophicTarget(w))
+          .find(Boolean);
+        if (
+          hit ||
+          operandWords.slice(2).length === 0 ||
+          operandWords.slice(2).some((w) => w.glob && !narrowPattern(w.text))
+        )
+          return v("critical", `7z -sdel deletes ${hit ?? "the project's files"} once archived`);
+        return v("high", "7z -sdel deletes the files it archives");
+      }
+    }
+    if (COMPRESSORS.has(program)) {
+      const keeps = argv
+        .slice(1)
+        .some((a) => /^-[a-zA-Z0-9]*[cktl]|^--(stdout|to-stdout|keep|test|list)/.test(a));
+      const recursive = short.has("r") || long.has("--recursive");
+      const fed = dynamicTail || command.wrappers.some((w) => /^find -/.test(w));
+      const bulk = operandWords.some(
+        (w) =>
+          (recursive || fed || w.dynamic || (w.glob && !narrowPattern(w.text))) &&
+          this.catastrophicTarget(w) !== undefined,
+      );
+      if (!keeps && (bulk || (dynamicTail && operandWords.length === 0)))
+        return v("critical", `${program} replaces the project's files with compressed copies`);
+    }
+    if ((program === "fd" || program === "fdfind") && argv.some((a) => /^(-[a-zA-Z]*[xX]|--exec)/.test(a))) {
+      // fd -x/-X runs a command on everything found, like find -exec.
+      const at = argv.findIndex((a, i) => i > 0 && /^(-[a-zA-Z]*[xX]|--exec(-batch)?)$/.test(a));
+      const inner = programName(argv[at + 1] ?? "");
+      if (DESTROYERS.has(inner) || inner === "mv" || OVERWRITERS.has(inner))
+        return v("critical", `fd runs ${inner} on every file it finds`);
+    }
+    if (program === "zip") {
+      // -m (--move) deletes what it archives; -TT (--unzip-command) runs a test command.
+      const moves = argv.slice(1).find((a) => /^--mo(ve?)?$/.test(a) || /^-[a-zA-Z0-9]*m/.test(a));
+      if (moves) {
+        const sources = operandWords.slice(1);
+        const hit = sources.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        if (hit || sources.some((w) => w.glob && !narrowPattern(w.text)) || sources.length === 0)
+          return v("critical", `zip ${moves} moves ${hit ?? "the project's files"} into the archive`);
+        return v("high", `zip ${moves} deletes the files it archives`);
+      }
+      const runs = argv.slice(1).find((a) => /^(-TT|--unzip-command|--unz)/.test(a));
+      if (runs) return v("medium", `zip ${runs} runs a command`, false, { opaque: true, effectOption: runs });
     }
     if (program === "find") return this.find(command);
     if (
@@ -632,14 +765,16 @@ class Judge {
     }
     if (program === "terraform" && ["destroy", "apply"].includes(operands[0] ?? ""))
       return v("high", `terraform ${operands[0]}`);
-    if (program === "truncate") return v("high", "truncate destroys file contents");
-    if (program === "rsync" && argv.some((a) => /^--(delete|remove-source-files)/.test(a))) {
-      const destination = operandWords.at(-1);
-      const hit = destination ? this.catastrophicTarget(destination) : undefined;
+    if (program === "rsync" && argv.some((a) => /^--(del|remove-s)/.test(a))) {
+      // --delete empties the destination; --remove-source-files deletes the sources.
+      const removesSources = argv.some((a) => /^--remove-s/.test(a));
+      const named = removesSources ? operandWords.slice(0, -1) : operandWords.slice(-1);
+      const hit = named.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      const destination = named.find((w) => this.catastrophicTarget(w));
       if (hit)
         return v(
           "critical",
-          `rsync --delete into ${hit}`,
+          `rsync ${removesSources ? "--remove-source-files deletes" : "--delete empties"} ${hit}`,
           false,
           destination?.dynamic ? { understood: false } : {},
         );
@@ -658,12 +793,11 @@ class Judge {
     const ro = readOnlyVerdict(program, argv, words);
     if (ro) {
       if (!ro.readOnly)
-        return v(
-          ro.tier ?? "medium",
-          ro.reason,
-          false,
-          ro.understood === false ? { understood: false, tier: "critical" } : {},
-        );
+        return v(ro.tier ?? "medium", ro.reason, false, {
+          ...(ro.effectOption !== undefined && { effectOption: ro.effectOption }),
+          ...(ro.opaque === true && { opaque: true }),
+          ...(ro.understood === false && { understood: false, tier: "critical" }),
+        });
       if (dynamicTail && ro.paths !== "none")
         return v("none", `${ro.reason} on input only known at run time`, true, {
           paths: [{ text: "(xargs input)", access: "read" }],
@@ -674,6 +808,8 @@ class Judge {
           : [...(ro.paths ?? operandWords), ...optionPaths(words)].map((w) => this.pathUse(w, "read"));
       return v("none", ro.reason, true, { paths });
     }
+    if (INTERPRETERS.has(program) && !SHELLS.has(program) && runsInlineCode(command))
+      return v("medium", `runs ${program} code given on the line or piped in`, false, { opaque: true });
     return v("medium", `runs ${program}`);
   }
 
@@ -691,12 +827,12 @@ class Judge {
     if (starts.length === 0) starts.push({ text: ".", dynamic: false, glob: false });
     const rest = command.argv.slice(i);
     const paths = starts.map((w) => this.pathUse(w, "read"));
+    // GNU find takes its starting points from a file: they are not known before the line runs.
+    const listed = rest.indexOf("-files0-from");
+    if (listed >= 0) paths.push({ text: `${rest[listed + 1] ?? ""} (the paths it lists)`, access: "read" });
     if (rest.includes("-delete")) {
-      const filtered = rest.some((a) =>
-        /^-(i?name|i?path|i?wholename|i?regex|type|newer|mtime|mmin|size|user|empty|perm|links|inum|samefile)$/.test(
-          a,
-        ),
-      );
+      // Only tests before -delete narrow it: `find . -delete -name x` deletes everything.
+      const filtered = findNarrows(rest.slice(0, rest.indexOf("-delete")));
       const hit = starts.map((w) => this.catastrophicTarget(w)).find(Boolean);
       // A filter narrows a cleanup inside the project (`find . -name '*.o' -delete`), not one of the
       // home directory or the file system (`find ~ -type f -delete`).
@@ -710,12 +846,16 @@ class Judge {
         return v("critical", `find -delete under ${hit}`, false, { paths, understood: false });
       if (starts.some((w) => !w.dynamic && resolve(this.cwd, w.text) === "/"))
         return v("critical", "find -delete across the whole file system", false, { paths });
-      return v("high", "find -delete removes files", false, { paths });
+      return v("high", "find -delete removes files", false, { paths, effectOption: "-delete" });
     }
     const writer = rest.find((a) => /^-(fprint0?|fprintf|fls)$/.test(a));
-    if (writer) return v("medium", `find ${writer} writes a file`, false, { paths });
-    if (rest.some((a) => /^-(exec|execdir|ok|okdir)$/.test(a)))
-      return v("none", "find runs a command for each file (judged separately)", false, { paths });
+    if (writer) return v("medium", `find ${writer} writes a file`, false, { paths, effectOption: writer });
+    const runs = rest.find((a) => /^-(exec|execdir|ok|okdir)$/.test(a));
+    if (runs)
+      return v("none", "find runs a command for each file (judged separately)", false, {
+        paths,
+        effectOption: runs,
+      });
     return v("none", "find", true, { paths });
   }
 
@@ -749,15 +889,48 @@ class Judge {
     }
     const sub = argv[i] ?? "";
     const rest = argv.slice(i + 1);
-    const { short, long, operands } = flags(["git", ...rest]);
-    const r = gitSubcommandVerdict(sub, rest, short, long, operands);
+    const after = command.words.slice(i + 1);
+    let { short, long, operands } = flags(["git", ...rest]);
+    const table = programOptions(`git ${sub}`);
+    const parsed = table ? parseOptions(table, after) : undefined;
+    const optionWordPaths: Word[] = [];
+    if (parsed) {
+      // Options by their full names, as git's parse-options resolves abbreviations (`--outp`).
+      const effect = optionWith(parsed, "exec", "write");
+      if (effect)
+        return v(
+          "medium",
+          `git ${sub} ${effect.written} ${effect.spec.effect === "exec" ? "runs a program" : "writes a file"}`,
+          false,
+          {
+            effectOption: effect.written,
+          },
+        );
+      short = new Set(
+        parsed.options.filter((o) => !o.spec.name.startsWith("--")).map((o) => o.spec.name.slice(1)),
+      );
+      long = new Set([
+        ...parsed.options.filter((o) => o.spec.name.startsWith("--")).map((o) => o.spec.name),
+        ...parsed.unknown,
+      ]);
+      operands = parsed.operands.map((w) => w.text);
+      for (const o of parsed.options) {
+        if (o.spec.effect === "path" && o.valueWord) optionWordPaths.push(o.valueWord);
+        if (o.spec.effect === "filelist")
+          optionWordPaths.push({ text: `${o.value ?? ""} (the paths it lists)`, dynamic: true, glob: false });
+      }
+    }
+    const wholeTree = (pathspec: string) =>
+      /^(:\/?|:\(top\).*|:\/\*)$/.test(pathspec) ||
+      this.catastrophicTarget({ text: pathspec, dynamic: false, glob: /[*?[]/.test(pathspec) }) !== undefined;
+    const r = gitSubcommandVerdict(sub, rest, short, long, operands, wholeTree);
     const base = this.verdict(command, r.tier, r.reason, r.readOnly);
-    if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths });
+    // Configuration given on the line can make git run anything (core.pager, alias, diff.external).
+    if (unsafeGlobal) return v(maxTier(base.tier, "medium"), unsafeGlobal, false, { paths, opaque: true });
     if (!base.readOnly) return base;
     // Paths a read-only git command reads (`git diff --no-index /etc/passwd x`, `--contents=…`).
-    const after = command.words.slice(i + 1);
     const withProgram = [command.words[0] as Word, ...after];
-    const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram)];
+    const pathWords = [...operandsOf(withProgram), ...optionPaths(withProgram), ...optionWordPaths];
     return { ...base, paths: pathWords.map((w) => this.pathUse(w, "read")) };
   }
 }
@@ -773,6 +946,38 @@ function optionPaths(words: readonly Word[]): Word[] {
     const eq = w.text.indexOf("=");
     const value = eq >= 0 ? w.text.slice(eq + 1) : /^-[A-Za-z]+([/~].*)$/.exec(w.text)?.[1];
     if (value !== undefined && /^(\/|~|\.\.)/.test(value)) out.push({ ...w, text: value });
+  }
+  return out;
+}
+
+/**
+ * True when an interpreter runs code from its own arguments or standard input (`python3 -c`,
+ * `perl -e`, `node --eval`, `ruby <<EOF`) rather than a script file of the project.
+ */
+function runsInlineCode(command: SimpleCommand): boolean {
+  const args = command.argv.slice(1);
+  if (args.some((a) => /^-[a-zA-Z]*[ceErp]|^--(eval|print|command)\b/.test(a))) return true;
+  const script = args.find((a) => !a.startsWith("-"));
+  // `node --version`, `python3 -V`: nothing runs.
+  if (args.length > 0 && args.every((a) => /^(--version|--help|-[vVh])$/.test(a)) && !command.fedByCommand)
+    return false;
+  return (
+    script === undefined ||
+    script === "-" ||
+    // `deno eval '…'`
+    (programName(command.argv[0] ?? "") === "deno" && script === "eval") ||
+    command.fedByCommand ||
+    command.redirects.some((r) => r.op === "<<" || r.op === "<<<" || r.op === "<<-" || r.op === "<")
+  );
+}
+
+/** truncate's file operands: the words after its options and their values (`-s 0`, `-r REF`). */
+function truncateOperands(words: readonly Word[]): Word[] {
+  const out: Word[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const t = (words[i] as Word).text;
+    if (/^(-[a-zA-Z]*[sr]|--size|--reference)$/.test(t)) i++;
+    else if (!t.startsWith("-") || (words[i] as Word).dynamic) out.push(words[i] as Word);
   }
   return out;
 }

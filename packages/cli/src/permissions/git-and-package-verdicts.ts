@@ -8,60 +8,95 @@ export interface Verdict {
   readonly readOnly: boolean;
 }
 
-/** How risky a git subcommand is, and whether it only reads, from its options and operands. */
+/**
+ * How risky a git subcommand is, and whether it only reads, from its options (resolved to their
+ * full names when git's option table is known) and operands. `wholeTree` says whether a pathspec
+ * covers the whole project (`.`, `:/`, `*`): discarding or deleting that is critical.
+ */
 export function gitSubcommandVerdict(
   sub: string,
   rest: readonly string[],
   short: Set<string>,
   long: Set<string>,
   operands: readonly string[],
+  wholeTree: (pathspec: string) => boolean = (p) => /^(\.\/?|:\/?|\*|:\(top\).*|:\/\*)$/.test(p),
 ): Verdict {
   const v = (tier: SafetyTier, reason: string, readOnly = false): Verdict => ({ tier, reason, readOnly });
   const force = short.has("f") || long.has("--force");
+  // Any unique prefix git accepts (`--outp=F`, `--ext`) of an option that writes or runs.
+  const abbreviates = (a: string, ...names: string[]) => {
+    const m = /^--([a-z][a-z0-9-]*)(=|$)/.exec(a);
+    return m !== null && names.some((n) => n.startsWith(m[1] as string));
+  };
   const writesOutput = rest.some(
-    (a) => /^--output(=|$)/.test(a) || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
+    (a) => abbreviates(a, "output") || (/^-o/.test(a) && sub !== "grep" && sub !== "ls-files"),
   );
   const runsProgram = rest.some(
     (a) =>
-      /^--(upload-pack|receive-pack|exec|ext-diff|open-files-in-pager)(=|$)/.test(a) ||
+      abbreviates(a, "upload-pack", "receive-pack", "exec", "ext-diff", "open-files-in-pager") ||
       /^-O/.test(a) ||
       (/^-u/.test(a) && sub === "ls-remote"),
   );
   if (runsProgram) return v("medium", `git ${sub} with an option that runs a program`);
   if (writesOutput && sub !== "grep") return v("medium", `git ${sub} writes its output to a file`);
+  const dashDash = rest.indexOf("--");
+  const pathspecs = dashDash >= 0 ? rest.slice(dashDash + 1) : operands;
+  const everything = pathspecs.some(wholeTree);
   switch (sub) {
     case "reset":
-      return long.has("--hard") || long.has("--merge") || long.has("--keep")
-        ? v("high", "git reset --hard discards changes")
+      if (long.has("--hard")) return v("critical", "git reset --hard discards every uncommitted change");
+      return long.has("--merge") || long.has("--keep")
+        ? v("high", "git reset discards changes")
         : v("medium", "git reset");
-    case "clean":
-      return force || short.has("x") || short.has("d")
-        ? v("high", "git clean deletes untracked files")
-        : v("medium", "git clean");
+    case "clean": {
+      if (short.has("n") || long.has("--dry-run")) return v("medium", "git clean --dry-run");
+      const untracked = force || short.has("x") || short.has("X") || short.has("d");
+      if (untracked && (operands.length === 0 || everything || short.has("x") || short.has("d")))
+        return v("critical", "git clean deletes the project's untracked files");
+      return untracked ? v("high", "git clean deletes untracked files") : v("medium", "git clean");
+    }
     case "push":
       if (
         force ||
         long.has("--force-with-lease") ||
+        long.has("--force-if-includes") ||
         long.has("--mirror") ||
         long.has("--delete") ||
+        long.has("--prune") ||
         short.has("d") ||
         operands.some((o) => o.startsWith("+") || o.startsWith(":"))
       )
-        return v("high", "git push rewrites or deletes remote history");
+        return v("critical", "git push rewrites or deletes remote history");
       return v("medium", "git push");
     case "checkout":
     case "restore":
-      if (
-        force ||
-        operands.includes(".") ||
-        rest.includes("--") ||
-        long.has("--worktree") ||
-        short.has("W") ||
-        sub === "restore"
-      )
+    case "switch":
+      if (everything || (force && sub !== "restore") || long.has("--discard-changes") || long.has("--orphan"))
+        return v("critical", `git ${sub} discards the changes of the whole working tree`);
+      if (sub === "switch") return v("medium", "git switch");
+      if (force || dashDash >= 0 || long.has("--worktree") || short.has("W") || sub === "restore")
         return v("high", `git ${sub} discards working-tree changes`);
       return v("medium", `git ${sub}`);
+    case "rm":
+      if (
+        !long.has("--cached") &&
+        (everything || ((short.has("r") || force) && pathspecs.some((p) => /[*?[]/.test(p))))
+      )
+        return v("critical", "git rm deletes the project's files");
+      return v("medium", "git rm deletes files");
+    case "rebase":
+      if (long.has("--root")) return v("critical", "git rebase --root rewrites the whole history");
+      return v("medium", "git rebase rewrites commits");
+    case "read-tree":
+      return short.has("u") || long.has("--reset")
+        ? v("critical", "git read-tree -u replaces the working tree")
+        : v("medium", "git read-tree");
+    case "update-ref":
+      return short.has("d") ? v("high", "git update-ref -d deletes a ref") : v("medium", "git update-ref");
     case "branch":
+      // `git branch -f main HEAD~10` moves a branch back over its commits.
+      if ((force || long.has("--force")) && operands.length > 0)
+        return v("high", "git branch -f moves a branch");
       if (short.has("D") || short.has("d") || long.has("--delete") || short.has("m") || short.has("M"))
         return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
       return v(
@@ -81,14 +116,15 @@ export function gitSubcommandVerdict(
         ? v("none", "git tag", !short.has("d"))
         : v("medium", "git tag");
     case "stash":
+      // A stash holds uncommitted work only: dropping it (after `stash -u`, say) loses that work.
       return ["drop", "clear"].includes(operands[0] ?? "")
-        ? v("high", `git stash ${operands[0]} loses stashed work`)
+        ? v("critical", `git stash ${operands[0]} loses stashed work`)
         : operands[0] === "list" || operands[0] === "show"
           ? v("none", `git stash ${operands[0]}`, true)
           : v("medium", "git stash");
     case "filter-branch":
     case "filter-repo":
-      return v("high", "rewrites history");
+      return v("critical", `git ${sub} rewrites the whole history`);
     case "reflog":
       return ["expire", "delete"].includes(operands[0] ?? "")
         ? v("high", "expires the reflog")

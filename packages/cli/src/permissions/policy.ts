@@ -254,7 +254,14 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
             // Read-only parts need no rule: `if true; then npm test; fi` is covered by `npm test`.
             a.readOnly ||
             applicable.some(
-              (g) => TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] && coversCommand(g.rule, a.command),
+              (g) =>
+                TIER_RANK[a.tier] <= TIER_RANK[g.maxTier] &&
+                coversCommand(g.rule, a.command) &&
+                // `git diff:*` covers the arguments, not `--output=F` or `--ext-diff` among them,
+                // unless the rule names that option itself (`sed -i:*`).
+                (a.effectOption === undefined ||
+                  !(g.rule.pattern ?? "*").includes("*") ||
+                  (g.rule.pattern ?? "").includes(a.effectOption)),
             ),
         )
       );
@@ -527,7 +534,9 @@ function commandPrefix(a: CommandAssessment): string {
   const argv = a.command.argv;
   const text = ruleText(a.command);
   const writes = a.command.redirects.some((r) => r.op.includes(">") && r.target !== undefined);
-  if (a.tier === "high" || a.command.elevated || writes || argv.length <= 1) return text;
+  // An option that writes or runs is remembered as written: a wildcard would not cover it.
+  if (a.tier === "high" || a.command.elevated || writes || argv.length <= 1 || a.effectOption !== undefined)
+    return text;
   const program = argv[0] as string;
   const sub = argv[1];
   if (SUBCOMMAND_PROGRAMS.has(program) && sub && /^[a-z][a-z0-9:_-]*$/.test(sub)) {

@@ -1,10 +1,24 @@
+import {
+  type FoundOption,
+  hasOption,
+  optionValues,
+  optionWith,
+  type ParsedOptions,
+  parseOptions,
+} from "./option-parser.js";
+import { programOptions } from "./program-options.js";
+import { DANGEROUS_VARIABLE } from "./shell-programs.js";
 import type { Word } from "./shell-words.js";
 
 /** A read-only program's verdict once its flags are checked. */
 export interface ReadOnlyVerdict {
   readonly readOnly: boolean;
   readonly reason: string;
-  readonly tier?: "none" | "medium" | "high";
+  readonly tier?: "none" | "medium" | "high" | "critical";
+  /** The option that writes a file or runs a program (`--output=F`): no wildcard rule covers it. */
+  readonly effectOption?: string;
+  /** It runs code whose effect cannot be read before it runs. */
+  readonly opaque?: boolean;
   /** False when a flag makes the command impossible to judge (`printf -v`, `test -v`). */
   readonly understood?: boolean;
   /** The words that are paths it reads: every operand by default, none for `echo` and the like. */
@@ -172,9 +186,79 @@ const PAGERS_EDITORS = new Set([
   "hx",
 ]);
 
+/** Programs in the lists above whose options neither write, run code nor read other processes' data. */
+const OPTIONS_WITHOUT_EFFECTS = new Set([
+  "echo",
+  "true",
+  "false",
+  ":",
+  "seq",
+  "yes",
+  "sleep",
+  "pwd",
+  "whoami",
+  "id",
+  "uname",
+  "expr",
+  "numfmt",
+  "type",
+  "which",
+  "command",
+  "printenv",
+  "tty",
+  "nproc",
+  "arch",
+  "groups",
+  "locale",
+  "getconf",
+  "wait",
+  "jobs",
+  "shift",
+  "return",
+  "exit",
+  "break",
+  "continue",
+  "set",
+  "shopt",
+  "unset",
+  "ulimit",
+  "umask",
+  "unalias",
+  "column",
+  "look",
+  "lsof",
+  "pgrep",
+  "free",
+  "uptime",
+  "w",
+  "who",
+  "last",
+  "getent",
+  "popd",
+  "dirs",
+  "exa",
+  "eza",
+  "cal",
+  "zcat",
+  "bzcat",
+]);
+
+/** Builtins that assign the variables named among their operands. */
+const ASSIGNING_BUILTINS = new Set([
+  "read",
+  "mapfile",
+  "readarray",
+  "getopts",
+  "export",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+]);
+
 /**
- * The verdict for programs known to be read-only in some uses, checked flag by flag; undefined
- * for other programs.
+ * The verdict for programs known to be read-only in some uses, checked option by option as the
+ * program reads them (option-parser.ts); undefined for other programs.
  */
 export function readOnlyVerdict(
   program: string,
@@ -183,11 +267,78 @@ export function readOnlyVerdict(
 ): ReadOnlyVerdict | undefined {
   const args = argv.slice(1);
   const has = (re: RegExp) => args.some((a) => re.test(a));
-  const writes = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason, tier: "medium" });
-  const runs = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason, tier: "medium" });
+  // Whatever makes the command write or run (an option, a script, an extra operand) is its
+  // effect: a wildcard rule for the program does not cover it.
+  const writes = (reason: string, option?: FoundOption): ReadOnlyVerdict => ({
+    readOnly: false,
+    reason,
+    tier: "medium",
+    effectOption: option?.written ?? reason,
+  });
+  // Code it runs (a pager, an awk system() call, a --pre program) cannot be read: opaque.
+  const runs = (reason: string, option?: FoundOption): ReadOnlyVerdict => ({
+    ...writes(reason, option),
+    opaque: true,
+  });
   const unclear = (reason: string): ReadOnlyVerdict => ({ readOnly: false, reason, understood: false });
   if (PAGERS_EDITORS.has(program)) return runs(`${program} is interactive and can run commands`);
+  const table = programOptions(program);
+  let parsed: ParsedOptions | undefined;
+  let optionPaths: Word[] = [];
+  if (table) {
+    parsed = parseOptions(table, words.slice(1));
+    const effect = optionWith(parsed, "exec", "write", "procs");
+    if (effect?.spec.effect === "exec")
+      return runs(`${program} ${effect.written} runs a program or code`, effect);
+    if (effect?.spec.effect === "write") return writes(`${program} ${effect.written} writes a file`, effect);
+    if (parsed.unknown.length > 0 && !table.effectsComplete)
+      return {
+        readOnly: false,
+        reason: `${program} with an option whose effect is not known (${parsed.unknown[0]})`,
+        tier: "medium",
+        effectOption: parsed.unknown[0] as string,
+      };
+    optionPaths = parsed.options.flatMap((o) => {
+      // The files it reads are listed in another file: they are not known before the line runs.
+      if (o.spec.effect === "filelist")
+        return [{ text: `${o.value ?? ""} (the files it lists)`, dynamic: true, glob: false }];
+      // A value only known when the line runs may be a path: it is judged as an unknown one.
+      if (o.valueWord?.dynamic) return [o.valueWord];
+      return o.spec.effect === "path" && o.valueWord ? [o.valueWord] : [];
+    });
+  }
+  /** Read-only, reading its operands and the paths its options name. */
+  const reads = (reason: string, paths?: readonly Word[]): ReadOnlyVerdict => ({
+    readOnly: true,
+    reason,
+    paths: [...(paths ?? parsed?.operands ?? []), ...optionPaths],
+  });
+  if (ASSIGNING_BUILTINS.has(program)) {
+    const target = words
+      .slice(1)
+      .map((w) => /^([A-Za-z_][A-Za-z0-9_]*)(=|\[|$)/.exec(w.text)?.[1])
+      .find((name) => name !== undefined && DANGEROUS_VARIABLE.test(name));
+    if (target) return unclear(`${program} sets ${target}, which changes what later commands run`);
+  }
   switch (program) {
+    case "hash":
+      if (args.some((a) => /^-[a-zA-Z]*p/.test(a)))
+        return unclear("hash -p changes which program a later command name runs");
+      return { readOnly: true, reason: "hash", paths: "none" };
+    case "alias":
+      if (args.some((a) => a.includes("="))) return unclear("alias changes what a later command name runs");
+      return { readOnly: true, reason: "alias", paths: "none" };
+    case "enable":
+      return args.length === 0 || args.every((a) => /^-[aps]+$/.test(a))
+        ? { readOnly: true, reason: "enable", paths: "none" }
+        : unclear("enable loads or switches off builtins, changing what later command names run");
+    case "ps":
+      return psVerdict(words.slice(1));
+    case "gunzip":
+      // gunzip replaces FILE.gz with FILE unless it writes to standard output or only tests or lists.
+      if (args.some((a) => /^-[a-zA-Z0-9]*[ctl]/.test(a) || /^--(stdout|to-stdout|test|list)$/.test(a)))
+        return reads("gunzip");
+      return writes("gunzip replaces each file with its decompressed copy");
     case "printf":
       if (args[0] === "-v" || /^-v./.test(args[0] ?? ""))
         return unclear("printf -v assigns to a variable whose subscript can run commands");
@@ -206,22 +357,19 @@ export function readOnlyVerdict(
     case "let":
       return unclear("let evaluates arithmetic whose subscripts can run commands");
     case "date":
-      if (has(/^(-s|--set)/) || args.some((a) => !a.startsWith("-") && !a.startsWith("+")))
+      if (parsed && hasOption(parsed, "-s", "--set"))
+        return { readOnly: false, reason: "date -s sets the clock", tier: "high" };
+      if (parsed?.operands.some((w) => !w.text.startsWith("+")))
         return { readOnly: false, reason: "date may set the clock", tier: "high" };
-      return { readOnly: true, reason: "date", paths: "none" };
+      return reads("date", []);
     case "hostname":
       if (args.some((a) => !a.startsWith("-")) || has(/^(-F|--file|-b|--boot)/))
         return { readOnly: false, reason: "hostname may set the host name", tier: "high" };
       return { readOnly: true, reason: "hostname", paths: "none" };
-    case "sort":
-      if (has(/^(-o|--output)/) || args.some((a) => /^-[a-zA-Z]*o/.test(a) && !a.startsWith("--")))
-        return writes("sort -o writes a file");
-      if (has(/^--compress-program/)) return runs("sort --compress-program runs a program");
-      return { readOnly: true, reason: "sort" };
     case "uniq": {
-      const operands = words.slice(1).filter((w) => w.dynamic || !w.text.startsWith("-") || w.text === "-");
+      const operands = parsed?.operands ?? [];
       if (operands.length >= 2) return writes("uniq with two files writes the second");
-      return { readOnly: true, reason: "uniq" };
+      return reads("uniq");
     }
     case "xxd": {
       const operands = words.slice(1).filter((w) => w.dynamic || !w.text.startsWith("-") || w.text === "-");
@@ -229,90 +377,63 @@ export function readOnlyVerdict(
       return { readOnly: true, reason: "xxd", paths: operands.filter((w) => !/^\d+$/.test(w.text)) };
     }
     case "tee":
-      if (words.slice(1).some((w) => w.dynamic || !w.text.startsWith("-"))) return writes("tee writes files");
+      if ((parsed?.operands ?? []).length > 0) return writes("tee writes files");
       return { readOnly: true, reason: "tee" };
-    case "tree":
-      if (has(/^(-o|--output)/)) return writes("tree -o writes a file");
-      return { readOnly: true, reason: "tree" };
-    case "file":
-      if (has(/^(-C|--compile)/)) return writes("file -C writes a magic file");
-      return { readOnly: true, reason: "file" };
-    case "base64":
-      if (has(/^(-o|--output)/)) return writes("base64 -o writes a file");
-      return { readOnly: true, reason: "base64" };
     case "rg":
-      if (has(/^--(pre|pre-glob|hostname-bin)(=|$)/)) return runs("rg --pre runs a program on every file");
-      if (has(/^(-z|--search-zip)$/) || args.some((a) => /^-[a-zA-Z]*z/.test(a) && !a.startsWith("--")))
-        return runs("rg -z runs decompression programs");
-      return { readOnly: true, reason: "rg", paths: grepPaths(words, rgValueOptions) };
+      return reads("rg", grepPaths(parsed as ParsedOptions));
     case "grep":
     case "egrep":
     case "fgrep":
     case "zgrep":
-      return { readOnly: true, reason: program, paths: grepPaths(words, grepValueOptions) };
+      return reads(program, grepPaths(parsed as ParsedOptions));
     case "sed": {
-      if (has(/^(-i|--in-place)/) || args.some((a) => /^-[a-zA-Z]*i/.test(a) && !a.startsWith("--")))
-        return writes("sed -i edits files in place");
-      if (has(/^(-f|--file)/) || args.some((a) => /^-[a-zA-Z]*f/.test(a) && !a.startsWith("--")))
-        return runs("sed -f runs a script file");
-      const scripts: string[] = [];
-      const files: Word[] = [];
-      let explicit = false;
-      for (let i = 1; i < words.length; i++) {
-        const w = words[i] as Word;
-        if (w.text === "-e" || w.text === "--expression") {
-          explicit = true;
-          const s = words[++i];
-          if (!s || s.dynamic) return unclear("sed with a script not known before the line runs");
-          scripts.push(s.text);
-        } else if (w.text.startsWith("--expression=")) {
-          explicit = true;
-          scripts.push(w.text.slice(13));
-        } else if (!w.text.startsWith("-") || w.dynamic) files.push(w);
+      const p = parsed as ParsedOptions;
+      const scripts = optionValues(p, "-e", "--expression");
+      const files = [...p.operands];
+      const texts: Word[] = scripts.map((o) => o.valueWord ?? { text: "", dynamic: true, glob: false });
+      if (scripts.length === 0) {
+        const first = files.shift();
+        if (first) texts.push(first);
       }
-      if (!explicit) {
-        const s = files.shift();
-        if (!s || s.dynamic) return unclear("sed with a script not known before the line runs");
-        scripts.push(s.text);
+      if (texts.length === 0 || texts.some((w) => w.dynamic))
+        return unclear("sed with a script not known before the line runs");
+      for (const s of texts) {
+        const problem = sedScriptEffect(s.text);
+        if (problem)
+          return runs(`sed script ${problem}`, { spec: { name: "-e", value: "required" }, written: s.text });
       }
-      for (const s of scripts) {
-        const problem = sedScriptEffect(s);
-        if (problem) return runs(`sed script ${problem}`);
-      }
-      return { readOnly: true, reason: "sed", paths: files };
+      return reads("sed", files);
     }
     case "awk":
     case "gawk":
     case "mawk":
     case "nawk": {
-      if (has(/^(-f|--file|-i|--include|-l|--load|-E|--exec)/))
-        return runs(`${program} loads a program file`);
-      const valueOpts = new Set(["-v", "-F", "--assign", "--field-separator"]);
-      let script: Word | undefined;
-      const files: Word[] = [];
-      for (let i = 1; i < words.length; i++) {
-        const x = words[i] as Word;
-        if (valueOpts.has(x.text)) {
-          i++;
-          continue;
-        }
-        if (x.text.startsWith("-") && !x.dynamic) continue;
-        if (!script) script = x;
-        else if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(x.text)) files.push(x);
+      const p = parsed as ParsedOptions;
+      const sources = optionValues(p, "-e", "--source");
+      const operands = [...p.operands];
+      const code: Word[] = sources.map((o) => o.valueWord ?? { text: "", dynamic: true, glob: false });
+      if (sources.length === 0) {
+        const first = operands.shift();
+        if (first) code.push(first);
       }
-      if (!script || script.dynamic)
+      if (code.length === 0 || code.some((w) => w.dynamic))
         return unclear(`${program} with a program not known before the line runs`);
-      // Every argument is read as program text: gawk also takes it from `-e` and `--source=`.
-      const code = words.slice(1).map((x) => x.text);
-      if (code.some((t) => /\bsystem\s*\(|\|/.test(t))) return runs(`${program} program runs commands`);
-      if (code.some((t) => /(print|printf)[^;{}]*>|\bclose\s*\(|\bfflush\s*\(|getline/.test(t)))
+      // Assignments such as -v x=… are program text too (their values are strings, but a
+      // compromised reading is cheap to avoid): every word is scanned.
+      const all = words.slice(1).map((x) => x.text);
+      // system(), pipes and coprocesses run commands; @load loads a shared library.
+      if (all.some((t) => /\bsystem\s*\(|\||@load\b/.test(t)))
+        return runs(`${program} program runs commands`);
+      if (all.some((t) => /(print|printf)[^;{}]*>|\bclose\s*\(|\bfflush\s*\(|getline/.test(t)))
         return writes(`${program} program redirects output`);
-      return { readOnly: true, reason: program, paths: files };
+      return reads(
+        program,
+        operands.filter((x) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(x.text)),
+      );
     }
     case "git":
       return undefined;
     case "env":
-    case "printenv":
       return { readOnly: true, reason: program, paths: "none" };
     case "export":
     case "local":
@@ -329,99 +450,82 @@ export function readOnlyVerdict(
         return { readOnly: true, reason: program, paths: [{ text: "-", dynamic: true, glob: false }] };
       return { readOnly: true, reason: program };
   }
+  if (table)
+    return NO_FILES.has(program) ? { readOnly: true, reason: program, paths: "none" } : reads(program);
+  // A program without a table: known harmless whatever its options, or trusted only without options.
+  const optionWords = words.slice(1).filter((w) => w.text.startsWith("-") && w.text !== "-");
+  if (
+    !OPTIONS_WITHOUT_EFFECTS.has(program) &&
+    optionWords.length > 0 &&
+    (NO_FILES.has(program) || PLAIN_READERS.has(program))
+  )
+    return {
+      readOnly: false,
+      reason: `${program} with options whose effect is not known (${optionWords[0]?.text})`,
+      tier: "medium",
+      effectOption: optionWords[0]?.text as string,
+    };
   if (NO_FILES.has(program)) return { readOnly: true, reason: program, paths: "none" };
   if (PLAIN_READERS.has(program)) return { readOnly: true, reason: program };
   return undefined;
 }
 
-const grepValueOptions = new Set([
-  "-e",
-  "--regexp",
-  "-f",
-  "--file",
-  "-m",
-  "--max-count",
-  "-A",
-  "-B",
-  "-C",
-  "--context",
-  "--after-context",
-  "--before-context",
-  "--include",
-  "--exclude",
-  "--exclude-dir",
-  "--label",
-  "-d",
-  "-D",
-  "--color",
-  "--colour",
-]);
-const rgValueOptions = new Set([
-  "-e",
-  "--regexp",
-  "-f",
-  "--file",
-  "-m",
-  "--max-count",
-  "-A",
-  "-B",
-  "-C",
-  "-g",
-  "--glob",
-  "--iglob",
-  "-t",
-  "--type",
-  "-T",
-  "--type-not",
-  "-j",
-  "--threads",
-  "-M",
-  "--max-columns",
-  "--max-depth",
-  "-d",
-  "-E",
-  "--encoding",
-  "-r",
-  "--replace",
-  "--sort",
-  "--sortr",
-  "--type-add",
-  "--colors",
-  "--color",
-  "--ignore-file",
-  "--path-separator",
-  "--max-filesize",
-  "--engine",
-]);
+/**
+ * ps: BSD-style letters (no dash) select what is shown, and `e` adds every process's environment
+ * to its command line (`ps eww -A` prints the agent's own API key).
+ */
+function psVerdict(args: readonly Word[]): ReadOnlyVerdict {
+  const bsdValues = new Set(["o", "O", "p", "t", "U", "k", "q", "g", "G"]);
+  const unixValues = /^-[a-zA-Z]*[oOpPuUgGtCqsk]$/;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] as Word;
+    if (w.dynamic)
+      return { readOnly: false, reason: "ps with options not known before the line runs", understood: false };
+    const t = w.text;
+    if (t.startsWith("--")) {
+      if (
+        !t.includes("=") &&
+        /^--(format|pid|ppid|user|User|group|Group|sort|tty|cols|columns|lines|width|quick-pid|sid|rows)$/.test(
+          t,
+        )
+      )
+        i++;
+      continue;
+    }
+    if (t.startsWith("-")) {
+      // procps reads `-auxe` as the BSD `auxe` when no user `xe` exists.
+      if (/^-[a-zA-Z]*u[a-zA-Z]*e/.test(t))
+        return {
+          readOnly: false,
+          tier: "critical",
+          reason: `ps ${t} may be read as BSD options with e, printing every process's environment`,
+          effectOption: t,
+        };
+      if (unixValues.test(t)) i++;
+      continue;
+    }
+    for (let k = 0; k < t.length; k++) {
+      const c = t[k] as string;
+      if (c === "e")
+        return {
+          readOnly: false,
+          tier: "critical",
+          reason: "ps e prints every process's environment, the agent's own secrets included",
+          effectOption: t,
+        };
+      if (bsdValues.has(c)) {
+        if (k === t.length - 1) i++;
+        break;
+      }
+    }
+  }
+  return { readOnly: true, reason: "ps", paths: "none" };
+}
 
 /** grep and rg: the pattern (unless given by -e/-f) is not a path; files given to -f are. */
-function grepPaths(words: readonly Word[], valueOptions: ReadonlySet<string>): Word[] {
-  const out: Word[] = [];
-  let patternGiven = false;
-  let ended = false;
-  const operands: Word[] = [];
-  for (let i = 1; i < words.length; i++) {
-    const w = words[i] as Word;
-    if (!ended && !w.dynamic && w.text === "--") {
-      ended = true;
-      continue;
-    }
-    if (!ended && !w.dynamic && w.text.startsWith("-") && w.text !== "-") {
-      const name = w.text.split("=")[0] as string;
-      if (name === "-e" || name === "--regexp") patternGiven = true;
-      if (name === "-f" || name === "--file") {
-        patternGiven = true;
-        const file = w.text.includes("=")
-          ? { ...w, text: w.text.slice(w.text.indexOf("=") + 1) }
-          : words[i + 1];
-        if (file) out.push(file);
-      }
-      if (valueOptions.has(w.text)) i++;
-      continue;
-    }
-    operands.push(w);
-  }
-  return [...out, ...(patternGiven ? operands : operands.slice(1))];
+function grepPaths(parsed: ParsedOptions): Word[] {
+  const patternGiven = parsed.options.some((o) => /^(-e|--regexp|-f|--file)$/.test(o.spec.name));
+  return patternGiven ? [...parsed.operands] : parsed.operands.slice(1);
 }
 
 /**

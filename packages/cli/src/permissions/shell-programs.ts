@@ -7,7 +7,7 @@ import type { Word } from "./shell-words.js";
  * impossible to judge (`GIT_EXTERNAL_DIFF=… git diff`, `LESSOPEN=… less`, `PATH=. ls`).
  */
 export const DANGEROUS_VARIABLE =
-  /^(PATH|CDPATH|IFS|ENV|BASH_ENV|BASH_XTRACEFD|SHELLOPTS|BASHOPTS|GLOBIGNORE|PROMPT_COMMAND|PS[0-4]|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|TMPDIR|EDITOR|VISUAL|PAGER|MANPAGER|MANOPT|BROWSER|LESS|LESSOPEN|LESSCLOSE|LESSKEY|LESSSECURE|SSH_ASKPASS|SUDO_ASKPASS|RIPGREP_CONFIG_PATH|GREP_OPTIONS|NODE_OPTIONS|NODE_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|PYTHONBREAKPOINT|LUA_INIT|LUA_PATH|TERMINFO|TERMCAP|INPUTRC|HISTFILE|MAIL|MAILPATH|FCEDIT|TAR_OPTIONS|ZIPOPT|UNZIP|CARGO_HOME|RUSTC_WRAPPER|GOFLAGS|CC|CXX|LD|MAKEFLAGS|MFLAGS)$|^(LD_|DYLD_|GIT_|BASH_FUNC_|NPM_CONFIG_|npm_config_|YARN_|PNPM_|LESS_|PIP_|PERL|PYTHON)/;
+  /^(PATH|CDPATH|IFS|ENV|BASH_ENV|BASH_XTRACEFD|SHELLOPTS|BASHOPTS|GLOBIGNORE|PROMPT_COMMAND|PS[0-4]|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|TMPDIR|EDITOR|VISUAL|PAGER|MANPAGER|MANOPT|BROWSER|LESS|LESSOPEN|LESSCLOSE|LESSKEY|LESSSECURE|SSH_ASKPASS|SUDO_ASKPASS|RIPGREP_CONFIG_PATH|GREP_OPTIONS|NODE_OPTIONS|NODE_PATH|JAVA_TOOL_OPTIONS|_JAVA_OPTIONS|PERL5OPT|PERL5LIB|PERLLIB|RUBYOPT|RUBYLIB|PYTHONSTARTUP|PYTHONPATH|PYTHONHOME|PYTHONINSPECT|PYTHONBREAKPOINT|LUA_INIT|LUA_PATH|TERMINFO|TERMCAP|INPUTRC|HISTFILE|MAIL|MAILPATH|FCEDIT|TAR_OPTIONS|ZIPOPT|UNZIP|CARGO_HOME|RUSTC_WRAPPER|GOFLAGS|CC|CXX|LD|MAKEFLAGS|MFLAGS|GCONV_PATH|OPENSSL_CONF|OPENSSL_ENGINES|BAT_PAGER|BAT_OPTS|BAT_CONFIG_PATH|SYSTEMD_PAGER|DELTA_PAGER|AWKPATH|AWKLIBPATH|ZDOTDIR|EXINIT|VIMINIT|MYVIMRC|SUDO_EDITOR|FZF_DEFAULT_COMMAND)$|^(LD_|DYLD_|GIT_|BASH_FUNC_|NPM_CONFIG_|npm_config_|YARN_|PNPM_|LESS_|PIP_|PERL|PYTHON)/;
 
 /** Programs run in front of another program with the options they take values for. */
 export const WRAPPERS: Readonly<
@@ -17,7 +17,7 @@ export const WRAPPERS: Readonly<
   >
 > = {
   nohup: { values: [] },
-  time: { values: ["-f", "--format", "-o", "--output"] },
+  time: { values: ["-f", "--format", "-o", "--output", "--o", "--ou", "--out", "--outp", "--outpu"] },
   nice: { values: ["-n", "--adjustment"] },
   ionice: { values: ["-c", "--class", "-n", "--classdata"] },
   timeout: { values: ["-s", "--signal", "-k", "--kill-after"], operands: 1 },
@@ -74,50 +74,42 @@ export const SHELLS = new Set([
   "rbash",
 ]);
 export const FIND_ACTIONS_WITH_COMMAND = new Set(["-exec", "-execdir", "-ok", "-okdir"]);
-export const FIND_TESTS = new Set([
-  "-name",
-  "-iname",
-  "-path",
-  "-ipath",
-  "-wholename",
-  "-iwholename",
-  "-regex",
-  "-iregex",
-  "-type",
-  "-xtype",
-  "-newer",
-  "-anewer",
-  "-cnewer",
-  "-mtime",
-  "-mmin",
-  "-atime",
-  "-amin",
-  "-ctime",
-  "-cmin",
-  "-size",
-  "-user",
-  "-group",
-  "-uid",
-  "-gid",
-  "-nouser",
-  "-nogroup",
-  "-empty",
-  "-perm",
-  "-lname",
-  "-ilname",
-  "-links",
-  "-inum",
-  "-samefile",
-  "-used",
-  "-readable",
-  "-writable",
-  "-executable",
-  "-prune",
-  "-mindepth",
-  "-newerXY",
-  "-fstype",
-  "-context",
-]);
+/** Generated files a cleanup removes by pattern (`*.o`, `*.pyc`): matching only them narrows a bulk action. */
+const GENERATED_FILE =
+  /^\*?\.(o|obj|a|lo|la|so|dylib|pyc|pyo|class|log|tmp|temp|swp|swo|bak|orig|rej|gcda|gcno|tsbuildinfo)$|^\*~$|^\.DS_Store$|^__pycache__$/;
+
+/**
+ * True when a file pattern picks out a named file or generated files only (`a.txt`, `*.o`), so
+ * acting on what it matches is not a bulk action on the project's sources (`*`, `*.js`).
+ */
+export function narrowPattern(pattern: string): boolean {
+  const base = pattern.replace(/\/+$/, "").split("/").pop() ?? "";
+  return !/[*?[]/.test(base) || GENERATED_FILE.test(base);
+}
+
+/**
+ * True when find's tests (the words before its action) narrow what it finds to named or generated
+ * files, a subdirectory's contents or empty files; a type, time or size test does not, nor a test
+ * under `!`/`-not`, nor alternatives joined by `-o`.
+ */
+export function findNarrows(tests: readonly string[]): boolean {
+  if (tests.some((t) => t === "-o" || t === "-or" || t === ",")) return false;
+  for (let i = 0; i < tests.length; i++) {
+    const t = tests[i] as string;
+    const negated = tests[i - 1] === "!" || tests[i - 1] === "-not";
+    if (negated) continue;
+    if (t === "-empty" || t === "-samefile" || t === "-inum") return true;
+    const value = tests[i + 1] ?? "";
+    if (/^-i?name$/.test(t) && narrowPattern(value)) return true;
+    if (/^-i?(path|wholename)$/.test(t)) {
+      // `./build/*` narrows to a subdirectory; `*/x` or `./*` does not.
+      const fixed = value.split(/[*?[]/)[0] ?? "";
+      if (narrowPattern(value) || /^\.?\/?[^/*?[]+\//.test(fixed)) return true;
+    }
+  }
+  return false;
+}
+
 /** An array subscript holding a command substitution: bash runs it wherever it evaluates one. */
 export const SUBSCRIPT_CODE = /\[[^\]]*(\$\(|`)/;
 /** Builtins that evaluate subscripts or arithmetic in their (possibly quoted) arguments. */

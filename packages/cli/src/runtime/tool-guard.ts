@@ -43,6 +43,21 @@ export async function mayChangeFiles(
 }
 
 /**
+ * Whether the checkpoint before a call also keeps a copy of the project's own git repository: a
+ * shell line that is critical (allowed by the user), not understood, or runs code whose effect
+ * cannot be read (`python -c …`), any of which may delete .git's files or move its history.
+ */
+export async function repositoryAtRisk(
+  call: ToolCallInfo,
+  policy: Pick<PermissionPolicy, "assessShell">,
+): Promise<boolean> {
+  if (callKind(call.toolName) !== "shell") return false;
+  const command = typeof call.arguments.command === "string" ? call.arguments.command : "";
+  const line = await policy.assessShell(command);
+  return line.tier === "critical" || !line.understood || line.commands.some((c) => c.opaque === true);
+}
+
+/**
  * The session's beforeToolCall: PreToolUse hooks first (they may deny, allow without asking,
  * insist on asking, or change the arguments), then the permission policy decides; an allowed call
  * that may change files is preceded by a checkpoint (shell commands too, since they change files
@@ -96,7 +111,8 @@ export function createToolGuard(options: {
           const { committed } = await options.checkpoints.snapshotFiles(meta, targets, call.callId);
           committed.catch(options.onSnapshotError);
         } else {
-          await options.checkpoints.snapshot(meta);
+          const withRepository = await repositoryAtRisk(call, options.policy);
+          await options.checkpoints.snapshot({ ...meta, ...(withRepository && { withRepository }) });
         }
       } catch (error) {
         options.onSnapshotError(error);
