@@ -1,11 +1,18 @@
+import { readFileSync } from "node:fs";
 import type { ConnectionOptions } from "bullmq";
+import { Redis } from "ioredis";
 
 /** Where a fleet's queue lives. */
 export interface FleetConnection {
-  /** `redis://[user:password@]host:port[/db]`; REDIS_URL or redis://127.0.0.1:6379 by default. */
+  /**
+   * `redis://[user:password@]host:port[/db]`, or `rediss://…` for TLS; REDIS_URL or
+   * redis://127.0.0.1:6379 by default.
+   */
   readonly redis?: string;
   /** The queue's name ("attractor" by default). */
   readonly queue?: string;
+  /** A PEM file of the certificate authority a `rediss://` server's certificate must chain to (REDIS_CA_FILE). */
+  readonly redisCaFile?: string;
 }
 
 export const DEFAULT_QUEUE = "attractor";
@@ -22,13 +29,35 @@ export function redisUrl(
 /**
  * BullMQ's connection options for a URL. Commands wait for a lost connection to come back
  * (maxRetriesPerRequest: null, as BullMQ's workers require), retrying with a capped backoff, so
- * a restarted Redis is ridden out rather than failing jobs.
+ * a restarted Redis is ridden out rather than failing jobs. A `rediss://` URL turns TLS on with
+ * certificate checks (ioredis reads the scheme); `caFile` adds a private certificate authority.
  */
-export function connectionOptions(url: string): ConnectionOptions {
+export function connectionOptions(url: string, caFile?: string): ConnectionOptions {
   return {
     url,
     maxRetriesPerRequest: null,
     enableOfflineQueue: true,
     retryStrategy: (times: number) => Math.min(100 * 2 ** times, 2_000),
+    ...(caFile !== undefined && url.startsWith("rediss:") && { tls: { ca: readFileSync(caFile) } }),
   };
+}
+
+/** The connection options of a fleet connection (URL and CA file from the options or the environment). */
+export function fleetConnectionOptions(
+  connection: FleetConnection,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): ConnectionOptions {
+  return connectionOptions(redisUrl(connection, env), connection.redisCaFile ?? env.REDIS_CA_FILE);
+}
+
+/** A plain client for the fleet's own keys, with the same options as the queue's. */
+export function fleetClient(
+  connection: FleetConnection,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Redis {
+  const { url, ...rest } = fleetConnectionOptions(connection, env) as { url: string } & Record<
+    string,
+    unknown
+  >;
+  return new Redis(url, rest);
 }

@@ -82,3 +82,6 @@ export function parseTasks(text: string): { tasks: FleetTask[]; errors: TaskLine
   });
   return { tasks, errors };
 }
+
+/** A task as it sits on the queue: with the run that submitted it. */
+export type QueuedTask = FleetTask & { readonly run: string };

@@ -1,5 +1,5 @@
 // A real redis-server on 127.0.0.1 for the tests: a free port, its data in a temp dir (append-only
-// file on, so a restart keeps what was written), stopped and restarted on demand.
+// file on, so a restart keeps what was written, unless asked otherwise), stopped and restarted on demand.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -52,8 +52,12 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts redis-server; `persist: false` starts one that keeps nothing across a restart (no
+ * append-only file, no snapshots), as a misconfigured production Redis would.
+ */
+export async function startRedis(options: { persist?: boolean } = {}): Promise<TestRedis> {
+  const persist = options.persist ?? true;
   const dir = await mkdtemp(join(tmpdir(), "attractor-redis-"));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -67,10 +71,7 @@ export async function startRedis(): Promise<TestRedis> {
         "127.0.0.1",
         "--dir",
         dir,
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
+        ...(persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
         "--save",
         "",
       ],
