@@ -1,5 +1,4 @@
-import { Queue } from "bullmq";
-import { DEFAULT_QUEUE, fleetClient, fleetConnectionOptions } from "./connection.js";
+import { DEFAULT_QUEUE, fleetClient, fleetConnectionOptions, openQueue } from "./connection.js";
 import { fleetKeys } from "./keys.js";
 import { storeDir, storeResult } from "./result-store.js";
 import type { ReadOptions } from "./results.js";
@@ -37,7 +36,7 @@ export async function cancelTasks(target: CancelTarget, options: ReadOptions = {
   const name = options.queue ?? DEFAULT_QUEUE;
   const store = storeDir(options.store, env);
   const redis = fleetClient(options, env);
-  const queue = new Queue(name, { connection: fleetConnectionOptions(options, env) });
+  const queue = openQueue(name, fleetConnectionOptions(options, env));
   const keys = fleetKeys(name);
   try {
     let ids: readonly string[];

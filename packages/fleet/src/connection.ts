@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { ConnectionOptions } from "bullmq";
+import { type ConnectionOptions, Queue } from "bullmq";
 import { Redis } from "ioredis";
 
 /** Where a fleet's queue lives. */
@@ -60,4 +60,15 @@ export function fleetClient(
     unknown
   >;
   return new Redis(url, rest);
+}
+
+/**
+ * BullMQ's event stream is kept this short: nothing of the fleet reads it, and at BullMQ's 10 000
+ * entries it would be most of Redis's memory once results live in the store.
+ */
+const EVENTS_KEPT = 500;
+
+/** A BullMQ queue handle for a fleet queue (every handle writes the same queue settings). */
+export function openQueue(name: string, connection: ConnectionOptions): Queue {
+  return new Queue(name, { connection, streams: { events: { maxLen: EVENTS_KEPT } } });
 }

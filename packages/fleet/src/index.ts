@@ -13,10 +13,17 @@ export {
   type TaskResult,
   UnknownRunError,
 } from "./results.js";
-export { listRuns, type RunManifest } from "./run.js";
+export type { RunManifest } from "./run.js";
 export { type AttractorCommand, runTask, type TaskOutcome } from "./run-task.js";
 export { type SubmitOptions, submitTasks } from "./submit.js";
 export { type FleetTask, parseTasks, type TaskLineError } from "./task.js";
+export {
+  type Isolation,
+  IsolationUnavailableError,
+  type SandboxStatus,
+  SetupError,
+  type TaskEnvironment,
+} from "./task-environment.js";
 export { RedisUnreachableError, runWorker, type WorkerOptions } from "./worker.js";
 export {
   prepareWorkspace,

@@ -15,13 +15,17 @@ export interface WorkerPolicy {
   readonly remotes?: readonly string[];
   /** Providers a task may name. */
   readonly providers?: readonly string[];
+  /** Whether a task may turn the network on for the agent's commands (no). */
+  readonly network?: boolean;
+  /** Whether a task may bring its own setup command (no: it runs unsandboxed, with network). */
+  readonly taskSetup?: boolean;
 }
 
 /** A task asked for more than its worker allows. */
 export class PolicyRefusal extends Error {
   override readonly name = "PolicyRefusal";
   constructor(
-    readonly field: "mode" | "repo" | "remote" | "provider",
+    readonly field: "mode" | "repo" | "remote" | "provider" | "network" | "setup",
     readonly value: string,
   ) {
     super(`refused by the worker's policy: ${field} "${value}" is not allowed here`);
@@ -72,4 +76,6 @@ export function checkPolicy(task: FleetTask, policy: WorkerPolicy): void {
     !policy.providers.includes(task.provider)
   )
     throw new PolicyRefusal("provider", task.provider);
+  if (task.network === true && policy.network !== true) throw new PolicyRefusal("network", "on");
+  if (task.setup !== undefined && policy.taskSetup !== true) throw new PolicyRefusal("setup", task.setup);
 }

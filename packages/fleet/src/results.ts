@@ -1,6 +1,12 @@
-import { type Job, Queue } from "bullmq";
+import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
-import { DEFAULT_QUEUE, type FleetConnection, fleetClient, fleetConnectionOptions } from "./connection.js";
+import {
+  DEFAULT_QUEUE,
+  type FleetConnection,
+  fleetClient,
+  fleetConnectionOptions,
+  openQueue,
+} from "./connection.js";
 import { fleetKeys } from "./keys.js";
 import { readStoredFile, readStoredResult, type StoredResult, storeDir } from "./result-store.js";
 import { type FoundRun, findRun } from "./run.js";
@@ -75,7 +81,7 @@ async function withClients<T>(
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
   const redis = fleetClient(options, env);
-  const queue = new Queue(name, { connection: fleetConnectionOptions(options, env) });
+  const queue = openQueue(name, fleetConnectionOptions(options, env));
   try {
     return await use(redis, queue, name, storeDir(options.store, env));
   } finally {

@@ -79,6 +79,7 @@ export async function runTask(
   env: Readonly<Record<string, string | undefined>>,
   signal?: AbortSignal,
   mode?: string,
+  extraArgs: readonly string[] = [],
 ): Promise<TaskOutcome> {
   const started = performance.now();
   const args = [
@@ -95,6 +96,7 @@ export async function runTask(
     ...(task.model !== undefined ? ["--model", task.model] : []),
     ...(task.max_turns !== undefined ? ["--max-turns", String(task.max_turns)] : []),
     ...(task.remote !== undefined ? ["--remote", task.remote] : []),
+    ...extraArgs,
   ];
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !WORKER_ONLY.includes(k)) childEnv[k] = v;

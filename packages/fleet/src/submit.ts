@@ -1,10 +1,21 @@
-import { Queue } from "bullmq";
-import { DEFAULT_QUEUE, type FleetConnection, fleetClient, fleetConnectionOptions } from "./connection.js";
+import {
+  DEFAULT_QUEUE,
+  type FleetConnection,
+  fleetClient,
+  fleetConnectionOptions,
+  openQueue,
+} from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
 import { storeDir } from "./result-store.js";
 import { newRunId, type RunManifest, recordRun } from "./run.js";
 import type { FleetTask, QueuedTask } from "./task.js";
+
+/**
+ * The priority of a task that names none. Every job gets one: BullMQ would take jobs without a
+ * priority before all prioritised ones, the opposite of what a task file means.
+ */
+const DEFAULT_PRIORITY = 100;
 
 export interface SubmitOptions extends FleetConnection {
   /** Attempts per task before it ends as failed (3). */
@@ -37,7 +48,7 @@ export async function submitTasks(
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
   const redis = fleetClient(options, env);
-  const queue = new Queue(name, { connection: fleetConnectionOptions(options, env) });
+  const queue = openQueue(name, fleetConnectionOptions(options, env));
   try {
     await requireDurableRedis(redis, options.allowVolatileRedis ?? false);
     const manifest: RunManifest = {
@@ -62,6 +73,7 @@ export async function submitTasks(
           data: { ...task, run: manifest.id } satisfies QueuedTask,
           opts: {
             jobId: task.id,
+            priority: Math.min(task.priority ?? DEFAULT_PRIORITY, 2_097_152),
             attempts: options.attempts ?? 3,
             backoff: { type: "exponential", delay: 1_000 },
             removeOnComplete: keep,

@@ -1,14 +1,30 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Job, Queue, UnrecoverableError, Worker } from "bullmq";
-import { DEFAULT_QUEUE, type FleetConnection, fleetClient, fleetConnectionOptions } from "./connection.js";
+import { type Job, UnrecoverableError, Worker } from "bullmq";
+import {
+  DEFAULT_QUEUE,
+  type FleetConnection,
+  fleetClient,
+  fleetConnectionOptions,
+  openQueue,
+} from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
+import { serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
 import type { FleetTask, QueuedTask } from "./task.js";
-import { prepareWorkspace, removeStaleWorkspaces } from "./workspace.js";
+import {
+  type Isolation,
+  IsolationUnavailableError,
+  isolationFor,
+  prepareTaskHome,
+  runSetup,
+  type TaskEnvironment,
+  templateSettings,
+} from "./task-environment.js";
+import { afterSetup, prepareWorkspace, removeStaleWorkspaces } from "./workspace.js";
 
 export interface WorkerOptions extends FleetConnection {
   /** How to start attractor, e.g. [process.execPath, "/path/to/attractor.js"]. */
@@ -33,6 +49,12 @@ export interface WorkerOptions extends FleetConnection {
   readonly allowVolatileRedis?: boolean;
   /** What tasks may ask for (anything by default). */
   readonly policy?: WorkerPolicy;
+  /** Every task's environment: settings template, setup command, sandbox (see TaskEnvironment). */
+  readonly environment?: TaskEnvironment;
+  /** Serve /metrics (Prometheus) and /healthz on this port. */
+  readonly metricsPort?: number;
+  /** The address the metrics server listens on (127.0.0.1). */
+  readonly metricsHost?: string;
   /** With exitWhenIdle: give up (and reject) when Redis stays unreachable this long with nothing running (60 000 ms). */
   readonly unreachableTimeoutMs?: number;
   /** Stops the worker: no new task is taken, running ones are finished. */
@@ -58,6 +80,20 @@ export class RedisUnreachableError extends Error {
 const CANCELLED = "cancelled by fleet cancel";
 const LOCK_LOST = "the task's lock was lost (Redis lost it, or another worker took the task over)";
 
+/** Variables a setup command never sees: keys and secrets are the agent's, not the setup's. */
+const SECRET = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$|^REDIS_/i;
+
+function setupEnv(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env))
+    if (v !== undefined && !SECRET.test(k) && k !== "ATTRACTOR_HOME") out[k] = v;
+  return out;
+}
+
+/** The sandbox mode the agent is told to require: the template's, unless it is full access. */
+const settingsMode = (settings: { sandbox?: { mode?: string } }): string =>
+  settings.sandbox?.mode === "read-only" ? "read-only" : "workspace-write";
+
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T | undefined> =>
   Promise.race([promise, new Promise<undefined>((r) => setTimeout(() => r(undefined), ms).unref())]);
 
@@ -79,6 +115,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const keys = fleetKeys(name);
   const store = storeDir(options.store, env);
   const policy = options.policy ?? {};
+  const environment = options.environment ?? {};
   const workRoot = options.workRoot ?? join(tmpdir(), "attractor-fleet");
   const backoff = options.rateLimitBackoffMs ?? 30_000;
   try {
@@ -94,9 +131,29 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
     options.onNotice?.(
       "setpriv (util-linux) is missing: an agent outlives this worker if it is killed outright",
     );
-  const queue = new Queue(name, { connection });
+  const queue = openQueue(name, connection);
   let attempts = 0;
   const running = new Set<string>();
+  const metrics = workerMetrics(name);
+  // Healthy while Redis answers: a worker cut off from it is restarted by its supervisor's probe.
+  let lastPong = Date.now();
+  const pinger = setInterval(() => {
+    void withTimeout(redis.ping(), 5_000)
+      .then((pong) => {
+        if (pong === "PONG") lastPong = Date.now();
+      })
+      .catch(() => undefined);
+  }, 10_000);
+  pinger.unref();
+  const server =
+    options.metricsPort === undefined
+      ? undefined
+      : await serveMetrics(
+          options.metricsHost ?? "127.0.0.1",
+          options.metricsPort,
+          () => metrics.text(queue, running.size),
+          () => Date.now() - lastPong < 45_000,
+        );
 
   /** Records how a task ended, where status and results read it; the store first. */
   const finish = async (job: Job<QueuedTask, TaskOutcome>, record: StoredResult, outcome?: TaskOutcome) => {
@@ -121,6 +178,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
     tries: number,
     outcome: TaskOutcome | undefined,
     error: string | undefined,
+    isolation?: Isolation,
   ): StoredResult => ({
     id: task.id,
     run: task.run,
@@ -134,7 +192,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
     ...(outcome?.session_id !== undefined && { session_id: outcome.session_id }),
     ...(error !== undefined && { error }),
     finished_at: new Date().toISOString(),
-    isolation: "workspace clone; the agent's own sandbox settings",
+    ...(isolation !== undefined && { isolation: isolation.description }),
   });
 
   const worker = new Worker<QueuedTask, unknown>(
@@ -147,14 +205,19 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if ((await redis.sismember(keys.cancel, task.id)) === 1) {
         await finish(typed, recordOf(task, "cancelled", tries, undefined, CANCELLED));
+        metrics.record("cancelled");
         throw new UnrecoverableError(CANCELLED);
       }
+      const settings = await templateSettings(environment);
+      let isolation: Isolation;
       try {
         checkPolicy(task, policy);
+        isolation = isolationFor(task, environment, settings);
       } catch (error) {
-        if (!(error instanceof PolicyRefusal)) throw error;
+        if (!(error instanceof PolicyRefusal || error instanceof IsolationUnavailableError)) throw error;
         options.onOutcome?.(task, { status: "error", error: error.message });
         await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
+        metrics.record("refused");
         throw new UnrecoverableError(error.message);
       }
       running.add(task.id);
@@ -163,27 +226,57 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           async (error: Error) => {
             options.onOutcome?.(task, { status: "error", error: error.message });
             if (last) await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
+            metrics.record("failed");
             throw error;
           },
         );
         try {
-          const outcome = await runTask(
+          const setupLog = await prepareTaskHome(workspace.home, environment, settings, isolation)
+            .then(() =>
+              runSetup(
+                [environment.setup, task.setup].filter((c): c is string => c !== undefined),
+                workspace.dir,
+                setupEnv(env),
+                signal,
+              ),
+            )
+            .catch(async (error: Error) => {
+              options.onOutcome?.(task, { status: "error", error: error.message });
+              if (last)
+                await finish(typed, recordOf(task, "failed", tries, undefined, error.message, isolation));
+              metrics.record("failed");
+              throw error;
+            });
+          const ran = await runTask(
             task,
-            workspace,
+            setupLog === "" ? workspace : await afterSetup(workspace),
             options.command,
             env,
             signal,
             effectiveMode(task, policy),
+            isolation.sandbox && (task.isolation === "sandbox" || environment.requireSandbox === true)
+              ? ["--sandbox", settingsMode(settings)]
+              : [],
           );
+          const outcome: TaskOutcome = setupLog === "" ? ran : { ...ran, log: `${setupLog}${ran.log ?? ""}` };
           options.onOutcome?.(task, outcome);
           if (signal?.aborted && signal.reason === CANCELLED) {
-            await finish(typed, recordOf(task, "cancelled", tries, outcome, CANCELLED), outcome);
+            await finish(typed, recordOf(task, "cancelled", tries, outcome, CANCELLED, isolation), outcome);
+            metrics.record("cancelled", outcome);
             throw new UnrecoverableError(CANCELLED);
           }
           // The lock is gone: another worker owns the task now (or Redis lost it); record nothing.
-          if (signal?.aborted) throw new TaskFailedError(String(signal.reason ?? "stopped"));
+          if (signal?.aborted) {
+            metrics.record("lost_lock", outcome);
+            throw new TaskFailedError(String(signal.reason ?? "stopped"));
+          }
           if (outcome.status === "completed") {
-            const ref = await finish(typed, recordOf(task, "completed", tries, outcome, undefined), outcome);
+            const ref = await finish(
+              typed,
+              recordOf(task, "completed", tries, outcome, undefined, isolation),
+              outcome,
+            );
+            metrics.record("completed", outcome);
             // Redis keeps a reference and the small fields; the patch and transcript stay in the store.
             const { patch: _p, transcript: _t, log: _l, ...small } = outcome;
             return { ...small, result: outcome.result.slice(0, 2_000), stored: ref.dir };
@@ -191,11 +284,14 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           if (outcome.error?.status_code === 429) {
             // The provider is saturated: the whole queue waits, and this attempt does not count.
             await redis.hincrby(keys.attempts, task.id, -1);
+            metrics.record("rate_limited", outcome);
             await queue.rateLimit(backoff);
             throw Worker.RateLimitError();
           }
           const message = outcome.error?.message ?? "the task failed";
-          if (last) await finish(typed, recordOf(task, "failed", tries, outcome, message), outcome);
+          if (last)
+            await finish(typed, recordOf(task, "failed", tries, outcome, message, isolation), outcome);
+          metrics.record("failed", outcome);
           throw new TaskFailedError(message);
         } finally {
           await workspace.remove();
@@ -247,6 +343,8 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       if (stopping) return;
       stopping = true;
       clearInterval(cancelPoll);
+      clearInterval(pinger);
+      server?.close();
       // Running tasks finish first (or end at once when `now`); closing the clients is bounded so
       // a Redis that does not answer cannot hold the worker.
       const drained = worker.close();

@@ -113,3 +113,13 @@ export async function workspacePatch(workspace: Workspace): Promise<string> {
   await git(["add", "--all"], workspace.dir);
   return git(["diff", "--cached", "--binary", workspace.base], workspace.dir);
 }
+
+/**
+ * The workspace with its patch base moved past what a setup command did (dependencies installed,
+ * files generated that no .gitignore covers): the patch then holds the agent's changes only.
+ */
+export async function afterSetup(workspace: Workspace): Promise<Workspace> {
+  await git(["add", "--all"], workspace.dir);
+  const tree = (await git(["write-tree"], workspace.dir)).trim();
+  return { ...workspace, base: tree };
+}

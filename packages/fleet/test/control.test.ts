@@ -1,14 +1,16 @@
 // Control of a running fleet against a real redis-server and real attractor processes: tasks
 // cancelled while waiting or running (the agent's processes end, the workspace goes), agents that
 // end with a worker killed outright, stale workspaces removed at start, re-runs counted, a worker
-// policy a task cannot exceed, and retention: results kept in the store while Redis forgets.
+// policy a task cannot exceed, retention (results kept in the store while Redis forgets),
+// priorities and the metrics endpoint.
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cleanEnv, requireBuiltCli, runCliProcess, startCli } from "@attractor/cli/testing";
+import { CLI_PATH, cleanEnv, requireBuiltCli, runCliProcess, startCli } from "@attractor/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FleetTask } from "../src/index.js";
+import { type FleetTask, fleetStatus, runWorker } from "../src/index.js";
 import { agentProcesses } from "./support/processes.js";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
@@ -235,5 +237,50 @@ describe.skipIf(skip)("results out of Redis", () => {
     const gone = await cli(["transcript", "k-3", ...q("keep")]);
     expect(gone.code).toBe(2);
     expect(await readdir(join(root, "attractor", "fleet", "keep", "tasks"))).toEqual([]);
+  }, 90_000);
+});
+
+describe.skipIf(skip)("priorities and metrics", () => {
+  it("a worker takes the most urgent task first and counts outcomes, tokens and cost on /metrics", async () => {
+    const queue = "prio";
+    const file = await taskFile("prio", ["pr-low", "pr-none", "pr-high"], (id) =>
+      id === "pr-low" ? { priority: 5 } : id === "pr-high" ? { priority: 1 } : {},
+    );
+    expect((await cli(["submit", file, ...q(queue)])).code).toBe(0);
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const stop = new AbortController();
+    const store = join(root, "attractor", "fleet");
+    const worker = runWorker({
+      redis: redis.url,
+      queue,
+      store,
+      env,
+      command: [process.execPath, CLI_PATH],
+      workRoot: join(root, "work-prio"),
+      metricsPort: port,
+      signal: stop.signal,
+    });
+    await until(
+      async () => (await fleetStatus({ redis: redis.url, queue, store })).completed === 3,
+      "three tasks done",
+    );
+    const firsts = model.server.requests
+      .map((r) => /task:(pr-\S+)/.exec(JSON.stringify(r.body))?.[1])
+      .filter((id, i, all): id is string => id !== undefined && all.indexOf(id) === i);
+    // A task without a priority gets 100: after those that name a smaller one.
+    expect(firsts).toEqual(["pr-high", "pr-low", "pr-none"]);
+    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(metrics).toContain('attractor_fleet_attempts_total{queue="prio",outcome="completed"} 3');
+    expect(metrics).toMatch(/attractor_fleet_tokens_total\{queue="prio",kind="input"\} [1-9]/);
+    expect(metrics).toMatch(/attractor_fleet_cost_usd_total\{queue="prio"\} 0\.\d*[1-9]/);
+    expect(metrics).toContain('bullmq_job_count{queue="prio", state="completed"} 3');
+    expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    stop.abort();
+    await worker;
   }, 90_000);
 });

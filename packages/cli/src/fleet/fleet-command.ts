@@ -144,6 +144,16 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
       list(v),
     )
     .option("--allow-providers <list>", "providers tasks may name", list)
+    .option("--allow-network", "let tasks turn the network on for the agent's commands")
+    .option("--allow-task-setup", "let tasks bring a setup command (it runs unsandboxed, with network)")
+    .option(
+      "--task-home <dir>",
+      "seed every attempt's attractor home from this directory (settings.json, MCP, …)",
+    )
+    .option("--setup <command>", "run this shell command in every checkout before the agent, with network")
+    .option("--require-sandbox", "refuse every task where bubblewrap cannot sandbox the agent's commands")
+    .option("--metrics-port <port>", "serve /metrics (Prometheus) and /healthz on this port", positiveInteger)
+    .option("--metrics-host <address>", "the address of the metrics server (default 127.0.0.1)")
     .action(
       async (
         o: Common & {
@@ -159,6 +169,13 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           allowRepos?: string[];
           allowRemotes?: string[];
           allowProviders?: string[];
+          allowNetwork?: boolean;
+          allowTaskSetup?: boolean;
+          taskHome?: string;
+          setup?: string;
+          requireSandbox?: boolean;
+          metricsPort?: number;
+          metricsHost?: string;
         },
       ) => {
         const stop = new AbortController();
@@ -171,7 +188,23 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           ...(o.allowRepos !== undefined && { repos: o.allowRepos }),
           ...(o.allowRemotes !== undefined && { remotes: o.allowRemotes }),
           ...(o.allowProviders !== undefined && { providers: o.allowProviders }),
+          ...(o.allowNetwork !== undefined && { network: o.allowNetwork }),
+          ...(o.allowTaskSetup !== undefined && { taskSetup: o.allowTaskSetup }),
         };
+        const { probeBubblewrap } = await import("@attractor/agent");
+        const probe = await probeBubblewrap(io.env.PATH);
+        const environment = {
+          ...(o.taskHome !== undefined && { home: resolve(io.cwd, o.taskHome) }),
+          ...(o.setup !== undefined && { setup: o.setup }),
+          ...(o.requireSandbox !== undefined && { requireSandbox: o.requireSandbox }),
+          sandbox: probe.available
+            ? { available: true as const }
+            : { available: false as const, reason: probe.reason },
+        };
+        if (!probe.available)
+          io.stderr.write(
+            `worker: the agent's commands cannot be sandboxed here (${probe.reason}): ${o.requireSandbox ? "every task will be refused" : "tasks run them unsandboxed, with network, unless they require a sandbox"}\n`,
+          );
         const entry = process.argv[1];
         if (entry === undefined) throw new UsageError("cannot tell how this command was started");
         const { attempts } = await fleet.runWorker({
@@ -186,6 +219,9 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           ...(o.lockDuration !== undefined && { lockDurationMs: o.lockDuration }),
           ...(o.allowVolatileRedis !== undefined && { allowVolatileRedis: o.allowVolatileRedis }),
           policy,
+          environment,
+          ...(o.metricsPort !== undefined && { metricsPort: o.metricsPort }),
+          ...(o.metricsHost !== undefined && { metricsHost: o.metricsHost }),
           onNotice: (message) => io.stderr.write(`worker: ${message}\n`),
           onOutcome: (task, outcome) =>
             io.stderr.write(
