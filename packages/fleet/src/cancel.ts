@@ -1,4 +1,4 @@
-import { DEFAULT_QUEUE, fleetClient, fleetConnectionOptions, openQueue } from "./connection.js";
+import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions, openQueue } from "./connection.js";
 import { fleetKeys } from "./keys.js";
 import { storeDir, storeResult } from "./result-store.js";
 import type { ReadOptions } from "./results.js";
@@ -35,7 +35,7 @@ export async function cancelTasks(target: CancelTarget, options: ReadOptions = {
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
   const store = storeDir(options.store, env);
-  const redis = fleetClient(options, env);
+  const redis = await connectFleet(options, env);
   const queue = openQueue(name, fleetConnectionOptions(options, env));
   const keys = fleetKeys(name);
   try {

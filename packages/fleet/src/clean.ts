@@ -1,4 +1,4 @@
-import { DEFAULT_QUEUE, fleetClient, fleetConnectionOptions, openQueue } from "./connection.js";
+import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions, openQueue } from "./connection.js";
 import { fleetKeys } from "./keys.js";
 import { removeStored, removeStoredRun, storeDir } from "./result-store.js";
 import type { ReadOptions } from "./results.js";
@@ -25,7 +25,7 @@ export async function cleanFleet(target: CleanTarget, options: ReadOptions = {})
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
   const store = storeDir(options.store, env);
-  const redis = fleetClient(options, env);
+  const redis = await connectFleet(options, env);
   const queue = openQueue(name, fleetConnectionOptions(options, env));
   const keys = fleetKeys(name);
   try {

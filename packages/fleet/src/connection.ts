@@ -72,3 +72,56 @@ const EVENTS_KEPT = 500;
 export function openQueue(name: string, connection: ConnectionOptions): Queue {
   return new Queue(name, { connection, streams: { events: { maxLen: EVENTS_KEPT } } });
 }
+
+/** Redis could not be used: unreachable, a TLS certificate that does not check out, a refused password. */
+export class RedisConnectionError extends Error {
+  override readonly name = "RedisConnectionError";
+}
+
+const FATAL = /WRONGPASS|NOAUTH|NOPERM|CERT|certificate|self[- ]signed|unable to verify/i;
+
+/** A URL fit for messages: its password replaced. */
+export function redactedUrl(url: string): string {
+  return url.replace(/^(\w+:\/\/[^:/@]*:)[^@]*@/, "$1***@");
+}
+
+/**
+ * A client for the fleet's own keys once it is ready, or RedisConnectionError with the last error
+ * (its password hidden) when it is not within `timeoutMs`: a wrong password or certificate is
+ * reported instead of retried forever. Later outages are ridden out as usual.
+ */
+export async function connectFleet(
+  connection: FleetConnection,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  timeoutMs = 15_000,
+): Promise<Redis> {
+  const redis = fleetClient(connection, env);
+  let last = "no answer";
+  let onError = (error: Error) => {
+    last = error.message;
+  };
+  redis.on("error", (error: Error) => onError(error));
+  const ready = await new Promise<boolean>((resolve) => {
+    if (redis.status === "ready") return resolve(true);
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    onError = (error: Error) => {
+      last = error.message;
+      // Retrying cannot fix a refused password or an untrusted certificate.
+      if (FATAL.test(error.message) || FATAL.test(String((error as NodeJS.ErrnoException).code))) {
+        clearTimeout(timer);
+        resolve(false);
+      }
+    };
+    redis.once("ready", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  if (!ready) {
+    redis.disconnect();
+    throw new RedisConnectionError(`cannot use Redis at ${redactedUrl(redisUrl(connection, env))}: ${last}`);
+  }
+  // Errors after this point are outages the client rides out.
+  onError = () => undefined;
+  return redis;
+}

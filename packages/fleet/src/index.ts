@@ -1,6 +1,12 @@
 export { type CancelReport, type CancelTarget, cancelTasks } from "./cancel.js";
 export { type CleanReport, type CleanTarget, cleanFleet } from "./clean.js";
-export { DEFAULT_QUEUE, DEFAULT_REDIS_URL, type FleetConnection, redisUrl } from "./connection.js";
+export {
+  DEFAULT_QUEUE,
+  DEFAULT_REDIS_URL,
+  type FleetConnection,
+  RedisConnectionError,
+  redisUrl,
+} from "./connection.js";
 export { redisDurabilityProblems, VolatileRedisError } from "./durability.js";
 export { checkPolicy, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 export { type StoredResult, storeDir } from "./result-store.js";

@@ -1,9 +1,9 @@
 import type { Job, Queue } from "bullmq";
 import type { Redis } from "ioredis";
 import {
+  connectFleet,
   DEFAULT_QUEUE,
   type FleetConnection,
-  fleetClient,
   fleetConnectionOptions,
   openQueue,
 } from "./connection.js";
@@ -80,7 +80,7 @@ async function withClients<T>(
 ): Promise<T> {
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
-  const redis = fleetClient(options, env);
+  const redis = await connectFleet(options, env);
   const queue = openQueue(name, fleetConnectionOptions(options, env));
   try {
     return await use(redis, queue, name, storeDir(options.store, env));

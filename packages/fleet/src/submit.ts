@@ -1,7 +1,7 @@
 import {
+  connectFleet,
   DEFAULT_QUEUE,
   type FleetConnection,
-  fleetClient,
   fleetConnectionOptions,
   openQueue,
 } from "./connection.js";
@@ -47,7 +47,7 @@ export async function submitTasks(
 ): Promise<{ run: string; added: number; existing: number }> {
   const env = options.env ?? process.env;
   const name = options.queue ?? DEFAULT_QUEUE;
-  const redis = fleetClient(options, env);
+  const redis = await connectFleet(options, env);
   const queue = openQueue(name, fleetConnectionOptions(options, env));
   try {
     await requireDurableRedis(redis, options.allowVolatileRedis ?? false);

@@ -2,9 +2,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Job, UnrecoverableError, Worker } from "bullmq";
 import {
+  connectFleet,
   DEFAULT_QUEUE,
   type FleetConnection,
-  fleetClient,
   fleetConnectionOptions,
   openQueue,
 } from "./connection.js";
@@ -111,7 +111,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const name = options.queue ?? DEFAULT_QUEUE;
   const env = options.env ?? process.env;
   const connection = fleetConnectionOptions(options, env);
-  const redis = fleetClient(options, env);
+  const redis = await connectFleet(options, env);
   const keys = fleetKeys(name);
   const store = storeDir(options.store, env);
   const policy = options.policy ?? {};

@@ -274,7 +274,12 @@ describe.skipIf(skip)("priorities and metrics", () => {
       .filter((id, i, all): id is string => id !== undefined && all.indexOf(id) === i);
     // A task without a priority gets 100: after those that name a smaller one.
     expect(firsts).toEqual(["pr-high", "pr-low", "pr-none"]);
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // The outcome is recorded just before BullMQ marks the job completed: wait for both.
+    let metrics = "";
+    await until(async () => {
+      metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return metrics.includes('bullmq_job_count{queue="prio", state="completed"} 3');
+    }, "BullMQ to count the third task completed");
     expect(metrics).toContain('attractor_fleet_attempts_total{queue="prio",outcome="completed"} 3');
     expect(metrics).toMatch(/attractor_fleet_tokens_total\{queue="prio",kind="input"\} [1-9]/);
     expect(metrics).toMatch(/attractor_fleet_cost_usd_total\{queue="prio"\} 0\.\d*[1-9]/);

@@ -362,7 +362,8 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     if (
       error instanceof fleet.VolatileRedisError ||
       error instanceof fleet.UnknownRunError ||
-      error instanceof fleet.RedisUnreachableError
+      error instanceof fleet.RedisUnreachableError ||
+      error instanceof fleet.RedisConnectionError
     ) {
       io.stderr.write(`attractor fleet: ${error.message}\n`);
       return 1;

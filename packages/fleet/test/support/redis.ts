@@ -56,7 +56,15 @@ async function listening(port: number): Promise<boolean> {
  * Starts redis-server; `persist: false` starts one that keeps nothing across a restart (no
  * append-only file, no snapshots), as a misconfigured production Redis would.
  */
-export async function startRedis(options: { persist?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(
+  options: {
+    persist?: boolean;
+    /** requirepass */
+    password?: string;
+    /** Serve TLS only, with this certificate and key (PEM files). */
+    tls?: { cert: string; key: string };
+  } = {},
+): Promise<TestRedis> {
   const persist = options.persist ?? true;
   const dir = await mkdtemp(join(tmpdir(), "attractor-redis-"));
   const port = await freePort();
@@ -65,8 +73,21 @@ export async function startRedis(options: { persist?: boolean } = {}): Promise<T
     child = spawn(
       "redis-server",
       [
-        "--port",
-        String(port),
+        ...(options.tls
+          ? [
+              "--port",
+              "0",
+              "--tls-port",
+              String(port),
+              "--tls-cert-file",
+              options.tls.cert,
+              "--tls-key-file",
+              options.tls.key,
+              "--tls-auth-clients",
+              "no",
+            ]
+          : ["--port", String(port)]),
+        ...(options.password !== undefined ? ["--requirepass", options.password] : []),
         "--bind",
         "127.0.0.1",
         "--dir",
@@ -90,7 +111,7 @@ export async function startRedis(options: { persist?: boolean } = {}): Promise<T
   };
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${options.tls ? "rediss" : "redis"}://${options.password !== undefined ? `:${options.password}@` : ""}127.0.0.1:${port}`,
     port,
     stop,
     start,
