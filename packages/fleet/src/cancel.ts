@@ -1,9 +1,9 @@
-import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions, openQueue } from "./connection.js";
+import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions } from "./connection.js";
 import { fleetKeys } from "./keys.js";
+import { openQueue } from "./queue.js";
 import { storeDir, storeResult } from "./result-store.js";
-import type { ReadOptions } from "./results.js";
-import { UnknownRunError } from "./results.js";
-import { findRun } from "./run.js";
+import { findRun, UnknownRunError } from "./run.js";
+import type { ReadOptions } from "./run-states.js";
 import type { QueuedTask } from "./task.js";
 
 /** What to cancel: some tasks by id, a run, or everything on the queue. */

@@ -1,8 +1,9 @@
-import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions, openQueue } from "./connection.js";
+import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions } from "./connection.js";
 import { fleetKeys } from "./keys.js";
+import { openQueue } from "./queue.js";
 import { removeStored, removeStoredRun, storeDir } from "./result-store.js";
-import type { ReadOptions } from "./results.js";
 import { listRuns } from "./run.js";
+import type { ReadOptions } from "./run-states.js";
 
 /** What `fleet clean` removes: one run, or every run older than a number of seconds. */
 export type CleanTarget = { readonly run: string } | { readonly olderThanS: number };

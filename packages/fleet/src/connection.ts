@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { type ConnectionOptions, Queue } from "bullmq";
+import type { ConnectionOptions } from "bullmq";
 import { Redis } from "ioredis";
 
 /** Where a fleet's queue lives. */
@@ -62,17 +62,6 @@ export function fleetClient(
   return new Redis(url, rest);
 }
 
-/**
- * BullMQ's event stream is kept this short: nothing of the fleet reads it, and at BullMQ's 10 000
- * entries it would be most of Redis's memory once results live in the store.
- */
-const EVENTS_KEPT = 500;
-
-/** A BullMQ queue handle for a fleet queue (every handle writes the same queue settings). */
-export function openQueue(name: string, connection: ConnectionOptions): Queue {
-  return new Queue(name, { connection, streams: { events: { maxLen: EVENTS_KEPT } } });
-}
-
 /** Redis could not be used: unreachable, a TLS certificate that does not check out, a refused password. */
 export class RedisConnectionError extends Error {
   override readonly name = "RedisConnectionError";
@@ -124,4 +113,9 @@ export async function connectFleet(
   // Errors after this point are outages the client rides out.
   onError = () => undefined;
   return redis;
+}
+
+/** Redis stayed unreachable while an idle worker waited to see the queue empty. */
+export class RedisUnreachableError extends Error {
+  override readonly name = "RedisUnreachableError";
 }

@@ -5,22 +5,17 @@ export {
   DEFAULT_REDIS_URL,
   type FleetConnection,
   RedisConnectionError,
+  RedisUnreachableError,
   redisUrl,
 } from "./connection.js";
 export { redisDurabilityProblems, VolatileRedisError } from "./durability.js";
 export { checkPolicy, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 export { type StoredResult, storeDir } from "./result-store.js";
-export {
-  type FleetStatus,
-  fleetStatus,
-  type ReadOptions,
-  readResults,
-  readTranscript,
-  type TaskResult,
-  UnknownRunError,
-} from "./results.js";
-export type { RunManifest } from "./run.js";
+export { readResults, type TaskResult } from "./results.js";
+export { type RunManifest, UnknownRunError } from "./run.js";
+export type { ReadOptions } from "./run-states.js";
 export { type AttractorCommand, runTask, type TaskOutcome } from "./run-task.js";
+export { type FleetStatus, fleetStatus, readTranscript } from "./status.js";
 export { type SubmitOptions, submitTasks } from "./submit.js";
 export { type FleetTask, parseTasks, type TaskLineError } from "./task.js";
 export {
@@ -30,7 +25,7 @@ export {
   SetupError,
   type TaskEnvironment,
 } from "./task-environment.js";
-export { RedisUnreachableError, runWorker, type WorkerOptions } from "./worker.js";
+export { runWorker, type WorkerOptions } from "./worker.js";
 export {
   prepareWorkspace,
   removeStaleWorkspaces,

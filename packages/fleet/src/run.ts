@@ -81,3 +81,14 @@ export async function listRuns(redis: Redis, store: string, queue: string): Prom
   }
   return [...byId.values()].sort((a, b) => (a.created_at < b.created_at ? -1 : 1));
 }
+
+/** No run of that id in the queue, neither in Redis nor in the result store. */
+export class UnknownRunError extends Error {
+  override readonly name = "UnknownRunError";
+  constructor(
+    readonly run: string,
+    readonly queue: string,
+  ) {
+    super(`no run ${run} in queue ${queue} (neither Redis nor the result store knows it)`);
+  }
+}

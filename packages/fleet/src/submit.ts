@@ -1,12 +1,7 @@
-import {
-  connectFleet,
-  DEFAULT_QUEUE,
-  type FleetConnection,
-  fleetConnectionOptions,
-  openQueue,
-} from "./connection.js";
+import { connectFleet, DEFAULT_QUEUE, type FleetConnection, fleetConnectionOptions } from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
+import { openQueue } from "./queue.js";
 import { storeDir } from "./result-store.js";
 import { newRunId, type RunManifest, recordRun } from "./run.js";
 import type { FleetTask, QueuedTask } from "./task.js";

@@ -6,12 +6,13 @@ import {
   DEFAULT_QUEUE,
   type FleetConnection,
   fleetConnectionOptions,
-  openQueue,
+  RedisUnreachableError,
 } from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
 import { serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
+import { openQueue } from "./queue.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
 import type { FleetTask, QueuedTask } from "./task.js";
@@ -70,11 +71,6 @@ export interface WorkerOptions extends FleetConnection {
 /** A task attempt that failed, carrying what it produced for the failed job's record. */
 class TaskFailedError extends Error {
   override readonly name = "TaskFailedError";
-}
-
-/** Redis stayed unreachable while an idle worker waited to see the queue empty. */
-export class RedisUnreachableError extends Error {
-  override readonly name = "RedisUnreachableError";
 }
 
 const CANCELLED = "cancelled by fleet cancel";

@@ -58,7 +58,9 @@ const seconds = (value: string): number => {
  */
 export async function runFleetCommand(argv: readonly string[], io: CliIo): Promise<number> {
   let code = 0;
-  const fleet = await import("@attractor/fleet");
+  // Status and transcript load only what they read; the other commands load BullMQ.
+  const quick = await import("@attractor/fleet/status");
+  const full = () => import("@attractor/fleet");
   const program = new Command("attractor fleet")
     .description("Run many headless tasks across machines on a BullMQ queue in Redis.")
     .exitOverride()
@@ -89,13 +91,13 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
         const text = await readFile(resolve(io.cwd, file), "utf8").catch((error: Error) => {
           throw new UsageError(`cannot read ${file}: ${error.message}`);
         });
-        const { tasks, errors } = fleet.parseTasks(text);
+        const { tasks, errors } = (await full()).parseTasks(text);
         if (errors.length > 0) {
           for (const e of errors) io.stderr.write(`${file}:${e.line}: ${e.message}\n`);
           code = 2;
           return;
         }
-        const { run, added, existing } = await fleet.submitTasks(tasks, {
+        const { run, added, existing } = await (await full()).submitTasks(tasks, {
           ...connection(o, io),
           ...(o.attempts !== undefined && { attempts: o.attempts }),
           ...(o.run !== undefined && { runId: o.run }),
@@ -207,7 +209,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           );
         const entry = process.argv[1];
         if (entry === undefined) throw new UsageError("cannot tell how this command was started");
-        const { attempts } = await fleet.runWorker({
+        const { attempts } = await (await full()).runWorker({
           ...connection(o, io),
           command: [process.execPath, entry],
           signal: stop.signal,
@@ -238,7 +240,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     .option("--json", "one JSON object")
     .action(async (o: Common & { run?: string; watch?: boolean; json?: boolean }) => {
       for (;;) {
-        const status = await fleet.fleetStatus({
+        const status = await quick.fleetStatus({
           ...connection(o, io),
           ...(o.run !== undefined && { run: o.run }),
         });
@@ -262,7 +264,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     )
     .option("--out <dir>", "also write results.jsonl and patches/<id>.patch there")
     .action(async (o: Common & { run?: string; json?: boolean; out?: string }) => {
-      const results = await fleet.readResults({
+      const results = await (await full()).readResults({
         ...connection(o, io),
         ...(o.run !== undefined && { run: o.run }),
       });
@@ -294,7 +296,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
       .command("transcript <id>")
       .description("a finished task's transcript (JSONL) from the result store"),
   ).action(async (id: string, o: Common) => {
-    const text = await fleet.readTranscript(id, connection(o, io));
+    const text = await quick.readTranscript(id, connection(o, io));
     if (text === undefined) throw new UsageError(`no transcript of task ${id} in the result store`);
     io.stdout.write(text);
   });
@@ -311,7 +313,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     .action(async (ids: string[], o: Common & { run?: string | true; all?: boolean }) => {
       const chosen = [ids.length > 0, o.run !== undefined, o.all === true].filter(Boolean).length;
       if (chosen !== 1) throw new UsageError("cancel takes task ids, or --run [id], or --all (one of them)");
-      const report = await fleet.cancelTasks(
+      const report = await (await full()).cancelTasks(
         ids.length > 0
           ? { kind: "tasks", ids }
           : o.all
@@ -341,7 +343,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     .action(async (o: Common & { run?: string; olderThan?: number }) => {
       if ((o.run === undefined) === (o.olderThan === undefined))
         throw new UsageError("clean takes --run ID or --older-than DURATION (one of them)");
-      const report = await fleet.cleanFleet(
+      const report = await (await full()).cleanFleet(
         o.run !== undefined ? { run: o.run } : { olderThanS: o.olderThan as number },
         connection(o, io),
       );
@@ -360,10 +362,10 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
       return 2;
     }
     if (
-      error instanceof fleet.VolatileRedisError ||
-      error instanceof fleet.UnknownRunError ||
-      error instanceof fleet.RedisUnreachableError ||
-      error instanceof fleet.RedisConnectionError
+      error instanceof quick.VolatileRedisError ||
+      error instanceof quick.UnknownRunError ||
+      error instanceof quick.RedisUnreachableError ||
+      error instanceof quick.RedisConnectionError
     ) {
       io.stderr.write(`attractor fleet: ${error.message}\n`);
       return 1;
