@@ -11,7 +11,7 @@
 // the previous status's way (load every finished job), and Redis's memory before and after.
 //
 // Needs redis-server (Debian package). Run after `npm run build`: node bench/fleet.mjs
-// (PART=throughput|status, both by default; TASKS=200, FINISHED=2000)
+// (PART=throughput|status, both by default; TASKS=200, FINISHED=2000, KEEP=FINISHED)
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -24,6 +24,8 @@ import { anthropicReply } from "./support/anthropic-sse.mjs";
 const TASKS = Number(process.env.TASKS ?? 200);
 const FINISHED = Number(process.env.FINISHED ?? 2000);
 const PART = process.env.PART ?? "both";
+// Finished jobs kept in Redis (submit --keep-finished): all of them by default, the worst case.
+const KEEP = Number(process.env.KEEP ?? FINISHED);
 const CLI = join(
   dirname(fileURLToPath(import.meta.url)),
   "..",
@@ -164,7 +166,7 @@ async function statusAtScale() {
     prompt: `task:s-${i} change a file`,
   }));
   let started = performance.now();
-  await submitTasks(tasks, { redis: redisUrl, queue, env: benchEnv, keepFinished: FINISHED });
+  await submitTasks(tasks, { redis: redisUrl, queue, env: benchEnv, keepFinished: KEEP });
   await runWorker({
     redis: redisUrl,
     queue,
@@ -223,7 +225,7 @@ async function statusAtScale() {
   );
   const mib = (b) => (b / 1024 / 1024).toFixed(2);
   console.log(
-    `Redis used_memory: ${mib(before)} MiB empty, ${mib(after)} MiB with ${FINISHED} finished tasks kept (+${mib(after - before)} MiB; target 5 MiB); transcripts and patches in the store instead`,
+    `Redis used_memory: ${mib(before)} MiB empty, ${mib(after)} MiB after ${FINISHED} finished tasks, ${Math.min(KEEP, FINISHED)} of their jobs kept (+${mib(after - before)} MiB; target 5 MiB); transcripts and patches in the store instead`,
   );
   client.disconnect();
 }

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
@@ -41,7 +42,7 @@ export async function prepareWorkspace(
 ): Promise<Workspace> {
   await mkdir(root, { recursive: true });
   const top = await mkdtemp(join(root, "task-"));
-  const owner = { host: hostname(), pid: process.pid };
+  const owner = { host: hostname(), pid: process.pid, started: processStart(process.pid) };
   await writeFile(join(top, OWNER), JSON.stringify(owner));
   const dir = join(top, "repo");
   const home = join(top, "attractor-home");
@@ -62,6 +63,19 @@ export async function prepareWorkspace(
     await rm(top, { recursive: true, force: true });
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     throw new WorkspaceError(`cannot prepare ${repo}${ref ? ` at ${ref}` : ""}: ${detail}`);
+  }
+}
+
+/**
+ * When a process started (clock ticks after boot, /proc/PID/stat), or undefined off Linux: with
+ * the pid it names one process, even after a restarted container reuses the pid.
+ */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
   }
 }
 
@@ -91,8 +105,10 @@ export async function removeStaleWorkspaces(root: string): Promise<number> {
       const info = await stat(top).catch(() => undefined);
       stale = info !== undefined && Date.now() - info.mtimeMs > 60_000;
     } else {
-      const owner = JSON.parse(text) as { host: string; pid: number; agent?: number };
-      stale = owner.host === hostname() && !alive(owner.pid);
+      const owner = JSON.parse(text) as { host: string; pid: number; started?: string; agent?: number };
+      stale =
+        owner.host === hostname() &&
+        (!alive(owner.pid) || (owner.started !== undefined && processStart(owner.pid) !== owner.started));
       agent = owner.agent;
     }
     if (!stale) continue;

@@ -199,7 +199,13 @@ describe.skipIf(skip)("a Redis that can lose tasks", () => {
       ["fleet", "worker", "--redis", durable.url, "--queue", "idle", "--work-dir", join(root, "work-idle")],
       { cwd: root, env },
     );
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Running: its fleet client, queue, worker and blocking connections are all in Redis.
+    const clients = () =>
+      execFileSync("redis-cli", ["-p", String(durable.port), "CLIENT", "LIST"], { encoding: "utf8" })
+        .trim()
+        .split("\n").length - 1;
+    for (let i = 0; i < 600 && clients() < 4; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(clients()).toBeGreaterThanOrEqual(4);
     await durable.stop();
     try {
       await new Promise((r) => setTimeout(r, 500));

@@ -91,13 +91,14 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
         const text = await readFile(resolve(io.cwd, file), "utf8").catch((error: Error) => {
           throw new UsageError(`cannot read ${file}: ${error.message}`);
         });
-        const { tasks, errors } = (await full()).parseTasks(text);
+        const fleet = await full();
+        const { tasks, errors } = fleet.parseTasks(text);
         if (errors.length > 0) {
           for (const e of errors) io.stderr.write(`${file}:${e.line}: ${e.message}\n`);
           code = 2;
           return;
         }
-        const { run, added, existing } = await (await full()).submitTasks(tasks, {
+        const { run, added, existing } = await fleet.submitTasks(tasks, {
           ...connection(o, io),
           ...(o.attempts !== undefined && { attempts: o.attempts }),
           ...(o.run !== undefined && { runId: o.run }),
