@@ -1,13 +1,24 @@
-import { type Job, Queue } from "bullmq";
-import { connectionOptions, DEFAULT_QUEUE, type FleetConnection, redisUrl } from "./connection.js";
+import type { Job, Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions } from "./connection.js";
+import { fleetKeys } from "./keys.js";
+import { openQueue } from "./queue.js";
+import { readStoredFile, readStoredResult, type StoredResult, storeDir } from "./result-store.js";
+import { findRun, UnknownRunError } from "./run.js";
+import { isFinal, type ReadOptions, runStates } from "./run-states.js";
 import type { TaskOutcome } from "./run-task.js";
-import type { FleetTask } from "./task.js";
+import type { QueuedTask } from "./task.js";
 
 /** One task as `attractor fleet results --json` prints it. */
 export interface TaskResult {
   readonly id: string;
-  readonly status: "completed" | "failed" | "waiting" | "active" | "delayed";
-  /** Attempts made so far. */
+  readonly run: string;
+  /**
+   * `missing`: the run's manifest lists the task but neither Redis nor the result store knows it
+   * (Redis lost it); `cancelled`: stopped by `fleet cancel`.
+   */
+  readonly status: "completed" | "failed" | "cancelled" | "waiting" | "active" | "delayed" | "missing";
+  /** Attempts started, re-runs after a lost worker included. */
   readonly attempts: number;
   readonly result: string | null;
   readonly patch: string | null;
@@ -17,106 +28,80 @@ export interface TaskResult {
   readonly turns: number | null;
   readonly session_id: string | null;
   readonly error: string | null;
+  /** The isolation the task ran under, as its worker reported it. */
+  readonly isolation: string | null;
 }
 
-/** Progress of a queue, for `attractor fleet status`. */
-export interface FleetStatus {
-  readonly total: number;
-  readonly completed: number;
-  readonly failed: number;
-  readonly active: number;
-  readonly waiting: number;
-  readonly delayed: number;
-  /** Tasks finished per minute over the last five minutes. */
-  readonly perMinute: number;
-  /** Estimated seconds until every task has finished; null when nothing finishes yet. */
-  readonly etaSeconds: number | null;
-  /** The failed tasks and why. */
-  readonly failures: readonly { readonly id: string; readonly error: string }[];
-}
-
-const STATES = ["completed", "failed", "active", "waiting", "delayed", "prioritized"] as const;
-
-async function withQueue<T>(options: FleetConnection, run: (queue: Queue) => Promise<T>): Promise<T> {
-  const queue = new Queue(options.queue ?? DEFAULT_QUEUE, {
-    connection: connectionOptions(redisUrl(options)),
-  });
+async function withClients<T>(
+  options: ReadOptions,
+  use: (redis: Redis, queue: Queue, name: string, store: string) => Promise<T>,
+): Promise<T> {
+  const env = options.env ?? process.env;
+  const name = options.queue ?? DEFAULT_QUEUE;
+  const redis = await connectFleet(options, env);
+  const queue = openQueue(name, fleetConnectionOptions(options, env));
   try {
-    return await run(queue);
+    return await use(redis, queue, name, storeDir(options.store, env));
   } finally {
     await queue.close();
+    redis.disconnect();
   }
 }
 
-function toResult(job: Job<FleetTask, TaskOutcome>, state: string): TaskResult {
-  const out = job.returnvalue ?? undefined;
-  const status = (state === "prioritized" ? "waiting" : state) as TaskResult["status"];
-  return {
-    id: job.id ?? job.data.id,
-    status,
-    attempts: job.attemptsMade,
-    result: out?.result ?? null,
-    patch: out?.patch ?? null,
-    usage: out?.usage ?? null,
-    cost_usd: out?.cost_usd ?? null,
-    duration_ms: out?.duration_ms ?? null,
-    turns: out?.turns ?? null,
-    session_id: out?.session_id ?? null,
-    error: state === "failed" ? (job.failedReason ?? "failed") : null,
-  };
-}
-
-/** Every task of the queue with its state and, once finished, its result; sorted by id. */
-export function readResults(options: FleetConnection = {}): Promise<TaskResult[]> {
-  return withQueue(options, async (queue) => {
+/** Every task of a run (the latest by default) with its state and, once finished, its result; sorted by id. */
+export function readResults(options: ReadOptions = {}): Promise<TaskResult[]> {
+  return withClients(options, async (redis, queue, name, store) => {
+    const found = await findRun(redis, store, name, options.run);
+    if (found === undefined) {
+      if (options.run !== undefined) throw new UnknownRunError(options.run, name);
+      return [];
+    }
+    const { states, errors } = await runStates(redis, name, store, found);
+    const ids = found.manifest.tasks;
+    const attempts = ids.length === 0 ? [] : await redis.hmget(fleetKeys(name).attempts, ...ids);
     const out: TaskResult[] = [];
-    for (const state of STATES) {
-      const jobs = (await queue.getJobs([state], 0, -1, true)) as Job<FleetTask, TaskOutcome>[];
-      for (const job of jobs) if (job) out.push(toResult(job, state));
+    for (const [i, id] of ids.entries()) {
+      const state = states[i] ?? "missing";
+      const stored = isFinal(state) ? await readStoredResult(store, name, id) : undefined;
+      let status: TaskResult["status"] = state === "pending" ? "waiting" : state;
+      let fromJob: TaskOutcome | undefined;
+      let jobAttempts = 0;
+      if (state === "pending" || stored === undefined) {
+        const job = (await queue.getJob(id)) as Job<QueuedTask, TaskOutcome> | undefined;
+        if (job !== undefined) {
+          jobAttempts = job.attemptsStarted ?? job.attemptsMade;
+          fromJob = job.returnvalue ?? undefined;
+          if (state === "pending") {
+            const s = await job.getState();
+            status =
+              s === "active" || s === "delayed" ? s : s === "completed" || s === "failed" ? s : "waiting";
+          }
+        }
+      }
+      const patch = isFinal(state) ? ((await readStoredFile(store, name, id, "patch")) ?? null) : null;
+      out.push({
+        id,
+        run: found.manifest.id,
+        status,
+        attempts: Math.max(Number(attempts[i] ?? 0), stored?.attempts ?? 0, jobAttempts),
+        result: stored?.result ?? fromJob?.result ?? null,
+        patch,
+        usage: stored?.usage ?? fromJob?.usage ?? null,
+        cost_usd: stored?.cost_usd ?? fromJob?.cost_usd ?? null,
+        duration_ms: stored?.duration_ms ?? fromJob?.duration_ms ?? null,
+        turns: stored?.turns ?? fromJob?.turns ?? null,
+        session_id: stored?.session_id ?? fromJob?.session_id ?? null,
+        error:
+          status === "missing"
+            ? `lost: the run's manifest lists this task but Redis${found.inRedis ? "" : " (which lost the run itself)"} and the result store do not know it`
+            : status === "failed" || status === "cancelled"
+              ? (stored?.error ?? errors[i] ?? status)
+              : null,
+        isolation: stored?.isolation ?? null,
+      });
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   });
 }
 
-/** The transcript a finished task stored, by task id. */
-export function readTranscript(id: string, options: FleetConnection = {}): Promise<string | undefined> {
-  return withQueue(options, async (queue) => {
-    const job = (await queue.getJob(id)) as Job<FleetTask, TaskOutcome> | undefined;
-    return job?.returnvalue?.transcript;
-  });
-}
-
-/** Counts, rate, ETA and failures of the queue. */
-export function fleetStatus(options: FleetConnection = {}): Promise<FleetStatus> {
-  return withQueue(options, async (queue) => {
-    const counts = await queue.getJobCounts(...STATES);
-    const finished = [
-      ...((await queue.getJobs(["completed"], 0, -1)) as Job[]),
-      ...((await queue.getJobs(["failed"], 0, -1)) as Job[]),
-    ];
-    const now = Date.now();
-    const window = 5 * 60_000;
-    const recent = finished.filter(
-      (j) => j?.finishedOn !== undefined && now - (j.finishedOn as number) <= window,
-    );
-    const first = Math.min(...recent.map((j) => j.processedOn ?? j.finishedOn ?? now), now);
-    const minutes = Math.max((now - first) / 60_000, 1 / 60);
-    const perMinute = recent.length > 0 ? recent.length / minutes : 0;
-    const remaining =
-      (counts.waiting ?? 0) + (counts.active ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0);
-    const failedJobs = (await queue.getJobs(["failed"], 0, -1)) as Job[];
-    return {
-      total: Object.values(counts).reduce((a, b) => a + b, 0),
-      completed: counts.completed ?? 0,
-      failed: counts.failed ?? 0,
-      active: counts.active ?? 0,
-      waiting: (counts.waiting ?? 0) + (counts.prioritized ?? 0),
-      delayed: counts.delayed ?? 0,
-      perMinute: Math.round(perMinute * 10) / 10,
-      etaSeconds: remaining === 0 ? 0 : perMinute > 0 ? Math.round((remaining / perMinute) * 60) : null,
-      failures: failedJobs
-        .filter(Boolean)
-        .map((j) => ({ id: j.id ?? "?", error: j.failedReason ?? "failed" })),
-    };
-  });
-}
+export type { StoredResult };

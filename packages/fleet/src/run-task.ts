@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FleetTask } from "./task.js";
@@ -19,6 +19,8 @@ export interface TaskOutcome {
   readonly transcript?: string;
   readonly error?: { readonly message: string; readonly status_code?: number };
   readonly exit_code: number | null;
+  /** The agent's standard error (its first 64 KiB). */
+  readonly log?: string;
 }
 
 /** How to start the attractor command: its argv prefix (node and the entry file, usually). */
@@ -27,6 +29,33 @@ export type AttractorCommand = readonly [string, ...string[]];
 const DEFAULT_TIMEOUT_S = 1800;
 /** Variables a task never takes from the worker: they would send it somewhere else. */
 const WORKER_ONLY = ["ATTRACTOR_HOME"];
+
+let pdeathsig: boolean | undefined;
+
+/** Whether util-linux's setpriv can give a child a parent-death signal here (Linux only). */
+export function parentDeathSignalAvailable(): boolean {
+  if (pdeathsig === undefined) {
+    try {
+      pdeathsig = execFileSync("setpriv", ["--help"], { encoding: "utf8" }).includes("--pdeathsig");
+    } catch {
+      pdeathsig = false;
+    }
+  }
+  return pdeathsig;
+}
+
+/**
+ * The argv that runs `argv` as a process group that ends with the worker: a shell leads the group
+ * and, on SIGTERM (sent by the kernel when the worker dies, through setpriv's parent-death signal,
+ * or by the worker to stop the task), passes it to the agent and after two seconds kills the whole
+ * group, tool processes included.
+ */
+function supervised(argv: readonly string[]): [string, ...string[]] {
+  const script =
+    '"$@" & p=$!; trap \'kill -TERM "$p" 2>/dev/null; sleep 2; kill -KILL 0\' TERM INT HUP; wait "$p"; s=$?; wait "$p" 2>/dev/null; exit $s';
+  const shell: [string, ...string[]] = ["/bin/sh", "-c", script, "attractor-task", ...argv];
+  return parentDeathSignalAvailable() ? ["setpriv", "--pdeathsig", "SIGTERM", "--", ...shell] : shell;
+}
 
 /** Finds a session's transcript under an attractor home. */
 async function findTranscript(home: string, sessionId: string): Promise<string | undefined> {
@@ -49,6 +78,8 @@ export async function runTask(
   command: AttractorCommand,
   env: Readonly<Record<string, string | undefined>>,
   signal?: AbortSignal,
+  mode?: string,
+  extraArgs: readonly string[] = [],
 ): Promise<TaskOutcome> {
   const started = performance.now();
   const args = [
@@ -60,21 +91,24 @@ export async function runTask(
     "--cwd",
     workspace.dir,
     "--permission-mode",
-    task.mode ?? "yolo",
+    mode ?? task.mode ?? "yolo",
     ...(task.provider !== undefined ? ["--provider", task.provider] : []),
     ...(task.model !== undefined ? ["--model", task.model] : []),
     ...(task.max_turns !== undefined ? ["--max-turns", String(task.max_turns)] : []),
     ...(task.remote !== undefined ? ["--remote", task.remote] : []),
+    ...extraArgs,
   ];
   const childEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && !WORKER_ONLY.includes(k)) childEnv[k] = v;
   childEnv.ATTRACTOR_HOME = workspace.home;
-  const child = spawn(command[0], args, {
+  const [file, ...argv] = supervised([command[0], ...args]);
+  const child = spawn(file, argv, {
     cwd: workspace.dir,
     env: childEnv,
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
+  if (child.pid !== undefined) void workspace.recordAgent(child.pid).catch(() => undefined);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -103,8 +137,9 @@ export async function runTask(
     () => kill(`timed out after ${task.timeout_s ?? DEFAULT_TIMEOUT_S} s`),
     (task.timeout_s ?? DEFAULT_TIMEOUT_S) * 1000,
   );
-  const onAbort = () => kill("stopped");
+  const onAbort = () => kill(typeof signal?.reason === "string" ? signal.reason : "stopped");
   signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
   const code = await new Promise<number | null>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (c) => resolve(c));
@@ -153,5 +188,6 @@ export async function runTask(
         },
       }),
     exit_code: code,
+    ...(stderr !== "" && { log: stderr }),
   };
 }

@@ -16,6 +16,14 @@ export interface FleetTask {
   readonly timeout_s?: number;
   /** Run the tools on this SSH host instead of the worker (`[user@]host:/path`). */
   readonly remote?: string;
+  /** A shell command run in the checkout before the agent, with network (e.g. `npm ci`); the worker must allow it. */
+  readonly setup?: string;
+  /** Network for the agent's sandboxed commands (off by default); the worker must allow it. */
+  readonly network?: boolean;
+  /** Taken before tasks of a larger number (1 is the most urgent; 100 when absent). */
+  readonly priority?: number;
+  /** The isolation the task needs: `sandbox` refuses to run it where bubblewrap cannot sandbox the agent's commands. */
+  readonly isolation?: "sandbox";
 }
 
 /** A line of a task file that is not a valid task. */
@@ -24,9 +32,19 @@ export interface TaskLineError {
   readonly message: string;
 }
 
-const STRING_FIELDS = ["id", "repo", "ref", "prompt", "provider", "model", "mode", "remote"] as const;
-const NUMBER_FIELDS = ["max_turns", "timeout_s"] as const;
-const KNOWN = new Set<string>([...STRING_FIELDS, ...NUMBER_FIELDS]);
+const STRING_FIELDS = [
+  "id",
+  "repo",
+  "ref",
+  "prompt",
+  "provider",
+  "model",
+  "mode",
+  "remote",
+  "setup",
+] as const;
+const NUMBER_FIELDS = ["max_turns", "timeout_s", "priority"] as const;
+const KNOWN = new Set<string>([...STRING_FIELDS, ...NUMBER_FIELDS, "network", "isolation"]);
 
 /** Why a parsed value is not a task, or undefined when it is one. */
 function problemOf(value: unknown): string | undefined {
@@ -43,6 +61,9 @@ function problemOf(value: unknown): string | undefined {
     if (v !== undefined && (typeof v !== "number" || !Number.isInteger(v) || v < 1))
       return `"${key}" must be a whole number of at least 1`;
   }
+  if (task.network !== undefined && typeof task.network !== "boolean")
+    return '"network" must be true or false (an allow-list of hosts cannot be enforced by the sandbox)';
+  if (task.isolation !== undefined && task.isolation !== "sandbox") return '"isolation" must be "sandbox"';
   // Keys and base URLs come from the worker's environment, never from the queue.
   if (/^[\w-]+:\/\//.test(String(task.provider ?? ""))) return '"provider" is a provider name, not a URL';
   return undefined;
@@ -82,3 +103,6 @@ export function parseTasks(text: string): { tasks: FleetTask[]; errors: TaskLine
   });
   return { tasks, errors };
 }
+
+/** A task as it sits on the queue: with the run that submitted it. */
+export type QueuedTask = FleetTask & { readonly run: string };

@@ -1,5 +1,7 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 
@@ -13,6 +15,8 @@ export interface Workspace {
   readonly home: string;
   /** The commit checked out, which the patch is taken against. */
   readonly base: string;
+  /** Notes the agent's process group, so a later worker can end it if this one dies. */
+  recordAgent(pid: number): Promise<void>;
   remove(): Promise<void>;
 }
 
@@ -24,9 +28,12 @@ export class WorkspaceError extends Error {
 const git = async (args: string[], cwd?: string) =>
   (await run("git", args, { ...(cwd !== undefined && { cwd }), maxBuffer: 256 * 1024 * 1024 })).stdout;
 
+const OWNER = "owner.json";
+
 /**
  * Clones `repo` (a path or a URL) into a fresh directory under `root` and checks out `ref`: each
- * attempt of each task starts from the repository as it is, whatever an earlier attempt did.
+ * attempt of each task starts from the repository as it is, whatever an earlier attempt did. The
+ * directory names its owner (host and worker pid) so a stale one can be told apart and removed.
  */
 export async function prepareWorkspace(
   root: string,
@@ -35,6 +42,8 @@ export async function prepareWorkspace(
 ): Promise<Workspace> {
   await mkdir(root, { recursive: true });
   const top = await mkdtemp(join(root, "task-"));
+  const owner = { host: hostname(), pid: process.pid, started: processStart(process.pid) };
+  await writeFile(join(top, OWNER), JSON.stringify(owner));
   const dir = join(top, "repo");
   const home = join(top, "attractor-home");
   try {
@@ -43,7 +52,13 @@ export async function prepareWorkspace(
     if (ref !== undefined) await git(["checkout", "--quiet", "--detach", ref], dir);
     const base = (await git(["rev-parse", "HEAD"], dir)).trim();
     await mkdir(home);
-    return { dir, home, base, remove: () => rm(top, { recursive: true, force: true }) };
+    return {
+      dir,
+      home,
+      base,
+      recordAgent: (pid) => writeFile(join(top, OWNER), JSON.stringify({ ...owner, agent: pid })),
+      remove: () => rm(top, { recursive: true, force: true }),
+    };
   } catch (error) {
     await rm(top, { recursive: true, force: true });
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
@@ -51,8 +66,76 @@ export async function prepareWorkspace(
   }
 }
 
+/**
+ * When a process started (clock ticks after boot, /proc/PID/stat), or undefined off Linux: with
+ * the pid it names one process, even after a restarted container reuses the pid.
+ */
+function processStart(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+};
+
+/**
+ * Removes the workspaces under `root` that a dead worker of this host left behind, ending their
+ * agents' process groups first; a workspace without an owner note older than a minute (its
+ * worker died while making it) goes too. Resolves to how many were removed.
+ */
+export async function removeStaleWorkspaces(root: string): Promise<number> {
+  let removed = 0;
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    if (!name.startsWith("task-")) continue;
+    const top = join(root, name);
+    const text = await readFile(join(top, OWNER), "utf8").catch(() => undefined);
+    let stale: boolean;
+    let agent: number | undefined;
+    if (text === undefined) {
+      const info = await stat(top).catch(() => undefined);
+      stale = info !== undefined && Date.now() - info.mtimeMs > 60_000;
+    } else {
+      const owner = JSON.parse(text) as { host: string; pid: number; started?: string; agent?: number };
+      stale =
+        owner.host === hostname() &&
+        (!alive(owner.pid) || (owner.started !== undefined && processStart(owner.pid) !== owner.started));
+      agent = owner.agent;
+    }
+    if (!stale) continue;
+    if (agent !== undefined)
+      try {
+        process.kill(-agent, "SIGKILL");
+      } catch {
+        // The group is gone already.
+      }
+    await rm(top, { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
 /** Everything the agent changed in the workspace (new files included), as a git patch. */
 export async function workspacePatch(workspace: Workspace): Promise<string> {
   await git(["add", "--all"], workspace.dir);
   return git(["diff", "--cached", "--binary", workspace.base], workspace.dir);
+}
+
+/**
+ * The workspace with its patch base moved past what a setup command did (dependencies installed,
+ * files generated that no .gitignore covers): the patch then holds the agent's changes only.
+ */
+export async function afterSetup(workspace: Workspace): Promise<Workspace> {
+  await git(["add", "--all"], workspace.dir);
+  const tree = (await git(["write-tree"], workspace.dir)).trim();
+  return { ...workspace, base: tree };
 }

@@ -24,6 +24,8 @@ let root: string;
 let repo: string;
 let model: TaskModel;
 let env: Record<string, string>;
+/** The result store every worker and reader here shares (the CLI's default under its attractor home). */
+let store: string;
 
 beforeAll(async () => {
   if (skip) return;
@@ -39,6 +41,7 @@ beforeAll(async () => {
   git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
   model = await startTaskModel();
   env = cleanEnv(root, model.env());
+  store = join(root, "attractor", "fleet");
 }, 60_000);
 
 afterAll(async () => {
@@ -63,12 +66,19 @@ describe.skipIf(skip)("the fleet library", () => {
   it("runs submitted tasks once each in fresh workspaces and stores result, patch, usage and transcript", async () => {
     const queue = "lib";
     const list = tasks("lib", 12);
-    expect(await submitTasks(list, { redis: redis.url, queue })).toEqual({ added: 12, existing: 0 });
+    expect(await submitTasks(list, { redis: redis.url, queue, store })).toMatchObject({
+      added: 12,
+      existing: 0,
+    });
     // Submitting again changes nothing.
-    expect(await submitTasks(list, { redis: redis.url, queue })).toEqual({ added: 0, existing: 12 });
+    expect(await submitTasks(list, { redis: redis.url, queue, store })).toMatchObject({
+      added: 0,
+      existing: 12,
+    });
     const { attempts } = await runWorker({
       redis: redis.url,
       queue,
+      store,
       command: [process.execPath, CLI_PATH],
       env,
       concurrency: 4,
@@ -76,7 +86,7 @@ describe.skipIf(skip)("the fleet library", () => {
       workRoot: join(root, "work-lib"),
     });
     expect(attempts).toBe(12);
-    const results = await readResults({ redis: redis.url, queue });
+    const results = await readResults({ redis: redis.url, queue, store });
     expect(results.map((r) => r.id)).toEqual(list.map((t) => t.id));
     for (const r of results) {
       expect(r).toMatchObject({
@@ -91,14 +101,14 @@ describe.skipIf(skip)("the fleet library", () => {
       expect(r.usage?.input_tokens).toBeGreaterThan(0);
       expect(r.cost_usd).toBeGreaterThan(0);
     }
-    const transcript = await readTranscript("lib-000", { redis: redis.url, queue });
+    const transcript = await readTranscript("lib-000", { redis: redis.url, queue, store });
     expect(transcript).toContain("task:lib-000");
     // The patch applies to the repository as it was.
     const check = join(root, "apply-check");
     execFileSync("git", ["clone", "-q", repo, check]);
     await writeFile(join(root, "lib-000.patch"), results[0]?.patch ?? "");
     execFileSync("git", ["apply", join(root, "lib-000.patch")], { cwd: check });
-    expect(await fleetStatus({ redis: redis.url, queue })).toMatchObject({
+    expect(await fleetStatus({ redis: redis.url, queue, store })).toMatchObject({
       total: 12,
       completed: 12,
       failed: 0,
@@ -114,11 +124,12 @@ describe.skipIf(skip)("the fleet library", () => {
         { id: "broken", repo: join(root, "no-such-repo"), prompt: "task:broken x" },
         { id: "limited", repo, prompt: "task:limited ratelimited", provider: "anthropic" },
       ],
-      { redis: redis.url, queue, attempts: 2 },
+      { redis: redis.url, queue, store, attempts: 2 },
     );
     await runWorker({
       redis: redis.url,
       queue,
+      store,
       command: [process.execPath, CLI_PATH],
       env,
       concurrency: 2,
@@ -126,14 +137,14 @@ describe.skipIf(skip)("the fleet library", () => {
       rateLimitBackoffMs: 1_000,
       workRoot: join(root, "work-faults"),
     });
-    const results = await readResults({ redis: redis.url, queue });
+    const results = await readResults({ redis: redis.url, queue, store });
     expect(results.find((r) => r.id === "broken")).toMatchObject({ status: "failed", attempts: 2 });
     expect(results.find((r) => r.id === "broken")?.error).toContain("cannot prepare");
     expect(results.find((r) => r.id === "limited")).toMatchObject({
       status: "completed",
       result: "done limited",
     });
-    const status = await fleetStatus({ redis: redis.url, queue });
+    const status = await fleetStatus({ redis: redis.url, queue, store });
     expect(status.failures).toEqual([expect.objectContaining({ id: "broken" })]);
   }, 120_000);
 });
@@ -149,7 +160,7 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
         .join("\n"),
     );
     const submitted = await runCliProcess(["fleet", "submit", file, ...fleetArgs(queue)], { cwd: root, env });
-    expect(submitted.stdout, submitted.stderr).toBe("submitted 200 tasks\n");
+    expect(submitted.stdout, submitted.stderr).toMatch(/^submitted 200 tasks as run run-\S+\n$/);
     const worker = () =>
       startCli(
         [
@@ -167,7 +178,7 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
         { cwd: root, env },
       );
     const workers = [worker(), worker(), worker()];
-    const done = () => fleetStatus({ redis: redis.url, queue }).then((s) => s.completed);
+    const done = () => fleetStatus({ redis: redis.url, queue, store }).then((s) => s.completed);
     while ((await done()) < 20) await new Promise((r) => setTimeout(r, 200));
     workers[0]?.child.kill("SIGKILL");
     while ((await done()) < 80) await new Promise((r) => setTimeout(r, 200));
@@ -198,8 +209,10 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
           "duration_ms",
           "error",
           "id",
+          "isolation",
           "patch",
           "result",
+          "run",
           "session_id",
           "status",
           "turns",
@@ -216,7 +229,7 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
     const slow = await startTaskModel({ delayMs: 2_000 });
     try {
       const slowEnv = cleanEnv(root, slow.env());
-      await submitTasks(tasks("term", 3), { redis: redis.url, queue });
+      await submitTasks(tasks("term", 3), { redis: redis.url, queue, store });
       const worker = startCli(
         ["fleet", "worker", "--concurrency", "1", "--work-dir", join(root, "work-term"), ...fleetArgs(queue)],
         {
@@ -228,7 +241,7 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
       worker.child.kill("SIGTERM");
       const end = await worker.done;
       expect(end.code, end.stderr).toBe(0);
-      const results = await readResults({ redis: redis.url, queue });
+      const results = await readResults({ redis: redis.url, queue, store });
       expect(results.filter((r) => r.status === "completed").map((r) => r.id)).toEqual(["term-000"]);
       expect(results.filter((r) => r.status === "waiting")).toHaveLength(2);
     } finally {
@@ -252,6 +265,6 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
     expect(r.stderr).toContain("bad.jsonl:2: not JSON");
     expect(r.stderr).toContain('bad.jsonl:3: duplicate id "a"');
     expect(r.stderr).toContain('bad.jsonl:4: "repo" is required');
-    expect((await fleetStatus({ redis: redis.url, queue: "bad" })).total).toBe(0);
+    expect((await fleetStatus({ redis: redis.url, queue: "bad", store })).total).toBe(0);
   });
 });

@@ -13,9 +13,10 @@ function duration(seconds: number): string {
       : `${s}s`;
 }
 
-/** A progress bar and the counts, rate, ETA and failures of a fleet, as `fleet status` prints them. */
+/** A progress bar and the counts, rate, ETA, failures and lost tasks of a run, as `fleet status` prints them. */
 export function formatStatus(status: FleetStatus): string {
-  const done = status.completed + status.failed;
+  if (status.run === null) return "no run in this queue (nothing submitted, or cleaned)";
+  const done = status.completed + status.failed + status.cancelled;
   const filled = status.total === 0 ? 0 : Math.round((done / status.total) * BAR);
   const bar = `[${"#".repeat(filled)}${".".repeat(BAR - filled)}]`;
   const eta =
@@ -25,9 +26,16 @@ export function formatStatus(status: FleetStatus): string {
         ? "finished"
         : `ETA ${duration(status.etaSeconds)}`;
   const lines = [
-    `${bar} ${done}/${status.total} finished: ${status.completed} completed, ${status.failed} failed; ${status.active} running, ${status.waiting + status.delayed} waiting · ${status.perMinute}/min · ${eta}`,
+    `run ${status.run}: ${bar} ${done}/${status.total} finished: ${status.completed} completed, ${status.failed} failed${status.cancelled > 0 ? `, ${status.cancelled} cancelled` : ""}; ${status.pending} queued${status.missing > 0 ? `; ${status.missing} LOST` : ""} · ${status.perMinute}/min · ${eta}`,
+    `  queue: ${status.active} running, ${status.waiting + status.delayed} waiting`,
   ];
+  if (!status.runInRedis)
+    lines.push("  Redis has no record of this run (it lost its data): only the result store knows it");
+  if (status.missing > 0)
+    lines.push(
+      `  lost ${status.missing} task${status.missing === 1 ? "" : "s"} (neither Redis nor the result store knows ${status.missing === 1 ? "it" : "them"}): ${status.missingIds.slice(0, 10).join(", ")}${status.missing > 10 ? ", …" : ""}`,
+    );
   for (const f of status.failures.slice(0, 10)) lines.push(`  failed ${f.id}: ${f.error}`);
-  if (status.failures.length > 10) lines.push(`  … and ${status.failures.length - 10} more failures`);
+  if (status.failed > 10) lines.push(`  … and ${status.failed - 10} more failures`);
   return lines.join("\n");
 }

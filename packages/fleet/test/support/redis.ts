@@ -1,5 +1,5 @@
 // A real redis-server on 127.0.0.1 for the tests: a free port, its data in a temp dir (append-only
-// file on, so a restart keeps what was written), stopped and restarted on demand.
+// file on, so a restart keeps what was written, unless asked otherwise), stopped and restarted on demand.
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -52,8 +52,20 @@ async function listening(port: number): Promise<boolean> {
   });
 }
 
-/** Starts redis-server. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts redis-server; `persist: false` starts one that keeps nothing across a restart (no
+ * append-only file, no snapshots), as a misconfigured production Redis would.
+ */
+export async function startRedis(
+  options: {
+    persist?: boolean;
+    /** requirepass */
+    password?: string;
+    /** Serve TLS only, with this certificate and key (PEM files). */
+    tls?: { cert: string; key: string };
+  } = {},
+): Promise<TestRedis> {
+  const persist = options.persist ?? true;
   const dir = await mkdtemp(join(tmpdir(), "attractor-redis-"));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -61,16 +73,26 @@ export async function startRedis(): Promise<TestRedis> {
     child = spawn(
       "redis-server",
       [
-        "--port",
-        String(port),
+        ...(options.tls
+          ? [
+              "--port",
+              "0",
+              "--tls-port",
+              String(port),
+              "--tls-cert-file",
+              options.tls.cert,
+              "--tls-key-file",
+              options.tls.key,
+              "--tls-auth-clients",
+              "no",
+            ]
+          : ["--port", String(port)]),
+        ...(options.password !== undefined ? ["--requirepass", options.password] : []),
         "--bind",
         "127.0.0.1",
         "--dir",
         dir,
-        "--appendonly",
-        "yes",
-        "--appendfsync",
-        "always",
+        ...(persist ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]),
         "--save",
         "",
       ],
@@ -89,7 +111,7 @@ export async function startRedis(): Promise<TestRedis> {
   };
   await start();
   return {
-    url: `redis://127.0.0.1:${port}`,
+    url: `${options.tls ? "rediss" : "redis"}://${options.password !== undefined ? `:${options.password}@` : ""}127.0.0.1:${port}`,
     port,
     stop,
     start,

@@ -1,6 +1,6 @@
 // A scripted Anthropic model that serves many tasks at once: each request is answered from the
 // task named in its first user message ("task:<id>"), so concurrent sessions do not interleave
-// scripts. First request: write out/<id>.txt; after the tool result: a final answer.
+// scripts. First request: write out/<id>.txt (or run a shell command); after the tool result: a final answer.
 
 import { replyFor } from "@attractor/cli/testing";
 import { startWireServer, type WireServer } from "@attractor/llm/testing";
@@ -31,8 +31,13 @@ const hasToolResult = (body: Body) =>
     (m) => Array.isArray(m.content) && m.content.some((b) => b.type === "tool_result"),
   );
 
-/** Starts the model; `delayMs` holds every first answer that long (to catch a task mid-run). */
-export async function startTaskModel(options: { delayMs?: number } = {}): Promise<TaskModel> {
+/**
+ * Starts the model; `delayMs` holds every first answer that long (to catch a task mid-run);
+ * `shell` makes the first answer run that shell command instead of writing the file.
+ */
+export async function startTaskModel(
+  options: { delayMs?: number; shell?: (id: string) => string } = {},
+): Promise<TaskModel> {
   const counts = new Map<string, number>();
   const rejections: { marker: string; left: number }[] = [];
   const server = await startWireServer(async (request) => {
@@ -54,7 +59,9 @@ export async function startTaskModel(options: { delayMs?: number } = {}): Promis
       }
       if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
       return replyFor("anthropic", undefined, [
-        { name: "write_file", args: { file_path: `out/${id}.txt`, content: `${id}\n` } },
+        options.shell
+          ? { name: "shell", args: { command: options.shell(id) } }
+          : { name: "write_file", args: { file_path: `out/${id}.txt`, content: `${id}\n` } },
       ]);
     }
     return replyFor("anthropic", `done ${id}`, []);
