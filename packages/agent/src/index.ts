@@ -194,6 +194,18 @@ export {
   toLlmTool,
   toRegisteredTool,
 } from "./tools/tool-shape.js";
+export {
+  createWebFetchTool,
+  modelPageAnswerer,
+  type NonPublicKind,
+  type NonPublicTarget,
+  nonPublicKind,
+  type PageAnswerer,
+  type PageQuestion,
+  type PdfReader,
+  WebFetchError,
+  type WebFetchToolOptions,
+} from "./tools/web-fetch/index.js";
 export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,

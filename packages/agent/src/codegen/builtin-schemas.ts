@@ -7,6 +7,7 @@ import { createOpenAICompatibleProfile } from "../profiles/openai-compatible/ind
 import { subagentTools } from "../subagent/tools.js";
 import { createAskUserTool } from "../tools/ask-user.js";
 import { createTodoTool } from "../tools/todo.js";
+import { createWebFetchTool } from "../tools/web-fetch/tool.js";
 import type { ToolDefinition } from "../types/tool.js";
 
 /**
@@ -26,6 +27,7 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createTodoTool(),
       createAskUserTool({ ask: async () => "" }),
       createSkillTool(() => []),
+      createWebFetchTool(),
     ].map((t) => t.definition),
     ...Object.values(codeIntelligenceDefinitions()),
   ];

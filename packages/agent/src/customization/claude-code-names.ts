@@ -25,6 +25,7 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, readonly string[]>>
   TodoWrite: ["todo"],
   AskUserQuestion: ["ask_user"],
   Skill: ["skill"],
+  WebFetch: ["web_fetch"],
 };
 
 /** The Claude Code names that stand for our tool `name` (empty for tools Claude Code lacks). */

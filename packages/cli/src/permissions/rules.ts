@@ -35,6 +35,7 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   multiedit: "edit_file",
   ls: "list_dir",
   notebookedit: "edit_file",
+  webfetch: "web_fetch",
 };
 
 /** Parses `tool` or `tool(pattern)`; throws RuleSyntaxError. */
@@ -58,6 +59,14 @@ export function parseRule(source: string): PermissionRule {
   const lower = name.toLowerCase();
   const canonical = TOOL_ALIASES[lower] ?? lower;
   const tools = TOOL_GROUPS[canonical] ?? [canonical];
+  if (pattern !== undefined && tools.includes("web_fetch")) {
+    if (!/^domain:\S+$/i.test(pattern.trim()))
+      throw new RuleSyntaxError(
+        source,
+        "a web_fetch rule names a domain, e.g. web_fetch(domain:docs.python.org)",
+      );
+    return { source, tools, pattern: pattern.trim() };
+  }
   if (
     pattern !== undefined &&
     tools.every((t) => t !== "shell") &&
