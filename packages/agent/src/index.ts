@@ -174,6 +174,13 @@ export { type EditFileArgs, type EditFileToolOptions, editFileTool } from "./too
 export { globTool } from "./tools/glob.js";
 export { type GrepToolOptions, grepTool } from "./tools/grep.js";
 export { listDirTool } from "./tools/list-dir.js";
+export {
+  BackgroundProcesses,
+  backgroundProcessTools,
+  shellInputTool,
+  shellKillTool,
+  shellOutputTool,
+} from "./tools/processes/index.js";
 export { type ReadFileArgs, readFileTool } from "./tools/read-file.js";
 export { type ReadManyFilesArgs, readManyFilesTool } from "./tools/read-many-files.js";
 export { ToolRegistry } from "./tools/registry.js";
@@ -214,6 +221,12 @@ export {
   type TruncationMode,
 } from "./truncation/limits.js";
 export { truncateToolOutput } from "./truncation/truncate.js";
+export type {
+  BackgroundProcessInfo,
+  BackgroundProcessTable,
+  BackgroundRead,
+  BackgroundStartOptions,
+} from "./types/background-process.js";
 export {
   type AfterToolCallHook,
   type BeforeToolCallDecision,

@@ -26,6 +26,9 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, readonly string[]>>
   AskUserQuestion: ["ask_user"],
   Skill: ["skill"],
   WebFetch: ["web_fetch"],
+  BashOutput: ["shell_output"],
+  KillShell: ["shell_kill"],
+  KillBash: ["shell_kill"],
 };
 
 /** The Claude Code names that stand for our tool `name` (empty for tools Claude Code lacks). */
@@ -71,6 +74,12 @@ export function withClaudeCodeFields(
     case "glob":
     case "grep":
       add("path", args.dir_path);
+      break;
+    case "shell_output":
+      add("bash_id", args.id);
+      break;
+    case "shell_kill":
+      add("shell_id", args.id);
       break;
   }
   return out;

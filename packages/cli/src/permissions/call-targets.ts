@@ -21,6 +21,8 @@ const KINDS: Readonly<Record<string, CallKind>> = {
   close_agent: "agent",
   todo: "interaction",
   ask_user: "interaction",
+  // Stops a command the session itself started in the background.
+  shell_kill: "interaction",
   // Code intelligence reads the files it is pointed at (and shows lines of the files it finds).
   find_definition: "read",
   find_references: "read",

@@ -36,6 +36,9 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   ls: "list_dir",
   notebookedit: "edit_file",
   webfetch: "web_fetch",
+  bashoutput: "shell_output",
+  killshell: "shell_kill",
+  killbash: "shell_kill",
 };
 
 /** Parses `tool` or `tool(pattern)`; throws RuleSyntaxError. */
