@@ -175,6 +175,12 @@ export { globTool } from "./tools/glob.js";
 export { type GrepToolOptions, grepTool } from "./tools/grep.js";
 export { listDirTool } from "./tools/list-dir.js";
 export {
+  isNotebookPath,
+  NotebookFormatError,
+  notebookEditTool,
+  readNotebook,
+} from "./tools/notebook/index.js";
+export {
   BackgroundProcesses,
   backgroundProcessTools,
   shellInputTool,

@@ -29,6 +29,7 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, readonly string[]>>
   BashOutput: ["shell_output"],
   KillShell: ["shell_kill"],
   KillBash: ["shell_kill"],
+  NotebookEdit: ["notebook_edit"],
 };
 
 /** The Claude Code names that stand for our tool `name` (empty for tools Claude Code lacks). */

@@ -24,7 +24,7 @@ export interface PermissionRule {
 
 /** Tool groups usable in rules, so `edit(src/**)` covers every tool that edits files. */
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  edit: ["write_file", "edit_file", "apply_patch"],
+  edit: ["write_file", "edit_file", "apply_patch", "notebook_edit"],
   read: ["read_file", "read_many_files", "grep", "glob", "list_dir"],
 };
 
@@ -34,7 +34,7 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   write: "write_file",
   multiedit: "edit_file",
   ls: "list_dir",
-  notebookedit: "edit_file",
+  notebookedit: "notebook_edit",
   webfetch: "web_fetch",
   bashoutput: "shell_output",
   killshell: "shell_kill",

@@ -14,6 +14,7 @@ import {
   loadSubagentTypes,
   McpManager,
   modelPageAnswerer,
+  notebookEditTool,
   type ProviderProfile,
   probeBubblewrap,
   type SandboxedExecutionEnvironment,
@@ -545,7 +546,7 @@ class AgentRuntime implements Runtime {
     });
     this.profile = createProfile(
       parts.choice,
-      [this.todoTool, askUser, webFetch, ...skillTools],
+      [this.todoTool, askUser, webFetch, notebookEditTool(), ...skillTools],
       parts.toolMode,
     );
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
