@@ -1,3 +1,4 @@
+import { stripVTControlCharacters } from "node:util";
 import type { ImageData } from "@attractor/llm";
 import { joinText, type Notebook, type NotebookCell, type NotebookOutput } from "./notebook-format.js";
 
@@ -11,8 +12,6 @@ export interface RenderedNotebook {
 const IMAGE_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 /** Characters of one output kept; long logs are cut in the middle. */
 const MAX_OUTPUT_CHARS = 8_000;
-// Terminal colour codes in tracebacks mean nothing to a model.
-const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;
 
 function cut(text: string): string {
   if (text.length <= MAX_OUTPUT_CHARS) return text;
@@ -29,7 +28,8 @@ function renderOutput(
     case "stream":
       return `[${output.name ?? "stream"}]\n${cut(joinText(output.text)).replace(/\n$/, "")}`;
     case "error":
-      return `[error] ${output.ename ?? "Error"}: ${output.evalue ?? ""}\n${cut((output.traceback ?? []).join("\n").replace(ANSI, ""))}`;
+      // Terminal colour codes in tracebacks mean nothing to a model.
+      return `[error] ${output.ename ?? "Error"}: ${output.evalue ?? ""}\n${cut(stripVTControlCharacters((output.traceback ?? []).join("\n")))}`;
     case "execute_result":
     case "display_data": {
       const data = output.data ?? {};
