@@ -181,6 +181,13 @@ export {
   readNotebook,
 } from "./tools/notebook/index.js";
 export {
+  DEFAULT_PDF_PAGES,
+  extractPdfText,
+  type PdfPageText,
+  type PdfText,
+  readPdfText,
+} from "./tools/pdf/index.js";
+export {
   BackgroundProcesses,
   backgroundProcessTools,
   shellInputTool,

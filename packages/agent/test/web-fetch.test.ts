@@ -5,6 +5,7 @@ import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import type { NonPublicTarget } from "../src/tools/web-fetch/index.js";
 import { createWebFetchTool, nonPublicKind } from "../src/tools/web-fetch/index.js";
 import type { RegisteredTool, ToolOutput } from "../src/types/tool.js";
+import { makePdf } from "./support/make-pdf.js";
 
 // 1x1 transparent PNG.
 const PNG = Buffer.from(
@@ -42,6 +43,11 @@ beforeAll(async () => {
         return;
       case "/pixel.png":
         res.writeHead(200, { "content-type": "image/png" }).end(PNG);
+        return;
+      case "/paper.pdf":
+        res
+          .writeHead(200, { "content-type": "application/pdf" })
+          .end(makePdf([["Abstract: fetched PDFs are read."]]));
         return;
       case "/away":
         res.writeHead(302, { location: "http://elsewhere.example/landing" }).end();
@@ -113,6 +119,25 @@ describe("web_fetch", () => {
     expect(image.isError).toBeFalsy();
     expect(image.image?.mediaType).toBe("image/png");
     expect(Buffer.from(image.image?.data as string, "base64").equals(PNG)).toBe(true);
+  });
+
+  it("reads a PDF through the PDF path", async () => {
+    const out = await run(local(), { url: `${base}/paper.pdf` });
+    expect(out.isError).toBeFalsy();
+    expect(out.output).toContain("is a PDF:");
+    expect(out.output).toContain("--- Page 1 ---\nAbstract: fetched PDFs are read.");
+    const asked: string[] = [];
+    const answered = await run(
+      local({
+        answer: async ({ content }) => {
+          asked.push(content);
+          return "They are read.";
+        },
+      }),
+      { url: `${base}/paper.pdf`, question: "What happens to PDFs?" },
+    );
+    expect(answered.output).toContain("They are read.");
+    expect(asked[0]).toContain("Abstract: fetched PDFs are read.");
   });
 
   it("reports a redirect to another host instead of following it, and follows one on the same host", async () => {

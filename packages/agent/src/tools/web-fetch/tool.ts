@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { RegisteredTool, ToolOutput } from "../../types/tool.js";
 import { defineBuiltinTool } from "../define-tool.js";
+import { readPdfText } from "../pdf/read-pdf.js";
 import type { PageAnswerer } from "./answer.js";
 import { convertBody, type PageContent } from "./convert.js";
 import { type FetchPageOptions, fetchPage, type HostLookup, type NonPublicTarget } from "./fetch-page.js";
@@ -27,7 +28,7 @@ export interface WebFetchToolOptions {
   readonly cacheTtlMs?: number;
   /** Characters of the page a question's side request carries (default 100 000). */
   readonly maxQuestionChars?: number;
-  /** Reads a fetched PDF; without it a PDF is reported as not readable here. */
+  /** Reads a fetched PDF (default: the text of its first 50 pages). */
   readonly readPdf?: PdfReader;
   /** Variables proxies are read from; the process's by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -139,19 +140,22 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Registere
         };
       if (content.kind === "image")
         return { output: header(fetched, "is an image:"), image: content.image, isError: failed, details };
+      let pageText: string;
+      let what: string;
       if (content.kind === "pdf") {
-        if (options.readPdf === undefined)
-          return { output: header(fetched, "is a PDF, which cannot be read here."), isError: true, details };
-        const pdf = await options.readPdf(content.data, fetched.url);
-        return { ...pdf, output: `${header(fetched, "is a PDF:")}\n\n${pdf.output}`, details };
+        const pdf = await (options.readPdf ?? readPdfText)(content.data, fetched.url);
+        if (pdf.isError || args.question === undefined || options.answer === undefined)
+          return { ...pdf, output: `${header(fetched, "is a PDF:")}\n\n${pdf.output}`, details };
+        pageText = pdf.output;
+        what = "as a PDF's text";
+      } else {
+        pageText = content.text;
+        what = content.format === "markdown" ? "as Markdown" : `as ${content.format}`;
       }
-      const what = content.format === "markdown" ? "as Markdown" : `as ${content.format}`;
       if (args.question !== undefined && options.answer !== undefined && !failed) {
         const max = options.maxQuestionChars ?? DEFAULT_QUESTION_CHARS;
         const text =
-          content.text.length > max
-            ? `${content.text.slice(0, max)}\n[… page cut at ${max} characters]`
-            : content.text;
+          pageText.length > max ? `${pageText.slice(0, max)}\n[… page cut at ${max} characters]` : pageText;
         const answer = await options.answer({
           url: fetched.url,
           question: args.question,
@@ -171,7 +175,7 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}): Registere
         ? "\n[The page was longer than the size limit: only its start was read.]"
         : "";
       return {
-        output: `${header(fetched, failed ? `failed; the server's answer ${what}:` : what)}${note}\n\n${content.text}${cut}`,
+        output: `${header(fetched, failed ? `failed; the server's answer ${what}:` : what)}${note}\n\n${pageText}${cut}`,
         isError: failed,
         details,
       };
