@@ -25,6 +25,11 @@ describe("Claude Code's names for web, background-process and notebook tools", (
     expect(toolNamesFor("NotebookEdit")).toEqual(["notebook_edit"]);
     expect(withClaudeCodeFields("shell_output", { id: "bg1" })).toEqual({ id: "bg1", bash_id: "bg1" });
     expect(withClaudeCodeFields("shell_kill", { id: "bg1" })).toEqual({ id: "bg1", shell_id: "bg1" });
+    expect(withClaudeCodeFields("web_fetch", { url: "https://x.dev", question: "what?" })).toEqual({
+      url: "https://x.dev",
+      question: "what?",
+      prompt: "what?",
+    });
   });
 
   it("notebook edits are judged as file edits: outside the project they ask, inside auto-edit allows them", async () => {

@@ -76,6 +76,9 @@ export function withClaudeCodeFields(
     case "grep":
       add("path", args.dir_path);
       break;
+    case "web_fetch":
+      add("prompt", args.question);
+      break;
     case "shell_output":
       add("bash_id", args.id);
       break;
@@ -101,6 +104,9 @@ export function fromClaudeCodeFields(
     if (typeof out.timeout === "number" && out.timeout !== added.timeout) out.timeout_ms = out.timeout;
     delete out.timeout;
   }
+  // A hook that rewrote WebFetch's prompt meant the question.
+  if (name === "web_fetch" && typeof out.prompt === "string" && out.prompt !== added.prompt)
+    out.question = out.prompt;
   for (const key of Object.keys(added)) if (!(key in original)) delete out[key];
   return out;
 }
