@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
@@ -94,7 +94,21 @@ export class SharedNetworkNamespace {
     for (let waited = 0; waited < 2_000; waited += 10) {
       if (holder.exitCode !== null) return undefined;
       const target = firstChild(pid);
-      if (target !== undefined) return { nsenter, target };
+      if (target !== undefined) {
+        // Entering can still be refused (a kernel or policy that forbids joining the user
+        // namespace): tried once, so commands fall back to their own namespaces rather than fail.
+        const probe = spawnSync(
+          nsenter,
+          [`--target=${target}`, "--user", "--net", "--preserve-credentials", "--", "true"],
+          {
+            stdio: "ignore",
+            timeout: 5_000,
+          },
+        );
+        if (probe.status === 0) return { nsenter, target };
+        holder.kill("SIGKILL");
+        return undefined;
+      }
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     holder.kill("SIGKILL");
