@@ -188,6 +188,26 @@ export { type EditFileArgs, type EditFileToolOptions, editFileTool } from "./too
 export { globTool } from "./tools/glob.js";
 export { type GrepToolOptions, grepTool } from "./tools/grep.js";
 export { listDirTool } from "./tools/list-dir.js";
+export {
+  isNotebookPath,
+  NotebookFormatError,
+  notebookEditTool,
+  readNotebook,
+} from "./tools/notebook/index.js";
+export {
+  DEFAULT_PDF_PAGES,
+  extractPdfText,
+  type PdfPageText,
+  type PdfText,
+  readPdfText,
+} from "./tools/pdf/index.js";
+export {
+  BackgroundProcesses,
+  backgroundProcessTools,
+  shellInputTool,
+  shellKillTool,
+  shellOutputTool,
+} from "./tools/processes/index.js";
 export { type ReadFileArgs, readFileTool } from "./tools/read-file.js";
 export { type ReadManyFilesArgs, readManyFilesTool } from "./tools/read-many-files.js";
 export { ToolRegistry } from "./tools/registry.js";
@@ -208,6 +228,18 @@ export {
   toLlmTool,
   toRegisteredTool,
 } from "./tools/tool-shape.js";
+export {
+  createWebFetchTool,
+  modelPageAnswerer,
+  type NonPublicKind,
+  type NonPublicTarget,
+  nonPublicKind,
+  type PageAnswerer,
+  type PageQuestion,
+  type PdfReader,
+  WebFetchError,
+  type WebFetchToolOptions,
+} from "./tools/web-fetch/index.js";
 export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,
@@ -216,6 +248,12 @@ export {
   type TruncationMode,
 } from "./truncation/limits.js";
 export { truncateToolOutput } from "./truncation/truncate.js";
+export type {
+  BackgroundProcessInfo,
+  BackgroundProcessTable,
+  BackgroundRead,
+  BackgroundStartOptions,
+} from "./types/background-process.js";
 export {
   type AfterToolCallHook,
   type BeforeToolCallDecision,

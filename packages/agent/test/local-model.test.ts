@@ -258,7 +258,18 @@ describe("a local model without native tool calling", () => {
     const all = await events;
     expect(
       server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name),
-    ).toEqual(["read_file", "write_file", "edit_file", "shell", "grep", "glob", "list_dir"]);
+    ).toEqual([
+      "read_file",
+      "write_file",
+      "edit_file",
+      "shell",
+      "shell_output",
+      "shell_input",
+      "shell_kill",
+      "grep",
+      "glob",
+      "list_dir",
+    ]);
     const error = all.find((e) => e.kind === "error");
     expect(error?.kind === "error" && error.data.message).toContain("does not support tools");
   });

@@ -65,7 +65,13 @@ describe("read-only modes", () => {
     const all = await events;
 
     const request = client.requests[0]!;
-    expect(request.tools?.map((t) => t.name)).toEqual(["read_file", "grep", "glob", "list_dir"]);
+    expect(request.tools?.map((t) => t.name)).toEqual([
+      "read_file",
+      "shell_output",
+      "grep",
+      "glob",
+      "list_dir",
+    ]);
     expect(systemText(request.messages)).toContain("# Mode: plan (read-only)");
     expect(systemText(request.messages)).toContain("Produce a plan; change nothing.");
 
@@ -126,7 +132,14 @@ describe("read-only modes", () => {
     const all = await events;
 
     const request = client.requests[0]!;
-    expect(request.tools?.map((t) => t.name)).toEqual(["read_file", "shell", "grep", "glob", "list_dir"]);
+    expect(request.tools?.map((t) => t.name)).toEqual([
+      "read_file",
+      "shell",
+      "shell_output",
+      "grep",
+      "glob",
+      "list_dir",
+    ]);
     expect(systemText(request.messages)).toContain("# Mode: review (read-only)");
     const results = ends(all);
     expect(results.slice(0, 3).map((r) => r.isError)).toEqual([false, false, false]);

@@ -267,6 +267,30 @@ describe("slash commands on a runtime", () => {
     expect(block.rows.every((r) => (r.detail ?? "").length > 0)).toBe(true);
   });
 
+  it("/jobs lists the session's background commands and stops one", async () => {
+    await run("/jobs");
+    expect(host.shown.at(-1)).toMatchObject({ kind: "text", text: expect.stringContaining("No command") });
+    const session = fx.runtime.session;
+    await session.processes.start(session.environment, "sleep 30");
+    await run("/jobs");
+    const list = host.shown.at(-1);
+    if (list?.kind !== "list") throw new Error("no list");
+    expect(list.title).toBe("1 running of 1 started in the background");
+    expect(list.rows[0]).toMatchObject({
+      label: "bg1",
+      detail: expect.stringMatching(/^running \(pid \d+\) · sleep 30$/),
+    });
+    await run("/jobs stop bg1");
+    expect(host.shown.at(-1)).toEqual({ kind: "text", tone: "success", text: "Stopped bg1 (sleep 30)." });
+    expect(session.processes.runningCount()).toBe(0);
+    await run("/jobs stop bg7");
+    expect(host.shown.at(-1)).toMatchObject({
+      kind: "text",
+      tone: "error",
+      text: expect.stringContaining("No background process"),
+    });
+  });
+
   it("/mode sets a mode (aliases too), rejects unknown ones, lists them without an argument", async () => {
     await run("/mode yolo");
     expect(fx.runtime.mode).toBe("yolo");

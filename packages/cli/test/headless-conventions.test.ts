@@ -415,9 +415,9 @@ describe("the flags people already type", () => {
 
   it("a rule naming a tool attractor does not have is reported", async () => {
     fx.model = await startScriptedModel("anthropic", [{ text: "ok" }]);
-    const result = await run(["-p", "x", "--allowedTools", "WebFetch,Bash(ls:*)"]);
+    const result = await run(["-p", "x", "--allowedTools", "WebSearch,Bash(ls:*)"]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("the permission rule WebFetch names a tool this agent does not have");
+    expect(result.stderr).toContain("the permission rule WebSearch names a tool this agent does not have");
     expect(result.stderr).not.toContain("Bash(ls:*)");
   });
 });

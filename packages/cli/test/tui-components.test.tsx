@@ -8,6 +8,7 @@ vi.hoisted(() => {
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
 import { DiffView } from "../src/tui/components/diff-view.js";
+import { StatusLine } from "../src/tui/components/status-line.js";
 import { ToolCallBlock } from "../src/tui/components/tool-call-block.js";
 import { Markdown } from "../src/tui/markdown/markdown.js";
 import type { ToolCallView } from "../src/tui/transcript/items.js";
@@ -161,6 +162,33 @@ describe("code blocks", () => {
     expect(colours.size).toBeGreaterThan(3);
     expect(plain(codeLine)).toContain("const answer: number = 42; // the answer");
     expect(frame).toContain("plain words");
+    unmount();
+  });
+});
+
+describe("StatusLine", () => {
+  const info = {
+    model: "claude-sonnet-4-5",
+    mode: "normal" as const,
+    cost: {
+      inputTokens: 0,
+      outputTokens: 0,
+      reasoningTokens: 0,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      totalTokens: 1200,
+      costUsd: 0.01,
+    },
+    contextPercent: 12,
+  };
+
+  it("counts the background jobs while any runs, and says nothing of them otherwise", () => {
+    const { lastFrame, rerender, unmount } = render(<StatusLine info={{ ...info, jobs: 2 }} />);
+    expect(plain(lastFrame())).toContain("· 2 background jobs");
+    rerender(<StatusLine info={{ ...info, jobs: 1 }} />);
+    expect(plain(lastFrame())).toContain("· 1 background job ·");
+    rerender(<StatusLine info={{ ...info, jobs: 0 }} />);
+    expect(plain(lastFrame())).not.toContain("background");
     unmount();
   });
 });

@@ -6,7 +6,9 @@ import { createOpenAIProfile } from "../profiles/openai/index.js";
 import { createOpenAICompatibleProfile } from "../profiles/openai-compatible/index.js";
 import { subagentTools } from "../subagent/tools.js";
 import { createAskUserTool } from "../tools/ask-user.js";
+import { notebookEditTool } from "../tools/notebook/edit-tool.js";
 import { createTodoTool } from "../tools/todo.js";
+import { createWebFetchTool } from "../tools/web-fetch/tool.js";
 import type { ToolDefinition } from "../types/tool.js";
 
 /**
@@ -26,6 +28,8 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createTodoTool(),
       createAskUserTool({ ask: async () => "" }),
       createSkillTool(() => []),
+      createWebFetchTool(),
+      notebookEditTool(),
     ].map((t) => t.definition),
     ...Object.values(codeIntelligenceDefinitions()),
   ];

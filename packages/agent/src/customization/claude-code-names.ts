@@ -25,6 +25,11 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, readonly string[]>>
   TodoWrite: ["todo"],
   AskUserQuestion: ["ask_user"],
   Skill: ["skill"],
+  WebFetch: ["web_fetch"],
+  BashOutput: ["shell_output"],
+  KillShell: ["shell_kill"],
+  KillBash: ["shell_kill"],
+  NotebookEdit: ["notebook_edit"],
 };
 
 /** The Claude Code names that stand for our tool `name` (empty for tools Claude Code lacks). */
@@ -71,6 +76,15 @@ export function withClaudeCodeFields(
     case "grep":
       add("path", args.dir_path);
       break;
+    case "web_fetch":
+      add("prompt", args.question);
+      break;
+    case "shell_output":
+      add("bash_id", args.id);
+      break;
+    case "shell_kill":
+      add("shell_id", args.id);
+      break;
   }
   return out;
 }
@@ -90,6 +104,9 @@ export function fromClaudeCodeFields(
     if (typeof out.timeout === "number" && out.timeout !== added.timeout) out.timeout_ms = out.timeout;
     delete out.timeout;
   }
+  // A hook that rewrote WebFetch's prompt meant the question.
+  if (name === "web_fetch" && typeof out.prompt === "string" && out.prompt !== added.prompt)
+    out.question = out.prompt;
   for (const key of Object.keys(added)) if (!(key in original)) delete out[key];
   return out;
 }

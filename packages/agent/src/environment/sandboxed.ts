@@ -22,6 +22,7 @@ import { probeBubblewrap } from "./sandbox/bwrap-probe.js";
 import { createSandboxPolicy, type SandboxMode, type SandboxPolicy } from "./sandbox/policy.js";
 import { programReadPaths } from "./sandbox/program-paths.js";
 import { seatbeltProfile } from "./sandbox/seatbelt.js";
+import { SharedNetworkNamespace } from "./sandbox/shared-network.js";
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 
@@ -113,6 +114,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   private readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
   private readonly alwaysOutside = new Set<string>();
   private tmpDir: Promise<string> | undefined;
+  private readonly sharedNetwork = new SharedNetworkNamespace(() => this.bwrapSearchPath());
   private status: Promise<SandboxAvailability> | undefined;
   private warned = false;
   /** Sandboxed commands running now, and the placeholder folders their sandboxes made on the host. */
@@ -198,6 +200,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   override async cleanup(): Promise<void> {
     await super.cleanup();
     await this.placeholderRemoval;
+    this.sharedNetwork.close();
     const dir = this.tmpDir;
     this.tmpDir = undefined;
     if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => {});
@@ -295,17 +298,16 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     const cwd = this.resolvePath(options.workingDir ?? ".");
     // No placeholders for a program that runs the whole session: their empty folders would stay
     // on the host all that time. Code-running files that exist stay read-only to it.
-    const sandboxArgs = bwrapArguments(
-      { ...this.currentPolicy, placeholderPaths: [] },
-      {
-        cwd,
-        tmpDir: await this.privateTmp(),
-        disableUserns: bwrap.disableUserns,
-        // A server installed under the host's /tmp stays readable over the private one.
-        programPaths: programReadPaths([command, ...args]),
-      },
-    );
-    return super.startProcess(bwrap.path, [...sandboxArgs, "--", command, ...args], {
+    const joined = await this.joinNetwork({ ...this.currentPolicy, placeholderPaths: [] }, bwrap.path);
+    const sandboxArgs = bwrapArguments(joined.policy, {
+      cwd,
+      tmpDir: await this.privateTmp(),
+      disableUserns: bwrap.disableUserns,
+      // A server installed under the host's /tmp stays readable over the private one.
+      programPaths: programReadPaths([command, ...args]),
+    });
+    const [program, ...rest] = [...joined.prefix, bwrap.path, ...sandboxArgs, "--", command, ...args];
+    return super.startProcess(program as string, rest, {
       ...options,
       // The host's TMPDIR may point at a directory the sandbox makes read-only.
       env: { ...options.env, TMPDIR: "/tmp" },
@@ -337,16 +339,39 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   private async bubblewrapPlan(prepared: PreparedCommand, policy: SandboxPolicy): Promise<LaunchPlan> {
     const bwrap = await probeBubblewrap(this.bwrapSearchPath());
     if (!bwrap.available) throw new CommandError(prepared.command, `The sandbox cannot run: ${bwrap.reason}`);
-    const args = bwrapArguments(policy, {
+    const joined = await this.joinNetwork(policy, bwrap.path);
+    const args = bwrapArguments(joined.policy, {
       cwd: prepared.cwd,
       tmpDir: await this.privateTmp(),
       disableUserns: bwrap.disableUserns,
     });
     return {
-      argv: [bwrap.path, ...args, "--", "/bin/bash", "-c", prepared.command],
+      argv: [
+        ...((joined.prefix.length > 0 ? joined.prefix : [bwrap.path]) as [string, ...string[]]),
+        ...(joined.prefix.length > 0 ? [bwrap.path] : []),
+        ...args,
+        "--",
+        "/bin/bash",
+        "-c",
+        prepared.command,
+      ],
       // The host's TMPDIR may point at a directory the sandbox makes read-only.
       env: { ...prepared.env, TMPDIR: "/tmp" },
     };
+  }
+
+  /**
+   * Without network, commands share one loopback-only network namespace (see
+   * SharedNetworkNamespace), so a server one starts is reachable from the next: the prefix that
+   * enters it, and the policy for bubblewrap with the network already taken care of.
+   */
+  private async joinNetwork(
+    policy: SandboxPolicy,
+    bwrapPath: string,
+  ): Promise<{ readonly policy: SandboxPolicy; readonly prefix: readonly string[] }> {
+    if (policy.network) return { policy, prefix: [] };
+    const prefix = await this.sharedNetwork.enter(bwrapPath);
+    return prefix === undefined ? { policy, prefix: [] } : { policy: { ...policy, network: true }, prefix };
   }
 
   private async seatbeltPlan(prepared: PreparedCommand, policy: SandboxPolicy): Promise<LaunchPlan> {

@@ -1,4 +1,5 @@
 import { subagentTools } from "../subagent/tools.js";
+import { backgroundProcessTools } from "../tools/processes/tools.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { ProfileToolRegistry, ProviderProfile } from "../types/profile.js";
 import type { RegisteredTool } from "../types/tool.js";
@@ -10,6 +11,15 @@ import type { ProfileOptions, ToolFactories } from "./toolset.js";
 /** The registry a profile starts with: a ToolRegistry (replacing a name keeps its place). */
 export function createProfileRegistry(tools: readonly RegisteredTool[]): ProfileToolRegistry {
   return new ToolRegistry(tools);
+}
+
+/**
+ * The tools with shell_output, shell_input and shell_kill right after `shell` (they act on the
+ * commands shell starts with run_in_background); as given when there is no shell tool.
+ */
+export function withBackgroundTools(tools: RegisteredTool[]): RegisteredTool[] {
+  const at = tools.findIndex((t) => t.definition.name === "shell");
+  return at < 0 ? tools : [...tools.slice(0, at + 1), ...backgroundProcessTools(), ...tools.slice(at + 1)];
 }
 
 /** The profile's tools plus the subagent tools unless left out. */
@@ -37,7 +47,10 @@ export function buildProviderProfile(
   options: ProfileOptions = {},
 ): ProviderProfile {
   const registry = createProfileRegistry(
-    withSubagentTools(kind.tools(resolveToolFactories(options.tools)), options.withoutSubagents),
+    withSubagentTools(
+      withBackgroundTools(kind.tools(resolveToolFactories(options.tools))),
+      options.withoutSubagents,
+    ),
   );
   return createProviderProfile({
     id: kind.id,

@@ -26,6 +26,8 @@ import { withTools } from "../profiles/with-tools.js";
 import { modelMessages, readThroughProtocol, toolOffer } from "../prompted/tool-calling.js";
 import { onlyUnreadableCalls, UNREADABLE_TWICE_MESSAGE, unreadableToolCall } from "../prompted/unreadable.js";
 import { SubagentManager } from "../subagent/manager.js";
+import { BackgroundProcesses } from "../tools/processes/background-processes.js";
+import type { BackgroundProcessTable } from "../types/background-process.js";
 import { DEFAULT_SESSION_CONFIG, type SessionConfig } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap, EventKind, SessionEvent, UsageTotals } from "../types/events.js";
@@ -139,6 +141,8 @@ export class Session {
   readonly depth: number;
   readonly environment: ExecutionEnvironment;
   readonly subagents: SubagentManager;
+  /** Commands this session runs in the background; all are stopped when it ends. */
+  readonly processes: BackgroundProcessTable = new BackgroundProcesses();
   private profileValue: ProviderProfile;
   private configValue: SessionConfig;
   private readonly client: ModelClient;
@@ -469,7 +473,7 @@ export class Session {
         // The cycle reports its own failures as events.
       }
     }
-    await this.subagents.closeAll();
+    await Promise.all([this.subagents.closeAll(), this.processes.stopAll()]);
     const endHook = this.configValue.hooks?.sessionEnd;
     await this.hook("SessionEnd", endHook && (() => endHook({ reason })));
     this.stateValue = SessionState.CLOSED;
@@ -724,6 +728,7 @@ export class Session {
         subagents: this.subagents,
         allowed: (name) => this.isToolAllowed(name),
         environment: this.environment,
+        processes: this.processes,
         config: this.configValue,
         defaultCommandTimeoutMs:
           this.profileValue.defaultCommandTimeoutMs ?? this.configValue.defaultCommandTimeoutMs,

@@ -1,6 +1,7 @@
 import type { ToolCallData } from "@attractor/llm";
 import type { SubagentManager } from "../subagent/manager.js";
 import { type CompletedToolCall, dispatchToolCalls } from "../tools/dispatch.js";
+import type { BackgroundProcessTable } from "../types/background-process.js";
 import type { BeforeToolCallDecision, SessionConfig, ToolCallInfo } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { EventDataMap } from "../types/events.js";
@@ -36,6 +37,8 @@ export interface ToolRoundContext {
   readonly onEnd: (data: EventDataMap["tool_call_end"]) => void;
   /** The running session's children, which the subagent tools act on. */
   readonly subagents?: SubagentManager;
+  /** The session's background processes, for the shell tools. */
+  readonly processes?: BackgroundProcessTable;
   /** Overrides INTERRUPT_GRACE_MS. */
   readonly interruptGraceMs?: number;
   /** A non-fatal hook failure (postToolUse), for the session to report. */
@@ -102,6 +105,7 @@ export async function runToolRound(
     truncation: ctx.config,
     defaultCommandTimeoutMs: ctx.defaultCommandTimeoutMs,
     maxCommandTimeoutMs: ctx.config.maxCommandTimeoutMs,
+    ...(ctx.processes !== undefined && { processes: ctx.processes }),
     isAllowed: ctx.allowed,
     beforeToolCall: (info) =>
       ctx.signal.aborted ? { action: "deny", message: INTERRUPTED_BEFORE_RUN } : beforeCall(ctx.config, info),

@@ -84,10 +84,140 @@ validate10.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_0dad252b5e100768 = validate11;
-const schema12 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Glob pattern, e.g. \"**/*.ts\".","type":"string"},"path":{"description":"Directory to search (default: the working directory).","type":"string"}}};
+export const validate_0d0c43a42782ba6c = validate11;
+const schema12 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 10000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"},"run_in_background":{"description":"Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.","type":"boolean"},"tty":{"description":"With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).","type":"boolean"}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.command === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description")) || (key0 === "run_in_background")) || (key0 === "tty"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.command !== undefined){
+let data0 = data.command;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.timeout_ms !== undefined){
+let data1 = data.timeout_ms;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(typeof data1 == "number"){
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.run_in_background !== undefined){
+if(typeof data.run_in_background !== "boolean"){
+const err7 = {instancePath:instancePath+"/run_in_background",schemaPath:"#/properties/run_in_background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.tty !== undefined){
+if(typeof data.tty !== "boolean"){
+const err8 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate11.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_0dad252b5e100768 = validate12;
+const schema13 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Glob pattern, e.g. \"**/*.ts\".","type":"string"},"path":{"description":"Directory to search (default: the working directory).","type":"string"}}};
+
+function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -161,14 +291,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate11.errors = vErrors;
+validate12.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_1ab153a6ebfa68c3 = validate12;
-const schema13 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"The file (default: the files touched so far).","type":"string"}}};
+export const validate_1ab153a6ebfa68c3 = validate13;
+const schema14 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"The file (default: the files touched so far).","type":"string"}}};
 
-function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -207,14 +337,14 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate12.errors = vErrors;
+validate13.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_1f08ed3c93c358c1 = validate13;
-const schema14 = {"additionalProperties":false,"type":"object","required":["todos"],"properties":{"todos":{"description":"The complete updated list, in order.","type":"array","items":{"additionalProperties":false,"type":"object","required":["content","status"],"properties":{"id":{"description":"A stable id for the item (its position when omitted).","type":"string"},"content":{"minLength":1,"description":"What to do, in a few words.","type":"string"},"status":{"type":"string","enum":["pending","in_progress","completed"]}}}}}};
+export const validate_1f08ed3c93c358c1 = validate14;
+const schema15 = {"additionalProperties":false,"type":"object","required":["todos"],"properties":{"todos":{"description":"The complete updated list, in order.","type":"array","items":{"additionalProperties":false,"type":"object","required":["content","status"],"properties":{"id":{"description":"A stable id for the item (its position when omitted).","type":"string"},"content":{"minLength":1,"description":"What to do, in a few words.","type":"string"},"status":{"type":"string","enum":["pending","in_progress","completed"]}}}}}};
 
-function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -329,7 +459,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "pending") || (data4 === "in_progress")) || (data4 === "completed"))){
-const err9 = {instancePath:instancePath+"/todos/" + i0+"/status",schemaPath:"#/properties/todos/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema14.properties.todos.items.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/todos/" + i0+"/status",schemaPath:"#/properties/todos/items/properties/status/enum",keyword:"enum",params:{allowedValues: schema15.properties.todos.items.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -374,14 +504,415 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate13.errors = vErrors;
+validate14.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_3a473e4f86a86ff6 = validate14;
-const schema15 = {"additionalProperties":false,"type":"object","required":["agent_id","message"],"properties":{"agent_id":{"description":"The id spawn_agent returned.","type":"string"},"message":{"description":"The message for the subagent.","type":"string"}}};
+export const validate_2c998156a29ed7f8 = validate15;
+const schema16 = {"additionalProperties":false,"type":"object","required":["notebook_path"],"properties":{"notebook_path":{"minLength":1,"description":"Path of the .ipynb file.","type":"string"},"cell_id":{"minLength":1,"description":"The id of the cell to act on (as read_file shows: id=...).","type":"string"},"cell_number":{"minimum":1,"description":"The 1-based number of the cell to act on, when it has no id.","type":"integer"},"new_source":{"description":"The cell's new source (replace and insert).","type":"string"},"cell_type":{"description":"The cell's type: required to insert; to replace, changes it (default: unchanged).","type":"string","enum":["code","markdown","raw"]},"edit_mode":{"description":"replace (default) the cell's source; insert a new cell after the given cell (at the start when none is given); delete the cell.","type":"string","enum":["replace","insert","delete"]}}};
 
-function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.notebook_path === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "notebook_path"},message:"must have required property '"+"notebook_path"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "notebook_path") || (key0 === "cell_id")) || (key0 === "cell_number")) || (key0 === "new_source")) || (key0 === "cell_type")) || (key0 === "edit_mode"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.notebook_path !== undefined){
+let data0 = data.notebook_path;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/notebook_path",schemaPath:"#/properties/notebook_path/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/notebook_path",schemaPath:"#/properties/notebook_path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.cell_id !== undefined){
+let data1 = data.cell_id;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/cell_id",schemaPath:"#/properties/cell_id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/cell_id",schemaPath:"#/properties/cell_id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.cell_number !== undefined){
+let data2 = data.cell_number;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/cell_number",schemaPath:"#/properties/cell_number/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(typeof data2 == "number"){
+if(data2 < 1 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/cell_number",schemaPath:"#/properties/cell_number/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+if(data.new_source !== undefined){
+if(typeof data.new_source !== "string"){
+const err8 = {instancePath:instancePath+"/new_source",schemaPath:"#/properties/new_source/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.cell_type !== undefined){
+let data4 = data.cell_type;
+if(typeof data4 !== "string"){
+const err9 = {instancePath:instancePath+"/cell_type",schemaPath:"#/properties/cell_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!(((data4 === "code") || (data4 === "markdown")) || (data4 === "raw"))){
+const err10 = {instancePath:instancePath+"/cell_type",schemaPath:"#/properties/cell_type/enum",keyword:"enum",params:{allowedValues: schema16.properties.cell_type.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.edit_mode !== undefined){
+let data5 = data.edit_mode;
+if(typeof data5 !== "string"){
+const err11 = {instancePath:instancePath+"/edit_mode",schemaPath:"#/properties/edit_mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(!(((data5 === "replace") || (data5 === "insert")) || (data5 === "delete"))){
+const err12 = {instancePath:instancePath+"/edit_mode",schemaPath:"#/properties/edit_mode/enum",keyword:"enum",params:{allowedValues: schema16.properties.edit_mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+validate15.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_35d29ec3d65ff4ad = validate16;
+const schema17 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 120000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"},"run_in_background":{"description":"Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.","type":"boolean"},"tty":{"description":"With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).","type":"boolean"}}};
+
+function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.command === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description")) || (key0 === "run_in_background")) || (key0 === "tty"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.command !== undefined){
+let data0 = data.command;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.timeout_ms !== undefined){
+let data1 = data.timeout_ms;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(typeof data1 == "number"){
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.run_in_background !== undefined){
+if(typeof data.run_in_background !== "boolean"){
+const err7 = {instancePath:instancePath+"/run_in_background",schemaPath:"#/properties/run_in_background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.tty !== undefined){
+if(typeof data.tty !== "boolean"){
+const err8 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate16.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_36c6ee9a77f1e65f = validate17;
+const schema18 = {"additionalProperties":false,"type":"object","required":["url"],"properties":{"url":{"minLength":1,"description":"The http:// or https:// URL to fetch.","type":"string"},"question":{"minLength":1,"description":"What you want to know from the page. When given, the page is read in a separate request and only the answer comes back, which saves context; leave it out to get the page itself.","type":"string"}}};
+
+function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.url === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "url") || (key0 === "question"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+let data0 = data.url;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.question !== undefined){
+let data1 = data.question;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/question",schemaPath:"#/properties/question/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/question",schemaPath:"#/properties/question/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate17.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_3a473e4f86a86ff6 = validate18;
+const schema19 = {"additionalProperties":false,"type":"object","required":["agent_id","message"],"properties":{"agent_id":{"description":"The id spawn_agent returned.","type":"string"},"message":{"description":"The message for the subagent.","type":"string"}}};
+
+function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -452,14 +983,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate14.errors = vErrors;
+validate18.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_3b4b29b536046257 = validate15;
-const schema16 = {"additionalProperties":false,"type":"object","required":["patch"],"properties":{"patch":{"description":"The patch text, from '*** Begin Patch' to '*** End Patch'.","type":"string"}}};
+export const validate_3b4b29b536046257 = validate19;
+const schema20 = {"additionalProperties":false,"type":"object","required":["patch"],"properties":{"patch":{"description":"The patch text, from '*** Begin Patch' to '*** End Patch'.","type":"string"}}};
 
-function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -508,226 +1039,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate15.errors = vErrors;
+validate19.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_3de3abacb12da865 = validate16;
-const schema17 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 120000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"}}};
+export const validate_4a120ae655ecfa66 = validate20;
+const schema21 = {"additionalProperties":false,"type":"object","required":["name"],"properties":{"name":{"description":"The skill's name.","type":"string"},"file":{"description":"A file bundled with the skill, relative to its folder; omit to load the instructions.","type":"string"}}};
 
-function validate16(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.command === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.command !== undefined){
-let data0 = data.command;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.timeout_ms !== undefined){
-let data1 = data.timeout_ms;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate16.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_472288989c95bfc1 = validate17;
-const schema18 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"}}};
-
-function validate17(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.command === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.command !== undefined){
-let data0 = data.command;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.timeout_ms !== undefined){
-let data1 = data.timeout_ms;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-if(typeof data1 == "number"){
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate17.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_4a120ae655ecfa66 = validate18;
-const schema19 = {"additionalProperties":false,"type":"object","required":["name"],"properties":{"name":{"description":"The skill's name.","type":"string"},"file":{"description":"A file bundled with the skill, relative to its folder; omit to load the instructions.","type":"string"}}};
-
-function validate18(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -788,19 +1107,19 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate18.errors = vErrors;
+validate20.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_4e557302b4245a2a = validate19;
-const schema20 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 10000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"}}};
+export const validate_5a890448a8542aaa = validate21;
+const schema22 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"}}};
 
-function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.command === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -810,7 +1129,7 @@ vErrors.push(err0);
 errors++;
 }
 for(const key0 in data){
-if(!(((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description"))){
+if(!(key0 === "id")){
 const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err1];
@@ -821,11 +1140,11 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.command !== undefined){
-let data0 = data.command;
+if(data.id !== undefined){
+let data0 = data.id;
 if(typeof data0 === "string"){
 if(func2(data0) < 1){
-const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -836,7 +1155,7 @@ errors++;
 }
 }
 else {
-const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -846,10 +1165,9 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.timeout_ms !== undefined){
-let data1 = data.timeout_ms;
-if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
-const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -858,50 +1176,14 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(typeof data1 == "number"){
-if(data1 < 1 || isNaN(data1)){
-const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate19.errors = vErrors;
+validate21.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_5bf5ef84ca4a4da5 = validate20;
-const schema21 = {"additionalProperties":false,"type":"object","required":["agent_id"],"properties":{"agent_id":{"description":"The id spawn_agent returned.","type":"string"}}};
+export const validate_5bf5ef84ca4a4da5 = validate22;
+const schema23 = {"additionalProperties":false,"type":"object","required":["agent_id"],"properties":{"agent_id":{"description":"The id spawn_agent returned.","type":"string"}}};
 
-function validate20(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -950,14 +1232,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate20.errors = vErrors;
+validate22.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_669c36e066766aa0 = validate21;
-const schema22 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which way to look (default both).","type":"string","enum":["supertypes","subtypes","both"]}}};
+export const validate_669c36e066766aa0 = validate23;
+const schema24 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which way to look (default both).","type":"string","enum":["supertypes","subtypes","both"]}}};
 
-function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1070,7 +1352,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "supertypes") || (data4 === "subtypes")) || (data4 === "both"))){
-const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema22.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema24.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1091,14 +1373,14 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate21.errors = vErrors;
+validate23.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_6f0f528738ea0a20 = validate22;
-const schema23 = {"additionalProperties":false,"type":"object","required":["file_path","old_string","new_string"],"properties":{"file_path":{"description":"Path of the file to edit (absolute or relative to the working directory).","type":"string"},"old_string":{"description":"The exact text to replace.","type":"string"},"new_string":{"description":"The text to put in its place.","type":"string"},"allow_multiple":{"description":"Replace every occurrence of old_string (default false).","default":false,"type":"boolean"}}};
+export const validate_6f0f528738ea0a20 = validate24;
+const schema25 = {"additionalProperties":false,"type":"object","required":["file_path","old_string","new_string"],"properties":{"file_path":{"description":"Path of the file to edit (absolute or relative to the working directory).","type":"string"},"old_string":{"description":"The exact text to replace.","type":"string"},"new_string":{"description":"The text to put in its place.","type":"string"},"allow_multiple":{"description":"Replace every occurrence of old_string (default false).","default":false,"type":"boolean"}}};
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1203,14 +1485,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_7685b6abeda1aa43 = validate23;
-const schema24 = {"additionalProperties":false,"type":"object","required":["file_path"],"properties":{"file_path":{"description":"Path of the file (absolute or relative to the working directory).","type":"string"},"offset":{"minimum":1,"description":"1-based line to start from (default 1).","type":"integer"},"limit":{"minimum":1,"description":"Number of lines to read (default 2000).","type":"integer"}}};
+export const validate_7685b6abeda1aa43 = validate25;
+const schema26 = {"additionalProperties":false,"type":"object","required":["file_path"],"properties":{"file_path":{"description":"Path of the file (absolute or relative to the working directory).","type":"string"},"offset":{"minimum":1,"description":"1-based line to start from (default 1).","type":"integer"},"limit":{"minimum":1,"description":"Number of lines to read (default 2000).","type":"integer"}}};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1309,14 +1591,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate25.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_77ea04c00e8fec8b = validate24;
-const schema25 = {"additionalProperties":false,"type":"object","required":["file_path","content"],"properties":{"file_path":{"description":"Path of the file (absolute or relative to the working directory).","type":"string"},"content":{"description":"The complete new content of the file.","type":"string"}}};
+export const validate_77ea04c00e8fec8b = validate26;
+const schema27 = {"additionalProperties":false,"type":"object","required":["file_path","content"],"properties":{"file_path":{"description":"Path of the file (absolute or relative to the working directory).","type":"string"},"content":{"description":"The complete new content of the file.","type":"string"}}};
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1387,14 +1669,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_7a1b4292cd7b4654 = validate25;
-const schema26 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"}}};
+export const validate_7a1b4292cd7b4654 = validate27;
+const schema28 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"}}};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1552,14 +1834,14 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_80e2ac5b8f68f9d8 = validate26;
-const schema27 = {"additionalProperties":false,"type":"object","required":["file_path","old_string","new_string"],"properties":{"file_path":{"description":"Path of the file to edit (absolute or relative to the working directory).","type":"string"},"old_string":{"description":"The exact text to replace.","type":"string"},"new_string":{"description":"The text to put in its place.","type":"string"},"replace_all":{"description":"Replace every occurrence of old_string (default false).","default":false,"type":"boolean"}}};
+export const validate_80e2ac5b8f68f9d8 = validate28;
+const schema29 = {"additionalProperties":false,"type":"object","required":["file_path","old_string","new_string"],"properties":{"file_path":{"description":"Path of the file to edit (absolute or relative to the working directory).","type":"string"},"old_string":{"description":"The exact text to replace.","type":"string"},"new_string":{"description":"The text to put in its place.","type":"string"},"replace_all":{"description":"Replace every occurrence of old_string (default false).","default":false,"type":"boolean"}}};
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1664,14 +1946,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_80e3ec3b769914f0 = validate27;
-const schema28 = {"additionalProperties":false,"type":"object","required":["question"],"properties":{"question":{"minLength":1,"description":"The question, complete and specific.","type":"string"},"options":{"description":"Answers to choose from, when there are a few obvious ones.","type":"array","items":{"minLength":1,"type":"string"}}}};
+export const validate_80e3ec3b769914f0 = validate29;
+const schema30 = {"additionalProperties":false,"type":"object","required":["question"],"properties":{"question":{"minLength":1,"description":"The question, complete and specific.","type":"string"},"options":{"description":"Answers to choose from, when there are a few obvious ones.","type":"array","items":{"minLength":1,"type":"string"}}}};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1774,14 +2056,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate29.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_86cb84dc8fe546d0 = validate28;
-const schema29 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"},"output_mode":{"description":"content: matching lines (default); files_with_matches: file paths; count: matches per file.","type":"string","enum":["content","files_with_matches","count"]}}};
+export const validate_86cb84dc8fe546d0 = validate30;
+const schema31 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"},"output_mode":{"description":"content: matching lines (default); files_with_matches: file paths; count: matches per file.","type":"string","enum":["content","files_with_matches","count"]}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -1941,7 +2223,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data6 === "content") || (data6 === "files_with_matches")) || (data6 === "count"))){
-const err13 = {instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/enum",keyword:"enum",params:{allowedValues: schema29.properties.output_mode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.output_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1962,14 +2244,144 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_93f5370a26d1f1dc = validate29;
-const schema30 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"}}};
+export const validate_87b914f93469651d = validate31;
+const schema32 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"},"run_in_background":{"description":"Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.","type":"boolean"},"tty":{"description":"With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).","type":"boolean"}}};
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.command === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((key0 === "command") || (key0 === "timeout_ms")) || (key0 === "description")) || (key0 === "run_in_background")) || (key0 === "tty"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.command !== undefined){
+let data0 = data.command;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/command",schemaPath:"#/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.timeout_ms !== undefined){
+let data1 = data.timeout_ms;
+if(!((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1)))){
+const err4 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(typeof data1 == "number"){
+if(data1 < 1 || isNaN(data1)){
+const err5 = {instancePath:instancePath+"/timeout_ms",schemaPath:"#/properties/timeout_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.run_in_background !== undefined){
+if(typeof data.run_in_background !== "boolean"){
+const err7 = {instancePath:instancePath+"/run_in_background",schemaPath:"#/properties/run_in_background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.tty !== undefined){
+if(typeof data.tty !== "boolean"){
+const err8 = {instancePath:instancePath+"/tty",schemaPath:"#/properties/tty/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate31.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_93f5370a26d1f1dc = validate32;
+const schema33 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"}}};
+
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2018,14 +2430,143 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b08ab8d4319fcf23 = validate30;
-const schema31 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
+export const validate_9ad6de3b9a9e4446 = validate33;
+const schema34 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"filter":{"minLength":1,"description":"A regular expression lines must match to be shown.","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for output to arrive and settle, or the process to exit (default 0).","type":"integer"}}};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "filter")) || (key0 === "wait_ms"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.filter !== undefined){
+let data1 = data.filter;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err4 = {instancePath:instancePath+"/filter",schemaPath:"#/properties/filter/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/filter",schemaPath:"#/properties/filter/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.wait_ms !== undefined){
+let data2 = data.wait_ms;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(typeof data2 == "number"){
+if(data2 > 60000 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2 < 0 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_b08ab8d4319fcf23 = validate34;
+const schema35 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2148,14 +2689,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_bb715a2fa8a54a4a = validate31;
-const schema32 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
+export const validate_bb715a2fa8a54a4a = validate35;
+const schema36 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2258,14 +2799,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_c9aa4444dd5da1d7 = validate32;
-const schema33 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
+export const validate_c9aa4444dd5da1d7 = validate36;
+const schema37 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2378,7 +2919,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "incoming") || (data4 === "outgoing")) || (data4 === "both"))){
-const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema33.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema37.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2434,14 +2975,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_d4cf2b92299bb83f = validate33;
-const schema34 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
+export const validate_d4cf2b92299bb83f = validate37;
+const schema38 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2515,14 +3056,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_da99b9214540626f = validate34;
-const schema35 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
+export const validate_da99b9214540626f = validate38;
+const schema39 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2633,14 +3174,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_f755cc690e83d541 = validate35;
-const schema36 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"}}};
+export const validate_f755cc690e83d541 = validate39;
+const schema40 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"}}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2750,22 +3291,150 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate39.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_fc4f7093ed2bf098 = validate40;
+const schema41 = {"additionalProperties":false,"type":"object","required":["id","text"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"text":{"description":"The text to write, e.g. \"yes\\n\".","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for the reply to arrive and settle (default 2000).","type":"integer"}}};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.text === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "id") || (key0 === "text")) || (key0 === "wait_ms"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err5 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.wait_ms !== undefined){
+let data2 = data.wait_ms;
+if(!((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2)))){
+const err6 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(typeof data2 == "number"){
+if(data2 > 60000 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if(data2 < 0 || isNaN(data2)){
+const err8 = {instancePath:instancePath+"/wait_ms",schemaPath:"#/properties/wait_ms/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate40.errors = vErrors;
 return errors === 0;
 }
 
 
 export const BUILTIN_VALIDATORS = {
   "02e7e871d2a863af": validate_02e7e871d2a863af,
+  "0d0c43a42782ba6c": validate_0d0c43a42782ba6c,
   "0dad252b5e100768": validate_0dad252b5e100768,
   "1ab153a6ebfa68c3": validate_1ab153a6ebfa68c3,
   "1f08ed3c93c358c1": validate_1f08ed3c93c358c1,
+  "2c998156a29ed7f8": validate_2c998156a29ed7f8,
+  "35d29ec3d65ff4ad": validate_35d29ec3d65ff4ad,
+  "36c6ee9a77f1e65f": validate_36c6ee9a77f1e65f,
   "3a473e4f86a86ff6": validate_3a473e4f86a86ff6,
   "3b4b29b536046257": validate_3b4b29b536046257,
-  "3de3abacb12da865": validate_3de3abacb12da865,
-  "472288989c95bfc1": validate_472288989c95bfc1,
   "4a120ae655ecfa66": validate_4a120ae655ecfa66,
-  "4e557302b4245a2a": validate_4e557302b4245a2a,
+  "5a890448a8542aaa": validate_5a890448a8542aaa,
   "5bf5ef84ca4a4da5": validate_5bf5ef84ca4a4da5,
   "669c36e066766aa0": validate_669c36e066766aa0,
   "6f0f528738ea0a20": validate_6f0f528738ea0a20,
@@ -2775,11 +3444,14 @@ export const BUILTIN_VALIDATORS = {
   "80e2ac5b8f68f9d8": validate_80e2ac5b8f68f9d8,
   "80e3ec3b769914f0": validate_80e3ec3b769914f0,
   "86cb84dc8fe546d0": validate_86cb84dc8fe546d0,
+  "87b914f93469651d": validate_87b914f93469651d,
   "93f5370a26d1f1dc": validate_93f5370a26d1f1dc,
+  "9ad6de3b9a9e4446": validate_9ad6de3b9a9e4446,
   "b08ab8d4319fcf23": validate_b08ab8d4319fcf23,
   "bb715a2fa8a54a4a": validate_bb715a2fa8a54a4a,
   "c9aa4444dd5da1d7": validate_c9aa4444dd5da1d7,
   "d4cf2b92299bb83f": validate_d4cf2b92299bb83f,
   "da99b9214540626f": validate_da99b9214540626f,
   "f755cc690e83d541": validate_f755cc690e83d541,
+  "fc4f7093ed2bf098": validate_fc4f7093ed2bf098,
 };

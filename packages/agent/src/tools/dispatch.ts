@@ -1,5 +1,6 @@
 import type { ImageData, ToolCallData } from "@attractor/llm";
 import { type TruncationConfig, truncateToolOutput } from "../truncation/index.js";
+import type { BackgroundProcessTable } from "../types/background-process.js";
 import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo } from "../types/config.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { ProfileToolRegistry } from "../types/profile.js";
@@ -46,6 +47,8 @@ export interface DispatchOptions {
   readonly truncation?: TruncationConfig;
   readonly defaultCommandTimeoutMs?: number;
   readonly maxCommandTimeoutMs?: number;
+  /** The session's background processes, handed to each tool's context. */
+  readonly processes?: BackgroundProcessTable;
   /** Tools the model may call now; others are reported as unknown. All registered tools by default. */
   readonly isAllowed?: (name: string) => boolean;
   readonly beforeToolCall?: BeforeToolCallHook;
@@ -233,6 +236,7 @@ async function runCall(
         defaultCommandTimeoutMs: options.defaultCommandTimeoutMs,
       }),
       ...(options.maxCommandTimeoutMs !== undefined && { maxCommandTimeoutMs: options.maxCommandTimeoutMs }),
+      ...(options.processes !== undefined && { processes: options.processes }),
     });
     const out: ToolOutput = typeof raw === "string" ? { output: raw } : raw;
     result = {

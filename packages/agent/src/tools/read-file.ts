@@ -6,6 +6,9 @@ import { windowLines } from "../environment/line-reader.js";
 import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { defineBuiltinTool } from "./define-tool.js";
+import { isNotebookPath, readNotebook } from "./notebook/read-notebook.js";
+import { looksLikePdf } from "./pdf/pdf-text.js";
+import { readPdfText } from "./pdf/read-pdf.js";
 import { imageMediaType } from "./shared/image.js";
 import { similarNames } from "./shared/similar-names.js";
 import { looksBinary } from "./shared/text-file.js";
@@ -27,7 +30,7 @@ export const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 // Below this size the file's line count is worth computing for an out-of-range offset.
 const COUNT_LINES_MAX_BYTES = 8 * 1024 * 1024;
 
-const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Output longer than 50,000 characters is shortened (start and end kept, with a marker); in files above ${WHOLE_LINES_MAX_BYTES / 1024 / 1024} MB, lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Binary files are not shown.`;
+const DESCRIPTION = `Reads a file and returns its lines numbered as "N | content". By default up to ${DEFAULT_READ_LIMIT} lines from the start; use offset (1-based line) and limit for other parts of long files. Output longer than 50,000 characters is shortened (start and end kept, with a marker); in files above ${WHOLE_LINES_MAX_BYTES / 1024 / 1024} MB, lines longer than ${MAX_LINE_LENGTH} characters are cut. Images (PNG, JPEG, GIF, WebP) are returned as images. Jupyter notebooks (.ipynb) are shown as cells with their outputs (offset and limit then count cells); PDFs as the text of their pages (offset and limit count pages, 50 by default). Binary files are not shown.`;
 
 /** Executes read_file: a numbered window of a text file (streamed), or an image. */
 export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
@@ -42,12 +45,17 @@ export async function readFileExecutor(args: ReadFileArgs, env: ExecutionEnviron
       return errorOutput(`${path} is a directory, not a file. Use list_dir or glob to see what it contains.`);
     }
     if (stat.size === 0) return { output: `(${path} is empty)`, details: { path, linesRead: 0 } };
+    // A notebook is read as cells with their outputs; offset and limit count cells.
+    if (isNotebookPath(path)) return await readNotebook(env, path, args.offset, args.limit);
 
     // A small file is read once, whole, and windowed here; a larger one is read in parts.
     const bytes = stat.size <= SMALL_FILE_BYTES ? await env.readFileBytes(path) : undefined;
     const head = bytes?.subarray(0, 8192) ?? (await env.readFileBytes(path, { maxBytes: 8192 }));
     const mediaType = imageMediaType(head);
     if (mediaType !== undefined) return readImage(env, path, mediaType, stat.size, bytes);
+    // A PDF is read as the text of its pages; offset and limit count pages.
+    if (looksLikePdf(head))
+      return await readPdfText(bytes ?? (await env.readFileBytes(path)), path, args.offset, args.limit);
     if (looksBinary(head)) {
       return errorOutput(
         `${path} is a binary file (${stat.size} bytes); its content cannot be shown as text.`,

@@ -1,8 +1,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { EnvironmentError } from "../environment/errors.js";
+import type { BackgroundProcessInfo } from "../types/background-process.js";
 import type { ExecResult } from "../types/environment.js";
 import type { RegisteredTool, ToolCallContext, ToolOutput } from "../types/tool.js";
 import { defineBuiltinTool } from "./define-tool.js";
+import { processesOf } from "./processes/tools.js";
+import { ArgumentError } from "./shared/tool-errors.js";
 
 /** The spec's hard ceiling for any command timeout. */
 const MAX_TIMEOUT_MS = 600_000;
@@ -33,6 +36,9 @@ export function effectiveTimeout(
 function executor(options: ShellToolOptions) {
   return async (args: ShellArgs, ctx: ToolCallContext): Promise<ToolOutput> => {
     const { command } = args;
+    if (args.run_in_background === true) return startInBackground(args, ctx);
+    if (args.tty === true)
+      throw new ArgumentError("tty applies to commands run with run_in_background: true.", "tty");
     const timeoutMs = effectiveTimeout(args.timeout_ms, options, ctx);
     let result: ExecResult;
     try {
@@ -71,6 +77,25 @@ function executor(options: ShellToolOptions) {
   };
 }
 
+/** Starts the command as a background process of the session and returns its id at once. */
+async function startInBackground(args: ShellArgs, ctx: ToolCallContext): Promise<ToolOutput> {
+  let info: BackgroundProcessInfo;
+  try {
+    info = await processesOf(ctx).start(ctx.environment, args.command, { tty: args.tty === true });
+  } catch (err) {
+    if (err instanceof EnvironmentError)
+      return { output: `Could not start the command: ${err.message}`, isError: true, errorCode: err.code };
+    throw err;
+  }
+  return {
+    output: [
+      `Started in the background as ${info.id} (pid ${info.pid ?? "unknown"}${info.tty ? ", under a pseudo-terminal" : ""}).`,
+      `Read its output with shell_output (id "${info.id}"), write to its input with shell_input, stop it with shell_kill. It is stopped when the session ends.`,
+    ].join("\n"),
+    details: { backgroundId: info.id, pid: info.pid },
+  };
+}
+
 const shellParameters = (defaultMs: number) =>
   Type.Object(
     {
@@ -84,6 +109,18 @@ const shellParameters = (defaultMs: number) =>
       description: Type.Optional(
         Type.String({ description: "A short description of what the command does." }),
       ),
+      run_in_background: Type.Optional(
+        Type.Boolean({
+          description:
+            "Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.",
+        }),
+      ),
+      tty: Type.Optional(
+        Type.Boolean({
+          description:
+            "With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).",
+        }),
+      ),
     },
     { additionalProperties: false },
   );
@@ -94,7 +131,7 @@ export function shellTool(options: ShellToolOptions = {}): RegisteredTool {
   const def = options.defaultTimeoutMs ?? FALLBACK_TIMEOUT_MS;
   return defineBuiltinTool({
     name: "shell",
-    description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail. Default timeout ${def} ms.`,
+    description: `Run a command with bash in the working directory and return its combined stdout and stderr, exit code and duration. Stdin is closed and the environment is non-interactive, so commands that prompt fail in the foreground. Default timeout ${def} ms. For a server or anything long-running or interactive, set run_in_background (and tty for programs that need a terminal), then use shell_output, shell_input and shell_kill.`,
     parameters: shellParameters(def),
     execute: executor(options),
     targets: () => ["*"],

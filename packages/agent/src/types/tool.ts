@@ -1,4 +1,5 @@
 import type { ImageData, Tool as LlmTool, ToolDefinition } from "@attractor/llm";
+import type { BackgroundProcessTable } from "./background-process.js";
 import type { ExecutionEnvironment } from "./environment.js";
 
 export type { ToolDefinition };
@@ -56,6 +57,8 @@ export interface ToolCallContext {
   readonly maxCommandTimeoutMs?: number;
   /** Where the tool reads, writes and runs commands (never node:fs or child_process directly). */
   readonly environment: ExecutionEnvironment;
+  /** The session's background processes (shell's run_in_background); absent outside a session. */
+  readonly processes?: BackgroundProcessTable;
 }
 
 /** @deprecated use ToolCallContext (a ToolExecutor gets it without `environment`). */

@@ -8,6 +8,7 @@ import { customSlashCommand } from "./builtin/custom.js";
 import { exitCommand } from "./builtin/exit.js";
 import { helpCommand } from "./builtin/help.js";
 import { initCommand } from "./builtin/init.js";
+import { jobsCommand } from "./builtin/jobs.js";
 import { mcpCommand, mcpPromptCommands } from "./builtin/mcp.js";
 import { memoryCommand } from "./builtin/memory.js";
 import { modeCommand } from "./builtin/mode.js";
@@ -30,6 +31,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   undoCommand,
   rewindCommand,
   toolsCommand,
+  jobsCommand,
   mcpCommand,
   modeCommand,
   modelCommand,

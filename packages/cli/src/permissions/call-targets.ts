@@ -14,6 +14,7 @@ const KINDS: Readonly<Record<string, CallKind>> = {
   write_file: "edit",
   edit_file: "edit",
   apply_patch: "edit",
+  notebook_edit: "edit",
   shell: "shell",
   spawn_agent: "agent",
   send_input: "agent",
@@ -21,6 +22,8 @@ const KINDS: Readonly<Record<string, CallKind>> = {
   close_agent: "agent",
   todo: "interaction",
   ask_user: "interaction",
+  // Stops a command the session itself started in the background.
+  shell_kill: "interaction",
   // Code intelligence reads the files it is pointed at (and shows lines of the files it finds).
   find_definition: "read",
   find_references: "read",
@@ -49,6 +52,10 @@ export function callPaths(toolName: string, args: Readonly<Record<string, unknow
     case "write_file":
     case "edit_file": {
       const p = str(args.file_path) ?? str(args.path);
+      return p ? [p] : [];
+    }
+    case "notebook_edit": {
+      const p = str(args.notebook_path);
       return p ? [p] : [];
     }
     case "read_many_files": {

@@ -19,6 +19,7 @@ import {
   ruleAppliesTo,
 } from "./rules.js";
 import { codeRunningReason, createSensitiveFileMatcher, type SensitivePattern } from "./sensitive-files.js";
+import { webFetchEvaluation } from "./web-rules.js";
 
 /** What the user is asked about; everything a prompt needs to explain the call. */
 export interface PermissionRequest {
@@ -314,6 +315,8 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
   };
 
   const evaluate = async (call: ToolCallInfo): Promise<PermissionEvaluation> => {
+    const web = webFetchEvaluation(call, { ask: askRules, deny: denyRules }, mode);
+    if (web) return web;
     let d: DescribedCall;
     try {
       d = await describe(call);

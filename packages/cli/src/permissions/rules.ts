@@ -24,7 +24,7 @@ export interface PermissionRule {
 
 /** Tool groups usable in rules, so `edit(src/**)` covers every tool that edits files. */
 export const TOOL_GROUPS: Readonly<Record<string, readonly string[]>> = {
-  edit: ["write_file", "edit_file", "apply_patch"],
+  edit: ["write_file", "edit_file", "apply_patch", "notebook_edit"],
   read: ["read_file", "read_many_files", "grep", "glob", "list_dir"],
 };
 
@@ -34,7 +34,11 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   write: "write_file",
   multiedit: "edit_file",
   ls: "list_dir",
-  notebookedit: "edit_file",
+  notebookedit: "notebook_edit",
+  webfetch: "web_fetch",
+  bashoutput: "shell_output",
+  killshell: "shell_kill",
+  killbash: "shell_kill",
 };
 
 /** Parses `tool` or `tool(pattern)`; throws RuleSyntaxError. */
@@ -58,6 +62,14 @@ export function parseRule(source: string): PermissionRule {
   const lower = name.toLowerCase();
   const canonical = TOOL_ALIASES[lower] ?? lower;
   const tools = TOOL_GROUPS[canonical] ?? [canonical];
+  if (pattern !== undefined && tools.includes("web_fetch")) {
+    if (!/^domain:\S+$/i.test(pattern.trim()))
+      throw new RuleSyntaxError(
+        source,
+        "a web_fetch rule names a domain, e.g. web_fetch(domain:docs.python.org)",
+      );
+    return { source, tools, pattern: pattern.trim() };
+  }
   if (
     pattern !== undefined &&
     tools.every((t) => t !== "shell") &&

@@ -7,11 +7,14 @@ import {
   createAskUserTool,
   createSkillTool,
   createTodoTool,
+  createWebFetchTool,
   type ExecutionEnvironment,
   fileToolCache,
   loadSkills,
   loadSubagentTypes,
   McpManager,
+  modelPageAnswerer,
+  notebookEditTool,
   type ProviderProfile,
   probeBubblewrap,
   type SandboxedExecutionEnvironment,
@@ -540,7 +543,25 @@ class AgentRuntime implements Runtime {
       parts.skills.length > 0
         ? [createSkillTool(() => parts.skills, { readFile: (path) => readFile(path, "utf8"), listFiles })]
         : [];
-    this.profile = createProfile(parts.choice, [this.todoTool, askUser, ...skillTools], parts.toolMode);
+    const webFetch = createWebFetchTool({
+      // The page is read by the session's current model, in a request of its own.
+      answer: (question) =>
+        modelPageAnswerer(this.client, { model: this.modelValue, provider: this.profile.provider })(question),
+      // An address on this machine or its network is judged by the policy as a call of its own.
+      allowNonPublic: async (target) =>
+        (
+          await this.active.policy.check({
+            callId: "",
+            toolName: "web_fetch",
+            arguments: { url: target.url, nonPublicAddress: target.address },
+          })
+        ).behavior === "allow",
+    });
+    this.profile = createProfile(
+      parts.choice,
+      [this.todoTool, askUser, webFetch, notebookEditTool(), ...skillTools],
+      parts.toolMode,
+    );
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
     this.hooks = createCommandHooks(parts.hookSources, {
       projectDir: parts.projectDir,

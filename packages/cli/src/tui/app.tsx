@@ -669,6 +669,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               mode: runtime.mode,
               cost: addCosts(restoredCost, runtime.cost()),
               contextPercent: runtime.contextPercent(),
+              jobs: runtime.session.processes.runningCount(),
               ...(hint !== undefined && { hint }),
             }}
           />

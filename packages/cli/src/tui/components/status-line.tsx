@@ -17,11 +17,13 @@ export interface StatusInfo {
   readonly mode: PermissionMode;
   readonly cost: CostSummary;
   readonly contextPercent: number | undefined;
+  /** Commands of the session running in the background (listed by /jobs). */
+  readonly jobs?: number;
   /** A transient hint (e.g. "Press Ctrl+C again to exit") shown first, instead of the key help. */
   readonly hint?: string;
 }
 
-/** One line under the prompt: model, mode, tokens, cost, context use, and a key hint. */
+/** One line under the prompt: model, mode, tokens, cost, context use, background jobs, and a key hint. */
 export function StatusLine({ info }: { readonly info: StatusInfo }): ReactNode {
   const { cost, contextPercent } = info;
   const ctx = contextPercent === undefined ? undefined : Math.round(contextPercent);
@@ -48,6 +50,12 @@ export function StatusLine({ info }: { readonly info: StatusInfo }): ReactNode {
           <Text color={ctx >= 90 ? "red" : ctx >= 75 ? "yellow" : undefined} dimColor={ctx < 75}>
             {" "}
             · ctx {ctx}%
+          </Text>
+        ) : null}
+        {info.jobs !== undefined && info.jobs > 0 ? (
+          <Text color="cyan">
+            {" "}
+            · {info.jobs} background {info.jobs === 1 ? "job" : "jobs"}
           </Text>
         ) : null}
         {info.hint ? null : <Text dimColor> · shift+tab mode · esc interrupt · /help</Text>}
