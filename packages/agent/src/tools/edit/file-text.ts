@@ -81,3 +81,18 @@ export function spliceFile(file: FileText, splices: readonly Splice[], bom: bool
   }
   return bom ? BOM + body : body;
 }
+
+/**
+ * Whole new content for an existing file, in the file's conventions: the model never sees a BOM or
+ * CRs (read_file shows neither), so LF content over a CRLF file gets CRLF, and content over a file
+ * with a BOM keeps it. Content that has CRLF or a BOM of its own, and a mixed file, are as given.
+ */
+export function inFileConventions(previous: string, content: string): string {
+  const before = fileText(previous);
+  let out = content;
+  const breaks = before.lf.split("\n").length - 1;
+  const allCrlf = breaks > 0 && before.crlfAt.length === breaks;
+  if (allCrlf && !content.includes("\r")) out = out.replaceAll("\n", "\r\n");
+  if (before.bom && !out.startsWith(BOM)) out = BOM + out;
+  return out;
+}
