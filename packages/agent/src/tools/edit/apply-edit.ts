@@ -8,7 +8,7 @@ import { buildNewText } from "./new-text.js";
 import { addedPlaceholders } from "./placeholders.js";
 import { notFoundMessage } from "./refusal.js";
 import { plainPunctuation } from "./typography.js";
-import { unescapedPair } from "./unescape.js";
+import { newLooksOverEscaped, unescapedPair } from "./unescape.js";
 
 /** Why an edit could not be made; `code` is stable for hosts and tests. */
 export type EditErrorCode =
@@ -94,6 +94,36 @@ function lineOf(starts: readonly number[], at: number): number {
   return lo;
 }
 
+// A match that stops where only whitespace is left on its line takes that whitespace too: the
+// model sent the line without it, and the line gets the trailing whitespace new_string has.
+function throughTrailingWhitespace(lf: string, end: number, oldText: string): number {
+  if (oldText.endsWith("\n")) return end;
+  const m = /^[ \t]+(?=\n|$)/.exec(lf.slice(end, end + 200));
+  return m === null ? end : end + m[0].length;
+}
+
+// One line of old_string found after a line's indentation, replaced by several lines none of
+// which has that indentation: the model may have written them relative to it or as they should
+// be, and the two give different files.
+function unclearIndentation(
+  prefix: string,
+  oldText: string,
+  newLines: readonly string[],
+): string | undefined {
+  if (prefix === "" || !/^[ \t]+$/.test(prefix)) return undefined;
+  if (
+    oldText
+      .split("\n")
+      .slice(1)
+      .some((l) => l.trim() !== "")
+  )
+    return undefined;
+  const full = prefix + (/^[ \t]*/.exec(oldText)?.[0] ?? "");
+  const rest = newLines.slice(1).filter((l) => l.trim() !== "");
+  if (rest.length === 0 || rest.some((l) => l.startsWith(full))) return undefined;
+  return "old_string starts after that line's indentation while new_string's other lines do not have it, so it is not clear where they belong";
+}
+
 // The candidates of one layer for one reading of the strings.
 function layerCandidates(
   layer: EditStrategy,
@@ -107,12 +137,25 @@ function layerCandidates(
   switch (layer) {
     case "exact":
     case "line-endings":
-      return occurrences(lf, r.oldText).map((start) => ({
-        start,
-        end: start + r.oldText.length,
-        text: r.newText,
-        line: lineOf(view().starts, start),
-      }));
+      return occurrences(lf, r.oldText).map((start) => {
+        const line = lineOf(view().starts, start);
+        const lineStart = view().starts[line] as number;
+        // A line whose text new_string makes blank loses its indentation too: the model's line is
+        // blank (and gone, when the line break goes as well).
+        const whole = (newLines[0] as string).trim() === "" && /^[ \t]*$/.test(lf.slice(lineStart, start));
+        const candidate = {
+          start: whole ? lineStart : start,
+          end: throughTrailingWhitespace(lf, start + r.oldText.length, r.oldText),
+          text: r.newText,
+          line,
+        };
+        const problem =
+          unclearIndentation(lf.slice(lineStart, start), r.oldText, newLines) ??
+          (r.reading === "as-written" && newLooksOverEscaped(r.oldText, r.newText)
+            ? "new_string has no line break yet writes out \\n outside any string literal (over-escaped?), so it is not clear whether it means line breaks"
+            : undefined);
+        return problem === undefined ? candidate : { ...candidate, problem };
+      });
     case "typographic": {
       // Within lines too (old_string may be part of a line): one-for-one forms keep offsets.
       const needle = plainPunctuation(r.oldText);
@@ -255,7 +298,7 @@ export function applyEdit(
     if (problem !== undefined) {
       throw new EditError(
         "unmappable",
-        `old_string matches ${where} at line ${problem.line + 1} only with ${how}, but ${problem.problem}. Nothing was changed. Send old_string and new_string with the file's own indentation.`,
+        `old_string matches ${where} at line ${problem.line + 1} (${how}), but ${problem.problem}. Nothing was changed. Send old_string as whole lines with the file's own indentation, and new_string as the exact text to write, with real line breaks and the indentation each line should have.`,
         1,
         [problem.line + 1],
       );

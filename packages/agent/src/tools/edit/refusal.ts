@@ -50,14 +50,14 @@ export function notFoundMessage(
     const differs = contentKey(line) !== contentKey(mine);
     const spacing = !differs && line.trimEnd() !== mine.trimEnd();
     marks.push(`${differs ? ">" : spacing ? "~" : " "} ${n} | ${line}`);
-    if (differs) theirs.push(`  ${n} | ${mine}`);
+    if (differs) theirs.push(`for line ${first + j}, old_string has: ${mine}`);
   });
   const legend =
     theirs.length > 0
-      ? `Lines marked ">" differ from old_string in more than whitespace (old_string has them as:\n${theirs.join("\n")}\n)`
-      : `No line differs in more than whitespace; the lines marked "~" have other indentation than old_string in a way no single shift or tab/space conversion explains`;
+      ? `The lines marked ">" differ from old_string in more than whitespace; old_string had:\n${theirs.join("\n")}\nThe file's lines are`
+      : `No line differs in more than whitespace; the lines marked "~" have other whitespace than old_string in a way no single shift or tab/space conversion explains. The file's lines are`;
   return {
     line: first,
-    message: `${head}\nThe closest lines are ${first}-${last} of ${where}. ${legend}.\n${marks.join("\n")}\nTo make this edit, send as old_string lines ${first}-${last} exactly as they are above (without the marker, the line number and " | "), and as new_string the same lines with your change.`,
+    message: `${head}\nThe closest lines are ${first}-${last} of ${where}. ${legend}:\n${marks.join("\n")}\nTo make this edit, send as old_string lines ${first}-${last} exactly as they are above (without the marker, the line number and " | "), and as new_string the same lines with your change.`,
   };
 }

@@ -31,3 +31,22 @@ export function unescapedPair(
   if (!oldText.includes("\n") && oldPlain.includes("\n") && newText.includes("\n")) return undefined;
   return { oldText: oldPlain, newText: unescapeOverEscaped(newText) };
 }
+
+/**
+ * Whether new_string looks over-escaped when old_string is not: it has no line break but writes
+ * out `\n` where no string literal is open, and old_string writes out none. Such a new_string
+ * may mean line breaks or the two characters, and the two give different files.
+ */
+export function newLooksOverEscaped(oldText: string, newText: string): boolean {
+  if (newText.includes("\n") || oldText.includes("\\n")) return false;
+  let quote: string | undefined;
+  for (let i = 0; i < newText.length; i++) {
+    const ch = newText[i] as string;
+    if (ch === "\\") {
+      if (newText[i + 1] === "n" && quote === undefined) return true;
+      i++;
+    } else if (quote === undefined && (ch === '"' || ch === "'" || ch === "`")) quote = ch;
+    else if (ch === quote) quote = undefined;
+  }
+  return false;
+}
