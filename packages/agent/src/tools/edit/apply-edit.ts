@@ -130,6 +130,7 @@ function layerCandidates(
   lf: string,
   plainLf: () => string,
   view: () => FileLinesView,
+  lineStarts: () => readonly number[],
   r: Reading,
 ): Candidate[] {
   const oldLines = r.oldText.split("\n");
@@ -138,8 +139,8 @@ function layerCandidates(
     case "exact":
     case "line-endings":
       return occurrences(lf, r.oldText).map((start) => {
-        const line = lineOf(view().starts, start);
-        const lineStart = view().starts[line] as number;
+        const line = lineOf(lineStarts(), start);
+        const lineStart = lineStarts()[line] as number;
         // A line whose text new_string makes blank loses its indentation too: the model's line is
         // blank (and gone, when the line break goes as well).
         const whole = (newLines[0] as string).trim() === "" && /^[ \t]*$/.test(lf.slice(lineStart, start));
@@ -171,7 +172,7 @@ function layerCandidates(
             fileText: fileLines[j] as string,
           }));
           const built = buildNewText(oldLines, newLines, aligned, undefined, false);
-          const line = lineOf(view().starts, start);
+          const line = lineOf(lineStarts(), start);
           out.push(
             built.ok
               ? { start, end: start + needle.length, text: built.text, line }
@@ -255,15 +256,25 @@ export function applyEdit(
 
   let plain: string | undefined;
   let view: FileLinesView | undefined;
+  let starts: number[] | undefined;
+  const lineStarts = () => {
+    if (starts === undefined) {
+      starts = [0];
+      for (let i = file.lf.indexOf("\n"); i !== -1; i = file.lf.indexOf("\n", i + 1)) starts.push(i + 1);
+    }
+    return starts;
+  };
   const plainLf = () => {
     plain ??= plainPunctuation(file.lf);
     return plain;
   };
   const linesView = () => {
-    if (view === undefined) {
-      const lines = file.lf.split("\n");
-      view = fileLinesView(file.lf, fileIndentUnit(lines));
-    }
+    // NFC text (the usual case) shares the typographic layer's plain copy.
+    const plainNfc = () => {
+      const nfc = file.lf.normalize("NFC");
+      return nfc === file.lf ? plainLf() : plainPunctuation(nfc);
+    };
+    view ??= fileLinesView(file.lf, () => fileIndentUnit(file.lf.split("\n")), plainNfc);
     return view;
   };
 
@@ -271,7 +282,7 @@ export function applyEdit(
     const found: Found[] = [];
     for (const r of readings) {
       if (r.oldText === "" || (r.oldText.trim() === "" && layer !== "exact")) continue;
-      for (const c of layerCandidates(layer, file.lf, plainLf, linesView, r))
+      for (const c of layerCandidates(layer, file.lf, plainLf, linesView, lineStarts, r))
         found.push({ ...c, reading: r.reading });
     }
     if (found.length === 0) continue;
@@ -326,7 +337,7 @@ export function applyEdit(
       ...(reading === "line-numbers" && { lineNumbersRemoved: true }),
     };
   }
-  const refusal = notFoundMessage(linesView().lines, readings, where, READING_NAMES);
+  const refusal = notFoundMessage(linesView(), readings, where, READING_NAMES);
   throw new EditError(
     "not_found",
     refusal.message,

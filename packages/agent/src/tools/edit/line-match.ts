@@ -22,51 +22,98 @@ export interface Candidate {
   readonly problem?: string;
 }
 
-/** A file's LF text cut into lines, with the per-line comparison keys the layers need. */
+/** A file's LF text cut into lines, with the per-line comparison keys the layers need, made on demand. */
 export interface FileLinesView {
   readonly lines: readonly string[];
   readonly starts: readonly number[];
   readonly unit: IndentUnit | undefined;
-  /** Content (after indentation, without trailing whitespace) per line, exact and with plain punctuation. */
-  readonly exactKeys: readonly string[];
-  readonly plainKeys: readonly string[];
-  readonly byExactKey: ReadonlyMap<string, readonly number[]>;
-  readonly byPlainKey: ReadonlyMap<string, readonly number[]>;
+  /** A line's content (after indentation, without trailing whitespace), exact or with plain punctuation. */
+  key(line: number, plain: boolean): string;
+  /** The lines whose key is `key` (not empty). */
+  linesWithKey(key: string, plain: boolean): number[];
 }
 
 const contentOf = (line: string): string => line.slice(indentOf(line).length).trimEnd();
 // Canonically equivalent accents (composed or not) are the same text; then the one-for-one forms.
-const plainKey = (content: string): string => plainPunctuation(content.normalize("NFC"));
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is the point
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const plainKey = (content: string): string =>
+  ASCII_ONLY.test(content) ? content : plainPunctuation(content.normalize("NFC"));
 
-function index(keys: readonly string[]): Map<string, number[]> {
-  const map = new Map<string, number[]>();
-  keys.forEach((k, i) => {
-    const list = map.get(k);
-    if (list === undefined) map.set(k, [i]);
-    else list.push(i);
-  });
-  return map;
+function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  return starts;
 }
 
-/** Cuts LF text into lines and computes their keys once for every layer. */
-export function fileLinesView(lf: string, unit: IndentUnit | undefined): FileLinesView {
-  const lines = lf.split("\n");
-  const starts: number[] = [];
-  let at = 0;
-  for (const line of lines) {
-    starts.push(at);
-    at += line.length + 1;
+function lineOf(starts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
   }
-  const exactKeys = lines.map(contentOf);
-  const plainKeys = exactKeys.map(plainKey);
+  return lo;
+}
+
+/**
+ * Cuts LF text into lines. Keys are computed per line when asked, and lines with a key are found
+ * by searching the text for it, so a large file costs little more than the search.
+ */
+export function fileLinesView(
+  lf: string,
+  unit: () => IndentUnit | undefined,
+  plainOf: () => string = () => (ASCII_ONLY.test(lf) ? lf : plainPunctuation(lf.normalize("NFC"))),
+): FileLinesView {
+  const lines = lf.split("\n");
+  const starts = lineStarts(lf);
+  const exact = new Map<number, string>();
+  const plainKeys = new Map<number, string>();
+  const key = (line: number, plain: boolean): string => {
+    let k = exact.get(line);
+    if (k === undefined) {
+      k = contentOf(lines[line] as string);
+      exact.set(line, k);
+    }
+    if (!plain) return k;
+    let p = plainKeys.get(line);
+    if (p === undefined) {
+      p = plainKey(k);
+      plainKeys.set(line, p);
+    }
+    return p;
+  };
+  // The plain text keeps the lines (NFC and one-for-one forms never add or remove a line break).
+  let plainText: { text: string; starts: number[] } | undefined;
+  const plainView = () => {
+    if (plainText === undefined) {
+      const text = plainOf();
+      plainText = { text, starts: text.length === lf.length ? starts : lineStarts(text) };
+    }
+    return plainText;
+  };
+  let knownUnit: { unit: IndentUnit | undefined } | undefined;
   return {
     lines,
     starts,
-    unit,
-    exactKeys,
-    plainKeys,
-    byExactKey: index(exactKeys),
-    byPlainKey: index(plainKeys),
+    get unit() {
+      knownUnit ??= { unit: unit() };
+      return knownUnit.unit;
+    },
+    key,
+    linesWithKey: (wanted, plain) => {
+      const { text, starts: at } = plain ? plainView() : { text: lf, starts };
+      const found: number[] = [];
+      let last = -1;
+      for (let i = text.indexOf(wanted); i !== -1; i = text.indexOf(wanted, i + 1)) {
+        const line = lineOf(at, i);
+        if (line === last) continue;
+        last = line;
+        if (key(line, plain) === wanted) found.push(line);
+      }
+      return found;
+    },
   };
 }
 
@@ -162,17 +209,16 @@ function matchLines(
     }
   }
   if (anchor === -1) return [];
-  const byKey = plain ? view.byPlainKey : view.byExactKey;
-  const fileKeys = plain ? view.plainKeys : view.exactKeys;
+
   const out: Candidate[] = [];
-  for (const at of byKey.get(oldKeys[anchor] as string) ?? []) {
+  for (const at of view.linesWithKey(oldKeys[anchor] as string, plain)) {
     const i = at - anchor;
     if (i < 0 || i + k > view.lines.length) continue;
     let shift: Shift | undefined;
     let ok = true;
     for (let j = first; j <= last && ok; j++) {
       const key = oldKeys[j] as string;
-      if (fileKeys[i + j] !== key) ok = false;
+      if (view.key(i + j, plain) !== key) ok = false;
       else if (key !== "") {
         const oi = indentOf(compared[j] as string);
         const fi = indentOf(view.lines[i + j] as string);

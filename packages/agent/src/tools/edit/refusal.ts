@@ -1,17 +1,48 @@
 import { closestCandidate } from "./closest.js";
 import { type EditReading, STRATEGY_NAMES } from "./edit-types.js";
+import type { FileLinesView } from "./line-match.js";
 import { indentOf } from "./normalize.js";
 import { plainPunctuation } from "./typography.js";
 
 const contentKey = (line: string): string =>
   plainPunctuation(line.slice(indentOf(line).length).trimEnd().normalize("NFC"));
 
+// The window where most lines of old_string are the file's lines (content compared): found by
+// searching the file for each line, so a refusal costs little even in a large file. Undefined
+// when no line of old_string is in the file; then the closest lines are scored by similarity.
+function closestByEqualLines(
+  view: FileLinesView,
+  old: readonly string[],
+): { start: number; lines: readonly string[]; similarity: number } | undefined {
+  const votes = new Map<number, number>();
+  let counted = 0;
+  old.forEach((line, j) => {
+    const key = contentKey(line);
+    if (key === "") return;
+    counted++;
+    for (const at of view.linesWithKey(key, true).slice(0, 1000)) {
+      const start = at - j;
+      if (start >= 0) votes.set(start, (votes.get(start) ?? 0) + 1);
+    }
+  });
+  let best: [number, number] | undefined;
+  for (const [start, n] of votes) {
+    if (best === undefined || n > best[1] || (n === best[1] && start < best[0])) best = [start, n];
+  }
+  if (best === undefined) return undefined;
+  const [start, n] = best;
+  return { start, lines: view.lines.slice(start, start + old.length), similarity: n / counted };
+}
+
+// Line comparisons above which similarity scoring is skipped (it costs about a microsecond each).
+const SIMILARITY_BUDGET = 200_000;
+
 // Below this mean line similarity the closest lines are not worth showing as "what you meant".
 const SHOW_ABOVE = 0.3;
 
 /** Why old_string was not found, and what to send instead: the closest lines, numbered and marked. */
 export function notFoundMessage(
-  fileLines: readonly string[],
+  view: FileLinesView,
   readings: ReadonlyArray<{ readonly reading: EditReading; readonly oldText: string }>,
   where: string,
   readingNames: Readonly<Record<EditReading, string>>,
@@ -28,10 +59,16 @@ export function notFoundMessage(
   let best:
     | { start: number; lines: readonly string[]; similarity: number; old: readonly string[] }
     | undefined;
+  const fileLines = view.lines;
   for (const r of readings) {
     const old = r.oldText.split("\n");
     if (old.length > 1 && old[old.length - 1] === "") old.pop();
-    const c = closestCandidate(fileLines, old);
+    let c = closestByEqualLines(view, old);
+    // Few equal lines: score by similarity too, where the file is small enough for it to be quick.
+    if ((c === undefined || c.similarity < 0.5) && fileLines.length * old.length <= SIMILARITY_BUDGET) {
+      const scored = closestCandidate(fileLines, old);
+      if (scored !== undefined && (c === undefined || scored.similarity > c.similarity)) c = scored;
+    }
     if (c !== undefined && (best === undefined || c.similarity > best.similarity)) best = { ...c, old };
   }
   if (best === undefined || best.similarity < SHOW_ABOVE) {

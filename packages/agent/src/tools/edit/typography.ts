@@ -23,17 +23,25 @@ const ONE_FOR_ONE: Readonly<Record<string, string>> = {
   "\u2009": " ",
   "\u202F": " ",
 };
-const TYPOGRAPHIC = new RegExp(`[${Object.keys(ONE_FOR_ONE).join("")}]`, "g");
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the whole ASCII range is the point
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 // Full-width ASCII forms (U+FF01-FF5E) and the ideographic space, common in CJK text.
-const FULL_WIDTH = /[\uFF01-\uFF5E\u3000]/g;
+const ANY = new RegExp(`[${Object.keys(ONE_FOR_ONE).join("")}\\uFF01-\\uFF5E\\u3000]`, "g");
+
+function plain(ch: string): string {
+  const code = ch.charCodeAt(0);
+  if (code >= 0xff01 && code <= 0xff5e) return String.fromCharCode(code - 0xfee0);
+  if (code === 0x3000) return " ";
+  return ONE_FOR_ONE[ch] ?? ch;
+}
 
 /**
  * Curly quotes, dashes, non-breaking and ideographic spaces and full-width forms read as their
  * ASCII forms, one character for one, so that offsets are kept.
  */
 export function plainPunctuation(text: string): string {
-  return text
-    .replace(TYPOGRAPHIC, (ch) => ONE_FOR_ONE[ch] ?? ch)
-    .replace(FULL_WIDTH, (ch) => (ch === "\u3000" ? " " : String.fromCharCode(ch.charCodeAt(0) - 0xfee0)));
+  if (ASCII_ONLY.test(text)) return text;
+  return text.replace(ANY, plain);
 }
