@@ -1,13 +1,7 @@
 import { indentOf } from "./normalize.js";
 
 /** How a text indents one level: a tab, or a number of spaces. */
-export type IndentUnit =
-  | {
-      readonly kind: "tab";
-      /** Some lines continue with spaces after their tabs (alignment), so spaces do not always mean tabs. */
-      readonly aligns: boolean;
-    }
-  | { readonly kind: "spaces"; readonly width: number };
+export type IndentUnit = { readonly kind: "tab" } | { readonly kind: "spaces"; readonly width: number };
 
 /**
  * The indentation unit a file uses, from its indented lines: tabs when most start with a tab,
@@ -19,22 +13,19 @@ export function fileIndentUnit(lines: readonly string[]): IndentUnit | undefined
   let spaces = 0;
   const steps = new Map<number, number>();
   let previous = 0;
-  let aligns = false;
   for (const line of lines) {
     const indent = indentOf(line);
     // A lone space is a block comment's continuation (" * text"), not indentation.
     if (line.trim() === "" || indent === " ") continue;
-    if (indent.startsWith("\t")) {
-      tabs++;
-      if (/^\t+ {2,}$/.test(indent)) aligns = true;
-    } else if (indent.startsWith(" ")) spaces++;
+    if (indent.startsWith("\t")) tabs++;
+    else if (indent.startsWith(" ")) spaces++;
     if (!indent.includes("\t")) {
       const step = indent.length - previous;
       if (step > 0 && step <= 8) steps.set(step, (steps.get(step) ?? 0) + 1);
       previous = indent.length;
     }
   }
-  if (tabs > spaces) return { kind: "tab", aligns };
+  if (tabs > spaces) return { kind: "tab" };
   if (spaces < 2) return undefined;
   let best: [number, number] | undefined;
   for (const [step, count] of steps) {
@@ -65,6 +56,8 @@ export function indentConversions(
   if (indents.some((i) => i.startsWith(" "))) {
     for (const width of [2, 4, 8]) {
       if (file.kind === "spaces" && width === file.width) continue;
+      // A width that leaves spaces over on a line of old_string is not the model's unit.
+      if (indents.some((i) => (/ *$/.exec(i)?.[0].length ?? 0) % width !== 0)) continue;
       out.push((indent) => {
         const m = /^(\t*)( *)$/.exec(indent);
         if (m === null) return undefined;

@@ -155,28 +155,16 @@ export function lineCandidates(
     if (converted.some((l) => l === undefined)) continue;
     const oldConverted = converted as string[];
     if (oldConverted.every((l, j) => l === oldLines[j])) continue;
-    // new_string is compared with old_string in the model's own indentation, then converted. In
-    // a tab file that also aligns with spaces, the model's spaces may stand for either: only an
-    // indentation old_string showed to be tabs alone is converted.
-    const unit = view.unit;
-    const sure = new Set<string>();
-    oldLines.forEach((l, j) => {
-      const to = indentOf(oldConverted[j] as string);
-      if (l.trim() !== "" && !to.includes(" ")) sure.add(indentOf(l));
-    });
-    const convertNew: IndentMap =
-      unit.kind === "tab" && unit.aligns
-        ? (indent) => (sure.has(indent) ? convert(indent) : undefined)
-        : convert;
+    // new_string is compared with old_string in the model's own indentation, then converted.
     for (const c of matchLines(
       view,
       oldLines,
       newLines,
       layer,
-      convertNew,
+      convert,
       oldConverted,
       convert,
-      unit.kind === "tab",
+      view.unit.kind === "tab",
     )) {
       out.push(c);
     }

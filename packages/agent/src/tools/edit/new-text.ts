@@ -21,8 +21,11 @@ export type NewText =
   | { readonly ok: true; readonly text: string }
   | { readonly ok: false; readonly problem: string };
 
-// A line that ends like this opens a block: the next, deeper line is indented, not aligned.
+// A line that ends like this, or a control statement, opens a block: the next, deeper line is
+// indented, not aligned.
 const OPENS_BLOCK = /[{([:>]$/;
+const CONTROL =
+  /^\s*(?:\}\s*)?(?:if|else|for|foreach|while|do|switch|case|default|elif|elsif|unless|until|try|catch|finally)\b/;
 
 // Whether `line` goes deeper than the last non-blank line written before it without that line
 // opening a block: a continuation, which tab-indented code often aligns with spaces.
@@ -32,7 +35,7 @@ function isContinuation(written: readonly string[], line: string): boolean {
     const previous = written[i] as string;
     if (previous.trim() === "") continue;
     if (indentOf(line).length <= indentOf(previous).length) return false;
-    return !OPENS_BLOCK.test(previous.trimEnd());
+    return !OPENS_BLOCK.test(previous.trimEnd()) && !CONTROL.test(previous);
   }
   return false;
 }
