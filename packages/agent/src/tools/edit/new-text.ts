@@ -29,11 +29,14 @@ const CONTROL =
 
 // Whether `line` goes deeper than the last non-blank line written before it without that line
 // opening a block: a continuation, which tab-indented code often aligns with spaces.
+// Comment and preprocessor lines: their indentation neither continues a statement nor opens a block.
+const COMMENT_OR_DIRECTIVE = /^\s*(?:\/\/|\/\*|\*|#)/;
+
 function isContinuation(written: readonly string[], line: string): boolean {
-  if (line.trim() === "") return false;
+  if (line.trim() === "" || COMMENT_OR_DIRECTIVE.test(line)) return false;
   for (let i = written.length - 1; i >= 0; i--) {
     const previous = written[i] as string;
-    if (previous.trim() === "") continue;
+    if (previous.trim() === "" || COMMENT_OR_DIRECTIVE.test(previous)) continue;
     if (indentOf(line).length <= indentOf(previous).length) return false;
     return !OPENS_BLOCK.test(previous.trimEnd()) && !CONTROL.test(previous);
   }
