@@ -1,5 +1,6 @@
 import { diffArrays } from "diff";
 import { indentOf } from "./normalize.js";
+import { plainPunctuation } from "./typography.js";
 
 /**
  * One line of old_string beside the file text it matched. `oldContent` and `fileContent` are the
@@ -57,6 +58,25 @@ function commonSuffix(a: string, b: string, limit: number): number {
   return i;
 }
 
+// The removed old line a changed new line most likely replaces: the one it shares the longest
+// start and end with (punctuation read plainly), earliest on a tie; none when it shares nothing.
+function closestOld(line: string, free: readonly number[], oldLines: readonly string[]): number | undefined {
+  const mine = plainPunctuation(line.trim());
+  let best: number | undefined;
+  let bestScore = 0;
+  for (const j of free) {
+    const theirs = plainPunctuation((oldLines[j] as string).trim());
+    const limit = Math.min(mine.length, theirs.length);
+    const p = commonPrefix(mine, theirs, limit);
+    const score = p + commonSuffix(mine, theirs, limit - p);
+    if (score > bestScore) {
+      best = j;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 /**
  * new_string as it goes into the file, given how each line of old_string matched: a line new_string
  * keeps is the file's line as it is; a changed line takes the file's characters where it agrees
@@ -108,8 +128,10 @@ export function buildNewText(
       continue;
     }
     if (change.added) {
-      for (const [t, line] of change.value.entries()) {
-        const j = removed[t];
+      const free = [...removed];
+      for (const line of change.value) {
+        const j = closestOld(line, free, oldLines);
+        if (j !== undefined) free.splice(free.indexOf(j), 1);
         const placed = place(line, j === undefined ? undefined : aligned[j]);
         if (guessesContinuations && placed !== undefined && isContinuation(out, placed)) {
           return {
