@@ -116,6 +116,27 @@ describe("edit cases whose right result is the edit", () => {
     ],
     ["pasted read_file line numbers", "a\nb\nc\n", "2 | b\n3 | c", "2 | B\n3 | c", "a\nB\nc\n"],
     ["replace all", "x.y\nx.z\n", "x.", "w.", "w.y\nw.z\n"],
+    [
+      "full-width punctuation in CJK text",
+      "早上好，朋友\n早上好（朋友）\n",
+      "早上好,朋友\n早上好(朋友)\n",
+      "晚安\n",
+      "晚安\n",
+    ],
+    [
+      "full-width forms and a decomposed accent",
+      "ＸＹＺ４５６\nnaive\u0301\n",
+      "XYZ456\nnaivé\n",
+      "abc\n",
+      "abc\n",
+    ],
+    [
+      "the right line when the new text equals a neighbour",
+      "fix me   \nlater   \n",
+      "fix me\n",
+      "later\n",
+      "later\nlater   \n",
+    ],
   ])("%s", async (name, file, oldString, newString, expected) => {
     const { out, after } = await run(
       file,
