@@ -2,7 +2,13 @@ import { ToolError } from "../shared/tool-errors.js";
 import { type EditReading, type EditStrategy, READING_NAMES, STRATEGY_NAMES } from "./edit-types.js";
 import { type FileText, fileText, modelText, type Splice, spliceFile, startsWithBom } from "./file-text.js";
 import { fileIndentUnit } from "./indent-unit.js";
-import { type Candidate, type FileLinesView, fileLinesView, lineCandidates } from "./line-match.js";
+import {
+  type Candidate,
+  type FileLinesView,
+  fileLinesView,
+  lineCandidates,
+  lineStarts,
+} from "./line-match.js";
 import { withoutLinePrefixes } from "./line-prefixes.js";
 import { buildNewText } from "./new-text.js";
 import { addedPlaceholders } from "./placeholders.js";
@@ -257,11 +263,8 @@ export function applyEdit(
   let plain: string | undefined;
   let view: FileLinesView | undefined;
   let starts: number[] | undefined;
-  const lineStarts = () => {
-    if (starts === undefined) {
-      starts = [0];
-      for (let i = file.lf.indexOf("\n"); i !== -1; i = file.lf.indexOf("\n", i + 1)) starts.push(i + 1);
-    }
+  const lineStartsOf = () => {
+    starts ??= lineStarts(file.lf);
     return starts;
   };
   const plainLf = () => {
@@ -274,7 +277,7 @@ export function applyEdit(
       const nfc = file.lf.normalize("NFC");
       return nfc === file.lf ? plainLf() : plainPunctuation(nfc);
     };
-    view ??= fileLinesView(file.lf, () => fileIndentUnit(file.lf.split("\n")), plainNfc);
+    view ??= fileLinesView(file.lf, fileIndentUnit, plainNfc, lineStartsOf());
     return view;
   };
 
@@ -282,7 +285,7 @@ export function applyEdit(
     const found: Found[] = [];
     for (const r of readings) {
       if (r.oldText === "" || (r.oldText.trim() === "" && layer !== "exact")) continue;
-      for (const c of layerCandidates(layer, file.lf, plainLf, linesView, lineStarts, r))
+      for (const c of layerCandidates(layer, file.lf, plainLf, linesView, lineStartsOf, r))
         found.push({ ...c, reading: r.reading });
     }
     if (found.length === 0) continue;

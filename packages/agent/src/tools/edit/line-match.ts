@@ -40,7 +40,8 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const plainKey = (content: string): string =>
   ASCII_ONLY.test(content) ? content : plainPunctuation(content.normalize("NFC"));
 
-function lineStarts(text: string): number[] {
+/** Offsets where the lines of a text start. */
+export function lineStarts(text: string): number[] {
   const starts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
@@ -63,11 +64,12 @@ function lineOf(starts: readonly number[], at: number): number {
  */
 export function fileLinesView(
   lf: string,
-  unit: () => IndentUnit | undefined,
+  unit: (lines: readonly string[]) => IndentUnit | undefined,
   plainOf: () => string = () => (ASCII_ONLY.test(lf) ? lf : plainPunctuation(lf.normalize("NFC"))),
+  knownStarts: readonly number[] = lineStarts(lf),
 ): FileLinesView {
   const lines = lf.split("\n");
-  const starts = lineStarts(lf);
+  const starts = knownStarts;
   const exact = new Map<number, string>();
   const plainKeys = new Map<number, string>();
   const key = (line: number, plain: boolean): string => {
@@ -89,7 +91,7 @@ export function fileLinesView(
   const plainView = () => {
     if (plainText === undefined) {
       const text = plainOf();
-      plainText = { text, starts: text.length === lf.length ? starts : lineStarts(text) };
+      plainText = { text, starts: text.length === lf.length ? [...starts] : lineStarts(text) };
     }
     return plainText;
   };
@@ -98,7 +100,7 @@ export function fileLinesView(
     lines,
     starts,
     get unit() {
-      knownUnit ??= { unit: unit() };
+      knownUnit ??= { unit: unit(lines) };
       return knownUnit.unit;
     },
     key,
