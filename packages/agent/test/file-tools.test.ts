@@ -195,6 +195,21 @@ describe("write_file", () => {
     expect(await readdir(dir)).toEqual(["run.sh"]);
   });
 
+  it("keeps an existing file's CRLF line endings and BOM, which read_file does not show", async () => {
+    await put("a.cs", "\uFEFFclass A\r\n{\r\n}\r\n");
+    const out = await call(write, { file_path: "a.cs", content: "class B\n{\n}\n" });
+    expect(out.isError).toBeFalsy();
+    expect(await readFile(join(dir, "a.cs"), "utf8")).toBe("\uFEFFclass B\r\n{\r\n}\r\n");
+    expect(out.details?.diff).toMatch(/^\+\uFEFF?class B\r$/m);
+    // An LF file, and content with its own CRLF, are written as given.
+    await put("b.txt", "one\ntwo\n");
+    await call(write, { file_path: "b.txt", content: "uno\r\ndos\r\n" });
+    expect(await readFile(join(dir, "b.txt"), "utf8")).toBe("uno\r\ndos\r\n");
+    await put("c.txt", "x\r\ny\r\n");
+    await call(write, { file_path: "c.txt", content: "p\r\nq\n" });
+    expect(await readFile(join(dir, "c.txt"), "utf8")).toBe("p\r\nq\n");
+  });
+
   it("refuses to write over a directory and targets its path", async () => {
     await mkdir(join(dir, "d"));
     const out = await call(write, { file_path: "d", content: "x" });

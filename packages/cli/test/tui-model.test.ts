@@ -435,4 +435,39 @@ describe("resume replay", () => {
     const tool = items[2];
     if (tool?.kind === "tool") expect(summarizeToolCall({ ...tool.call }).target).toBe("a");
   });
+
+  it("shows a resumed edit with the diff the tool made, not one worked out from its arguments", () => {
+    const ts = new Date().toISOString();
+    const diff = "--- a/m.go\n+++ b/m.go\n@@ -1,1 +1,1 @@\n-\trun()\n+\tstart()\n";
+    const items = replayHistory([
+      {
+        kind: "assistant",
+        content: "",
+        toolCalls: [
+          {
+            id: "e1",
+            name: "edit_file",
+            arguments: { file_path: "m.go", old_string: "    run()", new_string: "    start()" },
+          },
+        ],
+        parts: [],
+        usage: { inputTokens: 1, outputTokens: 1, totalTokens: 2 },
+        timestamp: ts,
+      },
+      {
+        kind: "tool_results",
+        results: [
+          {
+            toolCallId: "e1",
+            toolName: "edit_file",
+            content: `Edited m.go: 1 replacement at line 1 (matched with tabs and spaces converted to the file's indentation).\n${diff}`,
+            isError: false,
+          },
+        ],
+        timestamp: ts,
+      },
+    ]);
+    const tool = items.find((i) => i.kind === "tool");
+    expect(tool?.kind === "tool" && tool.call.result?.details?.diff).toBe(diff);
+  });
 });

@@ -93,7 +93,8 @@ describe("--continue in the interactive UI", () => {
     second.press("Left");
     const edit = await second.waitFor("call 1 of 2");
     expect(edit).toMatch(/diff lines/);
-    expect(edit).toContain("│ +return a + b;");
+    // The tool's own diff: the whole line, indentation included.
+    expect(edit).toContain("│ +  return a + b;");
     second.press("Escape");
     await second.waitForScreen(
       (s) => s.includes("Ask anything") && !s.includes("call 1 of 2"),

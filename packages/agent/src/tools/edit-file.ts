@@ -8,7 +8,7 @@ import { STRATEGY_NAMES } from "./edit/edit-types.js";
 import { readTextFile } from "./shared/text-file.js";
 import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
-const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings normalised, then typographic quotes, dashes and spaces normalised, then indentation ignored (new_string is re-indented to the file), then any whitespace between tokens, then a fuzzy match within 10%; the result says which was used. Over-escaped strings (\\n or \\" written out) are read back when only that matches. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
+const DESCRIPTION = `Replaces text in a file. old_string should match the file exactly (read the file first) and be unique in it unless replace_all is true; include enough surrounding lines to make it unique. When there is no exact match, a unique match is looked for with line endings, then trailing whitespace, then typographic quotes, dashes and spaces, then a uniform indentation shift, then tabs versus spaces normalised, applied to new_string the same way; the result says which was used. Over-escaped strings (\\n or \\" written out) and read_file's line-number prefixes are read back when only that matches. A line whose text differs from the file is never matched: the edit is refused with the closest lines of the file, numbered, so the next call can copy them. Never abbreviate new_string with comments such as "// ... rest of code": such edits are refused. An empty old_string creates a new file with new_string as content. Line endings and a byte-order mark are kept.`;
 
 /** Executes edit_file: one search/replace with the documented fallbacks; returns count and diff. */
 export async function editFileExecutor(args: EditFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
@@ -42,16 +42,13 @@ export async function editFileExecutor(args: EditFileArgs, env: ExecutionEnviron
     const result = applyEdit(before, oldString, newString, { replaceAll, path });
     await env.writeFile(path, result.content);
     const diff = unifiedDiff(path, before, result.content);
-    const how =
-      result.strategy === "exact"
-        ? ""
-        : result.strategy === "fuzzy"
-          ? ` (fuzzy match, ${Math.round((result.similarity ?? 0) * 100)}% similar: check the diff)`
-          : ` (matched with ${STRATEGY_NAMES[result.strategy]})`;
+    const how = result.strategy === "exact" ? "" : ` (matched with ${STRATEGY_NAMES[result.strategy]})`;
     const escapes =
       result.unescaped === true
         ? ' old_string and new_string were over-escaped: their \\n, \\t and \\" were read as line breaks, tabs and quotes.'
-        : "";
+        : result.lineNumbersRemoved === true
+          ? " old_string carried read_file's line-number prefixes; they were removed from old_string and new_string."
+          : "";
     const count = `${result.replacements} replacement${result.replacements === 1 ? "" : "s"}`;
     return {
       output: `Edited ${path}: ${count} at line ${result.firstLine}${how}.${escapes}\n${diff}`,
@@ -61,7 +58,7 @@ export async function editFileExecutor(args: EditFileArgs, env: ExecutionEnviron
         replacements: result.replacements,
         strategy: result.strategy,
         ...(result.unescaped === true && { unescaped: true }),
-        ...(result.similarity !== undefined && { similarity: result.similarity }),
+        ...(result.lineNumbersRemoved === true && { lineNumbersRemoved: true }),
       },
     };
   } catch (err) {

@@ -3,16 +3,17 @@ import type { ExecutionEnvironment } from "../types/environment.js";
 import type { RegisteredTool, ToolOutput } from "../types/tool.js";
 import { defineBuiltinTool } from "./define-tool.js";
 import { unifiedDiff } from "./diff.js";
+import { inFileConventions } from "./edit/file-text.js";
 import { decodeUtf8 } from "./shared/text-file.js";
 import { errorOutput, expectedFailure } from "./shared/tool-errors.js";
 
 const DESCRIPTION =
-  "Writes a file, replacing it if it exists and creating missing parent directories. The write is atomic and keeps an existing file's permissions. Prefer editing for changes to existing files.";
+  "Writes a file, replacing it if it exists and creating missing parent directories. The write is atomic and keeps an existing file's permissions, CRLF line endings and byte-order mark. Prefer editing for changes to existing files.";
 
 /** Executes write_file: atomic write through the environment; reports bytes and a diff. */
 export async function writeFileExecutor(args: WriteFileArgs, env: ExecutionEnvironment): Promise<ToolOutput> {
   try {
-    const { file_path: path, content } = args;
+    const { file_path: path } = args;
     const existing = await env.stat(path);
     if (existing?.isDirectory) return errorOutput(`${path} is a directory, not a file.`);
     const before =
@@ -21,6 +22,8 @@ export async function writeFileExecutor(args: WriteFileArgs, env: ExecutionEnvir
         : existing.size > MAX_DIFF_BYTES
           ? null
           : await previousText(env, path);
+    // Over an existing text file, its line breaks and BOM stay: the model saw neither.
+    const content = typeof before === "string" ? inFileConventions(before, args.content) : args.content;
     await env.writeFile(path, content);
     const bytesWritten = Buffer.byteLength(content, "utf8");
     const diff = before === null ? "" : unifiedDiff(path, before, content);

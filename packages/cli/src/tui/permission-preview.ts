@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
-import { unifiedDiff } from "@attractor/agent/internals";
+import { applyEdit, inFileConventions, unifiedDiff } from "@attractor/agent/internals";
 import type { PermissionRequest } from "../permissions/index.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 
@@ -34,19 +34,24 @@ export function permissionPreview(
       const newText = str(args.new_string) ?? "";
       if (!path) return { kind: "diff", diff: unifiedDiff("file", oldText, newText) };
       const before = read(resolve(projectDir, path));
-      if (before !== undefined && oldText !== "" && before.includes(oldText)) {
-        const after =
-          args.replace_all === true
-            ? before.split(oldText).join(newText)
-            : before.replace(oldText, () => newText);
-        return { kind: "diff", diff: unifiedDiff(path, before, after) };
+      if (before !== undefined && oldText !== "") {
+        // The edit as the tool will make it, after its normalisations; when the tool will refuse
+        // it, what was asked for.
+        try {
+          const replaceAll = args.replace_all === true || args.allow_multiple === true;
+          const after = applyEdit(before, oldText, newText, { replaceAll }).content;
+          return { kind: "diff", diff: unifiedDiff(path, before, after) };
+        } catch {
+          return { kind: "diff", diff: unifiedDiff(path, oldText, newText) };
+        }
       }
       return { kind: "diff", diff: unifiedDiff(path, oldText, newText) };
     }
     case "write_file": {
       const content = str(args.content) ?? "";
       const before = path ? read(resolve(projectDir, path)) : undefined;
-      return { kind: "diff", diff: unifiedDiff(path ?? "file", before, content) };
+      const after = before === undefined ? content : inFileConventions(before, content);
+      return { kind: "diff", diff: unifiedDiff(path ?? "file", before, after) };
     }
     case "apply_patch": {
       const patch = str(args.patch) ?? str(args.input);

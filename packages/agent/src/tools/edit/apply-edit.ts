@@ -1,24 +1,29 @@
 import { ToolError } from "../shared/tool-errors.js";
-import { closestCandidate, numberLines } from "./closest.js";
+import { type EditReading, type EditStrategy, READING_NAMES, STRATEGY_NAMES } from "./edit-types.js";
+import { type FileText, fileText, modelText, type Splice, spliceFile, startsWithBom } from "./file-text.js";
+import { fileIndentUnit } from "./indent-unit.js";
 import {
-  type EditStrategy,
-  type LayerInput,
-  type LayerResult,
-  type SpanEdit,
-  STRATEGY_NAMES,
-} from "./edit-types.js";
-import { lineNumberAt } from "./eol.js";
-import { fileLines, modelLines } from "./file-lines.js";
-import { matchFlexible } from "./match-flexible.js";
-import { FUZZY_THRESHOLD, matchFuzzy } from "./match-fuzzy.js";
-import { matchExact, matchNormalised } from "./match-text.js";
-import { matchTokens } from "./match-tokens.js";
-import { toLf } from "./normalize.js";
+  type Candidate,
+  type FileLinesView,
+  fileLinesView,
+  lineCandidates,
+  lineStarts,
+} from "./line-match.js";
+import { withoutLinePrefixes } from "./line-prefixes.js";
+import { buildNewText } from "./new-text.js";
 import { addedPlaceholders } from "./placeholders.js";
-import { unescapeOverEscaped } from "./unescape.js";
+import { notFoundMessage } from "./refusal.js";
+import { plainPunctuation } from "./typography.js";
+import { newLooksOverEscaped, unescapedPair } from "./unescape.js";
 
 /** Why an edit could not be made; `code` is stable for hosts and tests. */
-export type EditErrorCode = "not_found" | "not_unique" | "ambiguous" | "no_change" | "placeholder";
+export type EditErrorCode =
+  | "not_found"
+  | "not_unique"
+  | "ambiguous"
+  | "no_change"
+  | "placeholder"
+  | "unmappable";
 
 /** An edit that cannot be applied; the message tells the model how to fix its call. */
 export class EditError extends ToolError {
@@ -37,7 +42,7 @@ export class EditError extends ToolError {
 }
 
 export interface EditOptions {
-  /** Replace every place the first matching layer finds (never used for a fuzzy match). */
+  /** Replace every place the first matching layer finds. */
   readonly replaceAll?: boolean;
   /** Used in messages only. */
   readonly path?: string;
@@ -51,57 +56,174 @@ export interface EditResult {
   readonly strategy: EditStrategy;
   /** 1-based line of the first replacement. */
   readonly firstLine: number;
-  /** Fuzzy matches only: how similar (0..1) the replaced text was to old_string. */
-  readonly similarity?: number;
   /** old_string (and new_string) matched only with their over-escaped `\n`, `\"`… read back. */
   readonly unescaped?: boolean;
+  /** old_string (and new_string) matched only without read_file's `  12 | ` line prefixes. */
+  readonly lineNumbersRemoved?: boolean;
 }
 
-/** The matching layers, in order; each is tried only when the ones before it found nothing. */
+/** The layers, strictest first; a layer is tried only when every stricter one found nothing. */
 export const EDIT_STRATEGIES: readonly EditStrategy[] = [
   "exact",
-  "line-endings",
-  "unicode",
-  "whitespace",
-  "tokens",
-  "fuzzy",
+  "trailing-whitespace",
+  "typographic",
+  "indentation",
+  "tabs-spaces",
+  "tabs-spaces-shifted",
 ];
 
-const BOM = "\uFEFF";
+interface Reading {
+  readonly reading: EditReading;
+  readonly oldText: string;
+  readonly newText: string;
+}
 
-function runLayer(strategy: EditStrategy, input: LayerInput, oldRaw: string): LayerResult {
-  switch (strategy) {
-    case "exact":
-      return matchExact(input, oldRaw);
-    case "line-endings":
-    case "unicode":
-      return matchNormalised(input, strategy);
-    case "whitespace":
-      return matchFlexible(input);
-    case "tokens":
-      return matchTokens(input);
-    case "fuzzy":
-      return matchFuzzy(input);
+interface Found extends Candidate {
+  readonly reading: EditReading;
+}
+
+function occurrences(text: string, needle: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length))
+    found.push(at);
+  return found;
+}
+
+function lineOf(starts: readonly number[], at: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((starts[mid] as number) <= at) lo = mid;
+    else hi = mid - 1;
   }
+  return lo;
+}
+
+// A match that stops where only whitespace is left on its line takes that whitespace too: the
+// model sent the line without it, and the line gets the trailing whitespace new_string has.
+function throughTrailingWhitespace(lf: string, end: number, oldText: string): number {
+  if (oldText.endsWith("\n")) return end;
+  const m = /^[ \t]+(?=\n|$)/.exec(lf.slice(end, end + 200));
+  return m === null ? end : end + m[0].length;
+}
+
+// One line of old_string found after a line's indentation, replaced by several lines none of
+// which has that indentation: the model may have written them relative to it or as they should
+// be, and the two give different files.
+function unclearIndentation(
+  prefix: string,
+  oldText: string,
+  newLines: readonly string[],
+): string | undefined {
+  if (prefix === "" || !/^[ \t]+$/.test(prefix)) return undefined;
+  if (
+    oldText
+      .split("\n")
+      .slice(1)
+      .some((l) => l.trim() !== "")
+  )
+    return undefined;
+  const full = prefix + (/^[ \t]*/.exec(oldText)?.[0] ?? "");
+  const rest = newLines.slice(1).filter((l) => l.trim() !== "");
+  if (rest.length === 0 || rest.some((l) => l.startsWith(full))) return undefined;
+  return "old_string starts after that line's indentation while new_string's other lines do not have it, so it is not clear where they belong";
+}
+
+// The candidates of one layer for one reading of the strings.
+function layerCandidates(
+  layer: EditStrategy,
+  lf: string,
+  plainLf: () => string,
+  view: () => FileLinesView,
+  lineStarts: () => readonly number[],
+  r: Reading,
+): Candidate[] {
+  const oldLines = r.oldText.split("\n");
+  const newLines = r.newText.split("\n");
+  switch (layer) {
+    case "exact":
+    case "line-endings":
+      return occurrences(lf, r.oldText).map((start) => {
+        const line = lineOf(lineStarts(), start);
+        const lineStart = lineStarts()[line] as number;
+        // A line whose text new_string makes blank loses its indentation too: the model's line is
+        // blank (and gone, when the line break goes as well).
+        const whole = (newLines[0] as string).trim() === "" && /^[ \t]*$/.test(lf.slice(lineStart, start));
+        const candidate = {
+          start: whole ? lineStart : start,
+          end: throughTrailingWhitespace(lf, start + r.oldText.length, r.oldText),
+          text: r.newText,
+          line,
+        };
+        const problem =
+          unclearIndentation(lf.slice(lineStart, start), r.oldText, newLines) ??
+          (r.reading === "as-written" && newLooksOverEscaped(r.oldText, r.newText)
+            ? "new_string has no line break yet writes out \\n outside any string literal (over-escaped?), so it is not clear whether it means line breaks"
+            : undefined);
+        return problem === undefined ? candidate : { ...candidate, problem };
+      });
+    case "typographic": {
+      // Within lines too (old_string may be part of a line): one-for-one forms keep offsets.
+      const needle = plainPunctuation(r.oldText);
+      const out: Candidate[] = [];
+      if (needle.trim() !== "") {
+        for (const start of occurrences(plainLf(), needle)) {
+          const matched = lf.slice(start, start + needle.length);
+          if (matched === r.oldText) continue;
+          const fileLines = matched.split("\n");
+          const aligned = oldLines.map((o, j) => ({
+            oldContent: o,
+            fileContent: fileLines[j] as string,
+            fileText: fileLines[j] as string,
+          }));
+          const built = buildNewText(oldLines, newLines, aligned, undefined, false);
+          const line = lineOf(lineStarts(), start);
+          out.push(
+            built.ok
+              ? { start, end: start + needle.length, text: built.text, line }
+              : { start, end: start + needle.length, text: "", line, problem: built.problem },
+          );
+        }
+      }
+      return [...out, ...lineCandidates(view(), oldLines, newLines, "typographic")];
+    }
+    default:
+      return lineCandidates(view(), oldLines, newLines, layer);
+  }
+}
+
+// The distinct outcomes of a layer: candidates that overlap and give the same file are one place
+// found two ways (the first is kept); overlapping ones that give different files stay apart, so
+// that they count as ambiguous. With replace_all, the first of overlapping places is kept.
+function distinctPlaces(found: readonly Found[], file: FileText, replaceAll: boolean): Found[] {
+  const out: Found[] = [];
+  for (const f of found) {
+    const overlapping = out.filter((o) => f.start < o.end && o.start < f.end);
+    if (overlapping.length === 0) {
+      out.push(f);
+      continue;
+    }
+    if (replaceAll) continue;
+    const result = spliceFile(file, [f], false);
+    if (overlapping.every((o) => o.problem === f.problem && spliceFile(file, [o], false) === result))
+      continue;
+    out.push(f);
+  }
+  return out.sort((a, b) => a.start - b.start);
 }
 
 function listLines(lines: readonly number[]): string {
   return `${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}`;
 }
 
-function applySpans(body: string, edits: readonly SpanEdit[]): string {
-  let out = body;
-  for (const e of [...edits].sort((a, b) => b.start - a.start)) {
-    out = out.slice(0, e.start) + e.text + out.slice(e.end);
-  }
-  return out;
-}
-
 /**
- * Replaces oldString with newString in a file's text through the matching layers (exact, line
- * endings, Unicode, whitespace-flexible, tokens, fuzzy), each tried only when the previous ones
- * found nothing, replacing only a unique match unless replaceAll. Keeps the file's line endings,
- * BOM and the characters outside the replaced span. Throws EditError when the edit cannot be made.
+ * Replaces oldString with newString in a file's text, but only where the result is provably what
+ * was meant: old_string must match one place exactly, or after normalisations applied alike to
+ * old_string, new_string and the file (line endings, trailing whitespace, typographic punctuation,
+ * a uniform indentation shift, tabs and spaces), tried strictest first; old_string may also be
+ * read back from over-escaping or without read_file's line numbers. Keeps the file's line endings
+ * and BOM. Throws EditError, with what to send instead, when the edit cannot be made.
  */
 export function applyEdit(
   original: string,
@@ -113,10 +235,11 @@ export function applyEdit(
   if (oldString === newString) {
     throw new EditError("no_change", "old_string and new_string are identical: nothing to change.");
   }
-  const bom = original.startsWith(BOM);
-  const body = bom ? original.slice(1) : original;
-  const oldText = toLf(oldString);
-  const newText = toLf(newString);
+  const file = fileText(original);
+  const oldText = modelText(oldString);
+  const newText = modelText(newString);
+  // A byte-order mark the model writes at the start of old_string but not new_string removes the file's.
+  const dropBom = file.bom && startsWithBom(oldString) && !startsWithBom(newString);
   if (oldText === "") {
     throw new EditError(
       "not_found",
@@ -131,102 +254,97 @@ export function applyEdit(
     );
   }
 
-  const oldRaw = oldString.startsWith(BOM) ? oldString.slice(1) : oldString;
-  const found = matchLayers(body, oldRaw, { body, oldText, newText }, options, where);
-  if (found !== undefined) return { ...found, content: bom ? BOM + found.content : found.content };
-  // Over-escaped strings: old_string only matches once its escapes are read. new_string is read
-  // the same way unless it has real line breaks, which show it was not escaped.
-  const oldPlain = unescapeOverEscaped(oldText);
-  if (oldPlain !== oldText) {
-    const newPlain = newText.includes("\n") ? newText : unescapeOverEscaped(newText);
-    const plain = matchLayers(body, oldPlain, { body, oldText: oldPlain, newText: newPlain }, options, where);
-    if (plain !== undefined) {
-      return { ...plain, content: bom ? BOM + plain.content : plain.content, unescaped: true };
-    }
-  }
-  throw notFound(body, oldText, where);
-}
+  const readings: Reading[] = [{ reading: "as-written", oldText, newText }];
+  const unescaped = unescapedPair(oldText, newText);
+  if (unescaped !== undefined) readings.push({ reading: "unescaped", ...unescaped });
+  const unnumbered = withoutLinePrefixes(oldText, newText);
+  if (unnumbered !== undefined) readings.push({ reading: "line-numbers", ...unnumbered });
 
-// The layers in order over one pair of strings: the first that finds old_string decides (an
-// error when it finds several places without replaceAll); undefined when none finds it.
-function matchLayers(
-  body: string,
-  oldRaw: string,
-  input: LayerInput,
-  options: EditOptions,
-  where: string,
-): EditResult | undefined {
-  for (let strategy of EDIT_STRATEGIES) {
-    let found = runLayer(strategy, input, oldRaw);
-    if (found.edits.length === 0) continue;
-    if (strategy === "exact" && input.oldText.includes("\n")) {
-      // In a mixed-ending file the model cannot tell CRLF and LF copies apart: they all count.
-      const anyEnding = runLayer("line-endings", input, oldRaw);
-      if (anyEnding.edits.length > found.edits.length) {
-        found = anyEnding;
-        strategy = "line-endings";
-      }
+  let plain: string | undefined;
+  let view: FileLinesView | undefined;
+  let starts: number[] | undefined;
+  const lineStartsOf = () => {
+    starts ??= lineStarts(file.lf);
+    return starts;
+  };
+  const plainLf = () => {
+    plain ??= plainPunctuation(file.lf);
+    return plain;
+  };
+  const linesView = () => {
+    // NFC text (the usual case) shares the typographic layer's plain copy.
+    const plainNfc = () => {
+      const nfc = file.lf.normalize("NFC");
+      return nfc === file.lf ? plainLf() : plainPunctuation(nfc);
+    };
+    view ??= fileLinesView(file.lf, fileIndentUnit, plainNfc, lineStartsOf());
+    return view;
+  };
+
+  for (const layer of EDIT_STRATEGIES) {
+    const found: Found[] = [];
+    for (const r of readings) {
+      if (r.oldText === "" || (r.oldText.trim() === "" && layer !== "exact")) continue;
+      for (const c of layerCandidates(layer, file.lf, plainLf, linesView, lineStartsOf, r))
+        found.push({ ...c, reading: r.reading });
     }
-    const lines = found.edits.map((e) => lineNumberAt(body, e.start));
-    if (found.tie === true) {
-      throw new EditError(
-        "ambiguous",
-        `old_string was not found exactly in ${where}; fuzzy matching finds several equally close places, so none was changed. Copy old_string exactly from the file, with more surrounding lines.`,
-        2,
-      );
-    }
-    if (found.edits.length > 1 && !options.replaceAll) {
-      if (strategy === "exact") {
+    if (found.length === 0) continue;
+    const places = distinctPlaces(found, file, options.replaceAll === true);
+    const lines = places.map((p) => p.line + 1);
+    const how = STRATEGY_NAMES[layer];
+    if (places.length > 1 && !options.replaceAll) {
+      if (layer === "exact" && places.every((p) => p.reading === "as-written")) {
         throw new EditError(
           "not_unique",
-          `old_string matches ${found.edits.length} times in ${where} (lines ${listLines(lines)}). Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
-          found.edits.length,
+          `old_string matches ${places.length} times in ${where} (lines ${listLines(lines)}). Include more surrounding lines to make it unique, or set replace_all to true to replace every occurrence.`,
+          places.length,
           lines,
         );
       }
       throw new EditError(
         "ambiguous",
-        `old_string was not found exactly in ${where}; with ${STRATEGY_NAMES[strategy]} it matches ${found.edits.length} places (lines ${listLines(lines)}). Copy old_string exactly from the file, with more surrounding lines, or set replace_all to true to replace every one.`,
-        found.edits.length,
+        `old_string was not found exactly in ${where}; with ${how} it matches ${places.length} places or readings (lines ${listLines(lines)}), so none was changed. Copy old_string exactly from the file, with enough surrounding lines to make it unique.`,
+        places.length,
         lines,
       );
     }
-    const updated = applySpans(body, found.edits);
-    if (updated === body) {
+    const problem = places.find((p) => p.problem !== undefined);
+    if (problem !== undefined) {
       throw new EditError(
-        "no_change",
-        `old_string was found in ${where} (line ${lines[0]}, ${STRATEGY_NAMES[strategy]}) but replacing it with new_string changes nothing.`,
+        "unmappable",
+        `old_string matches ${where} at line ${problem.line + 1} (${how}), but ${problem.problem}. Nothing was changed. Send old_string as whole lines with the file's own indentation, and new_string as the exact text to write, with real line breaks and the indentation each line should have.`,
+        1,
+        [problem.line + 1],
       );
     }
+    const splices: Splice[] = places;
+    const bom = dropBom && places[0]?.start === 0 ? false : file.bom;
+    const content = spliceFile(file, splices, bom);
+    if (content === original) {
+      throw new EditError(
+        "no_change",
+        `old_string was found in ${where} (line ${lines[0]}, ${how}) but replacing it with new_string changes nothing.`,
+      );
+    }
+    const reading = (places[0] as Found).reading;
+    const strategy: EditStrategy =
+      layer === "exact" && reading === "as-written" && file.crlfAt.length > 0 && !file.raw.includes(oldString)
+        ? "line-endings"
+        : layer;
     return {
-      content: updated,
-      replacements: found.edits.length,
+      content,
+      replacements: places.length,
       strategy,
       firstLine: Math.min(...lines),
-      ...(found.similarity !== undefined && { similarity: found.similarity }),
+      ...(reading === "unescaped" && { unescaped: true }),
+      ...(reading === "line-numbers" && { lineNumbersRemoved: true }),
     };
   }
-  return undefined;
-}
-
-function notFound(body: string, oldText: string, where: string): EditError {
-  const lines = fileLines(body).map((l) => l.text);
-  const candidate = closestCandidate(lines, modelLines(oldText));
-  const tried = EDIT_STRATEGIES.map((s) =>
-    s === "fuzzy" ? `fuzzy (within ${FUZZY_THRESHOLD * 100}%)` : STRATEGY_NAMES[s],
-  ).join("; ");
-  if (candidate === undefined) {
-    return new EditError(
-      "not_found",
-      `old_string was not found in ${where}, and no line of it looks like old_string. Tried: ${tried}. Read the file again and copy old_string exactly from it, including whitespace.`,
-    );
-  }
-  const first = candidate.start + 1;
-  const last = candidate.start + candidate.lines.length;
-  return new EditError(
+  const refusal = notFoundMessage(linesView(), readings, where, READING_NAMES);
+  throw new EditError(
     "not_found",
-    `old_string was not found in ${where}. Tried: ${tried}.\nThe closest text is at lines ${first}-${last} (${Math.round(candidate.similarity * 100)}% similar):\n${numberLines(candidate.lines, first)}\nRead those lines again (read_file with offset ${first}) and copy old_string exactly from them, including whitespace.`,
+    refusal.message,
     undefined,
-    [first],
+    refusal.line === undefined ? undefined : [refusal.line],
   );
 }

@@ -1,37 +1,34 @@
-/** The matching layers of edit_file, in the order they are tried. */
-export type EditStrategy = "exact" | "line-endings" | "unicode" | "whitespace" | "tokens" | "fuzzy";
+/**
+ * How edit_file found old_string, strictest first. Each layer normalises old_string, new_string
+ * and the file the same way and needs a unique match; a layer is tried only when the stricter ones
+ * found nothing.
+ */
+export type EditStrategy =
+  | "exact"
+  | "line-endings"
+  | "trailing-whitespace"
+  | "typographic"
+  | "indentation"
+  | "tabs-spaces"
+  | "tabs-spaces-shifted";
 
 /** Human names for the layers, used in results and error messages. */
 export const STRATEGY_NAMES: Readonly<Record<EditStrategy, string>> = {
   exact: "exact match",
   "line-endings": "line endings normalised",
-  unicode: "Unicode forms, quotes, dashes, odd spaces and trailing whitespace normalised",
-  whitespace: "whitespace-flexible (indentation and blank lines ignored, new text re-indented)",
-  tokens: "tokens matched with any whitespace between them",
-  fuzzy: "fuzzy match",
+  "trailing-whitespace": "trailing whitespace ignored",
+  typographic: "typographic quotes, dashes and spaces read as ASCII",
+  indentation: "indentation shifted uniformly",
+  "tabs-spaces": "tabs and spaces converted to the file's indentation",
+  "tabs-spaces-shifted": "tabs and spaces converted and indentation shifted uniformly",
 };
 
-/** One place a layer found: the span of the file's text it covers and what goes there. */
-export interface SpanEdit {
-  readonly start: number;
-  readonly end: number;
-  readonly text: string;
-}
+/** How old_string and new_string were read before matching. */
+export type EditReading = "as-written" | "unescaped" | "line-numbers";
 
-/** What one layer found: every candidate place, each already turned into a span edit. */
-export interface LayerResult {
-  readonly edits: readonly SpanEdit[];
-  /** Fuzzy only: similarity (0..1) of the best place. */
-  readonly similarity?: number;
-  /** Fuzzy only: another place scored as well as the best one. */
-  readonly tie?: boolean;
-}
-
-/** The inputs every layer sees. */
-export interface LayerInput {
-  /** The file's text without its BOM, line endings as in the file. */
-  readonly body: string;
-  /** old_string and new_string with LF line breaks. */
-  readonly oldText: string;
-  readonly newText: string;
-}
+/** Human names for the readings. */
+export const READING_NAMES: Readonly<Record<EditReading, string>> = {
+  "as-written": "as written",
+  unescaped: 'over-escaped \\n, \\t and \\" read back',
+  "line-numbers": "read_file's line-number prefixes removed",
+};

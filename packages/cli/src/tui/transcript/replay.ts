@@ -89,6 +89,11 @@ function replayedDetails(
       ...(output.includes("[ERROR: Command timed out") && { timedOut: true }),
     };
   }
+  if (toolName === "edit_file") {
+    // The result carries the diff the tool made (after its normalisations): that one is shown.
+    const at = output.indexOf("\n--- a/");
+    if (output.startsWith("Edited ") && at !== -1) return { diff: output.slice(at + 1), path };
+  }
   if (
     toolName === "edit_file" &&
     typeof args.old_string === "string" &&
