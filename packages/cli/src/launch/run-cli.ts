@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import type { CliIo } from "../terminal/cli-io.js";
+import { acpLaunch, refusedAcpFlag } from "./acp-launch.js";
 import { type CliArgs, parseArgs } from "./args.js";
 import { mergePromptAndPipe, readAll } from "./prompt-input.js";
 
@@ -60,14 +61,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     // Editors start `attractor acp` with pipes: the ES modules (not the headless bundle) serve it.
     if (io.interactiveUi === false) return NEEDS_INTERACTIVE_UI;
     const version = cliVersion();
-    return (await import("../acp/command.js")).runAcpCommand(argv.slice(1), {
-      ...io,
-      version,
-      parse: (rest) => {
-        const parsed = parseArgs(rest, version, io);
-        return parsed.kind === "exit" ? parsed.code : parsed.args;
-      },
-    });
+    const refusedFlag = refusedAcpFlag(argv.slice(1));
+    if (refusedFlag !== undefined) {
+      io.stderr.write(`${refusedFlag}\n`);
+      return 2;
+    }
+    const parsed = parseArgs(argv.slice(1), version, io);
+    if (parsed.kind === "exit") return parsed.code;
+    const launch = acpLaunch(parsed.args, io.cwd, (message) => io.stderr.write(`${message}\n`));
+    if ("refused" in launch) {
+      io.stderr.write(`${launch.refused}\n`);
+      return 2;
+    }
+    return (await import("../acp/command.js")).runAcpCommand(launch, { ...io, version });
   }
   if (argv[0] === "mcp") {
     const { runMcpCommand } = await import("../mcp/command.js");
