@@ -28,6 +28,10 @@ const ASKS: readonly string[] = [
   "zip -rm /tmp/x.zip lib",
   "sudo rm -rf src",
   "timeout 9 rm -rf lib",
+  'for f in src/*; do cp /dev/null "$f"; done',
+  'for f in src/*.ts; do : > "$f"; done',
+  'for f in lib/*; do dd if=/dev/null of="$f"; done',
+  'for f in *; do : >| "$f"; done',
 ];
 
 const RUNS: readonly string[] = [
@@ -42,6 +46,10 @@ const RUNS: readonly string[] = [
   "mv src/nested src/moved",
   "mv dist /tmp/old-dist",
   "rm src/a.ts",
+  "cp /dev/null src/a.ts",
+  'for f in src/*.o; do : > "$f"; done',
+  "cp -r src/* /tmp/backup/",
+  "echo hi > out.txt",
 ];
 
 let dir: string;

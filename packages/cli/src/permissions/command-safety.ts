@@ -387,6 +387,13 @@ class Judge {
       }
       const target = redirect.target as string;
       const absolute = resolve(this.cwd, target);
+      // `for f in src/*; do : > "$f"; done`: a truncating redirection onto a glob empties every file.
+      if (/^(>|>\||&>)$/.test(redirect.op) && /[*?[]/.test(target) && !narrowPattern(target)) {
+        const word = { text: target, dynamic: false, glob: true };
+        const hit = this.catastrophicTarget(word) ?? this.trackedTarget(word, false);
+        if (hit)
+          return { ...result, tier: "critical", reason: `empties every file of ${hit}`, readOnly: false };
+      }
       if (writes && DEVICE.test(absolute))
         return {
           ...result,
@@ -616,6 +623,24 @@ class Judge {
             : operandWords.slice(-1);
       const hit = targets.map((w) => this.catastrophicTarget(w)).find(Boolean);
       if (hit) return v("critical", `${finder ?? "xargs"} ${program} overwrites every file under ${hit}`);
+    }
+    // `for f in src/*; do cp /dev/null "$f"; done`: the glob carried by the loop names every file.
+    if (program === "cp" || program === "dd") {
+      const target =
+        program === "dd"
+          ? words.filter((w) => w.text.startsWith("of=")).map((w) => ({ ...w, text: w.text.slice(3) }))[0]
+          : operandWords.length > 1
+            ? operandWords.at(-1)
+            : undefined;
+      if (
+        target &&
+        !target.dynamic &&
+        (target.glob || /[*?[]/.test(target.text)) &&
+        !narrowPattern(target.text)
+      ) {
+        const hit = this.catastrophicTarget(target) ?? this.trackedTarget(target, false);
+        if (hit) return v("critical", `${program} overwrites every file of ${hit}`);
+      }
     }
     // `find . -type f -exec sed -i … {} +` edits every file under the root in place, the repository's
     // own objects in .git included (which checkpoints do not keep): a bulk rewrite that corrupts history.
