@@ -59,6 +59,8 @@ const heavy = [
   "find . -name '*.ts' -not -path './node_modules/*' -exec grep -l foo {} + | xargs wc -l",
   "sed -n -e '1,40p' -e '/foo/{s/a/b/g;p}' src/a.ts && awk -F, -v x=1 '{print $1}' src/a.ts",
   "tar --remove-files -cf /dev/null . ; find . -type f -print0 | xargs -0 rm -f ; git push --force-with-lease",
+  // Recursive deletes and moves ask whether the folder holds tracked files (git ls-files, cached per index state).
+  "rm -rf dist build node_modules coverage && rm -rf src test && mv scripts /tmp/x && find src -delete",
 ];
 for (const [name, list] of [
   ["everyday", everyday],

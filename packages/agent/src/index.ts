@@ -56,7 +56,7 @@ export {
   type PreparedCommand,
 } from "./environment/local.js";
 export { type EnvironmentLogEntry, loggingEnvironment } from "./environment/logging.js";
-export { programOnPath } from "./environment/program-on-path.js";
+export { absolutePath, programOnPath } from "./environment/program-on-path.js";
 export { readOnlyEnvironment } from "./environment/read-only.js";
 export { ripgrepCommand } from "./environment/ripgrep-binary.js";
 export { type BwrapLayout, bwrapArguments } from "./environment/sandbox/bwrap-args.js";

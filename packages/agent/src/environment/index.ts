@@ -9,7 +9,7 @@ export { ripgrepAvailable } from "./grep-ripgrep.js";
 export { cutLongLine, lineCutMarker } from "./line-cut.js";
 export * from "./local.js";
 export * from "./logging.js";
-export { programOnPath } from "./program-on-path.js";
+export { absolutePath, programOnPath } from "./program-on-path.js";
 export * from "./read-only.js";
 export { ripgrepCommand } from "./ripgrep-binary.js";
 export { DEFAULT_CAPTURE_LIMIT, KILL_GRACE_MS } from "./run-command.js";

@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import type { LongLivedProcess } from "../types/environment.js";
 import { CommandError } from "./errors.js";
+import { programOnPath } from "./program-on-path.js";
 import { KILL_GRACE_MS } from "./run-command.js";
 
 export interface SpawnLongLivedOptions {
@@ -20,8 +21,15 @@ export function spawnLongLived(
   args: readonly string[],
   options: SpawnLongLivedOptions,
 ): Promise<LongLivedProcess> {
+  // A bare name comes from PATH's absolute folders outside the working directory: a relative
+  // entry (`.`) or a project folder in PATH would start the project's own program of that name.
+  const program = programOnPath(command, options.env.PATH, options.cwd);
+  if (!program.includes("/"))
+    return Promise.reject(
+      new CommandError(command, `Could not start ${command}: not found in PATH's absolute folders`),
+    );
   return new Promise<LongLivedProcess>((resolve, reject) => {
-    const child = spawn(command, [...args], {
+    const child = spawn(program, [...args], {
       cwd: options.cwd,
       env: options.env,
       detached: true,

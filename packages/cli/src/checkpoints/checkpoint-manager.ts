@@ -2,6 +2,14 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { copyFile, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { isCodeRunningFile } from "@attractor/agent";
+import {
+  codeRunningPaths,
+  type GitFilesManifest,
+  recordGitFiles,
+  restoreGitFiles,
+  sameGitFiles,
+} from "./code-running-copies.js";
 import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
 import { restoreRepositoryCopy, saveRepositoryCopy } from "./repository-copies.js";
@@ -19,6 +27,10 @@ export interface Checkpoint {
   readonly toolName?: string;
   /** ISO 8601. */
   readonly createdAt: string;
+  /** The code-running files inside the project's .git (hooks, config) as they were, by content hash. */
+  readonly gitFiles?: GitFilesManifest;
+  /** What this checkpoint does not keep, for the user (ignored files over the copy's budget). */
+  readonly notices?: readonly string[];
 }
 
 /** The checkpoints taken while answering one user message, oldest first. */
@@ -41,6 +53,14 @@ export interface CheckpointDiff {
   /** Unified diff from the current state to the checkpoint's (binary files summarised by git). */
   readonly patch: string;
   readonly patchTruncated: boolean;
+}
+
+/** What a restore did. */
+export interface RestoreResult {
+  readonly restored: Checkpoint;
+  readonly files: readonly CheckpointFileChange[];
+  /** What the restore could not bring back, for the user (ignored files over the copy's budget). */
+  readonly notices?: readonly string[];
 }
 
 export interface SnapshotOptions {
@@ -106,12 +126,12 @@ export interface CheckpointManager {
   /** What restoring `id` would change in the project now. */
   diff(id: string): Promise<CheckpointDiff>;
   /** Restores the project to checkpoint `id`; the state replaced is saved first and returned. */
-  restore(id: string): Promise<{ restored: Checkpoint; files: readonly CheckpointFileChange[] }>;
+  restore(id: string): Promise<RestoreResult>;
   /**
    * Restores the state before the last change: the newest checkpoint that differs from the
    * project now (older ones on repeated calls). Undefined when there is nothing to undo.
    */
-  undo(): Promise<{ restored: Checkpoint; files: readonly CheckpointFileChange[] } | undefined>;
+  undo(): Promise<RestoreResult | undefined>;
 }
 
 const REF = "refs/heads/checkpoints";
@@ -228,11 +248,16 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   /** Stages the project as it is now and returns its tree. */
   const currentTree = async (): Promise<string> => {
     await syncExcludes();
-    await git(["add", "--all", "--ignore-errors", "--", "."]).catch(async (error: unknown) => {
+    const tolerateUnreadable = (error: unknown) => {
       // Unreadable files make `add` exit non-zero after staging everything else.
       if (!(error instanceof CheckpointGitError)) throw error;
       if (!/unable to (index|read|stat)|Permission denied|open\(/i.test(error.stderr)) throw error;
-    });
+    };
+    await git(["add", "--all", "--ignore-errors", "--", "."]).catch(tolerateUnreadable);
+    // Code-running files are staged though ignored (see code-running-copies.ts).
+    const codeRunning = codeRunningPaths(root);
+    if (codeRunning.length > 0)
+      await git(["add", "-f", "--all", "--ignore-errors", "--", ...codeRunning]).catch(tolerateUnreadable);
     return (await git(["write-tree"])).stdout.trim();
   };
 
@@ -301,8 +326,9 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       // and rewrites the others; ignored files are not in the index and stay untouched.
       await git(["read-tree", "--reset", "-u", target.tree]);
     }
-    await restoreRepositoryCopy(root, gitDir, target.id);
-    return { restored: target, files };
+    await restoreGitFiles(root, gitDir, target.gitFiles);
+    const copy = await restoreRepositoryCopy(root, gitDir, target.id);
+    return { restored: target, files, ...(copy.notices.length > 0 && { notices: copy.notices }) };
   };
 
   const snapshotNow = (meta: SnapshotOptions): Promise<Checkpoint> =>
@@ -311,7 +337,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         // The changes recorded before are written now, and the tree staged for them is this
         // snapshot's too: the project as it is, with no prior state laid over it.
         undoCursor = undefined;
-        const { record, committed } = pendingCheckpoint(meta, []);
+        const { record, committed } = pendingCheckpoint(meta, [], recordGitFiles(root, gitDir));
         pending.push(record);
         await writePending();
         return committed;
@@ -319,9 +345,14 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       await ensureRepo();
       await syncExcludes();
       undoCursor = undefined;
-      const message = checkpointMessage(meta);
+      const gitFiles = recordGitFiles(root, gitDir);
+      const message = checkpointMessage(meta, gitFiles);
+      // A change to a hook alone leaves the tree as it was: it still needs a checkpoint of its own.
       const newMessage = (last: Checkpoint | undefined) =>
-        meta.userMessageId !== undefined && last !== undefined && last.userMessageId !== meta.userMessageId;
+        (meta.userMessageId !== undefined &&
+          last !== undefined &&
+          last.userMessageId !== meta.userMessageId) ||
+        (last !== undefined && !sameGitFiles(last.gitFiles ?? {}, gitFiles));
       let force = newMessage(head);
       for (let attempt = 0; ; attempt++) {
         // The newest checkpoint as last seen spares the script reading it; a stale one is "raced".
@@ -329,7 +360,13 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         const { stdout } = await retryingWhileLocked(() =>
           runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
             input: message,
-            env: { REF, KNOWN_HEAD: head?.id ?? "", FORCE: force ? "1" : "", LAST: lastSeen },
+            env: {
+              REF,
+              KNOWN_HEAD: head?.id ?? "",
+              FORCE: force ? "1" : "",
+              LAST: lastSeen,
+              CODE_RUNNING: codeRunningPaths(root).join(" "),
+            },
           }),
         );
         const outcome = parseSnapshotOutput(stdout);
@@ -393,13 +430,19 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     // Inside the shadow repository: the job's index is renamed into place from there.
     const dir = await mkdtemp(join(gitDir, "job-"));
     try {
-      const env: Record<string, string> = { DIR: dir, REF, COUNT: String(records.length) };
+      const env: Record<string, string> = {
+        DIR: dir,
+        REF,
+        COUNT: String(records.length),
+        CODE_RUNNING: codeRunningPaths(root).join(" "),
+      };
       if (mayRepeat) {
         env.NEWER = join(dir, "newer");
         newerMarker = env.NEWER;
       }
       const existed = new Set<string>();
       let previous = head?.userMessageId;
+      let previousGitFiles = head?.gitFiles;
       for (const [i, r] of records.entries()) {
         const k = i + 1;
         const tree = join(dir, `tree-${k}`);
@@ -420,9 +463,15 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
           previous !== r.meta.userMessageId
         )
           env[`FORCE_${k}`] = "1";
+        // So does a change to a hook, which leaves the tree as it was.
+        if ((k > 1 || head !== undefined) && !sameGitFiles(previousGitFiles ?? {}, r.gitFiles))
+          env[`FORCE_${k}`] = "1";
         previous = r.meta.userMessageId;
+        previousGitFiles = r.gitFiles;
       }
-      await writeFile(join(dir, "check"), [...existed].map((p) => `${p}\0`).join(""));
+      // Ignored paths are dropped from the overlays, except code-running files, which are staged.
+      const check = [...existed].filter((p) => !isCodeRunningFile(p));
+      await writeFile(join(dir, "check"), check.map((p) => `${p}\0`).join(""));
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
@@ -475,7 +524,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         return { committed: checkpoint };
       }
       undoCursor = undefined;
-      const { record, committed } = pendingCheckpoint(meta, files);
+      const { record, committed } = pendingCheckpoint(meta, files, recordGitFiles(root, gitDir));
       pending.push(record);
       if (newerMarker !== undefined) {
         try {
@@ -499,7 +548,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     snapshot: async (meta) => {
       const checkpoint = await snapshotNow(meta);
       if (meta.withRepository)
-        await queued(async () => {
+        return queued(async () => {
           // Ignored files and directories (collapsed), which the shadow repository leaves out.
           const { stdout } = await git([
             "ls-files",
@@ -513,7 +562,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
             .split("\0")
             .filter(Boolean)
             .map((p) => p.replace(/\/$/, ""));
-          await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
+          const notices = await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
+          return notices.length > 0 ? { ...checkpoint, notices } : checkpoint;
         });
       return checkpoint;
     },
@@ -564,7 +614,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         const start = Math.min(undoCursor ?? all.length, all.length) - 1;
         for (let i = start; i >= 0; i--) {
           const candidate = all[i] as Checkpoint;
-          if (candidate.tree === nowTree) continue;
+          if (candidate.tree === nowTree && sameGitFiles(candidate.gitFiles, recordGitFiles(root, gitDir)))
+            continue;
           const result = await restoreTo(candidate, nowTree);
           undoCursor = i;
           return result;
@@ -578,6 +629,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
 interface PendingCheckpoint {
   readonly meta: SnapshotOptions;
   readonly message: string;
+  readonly gitFiles: GitFilesManifest | undefined;
   readonly files: readonly PriorFile[];
   readonly settle: { readonly resolve: (c: Checkpoint) => void; readonly reject: (e: unknown) => void };
 }
@@ -586,18 +638,20 @@ interface PendingCheckpoint {
 function pendingCheckpoint(
   meta: SnapshotOptions,
   files: readonly PriorFile[],
+  gitFiles: GitFilesManifest | undefined,
 ): { record: PendingCheckpoint; committed: Promise<Checkpoint> } {
   let settle!: PendingCheckpoint["settle"];
   const committed = new Promise<Checkpoint>((resolve, reject) => {
     settle = { resolve, reject };
   });
   committed.catch(() => {});
-  return { record: { meta, message: checkpointMessage(meta), files, settle }, committed };
+  return { record: { meta, message: checkpointMessage(meta, gitFiles), files, gitFiles, settle }, committed };
 }
 
 function parseMessage(id: string, tree: string, body: string): Checkpoint {
   const [label = "", ...rest] = body.split("\n");
-  let meta: { userMessageId?: string; toolName?: string; createdAt?: string } = {};
+  let meta: { userMessageId?: string; toolName?: string; createdAt?: string; gitFiles?: GitFilesManifest } =
+    {};
   try {
     meta = JSON.parse(rest.join("\n").trim() || "{}");
   } catch {}
@@ -608,13 +662,14 @@ function parseMessage(id: string, tree: string, body: string): Checkpoint {
     ...(meta.userMessageId !== undefined ? { userMessageId: meta.userMessageId } : {}),
     ...(meta.toolName !== undefined ? { toolName: meta.toolName } : {}),
     createdAt: meta.createdAt ?? "",
+    ...(meta.gitFiles !== undefined && { gitFiles: meta.gitFiles }),
   };
 }
 
 /** The commit message of a checkpoint: its label, then its metadata as JSON. */
-function checkpointMessage(meta: SnapshotOptions): string {
+function checkpointMessage(meta: SnapshotOptions, gitFiles?: GitFilesManifest): string {
   const createdAt = new Date().toISOString();
-  return `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt })}\n`;
+  return `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt, gitFiles })}\n`;
 }
 
 /** Another process holding the shadow index lock is waited for briefly. */

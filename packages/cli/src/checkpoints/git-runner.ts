@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { absolutePath, programOnPath } from "@attractor/agent";
 
 /** A git command that failed. */
 export class CheckpointGitError extends Error {
@@ -52,10 +53,15 @@ export interface GitRunResult {
   readonly truncated: boolean;
 }
 
-/** The environment git runs in: the caller's, with its GIT_* overrides removed. */
-function gitEnvironment(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+/**
+ * The environment git runs in: the caller's, with its GIT_* overrides removed and PATH cut to its
+ * absolute folders outside the project, since git (and the snapshot scripts' git) starts in the
+ * project, where a relative PATH entry (`.`) would run the project's own `git`.
+ */
+function gitEnvironment(workTree: string, extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith("GIT_")) env[k] = v;
+  env.PATH = absolutePath(process.env.PATH, workTree);
   env.GIT_CONFIG_NOSYSTEM = "1";
   env.GIT_TERMINAL_PROMPT = "0";
   return Object.assign(env, extra);
@@ -72,7 +78,11 @@ export function runGit(
   options: GitRunOptions = {},
 ): Promise<GitRunResult> {
   const full = [...ISOLATION, ...(gitDir ? [`--git-dir=${gitDir}`, `--work-tree=${workTree}`] : []), ...args];
-  return collect("git", full, workTree, gitEnvironment(), args, options);
+  const env = gitEnvironment(workTree);
+  const git = programOnPath("git", env.PATH);
+  if (!git.includes("/"))
+    return Promise.reject(new CheckpointGitError(args, null, "git not found in PATH's absolute folders"));
+  return collect(git, full, workTree, env, args, options);
 }
 
 /**
@@ -87,7 +97,7 @@ export function runGitScript(
   script: string,
   options: GitRunOptions & { readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<GitRunResult> {
-  const env = gitEnvironment({
+  const env = gitEnvironment(workTree, {
     ...options.env,
     GIT_DIR: gitDir,
     GIT_WORK_TREE: workTree,

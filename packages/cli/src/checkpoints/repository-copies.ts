@@ -5,7 +5,7 @@
 // can give back. Restoring such a checkpoint puts the copy back; the repository it replaces is
 // kept too, so a restore loses nothing.
 import { constants } from "node:fs";
-import { cp, lstat, readdir, rename, rm, stat } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 /** How many copies are kept (the oldest go first); each is a full copy of .git. */
@@ -65,52 +65,74 @@ async function sizeOf(path: string, limit: number): Promise<number> {
  * and of the ignored files and directories the shadow repository leaves out (`ignored`, relative
  * paths; dependency folders such as node_modules excluded), up to a budget. Nothing when the
  * project has neither. Written aside and renamed into place, so a copy is whole or absent.
+ * Returns notices for the user: what was left out (never silently), also kept with the copy and
+ * returned again when it is restored.
  */
 export async function saveRepositoryCopy(
   projectRoot: string,
   gitDir: string,
   id: string,
   ignored: readonly string[] = [],
-): Promise<boolean> {
+): Promise<string[]> {
   const source = join(projectRoot, ".git");
   const hasGit = await exists(source);
   const extra = ignored.filter((p) => !/(^|\/)(node_modules|\.git)(\/|$)/.test(p));
-  if (!hasGit && extra.length === 0) return false;
+  if (!hasGit && extra.length === 0) return [];
   const dir = copiesDir(gitDir);
   const target = join(dir, id);
   const partial = `${target}.partial`;
   await rm(partial, { recursive: true, force: true });
   if (hasGit) await copyTree(source, join(partial, ".git"));
   let budget = IGNORED_BUDGET_BYTES;
+  const leftOut: string[] = [];
   for (const p of extra) {
     const from = join(projectRoot, p);
     const size = await sizeOf(from, budget).catch(() => Number.POSITIVE_INFINITY);
-    if (size > budget) continue;
+    if (size > budget) {
+      leftOut.push(p);
+      continue;
+    }
     budget -= size;
-    await copyTree(from, join(partial, "ignored", p)).catch(() => {});
+    await copyTree(from, join(partial, "ignored", p)).catch(() => leftOut.push(p));
   }
+  const notices =
+    leftOut.length > 0
+      ? [`ignored files not kept: over ${IGNORED_BUDGET_BYTES / 1024 / 1024} MB (${summarise(leftOut)})`]
+      : [];
+  await mkdir(partial, { recursive: true });
+  await writeFile(join(partial, "notices.json"), JSON.stringify(notices));
   await rm(target, { recursive: true, force: true });
   await rename(partial, target);
   await prune(dir);
-  return true;
+  return notices;
+}
+
+/** The first few paths, and how many more. */
+function summarise(paths: readonly string[]): string {
+  const shown = paths.slice(0, 5).join(", ");
+  return paths.length > 5 ? `${shown} and ${paths.length - 5} more` : shown;
 }
 
 /**
  * Puts back what was saved for checkpoint `id`, if anything: the ignored files as they were, and
  * the .git copy, the project's present .git (if any) being kept as a copy of its own first.
- * Returns whether a .git copy was restored.
+ * Returns whether a .git copy was restored, and the notices saved with the copy (what it left out).
  */
 export async function restoreRepositoryCopy(
   projectRoot: string,
   gitDir: string,
   id: string,
-): Promise<boolean> {
+): Promise<{ readonly restored: boolean; readonly notices: readonly string[] }> {
   const copy = join(copiesDir(gitDir), id);
+  const notices = await readFile(join(copy, "notices.json"), "utf8").then(
+    (text) => JSON.parse(text) as string[],
+    () => [] as string[],
+  );
   // Ignored files come back as they were (files made since are left alone).
   if (await exists(join(copy, "ignored")))
     await cp(join(copy, "ignored"), projectRoot, { recursive: true, force: true, verbatimSymlinks: true });
   const saved = join(copy, ".git");
-  if (!(await exists(saved))) return false;
+  if (!(await exists(saved))) return { restored: false, notices };
   const live = join(projectRoot, ".git");
   if (await exists(live)) {
     const aside = join(copiesDir(gitDir), `replaced-${Date.now()}`);
@@ -121,5 +143,5 @@ export async function restoreRepositoryCopy(
   await rm(partial, { recursive: true, force: true });
   await copyTree(saved, partial);
   await rename(partial, live);
-  return true;
+  return { restored: true, notices };
 }

@@ -12,6 +12,10 @@ git $GIT_ISOLATION add --all --ignore-errors -- .
 status=$?
 # 1: some files could not be read and were left out; anything else is fatal.
 [ "$status" -le 1 ] || exit "$status"
+# Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
+if [ -n "\${CODE_RUNNING:-}" ]; then
+  git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+fi
 tree=$(git $GIT_ISOLATION write-tree) || exit 1
 if [ -n "\${LAST:-}" ]; then
   last=$LAST
@@ -91,6 +95,10 @@ git $GIT_ISOLATION add --all --ignore-errors -- .
 status=$?
 # 1: some files could not be read and were left out; anything else is fatal.
 [ "$status" -le 1 ] || exit "$status"
+# Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
+if [ -n "\${CODE_RUNNING:-}" ]; then
+  git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+fi
 if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
   echo again
   exit 0

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { McpServerConfig } from "@attractor/agent";
+import { type McpServerConfig, programOnPath } from "@attractor/agent";
 import { Command, CommanderError, Option } from "commander";
 import { applyEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-parser";
 import { attractorHome, userSettingsPath } from "../config/home.js";
@@ -245,7 +245,11 @@ function openBrowser(url: string, env: McpCommandIo["env"]): void {
   if (!opener || (process.platform === "linux" && !env.DISPLAY && !env.WAYLAND_DISPLAY)) return;
   import("node:child_process")
     .then(({ spawn }) => {
-      const child = spawn(opener, [url], { stdio: "ignore", detached: true });
+      // From PATH's absolute folders outside the working directory: `.` in PATH would run the
+      // project's own xdg-open.
+      const program = programOnPath(opener, process.env.PATH, process.cwd());
+      if (!program.includes("/")) return;
+      const child = spawn(program, [url], { stdio: "ignore", detached: true });
       child.on("error", () => {});
       child.unref();
     })

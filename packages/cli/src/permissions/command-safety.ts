@@ -15,6 +15,7 @@ import { programOptions } from "./program-options.js";
 import { readOnlyVerdict } from "./read-only-commands.js";
 import { findNarrows, narrowPattern, SHELLS } from "./shell-programs.js";
 import { maxTier, type SafetyTier, TIER_ORDER } from "./tiers.js";
+import { holdsTrackedFiles } from "./tracked-directories.js";
 
 export { maxTier, type SafetyTier } from "./tiers.js";
 
@@ -386,6 +387,13 @@ class Judge {
       }
       const target = redirect.target as string;
       const absolute = resolve(this.cwd, target);
+      // `for f in src/*; do : > "$f"; done`: a truncating redirection onto a glob empties every file.
+      if (/^(>|>\||&>)$/.test(redirect.op) && /[*?[]/.test(target) && !narrowPattern(target)) {
+        const word = { text: target, dynamic: false, glob: true };
+        const hit = this.catastrophicTarget(word) ?? this.trackedTarget(word, false);
+        if (hit)
+          return { ...result, tier: "critical", reason: `empties every file of ${hit}`, readOnly: false };
+      }
       if (writes && DEVICE.test(absolute))
         return {
           ...result,
@@ -481,6 +489,40 @@ class Judge {
     return undefined;
   }
 
+  /**
+   * Does removing this word (recursively when `recursive`) take a directory of the project's
+   * tracked files with it: the directory itself, or every file of one through a wide glob
+   * (`src/*`; `src/*.o` is narrow). Build outputs and ignored folders hold none.
+   */
+  private trackedTarget(word: Word, recursive: boolean): string | undefined {
+    if (word.dynamic) return undefined;
+    let text = word.text;
+    if (word.glob || /[*?[]/.test(text)) {
+      if (narrowPattern(text)) return undefined;
+      const parts = text.split("/");
+      text =
+        parts
+          .slice(
+            0,
+            parts.findIndex((p) => /[*?[]/.test(p)),
+          )
+          .join("/") || ".";
+    } else if (!recursive) return undefined;
+    const absolute = resolve(this.cwd, text);
+    if (!isInside(this.root, absolute) || absolute === resolve(this.root, ".git")) return undefined;
+    return holdsTrackedFiles(this.root, absolute)
+      ? `${text}, which holds the project's tracked files`
+      : undefined;
+  }
+
+  /** Whether sed, perl or ruby is told to edit its files in place (`-i`, `-pi`, `--in-place`). */
+  private editsInPlace(program: string, argv: readonly string[]): boolean {
+    if (program === "sed" || program === "gsed")
+      return argv.slice(1).some((x) => /^-[a-zA-Z]*i|^--in(-(p(l(a(c(e)?)?)?)?)?)?(=|$)/.test(x));
+    if (program === "perl" || program === "ruby") return argv.slice(1).some((x) => /^-[a-zA-Z]*i/.test(x));
+    return false;
+  }
+
   private verdict(
     command: SimpleCommand,
     tier: SafetyTier,
@@ -546,6 +588,8 @@ class Judge {
           return v("critical", `${program} ${verb} the files a command lists (${w.text})`, false, {
             understood: false,
           });
+        const tracked = this.catastrophicTarget(w) ? undefined : this.trackedTarget(w, recursive);
+        if (tracked && program !== "rmdir") return v("critical", `${program} ${verb} ${tracked}`);
         const hit = this.catastrophicTarget(w);
         if (!hit) continue;
         if (recursive || w.dynamic)
@@ -580,13 +624,53 @@ class Judge {
       const hit = targets.map((w) => this.catastrophicTarget(w)).find(Boolean);
       if (hit) return v("critical", `${finder ?? "xargs"} ${program} overwrites every file under ${hit}`);
     }
+    // `for f in src/*; do cp /dev/null "$f"; done`: the glob carried by the loop names every file.
+    if (program === "cp" || program === "dd") {
+      const target =
+        program === "dd"
+          ? words.filter((w) => w.text.startsWith("of=")).map((w) => ({ ...w, text: w.text.slice(3) }))[0]
+          : operandWords.length > 1
+            ? operandWords.at(-1)
+            : undefined;
+      if (
+        target &&
+        !target.dynamic &&
+        (target.glob || /[*?[]/.test(target.text)) &&
+        !narrowPattern(target.text)
+      ) {
+        const hit = this.catastrophicTarget(target) ?? this.trackedTarget(target, false);
+        if (hit) return v("critical", `${program} overwrites every file of ${hit}`);
+      }
+    }
+    // `find . -type f -exec sed -i … {} +` edits every file under the root in place, the repository's
+    // own objects in .git included (which checkpoints do not keep): a bulk rewrite that corrupts history.
+    // A filtered find (`-name '*.ts'`) or a listed set (`$(git ls-files)`) stays out of .git.
+    if (finder && this.editsInPlace(program, argv)) {
+      const hit = operandWords
+        .filter((w) => !w.text.includes("{found}"))
+        .map((w) => this.catastrophicTarget(w))
+        .find(Boolean);
+      if (hit)
+        return v("critical", `${finder} ${program} rewrites every file under ${hit} in place, .git included`);
+    }
     if (program === "mv") {
       // With -t/--target-directory every operand is a source.
       const targetOption = argv.slice(1).some((a) => /^-[a-zA-Z]*t|^--ta/.test(a));
-      for (const w of targetOption ? operandWords : operandWords.slice(0, -1)) {
+      const sources = targetOption ? operandWords : operandWords.slice(0, -1);
+      for (const w of sources) {
         const hit = this.catastrophicTarget(w);
         if (hit && !w.dynamic) return v("critical", `moves away ${hit}`);
       }
+      // A folder of tracked files moved out of the project (renaming it inside is everyday work).
+      const destination = targetOption
+        ? argv.slice(1).find((a, i, all) => /^-[a-zA-Z]*t$/.test(all[i - 1] ?? "") || /^--ta/.test(a))
+        : operandWords.at(-1)?.text;
+      const out =
+        destination === undefined ||
+        operandWords.at(-1)?.dynamic ||
+        !isInside(this.root, resolve(this.cwd, destination.replace(/^--ta[a-z-]*=/, "")));
+      const tracked = out ? sources.map((w) => this.trackedTarget(w, true)).find(Boolean) : undefined;
+      if (tracked) return v("critical", `moves ${tracked} out of the project`);
       if (
         dynamicTail ||
         command.wrappers.some((w) => /^find -/.test(w)) ||
@@ -597,7 +681,9 @@ class Judge {
     if (program === "tar" || program === "bsdtar" || program === "gtar") {
       const removes = argv.slice(1).find((a) => /^--rem(o(v(e(-(f(i(l(es?)?)?)?)?)?)?)?)?$/.test(a));
       if (removes) {
-        const hit = operandWords.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        const hit =
+          operandWords.map((w) => this.catastrophicTarget(w)).find(Boolean) ??
+          operandWords.map((w) => this.trackedTarget(w, true)).find(Boolean);
         if (hit || operandWords.some((w) => w.glob && !narrowPattern(w.text)))
           return v("critical", `tar ${removes} deletes ${hit ?? "the project's files"} once archived`);
         return v("high", `tar ${removes} deletes the files it archives`);
@@ -649,7 +735,10 @@ class Judge {
       const moves = argv.slice(1).find((a) => /^--mo(ve?)?$/.test(a) || /^-[a-zA-Z0-9]*m/.test(a));
       if (moves) {
         const sources = operandWords.slice(1);
-        const hit = sources.map((w) => this.catastrophicTarget(w)).find(Boolean);
+        const recursive = argv.slice(1).some((a) => /^-[a-zA-Z0-9]*r|^--recurse-p/.test(a));
+        const hit =
+          sources.map((w) => this.catastrophicTarget(w)).find(Boolean) ??
+          sources.map((w) => this.trackedTarget(w, recursive)).find(Boolean);
         if (hit || sources.some((w) => w.glob && !narrowPattern(w.text)) || sources.length === 0)
           return v("critical", `zip ${moves} moves ${hit ?? "the project's files"} into the archive`);
         return v("high", `zip ${moves} deletes the files it archives`);
@@ -833,7 +922,9 @@ class Judge {
     if (rest.includes("-delete")) {
       // Only tests before -delete narrow it: `find . -delete -name x` deletes everything.
       const filtered = findNarrows(rest.slice(0, rest.indexOf("-delete")));
-      const hit = starts.map((w) => this.catastrophicTarget(w)).find(Boolean);
+      const hit =
+        starts.map((w) => this.catastrophicTarget(w)).find(Boolean) ??
+        starts.map((w) => this.trackedTarget(w, true)).find(Boolean);
       // A filter narrows a cleanup inside the project (`find . -name '*.o' -delete`), not one of the
       // home directory or the file system (`find ~ -type f -delete`).
       const beyondProject = starts.some((w) => w.dynamic || !isInside(this.root, resolve(this.cwd, w.text)));

@@ -92,11 +92,16 @@ export function gitSubcommandVerdict(
         ? v("critical", "git read-tree -u replaces the working tree")
         : v("medium", "git read-tree");
     case "update-ref":
-      return short.has("d") ? v("high", "git update-ref -d deletes a ref") : v("medium", "git update-ref");
+      // Deleting a branch's ref deletes its reflog too: the commits only it reached are lost.
+      return short.has("d") || long.has("--stdin")
+        ? v("critical", "git update-ref deletes refs and the history only they reach")
+        : v("medium", "git update-ref");
     case "branch":
       // `git branch -f main HEAD~10` moves a branch back over its commits.
       if ((force || long.has("--force")) && operands.length > 0)
         return v("high", "git branch -f moves a branch");
+      // -D stays high, not critical: the commits of a branch that was checked out are still in
+      // HEAD's reflog (git refuses to delete the current branch).
       if (short.has("D") || short.has("d") || long.has("--delete") || short.has("m") || short.has("M"))
         return v(short.has("D") || force ? "high" : "medium", "git branch deletes or renames a branch");
       return v(
@@ -122,16 +127,30 @@ export function gitSubcommandVerdict(
         : operands[0] === "list" || operands[0] === "show"
           ? v("none", `git stash ${operands[0]}`, true)
           : v("medium", "git stash");
+    case "worktree":
+      // `remove --force` deletes a working tree with its uncommitted and untracked files.
+      if (operands[0] === "remove")
+        return force || rest.filter((x) => x === "-f" || x === "--force").length > 0
+          ? v("critical", "git worktree remove --force deletes a working tree and its uncommitted work")
+          : v("high", "git worktree remove deletes a working tree");
+      return operands[0] === "list"
+        ? v("none", "git worktree list", true)
+        : v("medium", `git worktree ${operands[0] ?? ""}`);
     case "filter-branch":
     case "filter-repo":
       return v("critical", `git ${sub} rewrites the whole history`);
     case "reflog":
+      // The reflog is what brings back a reset, a rebase or a deleted branch.
       return ["expire", "delete"].includes(operands[0] ?? "")
-        ? v("high", "expires the reflog")
+        ? v("critical", "git reflog expire deletes the record that recovers lost commits")
         : v("none", "git reflog", true);
     case "gc":
+      return rest.some((a) => /^--prune=(now|all)$/.test(a))
+        ? v("critical", "git gc --prune=now drops every unreachable commit")
+        : v("high", "git gc can drop unreachable commits");
     case "prune":
-      return v("high", `git ${sub} can drop unreachable commits`);
+      // Without --expire, every unreachable object goes, whatever its age.
+      return v("critical", "git prune drops every unreachable commit");
     case "remote":
       return operands.length === 0
         ? v("none", "git remote", true)

@@ -493,6 +493,16 @@ function psVerdict(args: readonly Word[]): ReadOnlyVerdict {
       continue;
     }
     if (t.startsWith("-")) {
+      // macOS (BSD) ps: -E adds each process's environment, as `e` does.
+      const valueAt = t.search(/[oOpPuUgGtCqsk]/);
+      const eAt = t.indexOf("E");
+      if (eAt > 0 && (valueAt < 0 || eAt < valueAt))
+        return {
+          readOnly: false,
+          tier: "critical",
+          reason: `ps ${t}: -E prints every process's environment (macOS), the agent's own secrets included`,
+          effectOption: t,
+        };
       // procps reads `-auxe` as the BSD `auxe` when no user `xe` exists.
       if (/^-[a-zA-Z]*u[a-zA-Z]*e/.test(t))
         return {

@@ -928,12 +928,14 @@ class AgentRuntime implements Runtime {
     return this.lastContext;
   }
 
-  async undo(): Promise<{ readonly files: readonly string[] } | undefined> {
+  async undo(): Promise<
+    { readonly files: readonly string[]; readonly notices?: readonly string[] } | undefined
+  > {
     const result = await this.checkpoints.undo();
     if (!result) return undefined;
     const files = result.files.map((f) => f.path);
     this.notify({ kind: "checkpoint_restored", files });
-    return { files };
+    return { files, ...(result.notices !== undefined && { notices: result.notices }) };
   }
 
   rewindPoints() {

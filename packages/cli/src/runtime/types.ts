@@ -192,7 +192,7 @@ export interface Runtime {
   /** Share of the model's context window in use after the last response, 0–100. */
   contextPercent(): number | undefined;
   /** Restores the project to before the last change; undefined when there is nothing to undo. */
-  undo(): Promise<{ readonly files: readonly string[] } | undefined>;
+  undo(): Promise<{ readonly files: readonly string[]; readonly notices?: readonly string[] } | undefined>;
   /** Checkpoints per user message, for /rewind. */
   rewindPoints(): Promise<readonly CheckpointGroup[]>;
   /** The text of the user message a checkpoint group's `userMessageId` names, when known. */

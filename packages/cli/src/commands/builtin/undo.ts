@@ -19,5 +19,7 @@ export const undoCommand: SlashCommand = {
           ? `Undid the last change: ${result.files.join(", ")}`
           : "Undid the last change (no file differed).",
     });
+    // What the checkpoint could not keep is said, never left silent.
+    for (const notice of result.notices ?? []) host.show({ kind: "text", tone: "warning", text: notice });
   },
 };

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { programOnPath } from "@attractor/agent";
 
 /** What reading the clipboard for an image gave. */
 export type ClipboardImage =
@@ -82,9 +83,13 @@ export async function readClipboardImage(
 }
 
 function run(reader: Reader, env: NodeJS.ProcessEnv): Promise<Buffer | "missing" | undefined> {
+  // From PATH's absolute folders outside the working directory only: a relative entry (`.`)
+  // would run the project's own `xclip`.
+  const program = programOnPath(reader.program, env.PATH, process.cwd());
+  if (!program.includes("/")) return Promise.resolve("missing");
   return new Promise((resolve) => {
     execFile(
-      reader.program,
+      program,
       [...reader.args],
       { encoding: "buffer", env, timeout: READ_TIMEOUT_MS, maxBuffer: MAX_CLIPBOARD_BYTES },
       (error, stdout) => {

@@ -1,0 +1,111 @@
+// Files that run code later (the agent's CODE_RUNNING_FILES) must come back with /undo and rewind
+// even where the shadow repository cannot hold them: a gitignored `.envrc` or `.vscode` is left
+// out by staging, and git refuses any path inside `.git` (`.git/hooks/pre-commit`, `.git/config`).
+// Ignored ones are force-staged (see codeRunningPaths); those inside .git are recorded here, by
+// content hash, in a manifest carried in the checkpoint's message.
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { CODE_RUNNING_FILES } from "@attractor/agent";
+
+/** Code-running files inside .git at one moment: posix path → `<sha256>:<mode>`. */
+export type GitFilesManifest = Readonly<Record<string, string>>;
+
+/** Entries of the list the shadow repository can stage (outside .git), at the project's top. */
+const STAGEABLE = CODE_RUNNING_FILES.filter((e) => !e.path.startsWith(".git/")).map((e) => e.path);
+/** Single files of the list inside .git; `.git/hooks` is read as a folder. */
+const GIT_FILES = CODE_RUNNING_FILES.filter((e) => e.path.startsWith(".git/") && e.kind === "file").map(
+  (e) => e.path,
+);
+const HOOKS = ".git/hooks";
+
+/**
+ * The top-level code-running files and folders that exist now, to be force-staged (`git add -f`)
+ * beside the rest of the tree: staged once, git keeps tracking them though ignored, so a later
+ * deletion is staged and a file created after a checkpoint is removed by restoring it. Their
+ * names hold no spaces (the snapshot scripts word-split them).
+ */
+export function codeRunningPaths(root: string): string[] {
+  return STAGEABLE.filter((p) => existsSync(join(root, p)));
+}
+
+/**
+ * Where the contents named by manifests are kept: beside the shadow repository, which may not
+ * exist yet when the first change is recorded (it is created aside and renamed into place).
+ */
+function store(gitDir: string): string {
+  return `${gitDir}.code-running`;
+}
+
+/**
+ * Reads the code-running files inside the project's .git (hooks, config) and stores their
+ * contents under `gitDir` (once per content); undefined when the project has no .git folder
+ * (a `.git` file points elsewhere: not ours to record). Synchronous: a few small files, read on
+ * the path every modifying call waits for.
+ */
+export function recordGitFiles(root: string, gitDir: string): GitFilesManifest | undefined {
+  const dotGit = lstatSync(join(root, ".git"), { throwIfNoEntry: false });
+  if (!dotGit?.isDirectory()) return undefined;
+  const paths = [...GIT_FILES];
+  try {
+    for (const e of readdirSync(join(root, HOOKS), { withFileTypes: true }))
+      if (e.isFile() || e.isSymbolicLink()) paths.push(`${HOOKS}/${e.name}`);
+  } catch {
+    // No hooks folder.
+  }
+  const manifest: Record<string, string> = {};
+  for (const path of paths) {
+    const file = join(root, path);
+    const info = lstatSync(file, { throwIfNoEntry: false });
+    if (!info?.isFile()) continue;
+    const content = readFileSync(file);
+    const hash = createHash("sha256").update(content).digest("hex");
+    const kept = join(store(gitDir), hash);
+    if (!existsSync(kept)) {
+      mkdirSync(store(gitDir), { recursive: true });
+      writeFileSync(kept, content);
+    }
+    manifest[path] = `${hash}:${(info.mode & 0o777).toString(8)}`;
+  }
+  return manifest;
+}
+
+/** Whether two manifests record the same files (an absent manifest matches anything). */
+export function sameGitFiles(a: GitFilesManifest | undefined, b: GitFilesManifest | undefined): boolean {
+  if (a === undefined || b === undefined) return true;
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+/**
+ * Puts the project's .git code-running files back as `manifest` recorded them: each recorded file
+ * gets its content and mode, and a hook made since is removed. Nothing when there is no manifest
+ * or the project has no .git folder now (a restored repository copy brings its own).
+ */
+export async function restoreGitFiles(
+  root: string,
+  gitDir: string,
+  manifest: GitFilesManifest | undefined,
+): Promise<void> {
+  if (manifest === undefined) return;
+  const dotGit = lstatSync(join(root, ".git"), { throwIfNoEntry: false });
+  if (!dotGit?.isDirectory()) return;
+  for (const [path, entry] of Object.entries(manifest)) {
+    const [hash = "", mode = "644"] = entry.split(":");
+    const content = await readFile(join(store(gitDir), hash));
+    const file = join(root, path);
+    await mkdir(dirname(file), { recursive: true });
+    // Removed first: the file may be a link the command planted in its place.
+    await rm(file, { force: true });
+    await writeFile(file, content, { mode: Number.parseInt(mode, 8) });
+    await chmod(file, Number.parseInt(mode, 8));
+  }
+  const hooks = await readdir(join(root, HOOKS)).catch(() => [] as string[]);
+  for (const name of hooks) {
+    const path = `${HOOKS}/${name}`;
+    if (manifest[path] !== undefined) continue;
+    const info = lstatSync(join(root, path), { throwIfNoEntry: false });
+    if (info?.isFile() || info?.isSymbolicLink()) await rm(join(root, path), { force: true });
+  }
+}
