@@ -42,6 +42,7 @@ import {
 } from "../checkpoints/index.js";
 import {
   attractorHome,
+  claudeUserDir,
   formatIssue,
   type HookSource,
   loadSettings,
@@ -233,15 +234,20 @@ interface SessionParts {
  * stored one. Throws ConfigurationError or SettingsError for a configuration it cannot run with.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const env = options.env ?? process.env;
-  const home = options.home ?? attractorHome(env as NodeJS.ProcessEnv);
+  const givenEnv = options.env ?? process.env;
+  const home = options.home ?? attractorHome(givenEnv as NodeJS.ProcessEnv);
   const projectDir = resolve(options.projectDir);
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
   const loaded = options.settings ?? (await loadProjectSettings(options, home, projectDir));
+  // Claude Code's settings `env` is the session's environment: the provider and the tools see it
+  // (the variables were set on purpose, so secret-looking names among them pass to commands too).
+  const variables = loaded.variables ?? {};
+  const env = { ...givenEnv, ...variables };
   const settings: ResolvedSettings = {
     ...loaded,
+    env: { allow: [...loaded.env.allow, ...Object.keys(variables)] },
     permissions: {
       allow: [...loaded.permissions.allow, ...(options.allowedTools ?? [])],
       ask: loaded.permissions.ask,
@@ -299,6 +305,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     loadSkills(definitionFolders("skills", home, projectDir)),
   ]);
   const startupWarnings = [
+    ...((settings.unhonoured ?? []).length > 0
+      ? [`Claude Code settings read and not honoured: ${settings.unhonoured.join("; ")}`]
+      : []),
     ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
     ...(gate.warning !== undefined ? [gate.warning] : []),
     ...[...commands.problems, ...agents.problems, ...skills.problems].map(
@@ -369,7 +378,12 @@ async function loadProjectSettings(
     decision ??= Promise.resolve(check([...withheld, ...others]));
     return decision;
   };
-  const settings = await loadSettings({ home, projectDir, trust: decide });
+  const settings = await loadSettings({
+    home,
+    projectDir,
+    trust: decide,
+    claudeDir: claudeUserDir(options.env ?? process.env),
+  });
   if (decision === undefined && others.length > 0) await decide([]);
   return { ...settings, projectTrusted: (await decision) ?? false };
 }
@@ -395,7 +409,7 @@ function trustCheck(options: RuntimeOptions, home: string, projectDir: string): 
 }
 
 function withheldWarning(withheld: readonly string[]): string {
-  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
+  return `the project's settings file sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
 }
 
 interface RuntimeParts {
