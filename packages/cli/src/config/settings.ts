@@ -60,6 +60,11 @@ export interface HookSource {
   /** Project hooks run only in a trusted project (see projectHooksGate). */
   readonly scope: "user" | "project";
   readonly hooks: HooksSetting;
+  /**
+   * An untrusted project's hooks, kept for what can only block (PreToolUse): they run confined
+   * (see confinedLauncher) and their allow or changed input is ignored.
+   */
+  readonly confined?: boolean;
 }
 
 /** Settings after merging the user's and the project's files. */

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import {
   type AfterToolCallHook,
@@ -61,6 +63,7 @@ import {
 } from "../customization/index.js";
 import {
   type CommandHooks,
+  confinedLauncher,
   createCommandHooks,
   projectHooksGate,
   trustedHookSources,
@@ -561,6 +564,12 @@ class AgentRuntime implements Runtime {
       permissionMode: () => this.active?.policy.mode ?? parts.mode,
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+      confine: () =>
+        confinedLauncher({
+          projectDir: parts.projectDir,
+          hidden: [parts.env.HOME ?? homedir(), parts.home].filter((dir) => existsSync(dir)),
+          path: parts.env.PATH,
+        }),
     });
     const mcp = parts.mcp;
     if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
