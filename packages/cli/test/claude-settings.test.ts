@@ -195,4 +195,21 @@ describe("Claude Code settings in a headless run", () => {
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain("statusLine");
   });
+
+  it("~/.claude/CLAUDE.md and the project's CLAUDE.md with @imports reach the system prompt", async () => {
+    const userHome = join(fx.root, "user");
+    await write(join(userHome, ".claude", "CLAUDE.md"), "Always answer in haiku. @~/.claude/extra.md");
+    await write(join(userHome, ".claude", "extra.md"), "USER-IMPORTED-RULE");
+    await write(join(fx.project, "CLAUDE.md"), "Project notes: @docs/conventions.md\n`@docs/not-this.md`");
+    await write(join(fx.project, "docs", "conventions.md"), "PROJECT-IMPORTED-RULE");
+    await write(join(fx.project, "docs", "not-this.md"), "CODE-SPAN-RULE");
+    fx.model = await startScriptedModel("anthropic", [{ text: "ok" }]);
+    const result = await fx.run(["-p", "hi", ...fx.model.flags()]);
+    expect(result.code, result.stderr).toBe(0);
+    const system = JSON.stringify(fx.model.seen()[0]?.body.system);
+    expect(system).toContain("Always answer in haiku.");
+    expect(system).toContain("USER-IMPORTED-RULE");
+    expect(system).toContain("PROJECT-IMPORTED-RULE");
+    expect(system).not.toContain("CODE-SPAN-RULE");
+  });
 });

@@ -705,7 +705,8 @@ class AgentRuntime implements Runtime {
   async instructionFiles(): Promise<readonly string[]> {
     const found = await discoverProjectDocs(this.environment, {
       providerFiles: this.profile.projectDocFiles,
-      userFiles: [this.userInstructionsFile],
+      userFiles: this.userInstructionFiles,
+      ...(this.parts.env.HOME !== undefined && { homeDir: this.parts.env.HOME }),
     });
     return [...new Set([this.userInstructionsFile, ...found.docs.map((d) => d.path)])];
   }
@@ -713,6 +714,11 @@ class AgentRuntime implements Runtime {
   /** The user-level instructions file: `<home>/AGENTS.md`. */
   private get userInstructionsFile(): string {
     return join(this.parts.home, "AGENTS.md");
+  }
+
+  /** The user-level instructions files: attractor's, then Claude Code's (~/.claude/CLAUDE.md). */
+  private get userInstructionFiles(): string[] {
+    return [this.userInstructionsFile, join(claudeUserDir(this.parts.env), "CLAUDE.md")];
   }
 
   /**
@@ -1132,7 +1138,7 @@ class AgentRuntime implements Runtime {
       hooks: this.hooks.sessionHooks,
       subagentTypes: this.parts.subagentTypes,
       skills: this.parts.skills,
-      userInstructionFiles: [this.userInstructionsFile],
+      userInstructionFiles: this.userInstructionFiles,
       beforeToolCall: createToolGuard({
         ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
         ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
