@@ -1,9 +1,11 @@
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadSettings } from "../src/config/index.js";
+import { promptHookText, promptHookVerdict } from "../src/hooks/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
 
@@ -211,5 +213,53 @@ describe("Claude Code settings in a headless run", () => {
     expect(system).toContain("USER-IMPORTED-RULE");
     expect(system).toContain("PROJECT-IMPORTED-RULE");
     expect(system).not.toContain("CODE-SPAN-RULE");
+  });
+});
+
+describe("prompt hooks", () => {
+  const fx = headlessFixture();
+
+  it("a PreToolUse prompt hook asks the session's model, with $ARGUMENTS, and its ok:false blocks", async () => {
+    await write(join(fx.root, "user", ".claude", "settings.json"), {
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [{ type: "prompt", prompt: "Is this call safe? Call: $ARGUMENTS" }],
+          },
+        ],
+      },
+    });
+    fx.model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "rm -rf src" } }] },
+      { text: '{"ok": false, "reason": "recursive deletes are not allowed"}' },
+      {
+        expect: (r) =>
+          r.at(-1)?.includes("recursive deletes are not allowed") ? undefined : `not blocked: ${r.at(-1)}`,
+        text: "Blocked.",
+      },
+    ]);
+    const result = await fx.run(["-p", "Delete src", "--mode", "yolo", ...fx.model.flags()]);
+    expect(result.stderr).not.toContain("UNEXPECTED");
+    expect(result.code, result.stderr).toBe(0);
+    const question = fx.model.seen()[1]?.userTexts[0] ?? "";
+    expect(question).toContain("Is this call safe? Call: {");
+    expect(question).toContain('"command":"rm -rf src"');
+    expect(question).toContain('"hook_event_name":"PreToolUse"');
+    expect(existsSync(join(fx.project, "src", "math.js"))).toBe(true);
+  });
+});
+
+describe("reading a prompt hook's answer", () => {
+  it("ok:true and decision:approve go ahead, ok:false and decision:block block, anything else is an error", () => {
+    expect(promptHookVerdict('{"ok": true}', "h").kind).toBe("ok");
+    expect(promptHookVerdict('Sure. {"decision": "approve"}', "h").kind).toBe("ok");
+    expect(promptHookVerdict('{"ok": false, "reason": "no"}', "h")).toEqual({ kind: "block", message: "no" });
+    expect(promptHookVerdict('{"decision": "block"}', "h").kind).toBe("block");
+    expect(promptHookVerdict("I think it is fine", "h").kind).toBe("error");
+  });
+  it("puts the input where $ARGUMENTS is, or after the prompt", () => {
+    expect(promptHookText("check $ARGUMENTS now", '{"a":1}')).toMatch(/^check \{"a":1\} now/);
+    expect(promptHookText("check", '{"a":1}')).toMatch(/^check\n\nHook input:\n\{"a":1\}/);
   });
 });

@@ -12,6 +12,7 @@ import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import type { CommandHookSetting, HookSource } from "../config/index.js";
 import { type ConfinedLauncher, confinedEnv } from "./confined-hook.js";
 import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
+import { type PromptEvaluator, runPromptHook } from "./prompt-hook.js";
 import { runHookCommand } from "./run-command.js";
 
 /** Events a hook cannot block: exit 2 only shows stderr to the user. */
@@ -24,6 +25,8 @@ const UNBLOCKABLE: ReadonlySet<HookEventName> = new Set([
 
 /** Claude Code's default hook timeout. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+/** Claude Code's default timeout of a prompt hook. */
+export const PROMPT_HOOK_TIMEOUT_MS = 30_000;
 
 /** What the hooks need from the program running them. */
 export interface HookHost {
@@ -37,6 +40,8 @@ export interface HookHost {
   readonly endReason?: () => string;
   /** Shows a line to the user: hook errors, system messages, output of some events. */
   readonly notify: (tone: "info" | "warning", text: string) => void;
+  /** Asks the session's model a prompt hook's question; prompt hooks error without it. */
+  readonly evaluatePrompt?: PromptEvaluator;
   /** How confined hooks (an untrusted project's guards) start; undefined: they cannot run. */
   readonly confine?: () => Promise<ConfinedLauncher | undefined>;
 }
@@ -59,7 +64,10 @@ interface Group {
 }
 
 interface HookCommand {
+  /** The shell command, or a prompt hook's prompt. */
   readonly command: string;
+  /** A prompt hook: `command` is the prompt, evaluated by the session's model. */
+  readonly prompt?: boolean;
   readonly timeoutMs: number;
   /** Runs sandboxed and may only block (see HookSource.confined). */
   readonly confined: boolean;
@@ -113,10 +121,20 @@ function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Ma
       for (const group of groups ?? []) {
         const commands: HookCommand[] = [];
         for (const hook of group.hooks as readonly CommandHookSetting[]) {
+          if (hook.type === "prompt" && hook.prompt) {
+            // The model's answer is text, never a command: safe to evaluate even when confined.
+            commands.push({
+              command: hook.prompt,
+              prompt: true,
+              timeoutMs: hook.timeout !== undefined ? hook.timeout * 1000 : PROMPT_HOOK_TIMEOUT_MS,
+              confined: source.confined === true,
+            });
+            continue;
+          }
           if (hook.type !== "command" || !hook.command) {
             notify(
               "warning",
-              `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" hooks run)`,
+              `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" and "prompt" hooks run)`,
             );
             continue;
           }
@@ -152,14 +170,16 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
   ): Promise<RunVerdict[]> => {
     const groups = table.get(event) ?? [];
     // The same command matched by several groups runs once (confined if any source confines it).
-    const commands = new Map<string, { timeoutMs: number; confined: boolean }>();
+    const commands = new Map<string, { timeoutMs: number; confined: boolean; prompt: boolean }>();
     for (const g of groups) {
       if (target !== undefined && !g.matcher(target)) continue;
       for (const c of g.commands) {
-        const before = commands.get(c.command);
-        commands.set(c.command, {
+        const key = `${c.prompt ? "prompt" : "command"}:${c.command}`;
+        const before = commands.get(key);
+        commands.set(key, {
           timeoutMs: Math.max(before?.timeoutMs ?? 0, c.timeoutMs),
           confined: (before?.confined ?? false) || c.confined,
+          prompt: c.prompt === true,
         });
       }
     }
@@ -174,7 +194,12 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       ...input,
     });
     const results = await Promise.all(
-      [...commands].map(async ([command, { timeoutMs, confined }]): Promise<RunVerdict> => {
+      [...commands].map(async ([key, { timeoutMs, confined, prompt }]): Promise<RunVerdict> => {
+        const command = key.slice(key.indexOf(":") + 1);
+        if (prompt) {
+          const verdict = await runPromptHook(host.evaluatePrompt, command, payload, timeoutMs);
+          return { verdict, confined, unconfinable: false };
+        }
         if (!confined) {
           const done = await runHookCommand(command, {
             input: payload,

@@ -564,6 +564,19 @@ class AgentRuntime implements Runtime {
       permissionMode: () => this.active?.policy.mode ?? parts.mode,
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+      // A prompt hook is one question to the session's model, outside the conversation.
+      evaluatePrompt: async (prompt, signal) =>
+        (
+          await sampleWithModel(
+            this.client,
+            {
+              server: "hooks",
+              messages: [{ role: "user", content: { type: "text", text: prompt } }],
+              maxTokens: 1024,
+            },
+            { model: this.modelValue, provider: this.profile.provider, signal },
+          )
+        ).text,
       confine: () =>
         confinedLauncher({
           projectDir: parts.projectDir,
