@@ -109,6 +109,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } else if (args.outputFormat !== undefined) {
     return usage(io, "--output-format applies to headless runs: add -p.");
   }
+  if (args.unhonouredFlags.length > 0)
+    io.stderr.write(
+      `attractor: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}\n`,
+    );
   if (args.verbose && args.outputFormat !== "stream-json" && headless)
     io.stderr.write("attractor: --verbose adds events to stream-json output only; ignored.\n");
 

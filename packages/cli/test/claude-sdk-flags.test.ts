@@ -1,0 +1,56 @@
+import { describe, expect, it } from "vitest";
+import { startScriptedModel } from "../src/testing/index.js";
+import { headlessFixture } from "./support/headless-fixture.js";
+
+const fx = headlessFixture();
+
+describe("the flags the Claude Agent SDK passes", () => {
+  it("are accepted: the run works, and those not honoured are named in one warning", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ text: "hello from the model" }]);
+    // As the SDK builds its command line (values joined with "=").
+    const sdkFlags = [
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--input-format",
+      "stream-json",
+      "--max-thinking-tokens=2048",
+      "--max-turns=3",
+      "--permission-prompt-tool=stdio",
+      "--setting-sources=",
+      "--permission-mode=default",
+      "--allow-dangerously-skip-permissions",
+      "--include-partial-messages",
+      "--allowedTools=Bash(npm test:*)",
+      "--fork-session",
+      "--no-session-persistence",
+    ];
+    const line = JSON.stringify({ type: "user", message: { role: "user", content: "hi" } });
+    const result = await fx.run([...sdkFlags, ...fx.model.flags()], {}, `${line}\n`);
+    expect(result.code, result.stderr).toBe(0);
+    const events = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; result?: string });
+    expect(events.find((e) => e.type === "result")).toMatchObject({ result: "hello from the model" });
+    const warnings = result.stderr.split("\n").filter((l) => l.includes("not honoured (Claude Code flags)"));
+    expect(warnings).toEqual([
+      "attractor: accepted and not honoured (Claude Code flags): --max-thinking-tokens, --permission-prompt-tool, --setting-sources, --include-partial-messages, --fork-session, --no-session-persistence",
+    ]);
+  });
+
+  it("--dangerously-skip-permissions is yolo mode", async () => {
+    fx.model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "node test.js" } }] },
+      { expect: (r) => (/FAIL|PASS/.test(r.at(-1) ?? "") ? undefined : `not run: ${r.at(-1)}`), text: "ran" },
+    ]);
+    const result = await fx.run([
+      "-p",
+      "run the tests",
+      "--dangerously-skip-permissions",
+      ...fx.model.flags(),
+    ]);
+    expect(result.stderr).not.toContain("UNEXPECTED");
+    expect(result.code, result.stderr).toBe(0);
+  });
+});
