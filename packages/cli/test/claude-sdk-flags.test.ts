@@ -54,3 +54,64 @@ describe("the flags the Claude Agent SDK passes", () => {
     expect(result.code, result.stderr).toBe(0);
   });
 });
+
+describe("the stream-json control protocol", () => {
+  it("answers initialize and set_permission_mode, refuses what it cannot do by name, runs the message", async () => {
+    fx.model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "node test.js" } }] },
+      { expect: (r) => (/FAIL|PASS/.test(r.at(-1) ?? "") ? undefined : `not run: ${r.at(-1)}`), text: "ran" },
+    ]);
+    const lines = [
+      { type: "control_request", request_id: "r1", request: { subtype: "initialize" } },
+      {
+        type: "control_request",
+        request_id: "r2",
+        request: { subtype: "initialize", hooks: { PreToolUse: [{ hookCallbackIds: ["h1"] }] } },
+      },
+      {
+        type: "control_request",
+        request_id: "r3",
+        request: { subtype: "set_permission_mode", mode: "bypassPermissions" },
+      },
+      {
+        type: "control_request",
+        request_id: "r4",
+        request: { subtype: "mcp_message", server_name: "x", message: {} },
+      },
+      { type: "user", message: { role: "user", content: "run the tests" } },
+    ];
+    const input = `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`;
+    const result = await fx.run(
+      ["--output-format", "stream-json", "--input-format", "stream-json", ...fx.model.flags()],
+      {},
+      input,
+    );
+    expect(result.stderr).not.toContain("UNEXPECTED");
+    expect(result.code, result.stderr).toBe(0);
+    const out = result.stdout
+      .trim()
+      .split("\n")
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            response?: { request_id: string; subtype: string; error?: string };
+          },
+      );
+    const responses = new Map(
+      out.filter((l) => l.type === "control_response").map((l) => [l.response?.request_id, l.response]),
+    );
+    expect(responses.get("r1")?.subtype).toBe("success");
+    expect(responses.get("r2")).toMatchObject({
+      subtype: "error",
+      error: expect.stringContaining("hook callbacks"),
+    });
+    expect(responses.get("r3")?.subtype).toBe("success");
+    expect(responses.get("r4")).toMatchObject({
+      subtype: "error",
+      error: expect.stringContaining("mcp_message"),
+    });
+    // The mode set over the protocol let the shell call run headless.
+    expect(out.find((l) => l.type === "result")).toMatchObject({ result: "ran" });
+  });
+});

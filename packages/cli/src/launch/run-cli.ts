@@ -201,9 +201,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   if (headless) {
     const { runHeadless } = await import("../headless/run-headless.js");
-    const messages = streamInput
-      ? (await import("../headless/stdin-messages.js")).readStreamJsonMessages(io.stdin, io.stderr)
-      : undefined;
+    const control = streamInput ? await import("../headless/control-protocol.js") : undefined;
+    const messages = control?.readStreamJsonInput(
+      io.stdin,
+      io.stderr,
+      control.controlResponder(runtime, io.stdout, io.stderr),
+    );
     return runHeadless(runtime, {
       ...(messages !== undefined ? { messages } : { prompt: prompt as string }),
       format: args.outputFormat ?? (streamInput ? "stream-json" : "text"),
