@@ -1,5 +1,6 @@
+import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { startScriptedModel } from "../src/testing/index.js";
+import { CLI_PATH, cleanEnv, startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
 
 const fx = headlessFixture();
@@ -113,5 +114,36 @@ describe("the stream-json control protocol", () => {
     });
     // The mode set over the protocol let the shell call run headless.
     expect(out.find((l) => l.type === "result")).toMatchObject({ result: "ran" });
+  });
+});
+
+describe("interrupt over the control protocol", () => {
+  it("stops a turn waiting on the model; the run then ends with stdin", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ raw: { kind: "hang" } }]);
+    const child = spawn(
+      process.execPath,
+      [CLI_PATH, "--output-format", "stream-json", "--input-format", "stream-json", ...fx.model.flags()],
+      { cwd: fx.project, env: cleanEnv(fx.root, fx.model.env()), stdio: ["pipe", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    const closed = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    const send = (value: unknown) => child.stdin.write(`${JSON.stringify(value)}\n`);
+    send({ type: "user", message: { role: "user", content: "take your time" } });
+    while (fx.model.server.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
+    const sent = Date.now();
+    send({ type: "control_request", request_id: "stop", request: { subtype: "interrupt" } });
+    while (!stdout.includes('"type":"result"')) await new Promise((r) => setTimeout(r, 5));
+    console.log(`interrupt to result: ${Date.now() - sent} ms`);
+    child.stdin.end();
+    await closed;
+    const lines = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; subtype?: string; response?: { request_id?: string } });
+    expect(lines.find((l) => l.type === "control_response")?.response?.request_id).toBe("stop");
+    expect(lines.find((l) => l.type === "result")?.subtype).not.toBe("success");
   });
 });
