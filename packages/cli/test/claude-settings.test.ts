@@ -126,6 +126,19 @@ describe("Claude Code's settings files, merged with attractor's", () => {
     ]);
   });
 
+  it("--setting-sources chooses which of the user, project and local files are read", async () => {
+    await write(join(claudeDir, "settings.json"), { permissions: { deny: ["Bash(user:*)"] } });
+    await write(join(project, ".claude", "settings.json"), { permissions: { deny: ["Bash(project:*)"] } });
+    await write(join(project, ".claude", "settings.local.json"), {
+      permissions: { deny: ["Bash(local:*)"] },
+    });
+    const only = (claudeSources: ("user" | "project" | "local")[]) =>
+      loadSettings({ home, projectDir: project, claudeDir, managedSettingsFile: null, claudeSources });
+    expect((await only([])).permissions.deny).toEqual([]);
+    expect((await only(["project"])).permissions.deny).toEqual(["Bash(project:*)"]);
+    expect((await only(["user", "local"])).permissions.deny).toEqual(["Bash(user:*)", "Bash(local:*)"]);
+  });
+
   it("a broken Claude Code file is an error naming the file and position", async () => {
     await write(join(project, ".claude", "settings.json"), '{ "permissions": { "deny": [ }');
     await expect(load(false)).rejects.toThrow(/\.claude\/settings\.json:1:\d+: invalid JSON/);

@@ -325,7 +325,11 @@ export async function loadSettings(options: {
   claudeDir?: string | null;
   /** Claude Code's managed settings file (default the platform's); null reads none. */
   managedSettingsFile?: string | null;
+  /** Which of Claude Code's user, project and local files to read (all when undefined). */
+  claudeSources?: readonly ("user" | "project" | "local")[];
 }): Promise<ResolvedSettings> {
+  const wanted = (source: "user" | "project" | "local") =>
+    options.claudeSources === undefined || options.claudeSources.includes(source);
   const userFile = userSettingsPath(options.home);
   const projectFile = projectSettingsPath(options.projectDir);
   const issues: SettingsIssue[] = [];
@@ -357,7 +361,7 @@ export async function loadSettings(options: {
       return { ...layer, settings: { ...layer.settings, hooks } };
     });
   const claudeDir = options.claudeDir === undefined ? claudeUserDir() : options.claudeDir;
-  const claudeUserFile = claudeDir === null ? undefined : join(claudeDir, "settings.json");
+  const claudeUserFile = claudeDir === null || !wanted("user") ? undefined : join(claudeDir, "settings.json");
   const managedFile =
     options.managedSettingsFile === undefined ? claudeManagedSettingsPath() : options.managedSettingsFile;
   const claudeUser =
@@ -374,10 +378,13 @@ export async function loadSettings(options: {
   // Run from the home directory, .claude/settings.json is the user's own: read once, as the user's.
   const claudeProjectFile = claudeSettingsPath(options.projectDir);
   const claudeProject =
-    claudeUserFile !== undefined && resolve(claudeUserFile) === resolve(claudeProjectFile)
+    !wanted("project") ||
+    (claudeUserFile !== undefined && resolve(claudeUserFile) === resolve(claudeProjectFile))
       ? undefined
       : await readClaude(claudeProjectFile, "project");
-  const claudeLocal = await readClaude(claudeLocalSettingsPath(options.projectDir), "project");
+  const claudeLocal = wanted("local")
+    ? await readClaude(claudeLocalSettingsPath(options.projectDir), "project")
+    : undefined;
   const managed = managedFile == null ? undefined : await readClaude(managedFile, "managed");
   if (issues.length > 0) throw new SettingsError(issues);
 

@@ -70,6 +70,8 @@ export interface CliArgs {
   readonly strictMcpConfig: boolean;
   /** Trust the project for this run: its security-sensitive settings apply and its hooks may run. */
   readonly trustProject: boolean;
+  /** `--setting-sources`: which of Claude Code's settings files to read (all when undefined). */
+  readonly settingSources?: readonly ("user" | "project" | "local")[];
   /** Claude Code flags given that are accepted and not honoured (named in one warning). */
   readonly unhonouredFlags: readonly string[];
 }
@@ -94,7 +96,6 @@ export const CLAUDE_CODE_VALUE_FLAGS: readonly string[] = [
   "permission-prompts",
   "channels",
   "tools",
-  "setting-sources",
   "settings",
   "fallback-model",
   "project-config-root",
@@ -255,6 +256,10 @@ function buildOptions(version: string, io: ParseIo): Command {
       "--trust-project",
       "trust this project for this run: its sensitive settings (base URL, provider, mode, env, allow rules) apply and its hooks run",
     )
+    .option(
+      "--setting-sources <sources>",
+      "Claude Code's settings files to read: user, project, local, comma separated (default all; empty for none)",
+    )
     .option("--dangerously-skip-permissions", "Claude Code's name for --mode yolo (deny rules still apply)")
     .option(
       "--allow-dangerously-skip-permissions",
@@ -311,7 +316,19 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     strictMcpConfig?: boolean;
     trustProject?: boolean;
     dangerouslySkipPermissions?: boolean;
+    settingSources?: string;
   }>();
+  const sources = o.settingSources
+    ?.split(",")
+    .map((w) => w.trim())
+    .filter((w) => w !== "");
+  const badSource = sources?.find((w) => w !== "user" && w !== "project" && w !== "local");
+  if (badSource !== undefined) {
+    io.stderr.write(
+      `attractor: --setting-sources: unknown source ${JSON.stringify(badSource)} (user, project, local)\n`,
+    );
+    return { kind: "exit", code: 2 };
+  }
   const words = program.args.join(" ").trim();
   return {
     kind: "run",
@@ -343,6 +360,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
       trustProject: o.trustProject ?? false,
+      ...(sources !== undefined && { settingSources: sources as ("user" | "project" | "local")[] }),
       unhonouredFlags: [...CLAUDE_CODE_VALUE_FLAGS, ...CLAUDE_CODE_SWITCH_FLAGS]
         .filter((flag) => {
           const value = program.getOptionValue(camelCase(flag));

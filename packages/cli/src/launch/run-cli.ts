@@ -183,6 +183,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
       trustProject: args.trustProject,
+      ...(args.settingSources !== undefined && { claudeSettingSources: args.settingSources }),
       ...(!headless && {
         confirmProjectTrust: async (request) =>
           (await import("./trust-prompt.js")).askProjectTrust(request, {

@@ -172,6 +172,8 @@ export interface RuntimeOptions {
    * settings apply and its hooks may run.
    */
   readonly trustProject?: boolean;
+  /** Which of Claude Code's settings files to read (`--setting-sources`); all when undefined. */
+  readonly claudeSettingSources?: readonly ("user" | "project" | "local")[];
   /**
    * Asks the user whether to trust a project whose settings want sensitive powers; the answer is
    * remembered under the attractor home until the project's settings change. Without it, an
@@ -386,6 +388,7 @@ async function loadProjectSettings(
     projectDir,
     trust: decide,
     claudeDir: claudeUserDir(options.env ?? process.env),
+    ...(options.claudeSettingSources !== undefined && { claudeSources: options.claudeSettingSources }),
   });
   if (decision === undefined && others.length > 0) await decide([]);
   return { ...settings, projectTrusted: (await decision) ?? false };
