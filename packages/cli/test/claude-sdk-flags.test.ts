@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLI_PATH, cleanEnv, startScriptedModel } from "../src/testing/index.js";
+import { CLI_PATH, cleanEnv, type SeenRequest, type Step, startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
 
 const fx = headlessFixture();
@@ -145,5 +147,30 @@ describe("interrupt over the control protocol", () => {
       .map((l) => JSON.parse(l) as { type: string; subtype?: string; response?: { request_id?: string } });
     expect(lines.find((l) => l.type === "control_response")?.response?.request_id).toBe("stop");
     expect(lines.find((l) => l.type === "result")?.subtype).not.toBe("success");
+  });
+});
+
+describe("a headless run and its background subagents", () => {
+  it("does not end while a subagent it started is still working", async () => {
+    const reply = (r: SeenRequest): Step => {
+      if (r.userTexts[0] === "child task")
+        return r.toolResults.length === 0
+          ? { calls: [{ name: "shell", args: { command: "sleep 1 && echo from-child > child.txt" } }] }
+          : { text: "child done" };
+      return r.toolResults.length === 0
+        ? { calls: [{ name: "spawn_agent", args: { task: "child task" } }] }
+        : { text: "parent done" };
+    };
+    fx.model = await startScriptedModel("anthropic", [
+      { route: reply },
+      { route: reply },
+      { route: reply },
+      { route: reply },
+    ]);
+    const result = await fx.run(["-p", "delegate", "--mode", "yolo", ...fx.model.flags()]);
+    expect(result.stderr).not.toContain("UNEXPECTED");
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout.trim()).toBe("parent done");
+    expect(await readFile(join(fx.project, "child.txt"), "utf8")).toBe("from-child\n");
   });
 });
