@@ -25,6 +25,45 @@ const toolOutputs = (r: Request) =>
   );
 const pwd = fnTool("pwd", async (_a, env) => env.workingDirectory());
 
+describe("typed subagents, called as Claude Code's Agent tool", () => {
+  const helper = { name: "helper", description: "helps", prompt: "You help." };
+  const run = async (spawnArgs: Record<string, unknown>) => {
+    const script = (r: Request): ScriptedReply => {
+      if (firstUser(r) === "child task")
+        return toolOutputs(r).length === 0
+          ? { toolCalls: [{ name: "pwd" }] }
+          : { text: "the child's answer" };
+      return toolOutputs(r).length === 0
+        ? { toolCalls: [{ name: "spawn_agent", args: { task: "child task", ...spawnArgs } }] }
+        : { text: "parent done" };
+    };
+    const client = scriptedClient(script);
+    const s = new Session({
+      profile: testProfile([pwd, ...subagentTools()]),
+      environment: nodeEnvironment(dir),
+      client,
+      config: { subagentTypes: [helper] },
+    });
+    await s.submit("delegate");
+    const parentLast = client.requests.filter((r) => firstUser(r) !== "child task").at(-1)!;
+    await s.close();
+    return JSON.parse(toolOutputs(parentLast)[0]!) as Record<string, unknown>;
+  };
+
+  it("with a type, spawn_agent waits and returns the child's final answer", async () => {
+    expect(await run({ subagent_type: "helper" })).toMatchObject({
+      output: "the child's answer",
+      success: true,
+    });
+  });
+
+  it("run_in_background returns the agent id at once", async () => {
+    const out = await run({ subagent_type: "helper", run_in_background: true });
+    expect(out.agent_id).toEqual(expect.any(String));
+    expect(out.output).toBeUndefined();
+  });
+});
+
 describe("subagents", () => {
   it("spawns a child with its own history on the same environment and returns its result", async () => {
     const script = (r: Request): ScriptedReply => {

@@ -60,7 +60,7 @@ describe("headless runs with Claude Code customization", () => {
     expect(result.stdout).toContain("Understood, I will use the edit tools.");
   });
 
-  it("without --trust-project the project's hooks are ignored, with a warning", async () => {
+  it("without --trust-project the project's PreToolUse guard still blocks (confined), with a warning", async () => {
     await claudeProjectWithHook();
     fx.model.script([
       { calls: [{ name: "shell", args: { command: "touch created-by-shell.txt" } }] },
@@ -68,9 +68,10 @@ describe("headless runs with Claude Code customization", () => {
     ]);
     const result = await fx.run(["-p", "--mode", "yolo", "make a file"]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("Ignored the hooks of");
+    expect(result.stderr).toContain("run confined");
     expect(result.stderr).toContain("--trust-project");
-    expect(existsSync(join(fx.project, "created-by-shell.txt"))).toBe(true);
+    expect(fx.model.seen()[1]?.toolResults[0]).toContain("touch is not allowed here");
+    expect(existsSync(join(fx.project, "created-by-shell.txt"))).toBe(false);
   });
 
   it('runs a custom command: attractor -p "/name args"', async () => {

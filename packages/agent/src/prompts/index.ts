@@ -1,4 +1,5 @@
 export * from "./code-navigation.js";
+export * from "./doc-imports.js";
 export * from "./environment-block.js";
 export * from "./git-snapshot.js";
 export * from "./project-docs.js";

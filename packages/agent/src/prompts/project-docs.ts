@@ -1,5 +1,7 @@
+import { homedir } from "node:os";
 import * as path from "node:path";
 import type { ExecutionEnvironment } from "../types/environment.js";
+import { importReferences, MAX_IMPORT_DEPTH, resolveImport } from "./doc-imports.js";
 
 /** Total size of project instructions included in a system prompt. */
 export const PROJECT_DOCS_BUDGET_BYTES = 32 * 1024;
@@ -12,7 +14,12 @@ export const UNIVERSAL_PROJECT_DOC = "AGENTS.md";
  * The instruction files every profile reads, whatever the provider, so a project set up for
  * Claude Code or gemini-cli works with any model. Profiles add their own (.codex/instructions.md).
  */
-export const COMMON_PROJECT_DOCS: readonly string[] = [UNIVERSAL_PROJECT_DOC, "CLAUDE.md", "GEMINI.md"];
+export const COMMON_PROJECT_DOCS: readonly string[] = [
+  UNIVERSAL_PROJECT_DOC,
+  "CLAUDE.md",
+  "CLAUDE.local.md",
+  "GEMINI.md",
+];
 
 /** One instructions file found on the way from the root to the working directory. */
 export interface ProjectDoc {
@@ -48,7 +55,9 @@ export function directoriesFromRoot(root: string, dir: string): string[] {
  * (.codex/instructions.md…) in each directory from the git root (or the working directory
  * outside a repository) down to the working directory, and joins them within a 32 KB budget. A
  * file whose text equals one already read (a symlink such as CLAUDE.md → AGENTS.md, a hard
- * link, a copy) is read once.
+ * link, a copy) is read once. Each file's `@path` imports (outside code) follow it, up to
+ * MAX_IMPORT_DEPTH deep, when they resolve inside the project (git root or working directory)
+ * or the home directory; others are not read.
  */
 export async function discoverProjectDocs(
   env: ExecutionEnvironment,
@@ -59,22 +68,33 @@ export async function discoverProjectDocs(
     readonly budgetBytes?: number;
     /** Absolute paths read before the project's files (user-level instructions). */
     readonly userFiles?: readonly string[];
+    /** The home directory `~/` imports resolve against (default the process's). */
+    readonly homeDir?: string;
   },
 ): Promise<ProjectDocsResult> {
   const cwd = env.workingDirectory();
   const names = [...new Set([...COMMON_PROJECT_DOCS, ...options.providerFiles])];
   const docs: ProjectDoc[] = [];
   const seen = new Set<string>();
-  const read = async (file: string) => {
+  const home = options.homeDir ?? homedir();
+  const roots = [options.gitRoot ?? cwd, cwd, home];
+  const read = async (file: string, depth = 0): Promise<void> => {
+    let content: string;
     try {
       const stat = await env.stat(file);
       if (!stat?.isFile) return;
-      const content = await env.readFile(file);
-      if (content.trim() === "" || seen.has(content)) return;
-      seen.add(content);
-      docs.push({ path: file, content });
+      content = await env.readFile(file);
     } catch {
       // An unreadable instructions file is skipped, not fatal.
+      return;
+    }
+    if (content.trim() === "" || seen.has(content)) return;
+    seen.add(content);
+    docs.push({ path: file, content });
+    if (depth >= MAX_IMPORT_DEPTH) return;
+    for (const ref of importReferences(content)) {
+      const target = resolveImport(ref, file, home, roots);
+      if (target !== undefined) await read(target, depth + 1);
     }
   };
   for (const file of options.userFiles ?? []) await read(file);

@@ -68,6 +68,12 @@ const SPAWN_PARAMETERS = Type.Object(
         description: "A specialised subagent listed in this description; a general one when omitted.",
       }),
     ),
+    run_in_background: Type.Optional(
+      Type.Boolean({
+        description:
+          "With a subagent_type: true returns the agent_id at once instead of waiting for the answer.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -81,7 +87,7 @@ export const spawnAgentTool = (): RegisteredTool =>
     defineBuiltinTool({
       name: "spawn_agent",
       description:
-        "Start a subagent: an independent agent with its own conversation that works on a scoped task in the same files, concurrently with you. Returns its agent_id immediately; call wait to get its result.\nGive it a complete, self-contained task description: it does not see your conversation.",
+        "Start a subagent: an independent agent with its own conversation that works on a scoped task in the same files. With a subagent_type the call waits and returns the subagent's final answer (unless run_in_background is true); without one it returns the agent_id immediately and the subagent works concurrently with you: call wait to get its result.\nGive it a complete, self-contained task description: it does not see your conversation.",
       parameters: SPAWN_PARAMETERS,
       execute: async (args, context) => {
         const subagentType = given(args.subagent_type);
@@ -95,7 +101,10 @@ export const spawnAgentTool = (): RegisteredTool =>
           ...(model !== undefined && { model }),
           ...(args.max_turns !== undefined && { maxTurns: args.max_turns }),
         });
-        return JSON.stringify({ agent_id: handle.id, status: handle.status });
+        // A typed subagent is called as Claude Code calls its Agent tool: the answer comes back.
+        if (subagentType === undefined || args.run_in_background === true)
+          return JSON.stringify({ agent_id: handle.id, status: handle.status });
+        return resultOutput(handle.id, await manager().wait(handle.id, context.signal));
       },
     }),
   );
@@ -118,6 +127,21 @@ export const sendInputTool = (): RegisteredTool =>
     }),
   );
 
+/** A finished child's answer as a tool result. */
+function resultOutput(agentId: string, result: SubagentResult) {
+  return {
+    output: JSON.stringify({
+      agent_id: agentId,
+      output: result.output,
+      success: result.success,
+      turns_used: result.turnsUsed,
+    }),
+    isError: !result.success,
+    ...(!result.success && { errorCode: "subagent_failed" }),
+    details: { success: result.success, turnsUsed: result.turnsUsed },
+  };
+}
+
 /** wait: blocks until a child is done and returns its output. */
 export const waitTool = (): RegisteredTool =>
   define((manager) =>
@@ -127,20 +151,8 @@ export const waitTool = (): RegisteredTool =>
         "Wait for a subagent to finish its work and return its final answer, whether it succeeded, and the turns it used.",
       parameters: Type.Object({ agent_id: AGENT_ID }, { additionalProperties: false }),
       readOnly: true,
-      execute: async (args, context) => {
-        const result = await manager().wait(args.agent_id, context.signal);
-        return {
-          output: JSON.stringify({
-            agent_id: args.agent_id,
-            output: result.output,
-            success: result.success,
-            turns_used: result.turnsUsed,
-          }),
-          isError: !result.success,
-          ...(!result.success && { errorCode: "subagent_failed" }),
-          details: { success: result.success, turnsUsed: result.turnsUsed },
-        };
-      },
+      execute: async (args, context) =>
+        resultOutput(args.agent_id, await manager().wait(args.agent_id, context.signal)),
     }),
   );
 

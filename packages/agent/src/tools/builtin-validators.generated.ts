@@ -2693,10 +2693,139 @@ validate34.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_bb715a2fa8a54a4a = validate35;
-const schema36 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
+export const validate_b20b9892e5454ce0 = validate35;
+const schema36 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"},"run_in_background":{"description":"With a subagent_type: true returns the agent_id at once instead of waiting for the answer.","type":"boolean"}}};
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.task === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "task"},message:"must have required property '"+"task"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "task") || (key0 === "working_dir")) || (key0 === "model")) || (key0 === "max_turns")) || (key0 === "subagent_type")) || (key0 === "run_in_background"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.task !== undefined){
+if(typeof data.task !== "string"){
+const err2 = {instancePath:instancePath+"/task",schemaPath:"#/properties/task/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.working_dir !== undefined){
+if(typeof data.working_dir !== "string"){
+const err3 = {instancePath:instancePath+"/working_dir",schemaPath:"#/properties/working_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+if(typeof data.model !== "string"){
+const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.max_turns !== undefined){
+let data3 = data.max_turns;
+if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
+const err5 = {instancePath:instancePath+"/max_turns",schemaPath:"#/properties/max_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(typeof data3 == "number"){
+if(data3 < 0 || isNaN(data3)){
+const err6 = {instancePath:instancePath+"/max_turns",schemaPath:"#/properties/max_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+if(data.subagent_type !== undefined){
+if(typeof data.subagent_type !== "string"){
+const err7 = {instancePath:instancePath+"/subagent_type",schemaPath:"#/properties/subagent_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.run_in_background !== undefined){
+if(typeof data.run_in_background !== "boolean"){
+const err8 = {instancePath:instancePath+"/run_in_background",schemaPath:"#/properties/run_in_background/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_bb715a2fa8a54a4a = validate36;
+const schema37 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2799,14 +2928,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_c9aa4444dd5da1d7 = validate36;
-const schema37 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
+export const validate_c9aa4444dd5da1d7 = validate37;
+const schema38 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2919,7 +3048,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "incoming") || (data4 === "outgoing")) || (data4 === "both"))){
-const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema37.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema38.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2975,14 +3104,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_d4cf2b92299bb83f = validate37;
-const schema38 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
+export const validate_d4cf2b92299bb83f = validate38;
+const schema39 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3056,14 +3185,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_da99b9214540626f = validate38;
-const schema39 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
+export const validate_da99b9214540626f = validate39;
+const schema40 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3161,123 +3290,6 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_f755cc690e83d541 = validate39;
-const schema40 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"}}};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.task === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "task"},message:"must have required property '"+"task"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-for(const key0 in data){
-if(!(((((key0 === "task") || (key0 === "working_dir")) || (key0 === "model")) || (key0 === "max_turns")) || (key0 === "subagent_type"))){
-const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-if(data.task !== undefined){
-if(typeof data.task !== "string"){
-const err2 = {instancePath:instancePath+"/task",schemaPath:"#/properties/task/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.working_dir !== undefined){
-if(typeof data.working_dir !== "string"){
-const err3 = {instancePath:instancePath+"/working_dir",schemaPath:"#/properties/working_dir/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.model !== undefined){
-if(typeof data.model !== "string"){
-const err4 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-if(data.max_turns !== undefined){
-let data3 = data.max_turns;
-if(!((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3)))){
-const err5 = {instancePath:instancePath+"/max_turns",schemaPath:"#/properties/max_turns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(typeof data3 == "number"){
-if(data3 < 0 || isNaN(data3)){
-const err6 = {instancePath:instancePath+"/max_turns",schemaPath:"#/properties/max_turns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-if(data.subagent_type !== undefined){
-if(typeof data.subagent_type !== "string"){
-const err7 = {instancePath:instancePath+"/subagent_type",schemaPath:"#/properties/subagent_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
 }
 }
 }
@@ -3448,10 +3460,10 @@ export const BUILTIN_VALIDATORS = {
   "93f5370a26d1f1dc": validate_93f5370a26d1f1dc,
   "9ad6de3b9a9e4446": validate_9ad6de3b9a9e4446,
   "b08ab8d4319fcf23": validate_b08ab8d4319fcf23,
+  "b20b9892e5454ce0": validate_b20b9892e5454ce0,
   "bb715a2fa8a54a4a": validate_bb715a2fa8a54a4a,
   "c9aa4444dd5da1d7": validate_c9aa4444dd5da1d7,
   "d4cf2b92299bb83f": validate_d4cf2b92299bb83f,
   "da99b9214540626f": validate_da99b9214540626f,
-  "f755cc690e83d541": validate_f755cc690e83d541,
   "fc4f7093ed2bf098": validate_fc4f7093ed2bf098,
 };

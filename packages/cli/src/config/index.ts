@@ -1,4 +1,13 @@
 export {
+  ClaudeSettingsError,
+  type ClaudeSettingsLayer,
+  type ClaudeSettingsScope,
+  claudeManagedSettingsPath,
+  claudeUserDir,
+  fromClaudeSettings,
+  readClaudeSettings,
+} from "./claude-settings.js";
+export {
   attractorHome,
   claudeLocalSettingsPath,
   claudeSettingsPath,

@@ -116,9 +116,11 @@ export const HOOK_EVENTS: readonly HookEventName[] = [
 
 /** One command a hook runs. */
 export interface CommandHookSetting {
-  /** "command" (the only kind run; others are skipped with a warning). */
+  /** "command" or "prompt" (others are skipped with a warning). */
   readonly type: string;
   readonly command?: string;
+  /** A "prompt" hook's question for the session's model; `$ARGUMENTS` is the hook input JSON. */
+  readonly prompt?: string;
   /** Seconds (default 60). */
   readonly timeout?: number;
 }
@@ -149,6 +151,7 @@ const hookGroups = {
           properties: {
             type: { type: "string", minLength: 1 },
             command: { type: "string", minLength: 1 },
+            prompt: { type: "string", minLength: 1 },
             timeout: { type: "number", exclusiveMinimum: 0 },
           },
         },

@@ -4,7 +4,7 @@
 import func3Module from "ajv/dist/runtime/ucs2length.js";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = typeof func3Module === "function" ? func3Module : func3Module.default;
 const pattern0 = new RegExp("^https?://", "u");
@@ -1102,7 +1102,7 @@ vErrors.push(err82);
 errors++;
 }
 for(const key10 in data52){
-if(!(((key10 === "type") || (key10 === "command")) || (key10 === "timeout"))){
+if(!((((key10 === "type") || (key10 === "command")) || (key10 === "prompt")) || (key10 === "timeout"))){
 const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err83];
@@ -1163,11 +1163,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data52.timeout !== undefined){
-let data55 = data52.timeout;
-if((typeof data55 == "number") && (isFinite(data55))){
-if(data55 <= 0 || isNaN(data55)){
-const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data52.prompt !== undefined){
+let data55 = data52.prompt;
+if(typeof data55 === "string"){
+if(func3(data55) < 1){
+const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1178,7 +1178,7 @@ errors++;
 }
 }
 else {
-const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1188,9 +1188,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-}
-else {
-const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data52.timeout !== undefined){
+let data56 = data52.timeout;
+if((typeof data56 == "number") && (isFinite(data56))){
+if(data56 <= 0 || isNaN(data56)){
+const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1200,9 +1202,8 @@ vErrors.push(err90);
 errors++;
 }
 }
-}
 else {
-const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1214,7 +1215,7 @@ errors++;
 }
 }
 else {
-const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1226,7 +1227,7 @@ errors++;
 }
 }
 else {
-const err93 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err93 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1236,15 +1237,9 @@ vErrors.push(err93);
 errors++;
 }
 }
-if(data47.PostToolUse !== undefined){
-let data56 = data47.PostToolUse;
-if(Array.isArray(data56)){
-const len12 = data56.length;
-for(let i12=0; i12<len12; i12++){
-let data57 = data56[i12];
-if(data57 && typeof data57 == "object" && !Array.isArray(data57)){
-if(data57.hooks === undefined){
-const err94 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err94 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1253,9 +1248,10 @@ vErrors.push(err94);
 }
 errors++;
 }
-for(const key11 in data57){
-if(!((key11 === "matcher") || (key11 === "hooks"))){
-const err95 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+}
+else {
+const err95 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1265,9 +1261,15 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data57.matcher !== undefined){
-if(typeof data57.matcher !== "string"){
-const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.PostToolUse !== undefined){
+let data57 = data47.PostToolUse;
+if(Array.isArray(data57)){
+const len12 = data57.length;
+for(let i12=0; i12<len12; i12++){
+let data58 = data57[i12];
+if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
+if(data58.hooks === undefined){
+const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1276,16 +1278,9 @@ vErrors.push(err96);
 }
 errors++;
 }
-}
-if(data57.hooks !== undefined){
-let data59 = data57.hooks;
-if(Array.isArray(data59)){
-const len13 = data59.length;
-for(let i13=0; i13<len13; i13++){
-let data60 = data59[i13];
-if(data60 && typeof data60 == "object" && !Array.isArray(data60)){
-if(data60.type === undefined){
-const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key11 in data58){
+if(!((key11 === "matcher") || (key11 === "hooks"))){
+const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1294,9 +1289,10 @@ vErrors.push(err97);
 }
 errors++;
 }
-for(const key12 in data60){
-if(!(((key12 === "type") || (key12 === "command")) || (key12 === "timeout"))){
-const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data58.matcher !== undefined){
+if(typeof data58.matcher !== "string"){
+const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1306,11 +1302,15 @@ vErrors.push(err98);
 errors++;
 }
 }
-if(data60.type !== undefined){
-let data61 = data60.type;
-if(typeof data61 === "string"){
-if(func3(data61) < 1){
-const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data58.hooks !== undefined){
+let data60 = data58.hooks;
+if(Array.isArray(data60)){
+const len13 = data60.length;
+for(let i13=0; i13<len13; i13++){
+let data61 = data60[i13];
+if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
+if(data61.type === undefined){
+const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1319,9 +1319,9 @@ vErrors.push(err99);
 }
 errors++;
 }
-}
-else {
-const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data61){
+if(!((((key12 === "type") || (key12 === "command")) || (key12 === "prompt")) || (key12 === "timeout"))){
+const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1331,11 +1331,11 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data60.command !== undefined){
-let data62 = data60.command;
+if(data61.type !== undefined){
+let data62 = data61.type;
 if(typeof data62 === "string"){
 if(func3(data62) < 1){
-const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1346,7 +1346,7 @@ errors++;
 }
 }
 else {
-const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1356,11 +1356,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data60.timeout !== undefined){
-let data63 = data60.timeout;
-if((typeof data63 == "number") && (isFinite(data63))){
-if(data63 <= 0 || isNaN(data63)){
-const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data61.command !== undefined){
+let data63 = data61.command;
+if(typeof data63 === "string"){
+if(func3(data63) < 1){
+const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1371,7 +1371,7 @@ errors++;
 }
 }
 else {
-const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1381,9 +1381,11 @@ vErrors.push(err104);
 errors++;
 }
 }
-}
-else {
-const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data61.prompt !== undefined){
+let data64 = data61.prompt;
+if(typeof data64 === "string"){
+if(func3(data64) < 1){
+const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1393,9 +1395,8 @@ vErrors.push(err105);
 errors++;
 }
 }
-}
 else {
-const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1405,9 +1406,11 @@ vErrors.push(err106);
 errors++;
 }
 }
-}
-else {
-const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data61.timeout !== undefined){
+let data65 = data61.timeout;
+if((typeof data65 == "number") && (isFinite(data65))){
+if(data65 <= 0 || isNaN(data65)){
+const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1417,9 +1420,8 @@ vErrors.push(err107);
 errors++;
 }
 }
-}
 else {
-const err108 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err108 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1429,15 +1431,9 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data47.UserPromptSubmit !== undefined){
-let data64 = data47.UserPromptSubmit;
-if(Array.isArray(data64)){
-const len14 = data64.length;
-for(let i14=0; i14<len14; i14++){
-let data65 = data64[i14];
-if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
-if(data65.hooks === undefined){
-const err109 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err109 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1446,9 +1442,10 @@ vErrors.push(err109);
 }
 errors++;
 }
-for(const key13 in data65){
-if(!((key13 === "matcher") || (key13 === "hooks"))){
-const err110 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err110 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1458,9 +1455,9 @@ vErrors.push(err110);
 errors++;
 }
 }
-if(data65.matcher !== undefined){
-if(typeof data65.matcher !== "string"){
-const err111 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err111 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1470,15 +1467,9 @@ vErrors.push(err111);
 errors++;
 }
 }
-if(data65.hooks !== undefined){
-let data67 = data65.hooks;
-if(Array.isArray(data67)){
-const len15 = data67.length;
-for(let i15=0; i15<len15; i15++){
-let data68 = data67[i15];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.type === undefined){
-const err112 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err112 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1487,9 +1478,16 @@ vErrors.push(err112);
 }
 errors++;
 }
-for(const key14 in data68){
-if(!(((key14 === "type") || (key14 === "command")) || (key14 === "timeout"))){
-const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data47.UserPromptSubmit !== undefined){
+let data66 = data47.UserPromptSubmit;
+if(Array.isArray(data66)){
+const len14 = data66.length;
+for(let i14=0; i14<len14; i14++){
+let data67 = data66[i14];
+if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
+if(data67.hooks === undefined){
+const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1498,12 +1496,9 @@ vErrors.push(err113);
 }
 errors++;
 }
-}
-if(data68.type !== undefined){
-let data69 = data68.type;
-if(typeof data69 === "string"){
-if(func3(data69) < 1){
-const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key13 in data67){
+if(!((key13 === "matcher") || (key13 === "hooks"))){
+const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1513,8 +1508,9 @@ vErrors.push(err114);
 errors++;
 }
 }
-else {
-const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data67.matcher !== undefined){
+if(typeof data67.matcher !== "string"){
+const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1524,11 +1520,15 @@ vErrors.push(err115);
 errors++;
 }
 }
-if(data68.command !== undefined){
-let data70 = data68.command;
-if(typeof data70 === "string"){
-if(func3(data70) < 1){
-const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data67.hooks !== undefined){
+let data69 = data67.hooks;
+if(Array.isArray(data69)){
+const len15 = data69.length;
+for(let i15=0; i15<len15; i15++){
+let data70 = data69[i15];
+if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
+if(data70.type === undefined){
+const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1537,9 +1537,9 @@ vErrors.push(err116);
 }
 errors++;
 }
-}
-else {
-const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data70){
+if(!((((key14 === "type") || (key14 === "command")) || (key14 === "prompt")) || (key14 === "timeout"))){
+const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1549,11 +1549,11 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data68.timeout !== undefined){
-let data71 = data68.timeout;
-if((typeof data71 == "number") && (isFinite(data71))){
-if(data71 <= 0 || isNaN(data71)){
-const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data70.type !== undefined){
+let data71 = data70.type;
+if(typeof data71 === "string"){
+if(func3(data71) < 1){
+const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1564,7 +1564,7 @@ errors++;
 }
 }
 else {
-const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1574,9 +1574,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-}
-else {
-const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data70.command !== undefined){
+let data72 = data70.command;
+if(typeof data72 === "string"){
+if(func3(data72) < 1){
+const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1586,9 +1588,8 @@ vErrors.push(err120);
 errors++;
 }
 }
-}
 else {
-const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1598,9 +1599,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-}
-else {
-const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data70.prompt !== undefined){
+let data73 = data70.prompt;
+if(typeof data73 === "string"){
+if(func3(data73) < 1){
+const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1610,9 +1613,8 @@ vErrors.push(err122);
 errors++;
 }
 }
-}
 else {
-const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1622,15 +1624,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data47.Stop !== undefined){
-let data72 = data47.Stop;
-if(Array.isArray(data72)){
-const len16 = data72.length;
-for(let i16=0; i16<len16; i16++){
-let data73 = data72[i16];
-if(data73 && typeof data73 == "object" && !Array.isArray(data73)){
-if(data73.hooks === undefined){
-const err124 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data70.timeout !== undefined){
+let data74 = data70.timeout;
+if((typeof data74 == "number") && (isFinite(data74))){
+if(data74 <= 0 || isNaN(data74)){
+const err124 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1639,9 +1637,9 @@ vErrors.push(err124);
 }
 errors++;
 }
-for(const key15 in data73){
-if(!((key15 === "matcher") || (key15 === "hooks"))){
-const err125 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+else {
+const err125 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1651,9 +1649,9 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data73.matcher !== undefined){
-if(typeof data73.matcher !== "string"){
-const err126 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err126 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1663,15 +1661,9 @@ vErrors.push(err126);
 errors++;
 }
 }
-if(data73.hooks !== undefined){
-let data75 = data73.hooks;
-if(Array.isArray(data75)){
-const len17 = data75.length;
-for(let i17=0; i17<len17; i17++){
-let data76 = data75[i17];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.type === undefined){
-const err127 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err127 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1680,9 +1672,10 @@ vErrors.push(err127);
 }
 errors++;
 }
-for(const key16 in data76){
-if(!(((key16 === "type") || (key16 === "command")) || (key16 === "timeout"))){
-const err128 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+}
+else {
+const err128 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1692,11 +1685,9 @@ vErrors.push(err128);
 errors++;
 }
 }
-if(data76.type !== undefined){
-let data77 = data76.type;
-if(typeof data77 === "string"){
-if(func3(data77) < 1){
-const err129 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err129 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1706,8 +1697,15 @@ vErrors.push(err129);
 errors++;
 }
 }
-else {
-const err130 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.Stop !== undefined){
+let data75 = data47.Stop;
+if(Array.isArray(data75)){
+const len16 = data75.length;
+for(let i16=0; i16<len16; i16++){
+let data76 = data75[i16];
+if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
+if(data76.hooks === undefined){
+const err130 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1716,12 +1714,9 @@ vErrors.push(err130);
 }
 errors++;
 }
-}
-if(data76.command !== undefined){
-let data78 = data76.command;
-if(typeof data78 === "string"){
-if(func3(data78) < 1){
-const err131 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key15 in data76){
+if(!((key15 === "matcher") || (key15 === "hooks"))){
+const err131 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1731,8 +1726,9 @@ vErrors.push(err131);
 errors++;
 }
 }
-else {
-const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data76.matcher !== undefined){
+if(typeof data76.matcher !== "string"){
+const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1742,11 +1738,15 @@ vErrors.push(err132);
 errors++;
 }
 }
-if(data76.timeout !== undefined){
-let data79 = data76.timeout;
-if((typeof data79 == "number") && (isFinite(data79))){
-if(data79 <= 0 || isNaN(data79)){
-const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data76.hooks !== undefined){
+let data78 = data76.hooks;
+if(Array.isArray(data78)){
+const len17 = data78.length;
+for(let i17=0; i17<len17; i17++){
+let data79 = data78[i17];
+if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
+if(data79.type === undefined){
+const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1755,9 +1755,9 @@ vErrors.push(err133);
 }
 errors++;
 }
-}
-else {
-const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+for(const key16 in data79){
+if(!((((key16 === "type") || (key16 === "command")) || (key16 === "prompt")) || (key16 === "timeout"))){
+const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1767,9 +1767,11 @@ vErrors.push(err134);
 errors++;
 }
 }
-}
-else {
-const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.type !== undefined){
+let data80 = data79.type;
+if(typeof data80 === "string"){
+if(func3(data80) < 1){
+const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1779,9 +1781,8 @@ vErrors.push(err135);
 errors++;
 }
 }
-}
 else {
-const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1791,9 +1792,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-}
-else {
-const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data79.command !== undefined){
+let data81 = data79.command;
+if(typeof data81 === "string"){
+if(func3(data81) < 1){
+const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1803,9 +1806,8 @@ vErrors.push(err137);
 errors++;
 }
 }
-}
 else {
-const err138 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err138 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1815,15 +1817,11 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data47.SubagentStop !== undefined){
-let data80 = data47.SubagentStop;
-if(Array.isArray(data80)){
-const len18 = data80.length;
-for(let i18=0; i18<len18; i18++){
-let data81 = data80[i18];
-if(data81 && typeof data81 == "object" && !Array.isArray(data81)){
-if(data81.hooks === undefined){
-const err139 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data79.prompt !== undefined){
+let data82 = data79.prompt;
+if(typeof data82 === "string"){
+if(func3(data82) < 1){
+const err139 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1832,9 +1830,9 @@ vErrors.push(err139);
 }
 errors++;
 }
-for(const key17 in data81){
-if(!((key17 === "matcher") || (key17 === "hooks"))){
-const err140 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+else {
+const err140 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1844,9 +1842,11 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data81.matcher !== undefined){
-if(typeof data81.matcher !== "string"){
-const err141 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data79.timeout !== undefined){
+let data83 = data79.timeout;
+if((typeof data83 == "number") && (isFinite(data83))){
+if(data83 <= 0 || isNaN(data83)){
+const err141 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1856,15 +1856,8 @@ vErrors.push(err141);
 errors++;
 }
 }
-if(data81.hooks !== undefined){
-let data83 = data81.hooks;
-if(Array.isArray(data83)){
-const len19 = data83.length;
-for(let i19=0; i19<len19; i19++){
-let data84 = data83[i19];
-if(data84 && typeof data84 == "object" && !Array.isArray(data84)){
-if(data84.type === undefined){
-const err142 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+const err142 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1873,9 +1866,10 @@ vErrors.push(err142);
 }
 errors++;
 }
-for(const key18 in data84){
-if(!(((key18 === "type") || (key18 === "command")) || (key18 === "timeout"))){
-const err143 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+}
+else {
+const err143 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1885,11 +1879,9 @@ vErrors.push(err143);
 errors++;
 }
 }
-if(data84.type !== undefined){
-let data85 = data84.type;
-if(typeof data85 === "string"){
-if(func3(data85) < 1){
-const err144 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err144 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1899,8 +1891,9 @@ vErrors.push(err144);
 errors++;
 }
 }
+}
 else {
-const err145 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err145 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1910,11 +1903,9 @@ vErrors.push(err145);
 errors++;
 }
 }
-if(data84.command !== undefined){
-let data86 = data84.command;
-if(typeof data86 === "string"){
-if(func3(data86) < 1){
-const err146 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err146 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1924,8 +1915,15 @@ vErrors.push(err146);
 errors++;
 }
 }
-else {
-const err147 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data47.SubagentStop !== undefined){
+let data84 = data47.SubagentStop;
+if(Array.isArray(data84)){
+const len18 = data84.length;
+for(let i18=0; i18<len18; i18++){
+let data85 = data84[i18];
+if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
+if(data85.hooks === undefined){
+const err147 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1934,12 +1932,9 @@ vErrors.push(err147);
 }
 errors++;
 }
-}
-if(data84.timeout !== undefined){
-let data87 = data84.timeout;
-if((typeof data87 == "number") && (isFinite(data87))){
-if(data87 <= 0 || isNaN(data87)){
-const err148 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+for(const key17 in data85){
+if(!((key17 === "matcher") || (key17 === "hooks"))){
+const err148 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1949,8 +1944,9 @@ vErrors.push(err148);
 errors++;
 }
 }
-else {
-const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data85.matcher !== undefined){
+if(typeof data85.matcher !== "string"){
+const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1960,9 +1956,15 @@ vErrors.push(err149);
 errors++;
 }
 }
-}
-else {
-const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data85.hooks !== undefined){
+let data87 = data85.hooks;
+if(Array.isArray(data87)){
+const len19 = data87.length;
+for(let i19=0; i19<len19; i19++){
+let data88 = data87[i19];
+if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
+if(data88.type === undefined){
+const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1971,10 +1973,9 @@ vErrors.push(err150);
 }
 errors++;
 }
-}
-}
-else {
-const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key18 in data88){
+if(!((((key18 === "type") || (key18 === "command")) || (key18 === "prompt")) || (key18 === "timeout"))){
+const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1984,9 +1985,11 @@ vErrors.push(err151);
 errors++;
 }
 }
-}
-else {
-const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data88.type !== undefined){
+let data89 = data88.type;
+if(typeof data89 === "string"){
+if(func3(data89) < 1){
+const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1996,9 +1999,8 @@ vErrors.push(err152);
 errors++;
 }
 }
-}
 else {
-const err153 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err153 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2008,15 +2010,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data47.SessionStart !== undefined){
-let data88 = data47.SessionStart;
-if(Array.isArray(data88)){
-const len20 = data88.length;
-for(let i20=0; i20<len20; i20++){
-let data89 = data88[i20];
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.hooks === undefined){
-const err154 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data88.command !== undefined){
+let data90 = data88.command;
+if(typeof data90 === "string"){
+if(func3(data90) < 1){
+const err154 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2025,9 +2023,9 @@ vErrors.push(err154);
 }
 errors++;
 }
-for(const key19 in data89){
-if(!((key19 === "matcher") || (key19 === "hooks"))){
-const err155 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+else {
+const err155 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2037,9 +2035,11 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data89.matcher !== undefined){
-if(typeof data89.matcher !== "string"){
-const err156 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data88.prompt !== undefined){
+let data91 = data88.prompt;
+if(typeof data91 === "string"){
+if(func3(data91) < 1){
+const err156 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2049,15 +2049,8 @@ vErrors.push(err156);
 errors++;
 }
 }
-if(data89.hooks !== undefined){
-let data91 = data89.hooks;
-if(Array.isArray(data91)){
-const len21 = data91.length;
-for(let i21=0; i21<len21; i21++){
-let data92 = data91[i21];
-if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
-if(data92.type === undefined){
-const err157 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+const err157 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2066,9 +2059,12 @@ vErrors.push(err157);
 }
 errors++;
 }
-for(const key20 in data92){
-if(!(((key20 === "type") || (key20 === "command")) || (key20 === "timeout"))){
-const err158 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data88.timeout !== undefined){
+let data92 = data88.timeout;
+if((typeof data92 == "number") && (isFinite(data92))){
+if(data92 <= 0 || isNaN(data92)){
+const err158 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2078,11 +2074,8 @@ vErrors.push(err158);
 errors++;
 }
 }
-if(data92.type !== undefined){
-let data93 = data92.type;
-if(typeof data93 === "string"){
-if(func3(data93) < 1){
-const err159 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err159 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2092,8 +2085,9 @@ vErrors.push(err159);
 errors++;
 }
 }
+}
 else {
-const err160 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err160 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2103,11 +2097,9 @@ vErrors.push(err160);
 errors++;
 }
 }
-if(data92.command !== undefined){
-let data94 = data92.command;
-if(typeof data94 === "string"){
-if(func3(data94) < 1){
-const err161 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err161 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2117,8 +2109,9 @@ vErrors.push(err161);
 errors++;
 }
 }
+}
 else {
-const err162 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err162 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2128,11 +2121,9 @@ vErrors.push(err162);
 errors++;
 }
 }
-if(data92.timeout !== undefined){
-let data95 = data92.timeout;
-if((typeof data95 == "number") && (isFinite(data95))){
-if(data95 <= 0 || isNaN(data95)){
-const err163 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+else {
+const err163 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2142,8 +2133,15 @@ vErrors.push(err163);
 errors++;
 }
 }
-else {
-const err164 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data47.SessionStart !== undefined){
+let data93 = data47.SessionStart;
+if(Array.isArray(data93)){
+const len20 = data93.length;
+for(let i20=0; i20<len20; i20++){
+let data94 = data93[i20];
+if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
+if(data94.hooks === undefined){
+const err164 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2152,10 +2150,9 @@ vErrors.push(err164);
 }
 errors++;
 }
-}
-}
-else {
-const err165 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key19 in data94){
+if(!((key19 === "matcher") || (key19 === "hooks"))){
+const err165 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2165,9 +2162,9 @@ vErrors.push(err165);
 errors++;
 }
 }
-}
-else {
-const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data94.matcher !== undefined){
+if(typeof data94.matcher !== "string"){
+const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2177,9 +2174,15 @@ vErrors.push(err166);
 errors++;
 }
 }
-}
-else {
-const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data94.hooks !== undefined){
+let data96 = data94.hooks;
+if(Array.isArray(data96)){
+const len21 = data96.length;
+for(let i21=0; i21<len21; i21++){
+let data97 = data96[i21];
+if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
+if(data97.type === undefined){
+const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2188,10 +2191,9 @@ vErrors.push(err167);
 }
 errors++;
 }
-}
-}
-else {
-const err168 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
+for(const key20 in data97){
+if(!((((key20 === "type") || (key20 === "command")) || (key20 === "prompt")) || (key20 === "timeout"))){
+const err168 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2201,15 +2203,11 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data47.SessionEnd !== undefined){
-let data96 = data47.SessionEnd;
-if(Array.isArray(data96)){
-const len22 = data96.length;
-for(let i22=0; i22<len22; i22++){
-let data97 = data96[i22];
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-if(data97.hooks === undefined){
-const err169 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data97.type !== undefined){
+let data98 = data97.type;
+if(typeof data98 === "string"){
+if(func3(data98) < 1){
+const err169 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2218,9 +2216,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-for(const key21 in data97){
-if(!((key21 === "matcher") || (key21 === "hooks"))){
-const err170 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+else {
+const err170 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2230,9 +2228,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data97.matcher !== undefined){
-if(typeof data97.matcher !== "string"){
-const err171 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.command !== undefined){
+let data99 = data97.command;
+if(typeof data99 === "string"){
+if(func3(data99) < 1){
+const err171 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2242,15 +2242,8 @@ vErrors.push(err171);
 errors++;
 }
 }
-if(data97.hooks !== undefined){
-let data99 = data97.hooks;
-if(Array.isArray(data99)){
-const len23 = data99.length;
-for(let i23=0; i23<len23; i23++){
-let data100 = data99[i23];
-if(data100 && typeof data100 == "object" && !Array.isArray(data100)){
-if(data100.type === undefined){
-const err172 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+const err172 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2259,9 +2252,12 @@ vErrors.push(err172);
 }
 errors++;
 }
-for(const key22 in data100){
-if(!(((key22 === "type") || (key22 === "command")) || (key22 === "timeout"))){
-const err173 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+if(data97.prompt !== undefined){
+let data100 = data97.prompt;
+if(typeof data100 === "string"){
+if(func3(data100) < 1){
+const err173 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2271,11 +2267,8 @@ vErrors.push(err173);
 errors++;
 }
 }
-if(data100.type !== undefined){
-let data101 = data100.type;
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
-const err174 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err174 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2285,8 +2278,11 @@ vErrors.push(err174);
 errors++;
 }
 }
-else {
-const err175 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data97.timeout !== undefined){
+let data101 = data97.timeout;
+if((typeof data101 == "number") && (isFinite(data101))){
+if(data101 <= 0 || isNaN(data101)){
+const err175 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2296,11 +2292,8 @@ vErrors.push(err175);
 errors++;
 }
 }
-if(data100.command !== undefined){
-let data102 = data100.command;
-if(typeof data102 === "string"){
-if(func3(data102) < 1){
-const err176 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err176 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2310,8 +2303,9 @@ vErrors.push(err176);
 errors++;
 }
 }
+}
 else {
-const err177 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err177 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2321,11 +2315,9 @@ vErrors.push(err177);
 errors++;
 }
 }
-if(data100.timeout !== undefined){
-let data103 = data100.timeout;
-if((typeof data103 == "number") && (isFinite(data103))){
-if(data103 <= 0 || isNaN(data103)){
-const err178 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+else {
+const err178 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2335,8 +2327,9 @@ vErrors.push(err178);
 errors++;
 }
 }
+}
 else {
-const err179 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err179 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2348,7 +2341,7 @@ errors++;
 }
 }
 else {
-const err180 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err180 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2358,9 +2351,15 @@ vErrors.push(err180);
 errors++;
 }
 }
-}
-else {
-const err181 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47.SessionEnd !== undefined){
+let data102 = data47.SessionEnd;
+if(Array.isArray(data102)){
+const len22 = data102.length;
+for(let i22=0; i22<len22; i22++){
+let data103 = data102[i22];
+if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
+if(data103.hooks === undefined){
+const err181 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2369,10 +2368,9 @@ vErrors.push(err181);
 }
 errors++;
 }
-}
-}
-else {
-const err182 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+for(const key21 in data103){
+if(!((key21 === "matcher") || (key21 === "hooks"))){
+const err182 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2382,9 +2380,9 @@ vErrors.push(err182);
 errors++;
 }
 }
-}
-else {
-const err183 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data103.matcher !== undefined){
+if(typeof data103.matcher !== "string"){
+const err183 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2394,15 +2392,15 @@ vErrors.push(err183);
 errors++;
 }
 }
-if(data47.PreCompact !== undefined){
-let data104 = data47.PreCompact;
-if(Array.isArray(data104)){
-const len24 = data104.length;
-for(let i24=0; i24<len24; i24++){
-let data105 = data104[i24];
-if(data105 && typeof data105 == "object" && !Array.isArray(data105)){
-if(data105.hooks === undefined){
-const err184 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+if(data103.hooks !== undefined){
+let data105 = data103.hooks;
+if(Array.isArray(data105)){
+const len23 = data105.length;
+for(let i23=0; i23<len23; i23++){
+let data106 = data105[i23];
+if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
+if(data106.type === undefined){
+const err184 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2411,9 +2409,9 @@ vErrors.push(err184);
 }
 errors++;
 }
-for(const key23 in data105){
-if(!((key23 === "matcher") || (key23 === "hooks"))){
-const err185 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+for(const key22 in data106){
+if(!((((key22 === "type") || (key22 === "command")) || (key22 === "prompt")) || (key22 === "timeout"))){
+const err185 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2423,9 +2421,11 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data105.matcher !== undefined){
-if(typeof data105.matcher !== "string"){
-const err186 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data106.type !== undefined){
+let data107 = data106.type;
+if(typeof data107 === "string"){
+if(func3(data107) < 1){
+const err186 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2435,15 +2435,8 @@ vErrors.push(err186);
 errors++;
 }
 }
-if(data105.hooks !== undefined){
-let data107 = data105.hooks;
-if(Array.isArray(data107)){
-const len25 = data107.length;
-for(let i25=0; i25<len25; i25++){
-let data108 = data107[i25];
-if(data108 && typeof data108 == "object" && !Array.isArray(data108)){
-if(data108.type === undefined){
-const err187 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+else {
+const err187 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2452,9 +2445,12 @@ vErrors.push(err187);
 }
 errors++;
 }
-for(const key24 in data108){
-if(!(((key24 === "type") || (key24 === "command")) || (key24 === "timeout"))){
-const err188 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data106.command !== undefined){
+let data108 = data106.command;
+if(typeof data108 === "string"){
+if(func3(data108) < 1){
+const err188 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2464,11 +2460,8 @@ vErrors.push(err188);
 errors++;
 }
 }
-if(data108.type !== undefined){
-let data109 = data108.type;
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-const err189 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err189 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2478,8 +2471,11 @@ vErrors.push(err189);
 errors++;
 }
 }
-else {
-const err190 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data106.prompt !== undefined){
+let data109 = data106.prompt;
+if(typeof data109 === "string"){
+if(func3(data109) < 1){
+const err190 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2489,11 +2485,8 @@ vErrors.push(err190);
 errors++;
 }
 }
-if(data108.command !== undefined){
-let data110 = data108.command;
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-const err191 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err191 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2503,8 +2496,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-else {
-const err192 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data106.timeout !== undefined){
+let data110 = data106.timeout;
+if((typeof data110 == "number") && (isFinite(data110))){
+if(data110 <= 0 || isNaN(data110)){
+const err192 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2514,11 +2510,8 @@ vErrors.push(err192);
 errors++;
 }
 }
-if(data108.timeout !== undefined){
-let data111 = data108.timeout;
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 <= 0 || isNaN(data111)){
-const err193 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err193 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2528,8 +2521,9 @@ vErrors.push(err193);
 errors++;
 }
 }
+}
 else {
-const err194 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err194 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2541,7 +2535,7 @@ errors++;
 }
 }
 else {
-const err195 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err195 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2553,7 +2547,7 @@ errors++;
 }
 }
 else {
-const err196 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err196 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2565,7 +2559,7 @@ errors++;
 }
 }
 else {
-const err197 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err197 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2575,9 +2569,15 @@ vErrors.push(err197);
 errors++;
 }
 }
-}
-else {
-const err198 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data47.PreCompact !== undefined){
+let data111 = data47.PreCompact;
+if(Array.isArray(data111)){
+const len24 = data111.length;
+for(let i24=0; i24<len24; i24++){
+let data112 = data111[i24];
+if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
+if(data112.hooks === undefined){
+const err198 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2586,16 +2586,9 @@ vErrors.push(err198);
 }
 errors++;
 }
-}
-if(data47.Notification !== undefined){
-let data112 = data47.Notification;
-if(Array.isArray(data112)){
-const len26 = data112.length;
-for(let i26=0; i26<len26; i26++){
-let data113 = data112[i26];
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
-if(data113.hooks === undefined){
-const err199 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+for(const key23 in data112){
+if(!((key23 === "matcher") || (key23 === "hooks"))){
+const err199 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2604,9 +2597,10 @@ vErrors.push(err199);
 }
 errors++;
 }
-for(const key25 in data113){
-if(!((key25 === "matcher") || (key25 === "hooks"))){
-const err200 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+if(data112.matcher !== undefined){
+if(typeof data112.matcher !== "string"){
+const err200 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2616,9 +2610,15 @@ vErrors.push(err200);
 errors++;
 }
 }
-if(data113.matcher !== undefined){
-if(typeof data113.matcher !== "string"){
-const err201 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data112.hooks !== undefined){
+let data114 = data112.hooks;
+if(Array.isArray(data114)){
+const len25 = data114.length;
+for(let i25=0; i25<len25; i25++){
+let data115 = data114[i25];
+if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
+if(data115.type === undefined){
+const err201 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2627,16 +2627,9 @@ vErrors.push(err201);
 }
 errors++;
 }
-}
-if(data113.hooks !== undefined){
-let data115 = data113.hooks;
-if(Array.isArray(data115)){
-const len27 = data115.length;
-for(let i27=0; i27<len27; i27++){
-let data116 = data115[i27];
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-if(data116.type === undefined){
-const err202 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key24 in data115){
+if(!((((key24 === "type") || (key24 === "command")) || (key24 === "prompt")) || (key24 === "timeout"))){
+const err202 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2645,9 +2638,12 @@ vErrors.push(err202);
 }
 errors++;
 }
-for(const key26 in data116){
-if(!(((key26 === "type") || (key26 === "command")) || (key26 === "timeout"))){
-const err203 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+if(data115.type !== undefined){
+let data116 = data115.type;
+if(typeof data116 === "string"){
+if(func3(data116) < 1){
+const err203 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2657,11 +2653,8 @@ vErrors.push(err203);
 errors++;
 }
 }
-if(data116.type !== undefined){
-let data117 = data116.type;
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-const err204 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err204 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2671,8 +2664,11 @@ vErrors.push(err204);
 errors++;
 }
 }
-else {
-const err205 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.command !== undefined){
+let data117 = data115.command;
+if(typeof data117 === "string"){
+if(func3(data117) < 1){
+const err205 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2682,11 +2678,8 @@ vErrors.push(err205);
 errors++;
 }
 }
-if(data116.command !== undefined){
-let data118 = data116.command;
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-const err206 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err206 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2696,8 +2689,11 @@ vErrors.push(err206);
 errors++;
 }
 }
-else {
-const err207 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data115.prompt !== undefined){
+let data118 = data115.prompt;
+if(typeof data118 === "string"){
+if(func3(data118) < 1){
+const err207 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2707,11 +2703,8 @@ vErrors.push(err207);
 errors++;
 }
 }
-if(data116.timeout !== undefined){
-let data119 = data116.timeout;
-if((typeof data119 == "number") && (isFinite(data119))){
-if(data119 <= 0 || isNaN(data119)){
-const err208 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err208 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2721,8 +2714,11 @@ vErrors.push(err208);
 errors++;
 }
 }
-else {
-const err209 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data115.timeout !== undefined){
+let data119 = data115.timeout;
+if((typeof data119 == "number") && (isFinite(data119))){
+if(data119 <= 0 || isNaN(data119)){
+const err209 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2732,9 +2728,8 @@ vErrors.push(err209);
 errors++;
 }
 }
-}
 else {
-const err210 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err210 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2746,7 +2741,7 @@ errors++;
 }
 }
 else {
-const err211 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err211 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2758,7 +2753,7 @@ errors++;
 }
 }
 else {
-const err212 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err212 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2770,7 +2765,7 @@ errors++;
 }
 }
 else {
-const err213 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err213 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2782,7 +2777,7 @@ errors++;
 }
 }
 else {
-const err214 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err214 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2792,12 +2787,15 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(data.sandbox !== undefined){
-let data120 = data.sandbox;
-if(data120 && typeof data120 == "object" && !Array.isArray(data120)){
-for(const key27 in data120){
-if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
-const err215 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(data47.Notification !== undefined){
+let data120 = data47.Notification;
+if(Array.isArray(data120)){
+const len26 = data120.length;
+for(let i26=0; i26<len26; i26++){
+let data121 = data120[i26];
+if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
+if(data121.hooks === undefined){
+const err215 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2806,11 +2804,9 @@ vErrors.push(err215);
 }
 errors++;
 }
-}
-if(data120.mode !== undefined){
-let data121 = data120.mode;
-if(!(((data121 === "read-only") || (data121 === "workspace-write")) || (data121 === "danger-full-access"))){
-const err216 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+for(const key25 in data121){
+if(!((key25 === "matcher") || (key25 === "hooks"))){
+const err216 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2820,9 +2816,9 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data120.network !== undefined){
-if(typeof data120.network !== "boolean"){
-const err217 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data121.matcher !== undefined){
+if(typeof data121.matcher !== "string"){
+const err217 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2832,15 +2828,15 @@ vErrors.push(err217);
 errors++;
 }
 }
-if(data120.writableDirs !== undefined){
-let data123 = data120.writableDirs;
+if(data121.hooks !== undefined){
+let data123 = data121.hooks;
 if(Array.isArray(data123)){
-const len28 = data123.length;
-for(let i28=0; i28<len28; i28++){
-let data124 = data123[i28];
-if(typeof data124 === "string"){
-if(func3(data124) < 1){
-const err218 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const len27 = data123.length;
+for(let i27=0; i27<len27; i27++){
+let data124 = data123[i27];
+if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
+if(data124.type === undefined){
+const err218 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2849,9 +2845,9 @@ vErrors.push(err218);
 }
 errors++;
 }
-}
-else {
-const err219 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key26 in data124){
+if(!((((key26 === "type") || (key26 === "command")) || (key26 === "prompt")) || (key26 === "timeout"))){
+const err219 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2861,9 +2857,11 @@ vErrors.push(err219);
 errors++;
 }
 }
-}
-else {
-const err220 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data124.type !== undefined){
+let data125 = data124.type;
+if(typeof data125 === "string"){
+if(func3(data125) < 1){
+const err220 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2873,9 +2871,8 @@ vErrors.push(err220);
 errors++;
 }
 }
-}
 else {
-const err221 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err221 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2885,9 +2882,11 @@ vErrors.push(err221);
 errors++;
 }
 }
-}
-else {
-const err222 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data124.command !== undefined){
+let data126 = data124.command;
+if(typeof data126 === "string"){
+if(func3(data126) < 1){
+const err222 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2896,9 +2895,235 @@ vErrors.push(err222);
 }
 errors++;
 }
+}
+else {
+const err223 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err223];
+}
+else {
+vErrors.push(err223);
+}
+errors++;
+}
+}
+if(data124.prompt !== undefined){
+let data127 = data124.prompt;
+if(typeof data127 === "string"){
+if(func3(data127) < 1){
+const err224 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err224];
+}
+else {
+vErrors.push(err224);
+}
+errors++;
+}
+}
+else {
+const err225 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err225];
+}
+else {
+vErrors.push(err225);
+}
+errors++;
+}
+}
+if(data124.timeout !== undefined){
+let data128 = data124.timeout;
+if((typeof data128 == "number") && (isFinite(data128))){
+if(data128 <= 0 || isNaN(data128)){
+const err226 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(vErrors === null){
+vErrors = [err226];
+}
+else {
+vErrors.push(err226);
+}
+errors++;
+}
+}
+else {
+const err227 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err227];
+}
+else {
+vErrors.push(err227);
+}
+errors++;
+}
+}
+}
+else {
+const err228 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err228];
+}
+else {
+vErrors.push(err228);
+}
+errors++;
+}
+}
+}
+else {
+const err229 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err229];
+}
+else {
+vErrors.push(err229);
+}
+errors++;
+}
+}
+}
+else {
+const err230 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err230];
+}
+else {
+vErrors.push(err230);
+}
+errors++;
+}
+}
+}
+else {
+const err231 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err231];
+}
+else {
+vErrors.push(err231);
+}
+errors++;
+}
+}
+}
+else {
+const err232 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err232];
+}
+else {
+vErrors.push(err232);
+}
+errors++;
+}
+}
+if(data.sandbox !== undefined){
+let data129 = data.sandbox;
+if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
+for(const key27 in data129){
+if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
+const err233 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err233];
+}
+else {
+vErrors.push(err233);
+}
+errors++;
+}
+}
+if(data129.mode !== undefined){
+let data130 = data129.mode;
+if(!(((data130 === "read-only") || (data130 === "workspace-write")) || (data130 === "danger-full-access"))){
+const err234 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err234];
+}
+else {
+vErrors.push(err234);
+}
+errors++;
+}
+}
+if(data129.network !== undefined){
+if(typeof data129.network !== "boolean"){
+const err235 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err235];
+}
+else {
+vErrors.push(err235);
+}
+errors++;
+}
+}
+if(data129.writableDirs !== undefined){
+let data132 = data129.writableDirs;
+if(Array.isArray(data132)){
+const len28 = data132.length;
+for(let i28=0; i28<len28; i28++){
+let data133 = data132[i28];
+if(typeof data133 === "string"){
+if(func3(data133) < 1){
+const err236 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err236];
+}
+else {
+vErrors.push(err236);
+}
+errors++;
+}
+}
+else {
+const err237 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err237];
+}
+else {
+vErrors.push(err237);
+}
+errors++;
+}
+}
+}
+else {
+const err238 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err238];
+}
+else {
+vErrors.push(err238);
+}
+errors++;
+}
+}
+}
+else {
+const err239 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err239];
+}
+else {
+vErrors.push(err239);
+}
+errors++;
+}
+}
+}
+else {
+const err240 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err240];
+}
+else {
+vErrors.push(err240);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 
-export const SETTINGS_SCHEMA_KEY = "6aa0ebb3ba48df10";
+export const SETTINGS_SCHEMA_KEY = "67166a3076cd75cf";

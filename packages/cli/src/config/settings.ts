@@ -1,9 +1,17 @@
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { type ParseError, parse as parseJsonc, printParseErrorCode } from "jsonc-parser";
 import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
 import { parseRule, RuleSyntaxError } from "../permissions/rules.js";
+import {
+  ClaudeSettingsError,
+  type ClaudeSettingsLayer,
+  type ClaudeSettingsScope,
+  claudeManagedSettingsPath,
+  claudeUserDir,
+  readClaudeSettings,
+} from "./claude-settings.js";
 import {
   claudeLocalSettingsPath,
   claudeSettingsPath,
@@ -52,6 +60,11 @@ export interface HookSource {
   /** Project hooks run only in a trusted project (see projectHooksGate). */
   readonly scope: "user" | "project";
   readonly hooks: HooksSetting;
+  /**
+   * An untrusted project's hooks, kept for what can only block (PreToolUse): they run confined
+   * (see confinedLauncher) and their allow or changed input is ignored.
+   */
+  readonly confined?: boolean;
 }
 
 /** Settings after merging the user's and the project's files. */
@@ -68,6 +81,10 @@ export interface ResolvedSettings extends Omit<Settings, "permissions" | "env" |
   readonly hooks?: readonly HookSource[];
   /** Problems that did not stop the files from being used (unknown keys…). */
   readonly warnings?: readonly SettingsIssue[];
+  /** Variables Claude Code's settings set (`env`), for the tools' environment: the project's only when trusted. */
+  readonly variables: Readonly<Record<string, string>>;
+  /** Claude Code settings read and not honoured, as `file: key`, for one start-up warning. */
+  readonly unhonoured: readonly string[];
   /** Project settings not applied because the project is not trusted (`baseUrl`, `permissions.allow`…). */
   readonly withheld: readonly string[];
   /**
@@ -226,6 +243,8 @@ export async function readClaudeHooks(
 export function mergeSettings(
   layers: readonly Settings[],
   sources: readonly string[] = [],
+  /** The index of the user's own layer: the sandbox starts from it and later layers only tighten it. */
+  userLayer = 0,
 ): ResolvedSettings {
   const merged: Record<string, unknown> = {};
   const permissions = { allow: [] as string[], ask: [] as string[], deny: [] as string[] };
@@ -254,18 +273,28 @@ export function mergeSettings(
     for (const name of layer.env?.allow ?? []) if (!envAllow.includes(name)) envAllow.push(name);
   }
   // The first layer is the user's; every later one may only tighten the sandbox.
-  let sandbox = layers[0]?.sandbox;
-  for (const layer of layers.slice(1)) sandbox = tightenSandbox(sandbox, layer.sandbox);
+  let sandbox = layers[userLayer]?.sandbox;
+  for (const layer of layers.slice(userLayer + 1)) sandbox = tightenSandbox(sandbox, layer.sandbox);
   return {
     ...(merged as Omit<
       ResolvedSettings,
-      "permissions" | "env" | "sources" | "additionalDirectories" | "hooks" | "withheld" | "projectTrusted"
+      | "permissions"
+      | "env"
+      | "sources"
+      | "additionalDirectories"
+      | "hooks"
+      | "withheld"
+      | "projectTrusted"
+      | "variables"
+      | "unhonoured"
     >),
     permissions,
     env: { allow: envAllow },
     additionalDirectories,
     ...(sandbox !== undefined && { sandbox }),
     sources,
+    variables: {},
+    unhonoured: [],
     withheld: [],
     projectTrusted: false,
   };
@@ -278,18 +307,29 @@ export function mergeSettings(
 export type ProjectTrustCheck = (withheld: readonly string[]) => boolean | Promise<boolean>;
 
 /**
- * Loads `<home>/settings.json` then `<projectDir>/.attractor/settings.json` (the project's file
- * overrides the user's), JSON with comments accepted, plus the hooks of the project's
- * `.claude/settings.json` and `.claude/settings.local.json`. Missing files are fine; unknown keys
- * are warnings; a broken file throws SettingsError listing every problem of all files. The
- * project's security-sensitive settings (see splitUntrustedSettings) and its hooks apply only when
- * `trust` resolves true (`projectTrusted`); without `trust` they never do.
+ * Loads the settings of attractor and of Claude Code, lowest precedence first:
+ * `<claudeDir>/settings.json` (~/.claude), `<home>/settings.json`, the project's
+ * `.claude/settings.json`, `.attractor/settings.json`, `.claude/settings.local.json`, then Claude
+ * Code's managed settings. Later scalars win; rule lists, directories and variables add up. JSON
+ * with comments is accepted; missing files are fine; unknown keys of attractor's files are
+ * warnings and Claude Code keys attractor does not honour are listed in `unhonoured`; a broken
+ * file throws SettingsError listing every problem of all files. The project's security-sensitive
+ * settings (see splitUntrustedSettings), its `env` and its hooks apply only when `trust` resolves
+ * true (`projectTrusted`); without `trust` they never do. Deny and ask rules always apply.
  */
 export async function loadSettings(options: {
   home: string;
   projectDir: string;
   trust?: ProjectTrustCheck;
+  /** Claude Code's user directory (default $CLAUDE_CONFIG_DIR or ~/.claude); null reads none. */
+  claudeDir?: string | null;
+  /** Claude Code's managed settings file (default the platform's); null reads none. */
+  managedSettingsFile?: string | null;
+  /** Which of Claude Code's user, project and local files to read (all when undefined). */
+  claudeSources?: readonly ("user" | "project" | "local")[];
 }): Promise<ResolvedSettings> {
+  const wanted = (source: "user" | "project" | "local") =>
+    options.claudeSources === undefined || options.claudeSources.includes(source);
   const userFile = userSettingsPath(options.home);
   const projectFile = projectSettingsPath(options.projectDir);
   const issues: SettingsIssue[] = [];
@@ -298,51 +338,116 @@ export async function loadSettings(options: {
     try {
       return await reader(file);
     } catch (error) {
+      if (error instanceof ClaudeSettingsError) {
+        issues.push({
+          file: error.file,
+          jsonPath: "",
+          problem: error.problem,
+          ...(error.line !== undefined && { line: error.line, column: error.column ?? 1 }),
+        });
+        return undefined;
+      }
       if (!(error instanceof SettingsError)) throw error;
       issues.push(...error.issues);
       return undefined;
     }
   };
+  // Claude Code's hooks are validated as attractor's (the format is the same).
+  const readClaude = (file: string, scope: ClaudeSettingsScope) =>
+    read(file, async (f) => {
+      const layer = await readClaudeSettings(f, scope);
+      if (layer?.settings.hooks === undefined) return layer;
+      const hooks = (await parseSettings(JSON.stringify({ hooks: layer.settings.hooks }), f, warnings)).hooks;
+      return { ...layer, settings: { ...layer.settings, hooks } };
+    });
+  const claudeDir = options.claudeDir === undefined ? claudeUserDir() : options.claudeDir;
+  const claudeUserFile = claudeDir === null || !wanted("user") ? undefined : join(claudeDir, "settings.json");
+  const managedFile =
+    options.managedSettingsFile === undefined ? claudeManagedSettingsPath() : options.managedSettingsFile;
+  const claudeUser =
+    claudeUserFile === undefined ||
+    resolve(claudeUserFile) === resolve(claudeSettingsPath(options.projectDir))
+      ? undefined
+      : await readClaude(claudeUserFile, "user");
   const user = await read(userFile, (f) => readSettingsFile(f, warnings));
   // Run from the home directory itself, the project's file is the user's own: read it once, as the user's.
   const project =
     resolve(projectFile) === resolve(userFile)
       ? undefined
       : await read(projectFile, (f) => readSettingsFile(f, warnings));
+  // Run from the home directory, .claude/settings.json is the user's own: read once, as the user's.
+  const claudeProjectFile = claudeSettingsPath(options.projectDir);
+  const claudeProject =
+    !wanted("project") ||
+    (claudeUserFile !== undefined && resolve(claudeUserFile) === resolve(claudeProjectFile))
+      ? undefined
+      : await readClaude(claudeProjectFile, "project");
+  const claudeLocal = wanted("local")
+    ? await readClaude(claudeLocalSettingsPath(options.projectDir), "project")
+    : undefined;
+  const managed = managedFile == null ? undefined : await readClaude(managedFile, "managed");
+  if (issues.length > 0) throw new SettingsError(issues);
+
   const hooks: HookSource[] = [];
+  if (claudeUser?.settings.hooks)
+    hooks.push({ file: claudeUser.file, scope: "user", hooks: claudeUser.settings.hooks });
   if (user?.hooks) hooks.push({ file: userFile, scope: "user", hooks: user.hooks });
   if (project?.hooks) hooks.push({ file: projectFile, scope: "project", hooks: project.hooks });
-  const claudeFiles: string[] = [];
-  for (const claudeFile of [
-    claudeSettingsPath(options.projectDir),
-    claudeLocalSettingsPath(options.projectDir),
-  ]) {
-    const claudeHooks = await read(claudeFile, (f) => readClaudeHooks(f, warnings));
-    if (claudeHooks) {
-      hooks.push({ file: claudeFile, scope: "project", hooks: claudeHooks });
-      claudeFiles.push(claudeFile);
-    }
-  }
-  if (issues.length > 0) throw new SettingsError(issues);
-  // The user's layer always comes first (empty when there is no file): the project's may only
-  // tighten the sandbox, never be taken for the user's.
-  const layers: Settings[] = [user ?? {}];
-  const sources = user ? [userFile] : [];
+  const claudeProjectLayers = [claudeProject, claudeLocal].filter((l) => l !== undefined);
+  for (const layer of claudeProjectLayers)
+    if (layer.settings.hooks) hooks.push({ file: layer.file, scope: "project", hooks: layer.settings.hooks });
+  if (managed?.settings.hooks)
+    hooks.push({ file: managed.file, scope: "user", hooks: managed.settings.hooks });
+
+  const relative = (f: string) => f.slice(resolve(options.projectDir).length + 1);
   const split = project ? splitUntrustedSettings(project) : { harmless: {}, withheld: [] };
+  const claudeSplits = claudeProjectLayers.map((layer) => {
+    const { hooks: _hooks, ...rest } = layer.settings;
+    const s = splitUntrustedSettings(rest);
+    const withheld = [...s.withheld, ...(Object.keys(layer.variables).length > 0 ? ["env"] : [])];
+    return { layer, harmless: s.harmless, withheld: withheld.map((w) => `${w} (${relative(layer.file)})`) };
+  });
+  const withheld = [...split.withheld, ...claudeSplits.flatMap((s) => s.withheld)];
   const gated = [
-    ...split.withheld,
-    ...claudeFiles.map((f) => `hooks of ${f.slice(resolve(options.projectDir).length + 1)}`),
+    ...withheld,
+    ...claudeProjectLayers.filter((l) => l.settings.hooks).map((l) => `hooks of ${relative(l.file)}`),
   ];
   const projectTrusted = gated.length > 0 && (await options.trust?.(gated)) === true;
-  if (project) {
-    layers.push(projectTrusted ? project : split.harmless);
-    sources.push(projectFile);
+  const claudeLayer = (l: ClaudeSettingsLayer | undefined, trusted: boolean): Settings => {
+    if (!l) return {};
+    const { hooks: _hooks, ...rest } = l.settings;
+    return trusted ? rest : (claudeSplits.find((s) => s.layer === l)?.harmless ?? {});
+  };
+  // The attractor user's layer is the one the sandbox starts from: the others may only tighten it.
+  const layers: Settings[] = [
+    claudeLayer(claudeUser, true),
+    user ?? {},
+    claudeLayer(claudeProject, projectTrusted),
+    project ? (projectTrusted ? project : split.harmless) : {},
+    claudeLayer(claudeLocal, projectTrusted),
+    claudeLayer(managed, true),
+  ];
+  const sources = [
+    claudeUser?.file,
+    user ? userFile : undefined,
+    claudeProject?.file,
+    project ? projectFile : undefined,
+    claudeLocal?.file,
+    managed?.file,
+  ].filter((f): f is string => f !== undefined);
+  const variables: Record<string, string> = {};
+  for (const layer of [claudeUser, claudeProject, claudeLocal, managed]) {
+    if (!layer || (layer.scope === "project" && !projectTrusted)) continue;
+    Object.assign(variables, layer.variables);
   }
+  const unhonoured = [claudeUser, claudeProject, claudeLocal, managed].flatMap((l) => l?.unhonoured ?? []);
   return {
-    ...mergeSettings(layers, sources),
+    ...mergeSettings(layers, sources, 1),
     hooks,
     warnings,
-    withheld: projectTrusted ? [] : split.withheld,
+    variables,
+    unhonoured,
+    withheld: projectTrusted ? [] : withheld,
     projectTrusted,
   };
 }

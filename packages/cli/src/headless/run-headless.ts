@@ -79,6 +79,16 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
     void runtime.interrupt();
   });
   let failed = false;
+  // A run never ends while a subagent it started in the background still works (unless stopped:
+  // an interrupt reaches the children too, and their wait then ends).
+  const childrenDone = async () => {
+    const children = runtime.session.subagents;
+    for (;;) {
+      const running = children.list().filter((child) => child.status === "running");
+      if (running.length === 0 || interrupted) return;
+      await Promise.all(running.map((child) => children.wait(child.id).catch(() => undefined)));
+    }
+  };
   const runOne = async (prompt: string, last: boolean) => {
     try {
       await submitOrRunCommand(runtime, prompt);
@@ -90,6 +100,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       );
     }
     if (last) {
+      await childrenDone();
       try {
         await runtime.close();
       } catch (error) {
@@ -121,6 +132,7 @@ export async function runHeadless(runtime: Runtime, options: HeadlessOptions): P
       any = true;
       await runOne(message, false);
     }
+    await childrenDone();
     await runtime.close().catch(() => {});
     if (!any) options.stderr.write("warning: no user message arrived on stdin\n");
   } else {

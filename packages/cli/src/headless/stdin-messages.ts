@@ -46,16 +46,22 @@ export async function* readStreamJsonMessages(
       warn(`not JSON (${error instanceof Error ? error.message : String(error)}); skipped`);
       continue;
     }
-    const problem = problemOf(value);
-    if (problem !== undefined) {
-      warn(`${problem}; skipped`);
-      continue;
-    }
-    const text = textOf((value as { message: { content?: unknown } }).message.content, warn);
-    if (text === undefined || text.trim() === "") {
-      warn("the message has no text; skipped");
-      continue;
-    }
-    yield text;
+    const text = userMessageText(value, warn);
+    if (text !== undefined) yield text;
   }
+}
+
+/** The text of one stream-json user message; undefined (with a warning) when it is not one. */
+export function userMessageText(value: unknown, warn: (message: string) => void): string | undefined {
+  const problem = problemOf(value);
+  if (problem !== undefined) {
+    warn(`${problem}; skipped`);
+    return undefined;
+  }
+  const text = textOf((value as { message: { content?: unknown } }).message.content, warn);
+  if (text === undefined || text.trim() === "") {
+    warn("the message has no text; skipped");
+    return undefined;
+  }
+  return text;
 }

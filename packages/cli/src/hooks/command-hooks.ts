@@ -10,7 +10,9 @@ import {
 } from "@attractor/agent";
 import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import type { CommandHookSetting, HookSource } from "../config/index.js";
+import { type ConfinedLauncher, confinedEnv } from "./confined-hook.js";
 import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
+import { type PromptEvaluator, runPromptHook } from "./prompt-hook.js";
 import { runHookCommand } from "./run-command.js";
 
 /** Events a hook cannot block: exit 2 only shows stderr to the user. */
@@ -23,6 +25,8 @@ const UNBLOCKABLE: ReadonlySet<HookEventName> = new Set([
 
 /** Claude Code's default hook timeout. */
 export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
+/** Claude Code's default timeout of a prompt hook. */
+export const PROMPT_HOOK_TIMEOUT_MS = 30_000;
 
 /** What the hooks need from the program running them. */
 export interface HookHost {
@@ -36,6 +40,10 @@ export interface HookHost {
   readonly endReason?: () => string;
   /** Shows a line to the user: hook errors, system messages, output of some events. */
   readonly notify: (tone: "info" | "warning", text: string) => void;
+  /** Asks the session's model a prompt hook's question; prompt hooks error without it. */
+  readonly evaluatePrompt?: PromptEvaluator;
+  /** How confined hooks (an untrusted project's guards) start; undefined: they cannot run. */
+  readonly confine?: () => Promise<ConfinedLauncher | undefined>;
 }
 
 /** What the PreToolUse hooks decided about a call. */
@@ -52,7 +60,25 @@ export type PreToolUseVerdict =
 
 interface Group {
   readonly matcher: (target: string | readonly string[]) => boolean;
-  readonly commands: readonly { readonly command: string; readonly timeoutMs: number }[];
+  readonly commands: readonly HookCommand[];
+}
+
+interface HookCommand {
+  /** The shell command, or a prompt hook's prompt. */
+  readonly command: string;
+  /** A prompt hook: `command` is the prompt, evaluated by the session's model. */
+  readonly prompt?: boolean;
+  readonly timeoutMs: number;
+  /** Runs sandboxed and may only block (see HookSource.confined). */
+  readonly confined: boolean;
+}
+
+/** One command's verdict and how it ran. */
+interface RunVerdict {
+  readonly verdict: HookVerdict;
+  readonly confined: boolean;
+  /** A confined command that could not run for want of a sandbox. */
+  readonly unconfinable: boolean;
 }
 
 /** Command hooks from settings, run the way Claude Code runs them. */
@@ -93,18 +119,29 @@ function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Ma
       typeof source.hooks.Stop,
     ][]) {
       for (const group of groups ?? []) {
-        const commands: { command: string; timeoutMs: number }[] = [];
+        const commands: HookCommand[] = [];
         for (const hook of group.hooks as readonly CommandHookSetting[]) {
+          if (hook.type === "prompt" && hook.prompt) {
+            // The model's answer is text, never a command: safe to evaluate even when confined.
+            commands.push({
+              command: hook.prompt,
+              prompt: true,
+              timeoutMs: hook.timeout !== undefined ? hook.timeout * 1000 : PROMPT_HOOK_TIMEOUT_MS,
+              confined: source.confined === true,
+            });
+            continue;
+          }
           if (hook.type !== "command" || !hook.command) {
             notify(
               "warning",
-              `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" hooks run)`,
+              `${source.file}: skipped a ${event} hook of type "${hook.type}" (only "command" and "prompt" hooks run)`,
             );
             continue;
           }
           commands.push({
             command: hook.command,
             timeoutMs: hook.timeout !== undefined ? hook.timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS,
+            confined: source.confined === true,
           });
         }
         if (commands.length === 0) continue;
@@ -125,18 +162,26 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
   const table = compile(sources, host.notify);
   const env = { ...host.env, CLAUDE_PROJECT_DIR: host.projectDir, ATTRACTOR_PROJECT_DIR: host.projectDir };
 
-  const run = async (
+  let launcher: Promise<ConfinedLauncher | undefined> | undefined;
+  const runDetailed = async (
     event: HookEventName,
     input: Readonly<Record<string, unknown>>,
     target?: string | readonly string[],
-  ): Promise<HookVerdict[]> => {
+  ): Promise<RunVerdict[]> => {
     const groups = table.get(event) ?? [];
-    // The same command matched by several groups runs once.
-    const commands = new Map<string, number>();
+    // The same command matched by several groups runs once (confined if any source confines it).
+    const commands = new Map<string, { timeoutMs: number; confined: boolean; prompt: boolean }>();
     for (const g of groups) {
       if (target !== undefined && !g.matcher(target)) continue;
-      for (const c of g.commands)
-        commands.set(c.command, Math.max(commands.get(c.command) ?? 0, c.timeoutMs));
+      for (const c of g.commands) {
+        const key = `${c.prompt ? "prompt" : "command"}:${c.command}`;
+        const before = commands.get(key);
+        commands.set(key, {
+          timeoutMs: Math.max(before?.timeoutMs ?? 0, c.timeoutMs),
+          confined: (before?.confined ?? false) || c.confined,
+          prompt: c.prompt === true,
+        });
+      }
     }
     if (commands.size === 0) return [];
     const transcript = host.transcriptPath();
@@ -148,18 +193,46 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       hook_event_name: event,
       ...input,
     });
-    const verdicts = await Promise.all(
-      [...commands].map(async ([command, timeoutMs]) =>
-        verdictOf(
-          command,
-          await runHookCommand(command, { input: payload, cwd: host.projectDir, env, timeoutMs }),
+    const results = await Promise.all(
+      [...commands].map(async ([key, { timeoutMs, confined, prompt }]): Promise<RunVerdict> => {
+        const command = key.slice(key.indexOf(":") + 1);
+        if (prompt) {
+          const verdict = await runPromptHook(host.evaluatePrompt, command, payload, timeoutMs);
+          return { verdict, confined, unconfinable: false };
+        }
+        if (!confined) {
+          const done = await runHookCommand(command, {
+            input: payload,
+            cwd: host.projectDir,
+            env,
+            timeoutMs,
+          });
+          return { verdict: verdictOf(command, done, timeoutMs), confined, unconfinable: false };
+        }
+        launcher ??= host.confine?.() ?? Promise.resolve(undefined);
+        const launch = await launcher;
+        if (!launch) {
+          const message = `hook "${command}" was not run: an untrusted project's hooks run only in a sandbox, and none is available here`;
+          return { verdict: { kind: "error", message }, confined, unconfinable: true };
+        }
+        const done = await runHookCommand(command, {
+          input: payload,
+          cwd: host.projectDir,
+          env: confinedEnv(host.env, host.projectDir),
           timeoutMs,
-        ),
-      ),
+          launch,
+        });
+        return { verdict: verdictOf(command, done, timeoutMs), confined, unconfinable: false };
+      }),
     );
-    for (const v of verdicts) report(event, v);
-    return verdicts;
+    for (const r of results) report(event, r.verdict);
+    return results;
   };
+  const run = async (
+    event: HookEventName,
+    input: Readonly<Record<string, unknown>>,
+    target?: string | readonly string[],
+  ): Promise<HookVerdict[]> => (await runDetailed(event, input, target)).map((r) => r.verdict);
 
   /** What every event shows the user: errors, system messages, plain output of quiet events. */
   const report = (event: HookEventName, v: HookVerdict) => {
@@ -192,7 +265,7 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
 
   const preToolUse = async (call: ToolCallInfo): Promise<PreToolUseVerdict> => {
     if (!table.has("PreToolUse")) return { kind: "none" };
-    const verdicts = await run(
+    const results = await runDetailed(
       "PreToolUse",
       {
         ...toolNames(call.toolName),
@@ -201,12 +274,16 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
       },
       toolTarget(call.toolName),
     );
+    const verdicts = results.map((r) => r.verdict);
     const halt = haltOf(verdicts);
     const denials: string[] = [];
     let allow = false;
     let ask: string | undefined;
     let updated: Readonly<Record<string, unknown>> | undefined;
-    for (const v of verdicts) {
+    // A guard that could not run fails closed: the call asks rather than passing unguarded.
+    const unguarded = results.find((r) => r.unconfinable);
+    if (unguarded && unguarded.verdict.kind === "error") ask = unguarded.verdict.message;
+    for (const { verdict: v, confined } of results) {
       if (v.kind === "block") denials.push(v.message);
       if (v.kind !== "ok" || !v.json) continue;
       const specific = v.json.hookSpecificOutput;
@@ -215,8 +292,10 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
         (v.json.decision === "block" ? "deny" : v.json.decision === "approve" ? "allow" : undefined);
       const reason = specific?.permissionDecisionReason ?? v.json.reason;
       if (decision === "deny") denials.push(reason ?? "A PreToolUse hook denied this call.");
-      if (decision === "allow") allow = true;
       if (decision === "ask") ask = reason ?? "a PreToolUse hook asks for confirmation";
+      // A confined (untrusted) hook may only restrict: its allow and changed input are ignored.
+      if (confined) continue;
+      if (decision === "allow") allow = true;
       if (specific?.updatedInput)
         updated = fromClaudeCodeFields(call.toolName, specific.updatedInput, call.arguments);
     }

@@ -29,6 +29,8 @@ export function runHookCommand(
     readonly cwd: string;
     readonly env: Readonly<Record<string, string | undefined>>;
     readonly timeoutMs: number;
+    /** Starts the command some other way than `/bin/sh -c` (inside a sandbox). */
+    readonly launch?: (command: string) => { readonly file: string; readonly args: readonly string[] };
   },
 ): Promise<CommandRun> {
   return new Promise((resolve) => {
@@ -36,7 +38,8 @@ export function runHookCommand(
     let stderr = "";
     let timedOut = false;
     let settled = false;
-    const child = spawn("/bin/sh", ["-c", command], {
+    const launch = options.launch?.(command) ?? { file: "/bin/sh", args: ["-c", command] };
+    const child = spawn(launch.file, [...launch.args], {
       cwd: options.cwd,
       env: options.env as NodeJS.ProcessEnv,
       stdio: ["pipe", "pipe", "pipe"],

@@ -70,7 +70,55 @@ export interface CliArgs {
   readonly strictMcpConfig: boolean;
   /** Trust the project for this run: its security-sensitive settings apply and its hooks may run. */
   readonly trustProject: boolean;
+  /** `--setting-sources`: which of Claude Code's settings files to read (all when undefined). */
+  readonly settingSources?: readonly ("user" | "project" | "local")[];
+  /** Claude Code flags given that are accepted and not honoured (named in one warning). */
+  readonly unhonouredFlags: readonly string[];
 }
+
+/**
+ * Flags of Claude Code's command line that the Claude Agent SDK passes, accepted so a program
+ * built on the SDK starts, and named as not honoured when given. Those taking a value first.
+ */
+export const CLAUDE_CODE_VALUE_FLAGS: readonly string[] = [
+  "max-thinking-tokens",
+  "thinking",
+  "thinking-display",
+  "effort",
+  "max-budget-usd",
+  "task-budget",
+  "agent",
+  "agents",
+  "betas",
+  "json-schema",
+  "debug-file",
+  "permission-prompt-tool",
+  "permission-prompts",
+  "channels",
+  "tools",
+  "settings",
+  "fallback-model",
+  "project-config-root",
+  "plugin-dir",
+  "plugin-dir-no-mcp",
+  "resume-session-at",
+  "resume-drops-turn",
+  "session-id",
+  "initialize-fields",
+  "managed-settings",
+];
+export const CLAUDE_CODE_SWITCH_FLAGS: readonly string[] = [
+  "debug",
+  "debug-to-stderr",
+  "include-hook-events",
+  "include-partial-messages",
+  "session-mirror",
+  "await-initialize",
+  "fork-session",
+  "no-session-persistence",
+  "managed-settings-in-initialize",
+  "replay-user-messages",
+];
 
 /** What parsing produced: arguments to run with, or text already printed and the exit code. */
 export type ParseOutcome =
@@ -118,6 +166,18 @@ function positiveInteger(value: string): number {
 }
 
 function buildProgram(version: string, io: ParseIo): Command {
+  const program = buildOptions(version, io);
+  // Hidden from the help: documented in the README's Claude Code table.
+  for (const flag of CLAUDE_CODE_VALUE_FLAGS)
+    program.addOption(new Option(`--${flag} <value>`).hideHelp().argParser(collectFlag));
+  for (const flag of CLAUDE_CODE_SWITCH_FLAGS) program.addOption(new Option(`--${flag}`).hideHelp());
+  return program;
+}
+
+/** Keeps every value a repeated accepted-not-honoured flag was given. */
+const collectFlag = (value: string, previous: string[] | undefined): string[] => [...(previous ?? []), value];
+
+function buildOptions(version: string, io: ParseIo): Command {
   return new Command("attractor")
     .description("A coding agent for the terminal: reads, edits and runs code in the current directory.")
     .argument("[prompt...]", "the task (headless with -p; otherwise the interactive UI's first message)")
@@ -196,6 +256,15 @@ function buildProgram(version: string, io: ParseIo): Command {
       "--trust-project",
       "trust this project for this run: its sensitive settings (base URL, provider, mode, env, allow rules) apply and its hooks run",
     )
+    .option(
+      "--setting-sources <sources>",
+      "Claude Code's settings files to read: user, project, local, comma separated (default all; empty for none)",
+    )
+    .option("--dangerously-skip-permissions", "Claude Code's name for --mode yolo (deny rules still apply)")
+    .option(
+      "--allow-dangerously-skip-permissions",
+      "accepted for Claude Code compatibility: switching to yolo mode needs no permission here",
+    )
     .version(version, "-v, --version", "print the version")
     .helpOption("-h, --help", "show this help")
     .addHelpText("after", EXAMPLES)
@@ -246,7 +315,20 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     mcpConfig?: string[];
     strictMcpConfig?: boolean;
     trustProject?: boolean;
+    dangerouslySkipPermissions?: boolean;
+    settingSources?: string;
   }>();
+  const sources = o.settingSources
+    ?.split(",")
+    .map((w) => w.trim())
+    .filter((w) => w !== "");
+  const badSource = sources?.find((w) => w !== "user" && w !== "project" && w !== "local");
+  if (badSource !== undefined) {
+    io.stderr.write(
+      `attractor: --setting-sources: unknown source ${JSON.stringify(badSource)} (user, project, local)\n`,
+    );
+    return { kind: "exit", code: 2 };
+  }
   const words = program.args.join(" ").trim();
   return {
     kind: "run",
@@ -256,7 +338,9 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.provider !== undefined && { provider: o.provider }),
       ...(o.model !== undefined && { model: o.model }),
       ...(o.baseUrl !== undefined && { baseUrl: o.baseUrl }),
-      ...(o.permissionMode !== undefined && { mode: toPermissionMode(o.permissionMode) as PermissionMode }),
+      ...(o.permissionMode !== undefined
+        ? { mode: toPermissionMode(o.permissionMode) as PermissionMode }
+        : o.dangerouslySkipPermissions === true && { mode: "yolo" as PermissionMode }),
       ...(o.sandbox !== undefined && { sandbox: o.sandbox }),
       ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
       ...(o.inputFormat !== undefined && { inputFormat: o.inputFormat }),
@@ -276,6 +360,21 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.resume !== undefined && { resume: o.resume }),
       ...(o.cwd !== undefined && { cwd: o.cwd }),
       trustProject: o.trustProject ?? false,
+      ...(sources !== undefined && { settingSources: sources as ("user" | "project" | "local")[] }),
+      unhonouredFlags: [...CLAUDE_CODE_VALUE_FLAGS, ...CLAUDE_CODE_SWITCH_FLAGS]
+        .filter((flag) => {
+          const value = program.getOptionValue(camelCase(flag));
+          // A `--no-x` switch defaults x to true and sets it false when given.
+          return flag.startsWith("no-") ? value === false : value !== undefined;
+        })
+        .map((flag) => `--${flag}`),
     },
   };
+}
+
+/** Commander's attribute name of a long flag: `max-thinking-tokens` → `maxThinkingTokens`. */
+function camelCase(flag: string): string {
+  // A `--no-x` switch is stored under `x` (false when given).
+  const name = flag.startsWith("no-") ? flag.slice(3) : flag;
+  return name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }

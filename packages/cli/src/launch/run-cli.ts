@@ -115,6 +115,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } else if (args.outputFormat !== undefined) {
     return usage(io, "--output-format applies to headless runs: add -p.");
   }
+  if (args.unhonouredFlags.length > 0)
+    io.stderr.write(
+      `attractor: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}\n`,
+    );
   if (args.verbose && args.outputFormat !== "stream-json" && headless)
     io.stderr.write("attractor: --verbose adds events to stream-json output only; ignored.\n");
 
@@ -185,6 +189,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
       trustProject: args.trustProject,
+      ...(args.settingSources !== undefined && { claudeSettingSources: args.settingSources }),
       ...(!headless && {
         confirmProjectTrust: async (request) =>
           (await import("./trust-prompt.js")).askProjectTrust(request, {
@@ -203,9 +208,12 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   if (headless) {
     const { runHeadless } = await import("../headless/run-headless.js");
-    const messages = streamInput
-      ? (await import("../headless/stdin-messages.js")).readStreamJsonMessages(io.stdin, io.stderr)
-      : undefined;
+    const control = streamInput ? await import("../headless/control-protocol.js") : undefined;
+    const messages = control?.readStreamJsonInput(
+      io.stdin,
+      io.stderr,
+      control.controlResponder(runtime, io.stdout, io.stderr),
+    );
     return runHeadless(runtime, {
       ...(messages !== undefined ? { messages } : { prompt: prompt as string }),
       format: args.outputFormat ?? (streamInput ? "stream-json" : "text"),

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { readdir, readFile, stat } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import {
   type AfterToolCallHook,
@@ -45,6 +47,7 @@ import {
 } from "../checkpoints/index.js";
 import {
   attractorHome,
+  claudeUserDir,
   formatIssue,
   type HookSource,
   loadSettings,
@@ -63,6 +66,7 @@ import {
 } from "../customization/index.js";
 import {
   type CommandHooks,
+  confinedLauncher,
   createCommandHooks,
   projectHooksGate,
   trustedHookSources,
@@ -171,6 +175,8 @@ export interface RuntimeOptions {
    * settings apply and its hooks may run.
    */
   readonly trustProject?: boolean;
+  /** Which of Claude Code's settings files to read (`--setting-sources`); all when undefined. */
+  readonly claudeSettingSources?: readonly ("user" | "project" | "local")[];
   /**
    * Asks the user whether to trust a project whose settings want sensitive powers; the answer is
    * remembered under the attractor home until the project's settings change. Without it, an
@@ -236,15 +242,20 @@ interface SessionParts {
  * stored one. Throws ConfigurationError or SettingsError for a configuration it cannot run with.
  */
 export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
-  const env = options.env ?? process.env;
-  const home = options.home ?? attractorHome(env as NodeJS.ProcessEnv);
+  const givenEnv = options.env ?? process.env;
+  const home = options.home ?? attractorHome(givenEnv as NodeJS.ProcessEnv);
   const projectDir = resolve(options.projectDir);
   const info = await stat(projectDir).catch(() => undefined);
   if (!info?.isDirectory())
     throw new ConfigurationError(`The project directory ${projectDir} does not exist.`);
   const loaded = options.settings ?? (await loadProjectSettings(options, home, projectDir));
+  // Claude Code's settings `env` is the session's environment: the provider and the tools see it
+  // (the variables were set on purpose, so secret-looking names among them pass to commands too).
+  const variables = loaded.variables ?? {};
+  const env = { ...givenEnv, ...variables };
   const settings: ResolvedSettings = {
     ...loaded,
+    env: { allow: [...loaded.env.allow, ...Object.keys(variables)] },
     permissions: {
       allow: [...loaded.permissions.allow, ...(options.allowedTools ?? [])],
       ask: loaded.permissions.ask,
@@ -302,6 +313,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     loadSkills(definitionFolders("skills", home, projectDir)),
   ]);
   const startupWarnings = [
+    ...((settings.unhonoured ?? []).length > 0
+      ? [`Claude Code settings read and not honoured: ${settings.unhonoured.join("; ")}`]
+      : []),
     ...(settings.warnings ?? []).map((w) => `settings: ${formatIssue(w)} (ignored)`),
     ...(gate.warning !== undefined ? [gate.warning] : []),
     ...[...commands.problems, ...agents.problems, ...skills.problems].map(
@@ -372,7 +386,13 @@ async function loadProjectSettings(
     decision ??= Promise.resolve(check([...withheld, ...others]));
     return decision;
   };
-  const settings = await loadSettings({ home, projectDir, trust: decide });
+  const settings = await loadSettings({
+    home,
+    projectDir,
+    trust: decide,
+    claudeDir: claudeUserDir(options.env ?? process.env),
+    ...(options.claudeSettingSources !== undefined && { claudeSources: options.claudeSettingSources }),
+  });
   if (decision === undefined && others.length > 0) await decide([]);
   // --trust-project trusts a project that brings no settings too (its language servers, say).
   return { ...settings, projectTrusted: (await decision) ?? options.trustProject === true };
@@ -399,7 +419,7 @@ function trustCheck(options: RuntimeOptions, home: string, projectDir: string): 
 }
 
 function withheldWarning(withheld: readonly string[]): string {
-  return `the project's .attractor/settings.json sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
+  return `the project's settings file sets ${withheld.join(", ")}, ignored because this project is not trusted; review the file, then run with --trust-project to apply them`;
 }
 
 interface RuntimeParts {
@@ -573,6 +593,25 @@ class AgentRuntime implements Runtime {
       permissionMode: () => this.active?.policy.mode ?? parts.mode,
       notify: (tone, text) =>
         this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+      // A prompt hook is one question to the session's model, outside the conversation.
+      evaluatePrompt: async (prompt, signal) =>
+        (
+          await sampleWithModel(
+            this.client,
+            {
+              server: "hooks",
+              messages: [{ role: "user", content: { type: "text", text: prompt } }],
+              maxTokens: 1024,
+            },
+            { model: this.modelValue, provider: this.profile.provider, signal },
+          )
+        ).text,
+      confine: () =>
+        confinedLauncher({
+          projectDir: parts.projectDir,
+          hidden: [parts.env.HOME ?? homedir(), parts.home].filter((dir) => existsSync(dir)),
+          path: parts.env.PATH,
+        }),
     });
     const mcp = parts.mcp;
     if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
@@ -708,7 +747,8 @@ class AgentRuntime implements Runtime {
   async instructionFiles(): Promise<readonly string[]> {
     const found = await discoverProjectDocs(this.environment, {
       providerFiles: this.profile.projectDocFiles,
-      userFiles: [this.userInstructionsFile],
+      userFiles: this.userInstructionFiles,
+      ...(this.parts.env.HOME !== undefined && { homeDir: this.parts.env.HOME }),
     });
     return [...new Set([this.userInstructionsFile, ...found.docs.map((d) => d.path)])];
   }
@@ -716,6 +756,11 @@ class AgentRuntime implements Runtime {
   /** The user-level instructions file: `<home>/AGENTS.md`. */
   private get userInstructionsFile(): string {
     return join(this.parts.home, "AGENTS.md");
+  }
+
+  /** The user-level instructions files: attractor's, then Claude Code's (~/.claude/CLAUDE.md). */
+  private get userInstructionFiles(): string[] {
+    return [this.userInstructionsFile, join(claudeUserDir(this.parts.env), "CLAUDE.md")];
   }
 
   /**
@@ -1137,7 +1182,7 @@ class AgentRuntime implements Runtime {
       hooks: this.hooks.sessionHooks,
       subagentTypes: this.parts.subagentTypes,
       skills: this.parts.skills,
-      userInstructionFiles: [this.userInstructionsFile],
+      userInstructionFiles: this.userInstructionFiles,
       beforeToolCall: createToolGuard({
         ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
         ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
