@@ -21,6 +21,7 @@ import { createElement } from "react";
 import { attractorHome } from "../config/home.js";
 import type { Runtime } from "../runtime/types.js";
 import { suspendProcess, takeKeyboard } from "../terminal/keyboard-modes.js";
+import { colourRefused, refuseColours } from "../terminal/no-color.js";
 import { App } from "./app.js";
 import { createInteractiveUi as createBridge, type InteractiveUi } from "./bridge.js";
 import { InputHistory } from "./input/history.js";
@@ -77,6 +78,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
       : (options.historyFile ?? join(attractorHome(), "input-history.jsonl"));
   const history = new InputHistory(historyFile, [], runtime.projectDir);
   let code = 0;
+  // Everything the UI shows goes through this stream: filtering it honours NO_COLOR everywhere.
+  if (colourRefused()) refuseColours(stdout);
   // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   // The terminal stops echoing keys before the first frame, not when Ink starts reading them a
