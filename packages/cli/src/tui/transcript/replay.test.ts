@@ -63,3 +63,16 @@ describe("a restored conversation's transcript", () => {
     expect(read?.line).toBe("Read 3 lines");
   });
 });
+
+describe("a long restored conversation", () => {
+  it("is shown whole, its first message included", () => {
+    const turns = Array.from({ length: 150 }, (_, i) => [
+      { kind: "user", content: `question ${i}`, timestamp: at },
+      { kind: "assistant", content: `answer ${i}`, toolCalls: [], timestamp: at },
+    ]).flat() as Turn[];
+    const items = replayHistory(turns);
+    expect(items).toHaveLength(300);
+    expect(items[0]).toMatchObject({ kind: "user", text: "question 0" });
+    expect(items.some((i) => i.kind === "notice")).toBe(false);
+  });
+});
