@@ -1,7 +1,7 @@
 import type { Turn } from "@attractor/agent";
 import { describe, expect, it } from "vitest";
 import { replayHistory } from "./replay.js";
-import { summarizeToolCall } from "./tool-summary.js";
+import { SHELL_PREVIEW_LINES, summarizeToolCall } from "./tool-summary.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
@@ -74,5 +74,23 @@ describe("a long restored conversation", () => {
     expect(items).toHaveLength(300);
     expect(items[0]).toMatchObject({ kind: "user", text: "question 0" });
     expect(items.some((i) => i.kind === "notice")).toBe(false);
+  });
+});
+
+describe("a tool's output preview", () => {
+  const shell = (lines: number) =>
+    summarizeToolCall({
+      callId: "c",
+      toolName: "shell",
+      arguments: { command: "seq" },
+      output: Array.from({ length: lines }, (_, i) => String(i + 1)).join("\n"),
+      result: { isError: false, durationMs: 5, outputLines: lines },
+    });
+
+  it("shows one line more than the preview whole instead of a '+1 line' footer", () => {
+    expect(shell(SHELL_PREVIEW_LINES + 1)).toMatchObject({ hiddenLines: 0 });
+    expect(shell(SHELL_PREVIEW_LINES + 1).body).toHaveLength(SHELL_PREVIEW_LINES + 1);
+    expect(shell(SHELL_PREVIEW_LINES + 2)).toMatchObject({ hiddenLines: 2 });
+    expect(shell(SHELL_PREVIEW_LINES + 2).body).toHaveLength(SHELL_PREVIEW_LINES);
   });
 });

@@ -64,7 +64,11 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
         ? 0
         : call.output.replace(/\n$/, "").split("\n").length - lines.length;
   const total = Math.max(lines.length, result.outputLines - footer);
-  const shown = (max: number) => ({ body: lines.slice(0, max), hiddenLines: Math.max(0, total - max) });
+  // Collapsing saves room only when it hides two lines or more: "… +1 line" takes the line it hides.
+  const shown = (max: number) => {
+    const room = total - max === 1 && lines.length > max ? max + 1 : max;
+    return { body: lines.slice(0, room), hiddenLines: Math.max(0, total - room) };
+  };
 
   if (result.isError && call.toolName !== "shell")
     return { label, target, line: "failed", ...shown(ERROR_PREVIEW_LINES) };
