@@ -94,3 +94,23 @@ describe("a tool's output preview", () => {
     expect(shell(SHELL_PREVIEW_LINES + 2).body).toHaveLength(SHELL_PREVIEW_LINES);
   });
 });
+
+describe("a command stopped with Esc", () => {
+  it("says so in one line, without the notes written for the model", () => {
+    const summary = summarizeToolCall({
+      callId: "c",
+      toolName: "shell",
+      arguments: { command: "sleep 30" },
+      output: "started\n[Command was aborted.]\nExit code: killed by SIGTERM\nDuration: 2300 ms",
+      result: {
+        isError: true,
+        durationMs: 2400,
+        outputLines: 4,
+        details: { exitCode: null, durationMs: 2300 },
+      },
+    });
+    expect(summary.line).toBe("stopped after 2.3 s");
+    expect(summary.body).toEqual(["started"]);
+    expect(JSON.stringify(summary)).not.toMatch(/aborted|SIGTERM|Duration/);
+  });
+});

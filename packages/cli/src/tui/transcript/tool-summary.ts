@@ -92,6 +92,19 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
       return { label, target, line: what, body: [], hiddenLines: 0, ...(diff && { diff }) };
     }
     case "shell": {
+      // Stopped by the user (Esc): one human line, not the tool's notes for the model.
+      if (lines.at(-1) === ABORTED_NOTE) {
+        const ms = typeof d.durationMs === "number" ? d.durationMs : result.durationMs;
+        const before = lines.slice(0, -1);
+        const kept = before.length - SHELL_PREVIEW_LINES === 1 ? before.length : SHELL_PREVIEW_LINES;
+        return {
+          label,
+          target,
+          line: `stopped after ${seconds(ms)}`,
+          body: before.slice(0, kept),
+          hiddenLines: Math.max(0, before.length - kept),
+        };
+      }
       const exit = d.timedOut
         ? "timed out"
         : d.exitCode === null || d.exitCode === undefined
@@ -212,6 +225,9 @@ export function diffStats(diff: string): { added: number; removed: number } {
 }
 
 /** The shell tool appends "Exit code: …" and "Duration: …" lines; the summary line says both. */
+/** The line the shell tool adds for the model when the user stopped the command. */
+const ABORTED_NOTE = "[Command was aborted.]";
+
 function stripShellFooter(output: string): string {
   return output.replace(/(?:\n|^)Exit code: [^\n]*\nDuration: [^\n]*\s*$/, "");
 }
