@@ -25,7 +25,7 @@ import {
   withMcpPrompts,
 } from "../commands/index.js";
 import { addCosts, historyCost } from "../runtime/cost.js";
-import { type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
+import { type CostSummary, type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
@@ -176,6 +176,13 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
     () => historyCost(runtime.session.history, runtime.model),
     [runtime, sessionId],
   );
+  // The process's spending when this session was opened: after /clear the status line counts the
+  // new conversation only (the session's totals stay in /cost).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
+  const spentBefore = useMemo(() => runtime.cost(), [runtime, sessionId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
+  const contextAtOpen = useMemo(() => runtime.contextPercent(), [runtime, sessionId]);
+  const firstSession = useRef(sessionId);
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
@@ -690,8 +697,13 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
             info={{
               model: runtime.model,
               mode: runtime.mode,
-              cost: addCosts(restoredCost, runtime.cost()),
-              contextPercent: runtime.contextPercent(),
+              cost: addCosts(restoredCost, costSince(runtime.cost(), spentBefore)),
+              // A conversation opened here (/clear, /resume) shows no context use until its own
+              // first request has measured it: the figure left is the previous one's.
+              contextPercent:
+                sessionId !== firstSession.current && runtime.contextPercent() === contextAtOpen
+                  ? undefined
+                  : runtime.contextPercent(),
               ...(hint !== undefined && { hint }),
             }}
           />
@@ -721,4 +733,18 @@ function startItems(runtime: Runtime, replay: boolean): NewItem[] {
     detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
   };
   return [banner, ...(replay ? visibleControlsDeep(replayHistory(runtime.session.history)) : [])];
+}
+
+/** What was spent between `before` and `now` (the cost unknown when it is unknown now). */
+function costSince(now: CostSummary, before: CostSummary): CostSummary {
+  return {
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    reasoningTokens: now.reasoningTokens - before.reasoningTokens,
+    cacheReadTokens: now.cacheReadTokens - before.cacheReadTokens,
+    cacheWriteTokens: now.cacheWriteTokens - before.cacheWriteTokens,
+    totalTokens: now.totalTokens - before.totalTokens,
+    // Nothing priced before (no spending yet) counts as nothing spent.
+    costUsd: now.costUsd === undefined ? undefined : now.costUsd - (before.costUsd ?? 0),
+  };
 }
