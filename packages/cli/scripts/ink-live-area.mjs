@@ -5,7 +5,11 @@
 // neither drop nor misapply them:
 //   - ink/build/ink.js imports "./log-update.js": that import resolves to the compiled writer;
 //   - ink.js prints <Static> output by clearing the area, writing the output and drawing the area
-//     again: that becomes one call to the writer's insertAbove, which moves the area instead.
+//     again: that becomes one call to the writer's insertAbove, which moves the area instead;
+//   - ink.js treats a frame as tall as the screen as "fullscreen": it drops the final newline and,
+//     on the next frame, clears the whole terminal and reprints every <Static> line. Both go: the
+//     writer shows the bottom of a frame taller than the screen instead (fitFrame), so the area
+//     never scrolls out of reach and nothing is printed twice.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
@@ -16,6 +20,13 @@ const STATIC_PRINT = [
   "            this.log(outputToRender);",
 ].join("\n");
 const STATIC_INSERT = "            this.log.insertAbove(staticOutput, outputToRender);";
+const FULLSCREEN = [
+  [
+    "const isFullscreen = this.options.stdout.isTTY && outputHeight >= this.options.stdout.rows;",
+    "const isFullscreen = false;",
+  ],
+  ["if (this.lastOutputHeight >= this.options.stdout.rows) {", "if (false) {"],
+];
 const INK_FILE = /[\\/]ink[\\/]build[\\/]ink\.js$/;
 
 /** An esbuild plugin putting the live-area writer in place of Ink's log-update. */
@@ -36,7 +47,16 @@ export const inkLiveArea = {
       const count = text.split(STATIC_PRINT).length - 1;
       if (count !== 1)
         throw new Error(`ink-live-area: expected Ink's <Static> print once in ${args.path}, found ${count}`);
-      return { contents: text.replace(STATIC_PRINT, STATIC_INSERT), loader: "js" };
+      let contents = text.replace(STATIC_PRINT, STATIC_INSERT);
+      for (const [from, to] of FULLSCREEN) {
+        const found = contents.split(from).length - 1;
+        if (found !== 1)
+          throw new Error(
+            `ink-live-area: expected Ink's fullscreen check once in ${args.path}, found ${found}`,
+          );
+        contents = contents.replace(from, to);
+      }
+      return { contents, loader: "js" };
     });
     build.onEnd((result) => {
       if (result.errors.length === 0 && replaced !== 1)

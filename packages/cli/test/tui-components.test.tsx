@@ -5,6 +5,7 @@ vi.hoisted(() => {
   process.env.FORCE_COLOR = "1";
 });
 
+import { Box } from "ink";
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
 import { DiffView } from "../src/tui/components/diff-view.js";
@@ -91,6 +92,23 @@ describe("DiffView", () => {
     const context = lines.find((l) => plain(l).includes("const a = 1;"));
     expect(context).not.toContain(RED);
     expect(context).not.toContain(GREEN);
+    unmount();
+  });
+
+  it("keeps the gutter clear on wrapped lines at a narrow width", () => {
+    const long = "word ".repeat(20).trim();
+    const { lastFrame, unmount } = render(
+      <Box width={40}>
+        <DiffView diff={`@@ -1,1 +1,1 @@\n-${long}\n+${long}\n`} />
+      </Box>,
+    );
+    const lines = plain(lastFrame()).split("\n");
+    const added = lines.findIndex((l) => l.startsWith("1 + word"));
+    expect(added).toBeGreaterThan(0);
+    // Continuation rows start under the text, not in the number column.
+    const next = lines[added + 1] ?? "";
+    expect(next).toMatch(/^ {4}word/);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(40);
     unmount();
   });
 

@@ -44,7 +44,7 @@ describe("streamed Markdown boundaries", () => {
 });
 
 describe("transcript reducer", () => {
-  it("drops the partial answer when the stream broke and the turn is asked again", () => {
+  it("keeps the partial answer, marked as cut, when the stream broke and the turn is asked again", () => {
     const s = replay([
       ev(sessionEvent("assistant_text_start", { model: "m" })),
       ev(sessionEvent("assistant_text_delta", { delta: "A half-written", channel: "text" })),
@@ -70,9 +70,25 @@ describe("transcript reducer", () => {
       ),
     ]);
     const texts = s.items.map((i) => ("text" in i ? i.text : ""));
-    expect(texts.join("|")).not.toContain("half-written");
+    expect(texts).toContain("A half-written");
+    expect(texts.some((t) => /cut off \(the stream was cut\)/.test(t))).toBe(true);
     expect(texts).toContain("The whole answer.");
-    expect(s.items.some((i) => i.kind === "notice" && /retrying \(1\/2\)/.test(i.text))).toBe(true);
+    // The retry itself is the countdown's line, not a notice.
+    expect(texts.join("|")).not.toMatch(/retrying \(/);
+  });
+
+  it("keeps what was streamed before a failure and gives the unanswered message back", () => {
+    const s = replay([
+      ev(sessionEvent("user_input", { content: "explain the build", followUp: false })),
+      ev(sessionEvent("assistant_text_start", { model: "m" })),
+      ev(sessionEvent("assistant_text_delta", { delta: "The build starts with", channel: "text" })),
+      ev(sessionEvent("error", { errorName: "StreamError", message: "connection reset" })),
+    ]);
+    const texts = s.items.map((i) => ("text" in i ? i.text : ""));
+    expect(texts).toContain("The build starts with");
+    expect(texts.some((t) => /^cut off/.test(t))).toBe(true);
+    expect(texts.some((t) => t.startsWith("StreamError: connection reset"))).toBe(true);
+    expect(s.inputFills.at(-1)?.text).toBe("explain the build");
   });
 
   it("commits finished paragraphs while streaming and the rest at the end", () => {

@@ -58,15 +58,18 @@ describe("failed model calls", () => {
     await t.waitFor("Ask anything");
     t.type("hello");
     t.press("Enter");
-    const counting = await t.waitFor("(attempt 1 of 2)");
-    expect(counting).toMatch(/Retrying in [1-5]s \(attempt 1 of 2\)/);
+    const counting = await t.waitFor("(retry 1 of 2)");
+    expect(counting).toMatch(/Retrying in [1-5]s \(retry 1 of 2\)/);
     // The countdown moves while it waits.
-    await t.waitForScreen((s) => /Retrying in [12]s \(attempt 1 of 2\)/.test(s), "the countdown going down");
-    await t.waitFor("(attempt 2 of 2)");
+    await t.waitForScreen((s) => /Retrying in [12]s \(retry 1 of 2\)/.test(s), "the countdown going down");
+    await t.waitFor("(retry 2 of 2)");
     const advice = await t.waitFor("is overloaded and kept refusing after every retry");
     expect(advice).toContain("wait a few minutes and send the message again");
     expect(advice).not.toContain("Retrying in");
     expect(requests).toBe(3);
+    // The unanswered message is back in the input, and the retries took no lines of their own.
+    await t.waitForScreen((s) => /│ › hello/.test(s), "the message back in the input");
+    expect(t.history()).not.toMatch(/retrying \(/);
   }, 60_000);
 
   it("stops waiting for the next attempt on Esc", async () => {
@@ -76,13 +79,13 @@ describe("failed model calls", () => {
     await t.waitFor("Ask anything");
     t.type("hello");
     t.press("Enter");
-    await t.waitFor("(attempt 1 of 2)");
+    await t.waitFor("(retry 1 of 2)");
     t.press("Escape");
     const stopped = await t.waitForScreen(
       (s) => s.includes("Ask anything") && !s.includes("Retrying in"),
       "the wait stopped",
     );
-    expect(stopped).not.toContain("(attempt 2 of 2)");
+    expect(stopped).not.toContain("(retry 2 of 2)");
     expect(requests).toBe(1);
   }, 60_000);
 

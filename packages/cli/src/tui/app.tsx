@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
 import { getModelInfo, listModels } from "@attractor/llm";
-import { Box, Static, Text, useApp, useInput, useStdin, useStdout } from "ink";
+import { Box, Static, Text, useApp, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
   useCallback,
@@ -25,7 +25,7 @@ import {
   withMcpPrompts,
 } from "../commands/index.js";
 import { addCosts, historyCost } from "../runtime/cost.js";
-import { type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
+import { type CostSummary, type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";
@@ -44,6 +44,7 @@ import { TranscriptItemView } from "./components/transcript-item.js";
 import type { InputHistory } from "./input/history.js";
 import type { ImageAttachment } from "./input/images.js";
 import { KeyHandoffContext, takeEarlyKey, useKeyHandoffSlot } from "./input/key-handoff.js";
+import { useKeys } from "./input/keys.js";
 import { expandMentions, findMentions } from "./input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "./input/project-files.js";
 import { heldForDraft, holdIfTyping, TypingGuardContext, useTypingGuard } from "./input/typing-guard.js";
@@ -58,6 +59,7 @@ import { replayHistory } from "./transcript/replay.js";
 /** A second Ctrl+C within this window exits. */
 const EXIT_WINDOW_MS = 2000;
 const EXIT_HINT = "Press Ctrl+C again to exit";
+const EOF_HINT = "Press Ctrl+D again to exit";
 /** A second Esc within this window (idle, empty prompt) opens /rewind. */
 const DOUBLE_ESC_MS = 800;
 /** Erases the screen and the scrollback, then homes the cursor. */
@@ -106,13 +108,15 @@ export interface AppProps {
   readonly history?: InputHistory;
   /** Called once when the user leaves (/exit, Ctrl+C twice); the runtime is already closed. */
   readonly onExit: (code: number) => void;
+  /** Ctrl+Z: hands the terminal back to the shell and stops the process until it is continued. */
+  readonly onSuspend?: () => void;
 }
 
 /**
  * The interactive UI: finished transcript items through <Static> (printed once), the live part
  * (streaming answer, running tools, prompts) below, then the input and the status line.
  */
-export function App({ runtime, ui, initialMessage, history, onExit }: AppProps): ReactNode {
+export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }: AppProps): ReactNode {
   const { exit } = useApp();
   const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
@@ -172,6 +176,13 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     () => historyCost(runtime.session.history, runtime.model),
     [runtime, sessionId],
   );
+  // The process's spending when this session was opened: after /clear the status line counts the
+  // new conversation only (the session's totals stay in /cost).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
+  const spentBefore = useMemo(() => runtime.cost(), [runtime, sessionId]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
+  const contextAtOpen = useMemo(() => runtime.contextPercent(), [runtime, sessionId]);
+  const firstSession = useRef(sessionId);
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
@@ -427,13 +438,27 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
     hintTimer.current = setTimeout(() => setHint((h) => (h === EXIT_HINT ? undefined : h)), EXIT_WINDOW_MS);
   };
 
+  /** Ctrl+D over an empty input: the first press arms the exit with a hint, a second one leaves. */
+  const lastCtrlD = useRef(0);
+  const onCtrlD = () => {
+    const now = Date.now();
+    if (now - lastCtrlD.current < EXIT_WINDOW_MS) {
+      void leave(0);
+      return;
+    }
+    lastCtrlD.current = now;
+    setHint(EOF_HINT);
+    clearTimeout(hintTimer.current);
+    hintTimer.current = setTimeout(() => setHint((h) => (h === EOF_HINT ? undefined : h)), EXIT_WINDOW_MS);
+  };
+
   const handoff = useKeyHandoffSlot();
   const typing = useTypingGuard();
   // In the commit that shows a question, before any key can reach it.
   useLayoutEffect(() => {
     if (prompt !== undefined) holdIfTyping(typing);
   }, [prompt, typing]);
-  useInput((input, key) => {
+  useKeys((input, key) => {
     // Keys the user was typing into the draft as a question appeared go on into the draft.
     const draft = typing.current.draft;
     if (prompt && draft && heldForDraft(typing, input, key)) {
@@ -448,6 +473,10 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
       lastCtrlC.current = 0;
       if (dialog) dialog.pick(undefined);
       else if (prompt || state.busy) interrupt();
+      return;
+    }
+    if (key.ctrl && input === "z" && onSuspend) {
+      onSuspend();
       return;
     }
     // ctrl+o opens the output viewer (it closes itself); a permission prompt uses the key itself.
@@ -620,6 +649,7 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
               {...(state.busy && { onQueue: send })}
               onChange={setInputText}
               onCtrlC={onCtrlC}
+              onCtrlD={onCtrlD}
               onNotice={(text) => dispatch({ type: "notice", tone: "warning", text })}
               onSearching={(active) => {
                 searching.current = active;
@@ -667,8 +697,13 @@ export function App({ runtime, ui, initialMessage, history, onExit }: AppProps):
             info={{
               model: runtime.model,
               mode: runtime.mode,
-              cost: addCosts(restoredCost, runtime.cost()),
-              contextPercent: runtime.contextPercent(),
+              cost: addCosts(restoredCost, costSince(runtime.cost(), spentBefore)),
+              // A conversation opened here (/clear, /resume) shows no context use until its own
+              // first request has measured it: the figure left is the previous one's.
+              contextPercent:
+                sessionId !== firstSession.current && runtime.contextPercent() === contextAtOpen
+                  ? undefined
+                  : runtime.contextPercent(),
               jobs: runtime.session.processes.runningCount(),
               ...(hint !== undefined && { hint }),
             }}
@@ -699,4 +734,18 @@ function startItems(runtime: Runtime, replay: boolean): NewItem[] {
     detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
   };
   return [banner, ...(replay ? visibleControlsDeep(replayHistory(runtime.session.history)) : [])];
+}
+
+/** What was spent between `before` and `now` (the cost unknown when it is unknown now). */
+function costSince(now: CostSummary, before: CostSummary): CostSummary {
+  return {
+    inputTokens: now.inputTokens - before.inputTokens,
+    outputTokens: now.outputTokens - before.outputTokens,
+    reasoningTokens: now.reasoningTokens - before.reasoningTokens,
+    cacheReadTokens: now.cacheReadTokens - before.cacheReadTokens,
+    cacheWriteTokens: now.cacheWriteTokens - before.cacheWriteTokens,
+    totalTokens: now.totalTokens - before.totalTokens,
+    // Nothing priced before (no spending yet) counts as nothing spent.
+    costUsd: now.costUsd === undefined ? undefined : now.costUsd - (before.costUsd ?? 0),
+  };
 }

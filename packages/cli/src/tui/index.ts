@@ -20,6 +20,8 @@ import { render } from "ink";
 import { createElement } from "react";
 import { attractorHome } from "../config/home.js";
 import type { Runtime } from "../runtime/types.js";
+import { suspendProcess, takeKeyboard } from "../terminal/keyboard-modes.js";
+import { colourRefused, refuseColours } from "../terminal/no-color.js";
 import { App } from "./app.js";
 import { createInteractiveUi as createBridge, type InteractiveUi } from "./bridge.js";
 import { InputHistory } from "./input/history.js";
@@ -76,6 +78,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
       : (options.historyFile ?? join(attractorHome(), "input-history.jsonl"));
   const history = new InputHistory(historyFile, [], runtime.projectDir);
   let code = 0;
+  // Everything the UI shows goes through this stream: filtering it honours NO_COLOR everywhere.
+  if (colourRefused()) refuseColours(stdout);
   // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
   if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
   // The terminal stops echoing keys before the first frame, not when Ink starts reading them a
@@ -83,6 +87,8 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   // echoed Enter moves the cursor a row down, so every later frame would be drawn a row off).
   // Ink turns raw mode off again on the way out.
   if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(true);
+  // Shift+Enter and Ctrl+Enter as keys of their own (a new line), where the terminal can say so.
+  const keyboard = takeKeyboard(stdout);
   const instance = render(
     createElement(App, {
       runtime,
@@ -92,9 +98,23 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
       onExit: (c: number) => {
         code = c;
       },
+      onSuspend: () => {
+        // The live area is erased first: the shell's lines follow it, and the frame is drawn
+        // afresh below them when the process continues.
+        instance.clear();
+        suspendProcess(stdin, keyboard, () => stdout.emit("resize"));
+      },
     }),
     // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
-    { stdin, stdout, stderr, exitOnCtrlC: false, incrementalRendering: true },
+    {
+      stdin,
+      stdout,
+      stderr,
+      exitOnCtrlC: false,
+      incrementalRendering: true,
+      // Ink asks the terminal (`CSI ? u`) and pushes the disambiguate flag only when it answers.
+      kittyKeyboard: { mode: "auto", flags: ["disambiguateEscapeCodes"] },
+    },
   );
   // The first frame is written once render() returns. MCP servers start a moment later: their
   // start-up (and the MCP SDK's loading) takes the CPU for a few hundred milliseconds, and the
@@ -105,6 +125,7 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   } finally {
     clearTimeout(mcpStart);
     if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
+    keyboard.restore();
     // Ink has let go of the keyboard by now; the terminal is never left without its echo.
     if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(false);
   }

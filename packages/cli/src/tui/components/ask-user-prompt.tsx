@@ -1,6 +1,7 @@
-import { Box, Text, useInput } from "ink";
+import { Box, Text } from "ink";
 import { type ReactNode, useState } from "react";
 import type { AskUserQuestion } from "../../runtime/types.js";
+import { useKeys } from "../input/keys.js";
 import { InputBox } from "./input-box.js";
 import { SelectList } from "./select-list.js";
 
@@ -19,7 +20,7 @@ export function AskUserPrompt({
 }): ReactNode {
   const options = question.options ?? [];
   const [typing, setTyping] = useState(options.length === 0);
-  useInput(
+  useKeys(
     (_input, key) => {
       if (key.escape) {
         if (options.length > 0) setTyping(false);

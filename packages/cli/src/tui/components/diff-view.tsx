@@ -125,23 +125,46 @@ function DiffRow({ line, width }: { readonly line: DiffLine; readonly width: num
     case "note":
       return <Text dimColor>{line.text}</Text>;
     case "add":
-      return (
-        <Text color="green">
-          <Text dimColor>{gutter} </Text>+ {line.text}
-        </Text>
-      );
+      return <Numbered gutter={gutter} sign="+ " text={line.text} color="green" />;
     case "remove":
-      return (
-        <Text color="red">
-          <Text dimColor>{gutter} </Text>- {line.text}
-        </Text>
-      );
+      return <Numbered gutter={gutter} sign="- " text={line.text} color="red" />;
     case "context":
-      return (
-        <Text dimColor>
-          {gutter} {"  "}
-          {line.text}
-        </Text>
-      );
+      return <Numbered gutter={gutter} sign="  " text={line.text} />;
   }
+}
+
+/**
+ * A numbered diff line whose text wraps beside its gutter: continuation rows start under the
+ * text, so the number column stays clear and readable at any width.
+ */
+function Numbered({
+  gutter,
+  sign,
+  text,
+  color,
+}: {
+  readonly gutter: string;
+  readonly sign: string;
+  readonly text: string;
+  readonly color?: string;
+}): ReactNode {
+  return (
+    <Box flexDirection="row">
+      <Box flexShrink={0}>
+        {color === undefined ? (
+          <Text dimColor>
+            {gutter} {sign}
+          </Text>
+        ) : (
+          <Text color={color}>
+            <Text dimColor>{gutter} </Text>
+            {sign}
+          </Text>
+        )}
+      </Box>
+      <Box flexGrow={1} flexShrink={1}>
+        {color === undefined ? <Text dimColor>{text}</Text> : <Text color={color}>{text}</Text>}
+      </Box>
+    </Box>
+  );
 }

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import { Box, type Key, Text, useInput } from "ink";
+import { Box, type Key, Text } from "ink";
 import { type ReactNode, useContext, useLayoutEffect, useRef, useState } from "react";
 import { type ClipboardImage, readClipboardImage } from "../input/clipboard.js";
 import {
@@ -19,6 +19,7 @@ import {
   backspace,
   charAt,
   deleteForward,
+  deleteWordAfter,
   deleteWordBefore,
   type EditorState,
   EMPTY_EDITOR,
@@ -29,11 +30,14 @@ import {
   moveHorizontal,
   moveLineEdge,
   moveVertical,
+  moveWord,
+  removedText,
 } from "../input/editor.js";
 import type { InputHistory } from "../input/history.js";
 import { type ImageAttachment, imageFromBytes, pastedImagePaths, readImageFile } from "../input/images.js";
 import { splitTypedChunk } from "../input/key-chunks.js";
 import { useKeyHandoff } from "../input/key-handoff.js";
+import { isNewlineEnter, useKeys } from "../input/keys.js";
 import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 import type { InputFill } from "../transcript/model.js";
 import { HistorySearchView } from "./history-search-view.js";
@@ -71,6 +75,7 @@ export function InputBox({
   onQueue,
   onChange,
   onCtrlC,
+  onCtrlD,
   onNotice,
   onSearching,
   readClipboard = readClipboardImage,
@@ -107,6 +112,8 @@ export function InputBox({
   readonly onChange?: (text: string) => void;
   /** Ctrl+C pressed in the box, with the draft it held (the box then clears it). */
   readonly onCtrlC?: (draft: string) => void;
+  /** Ctrl+D pressed over an empty box (elsewhere it deletes the character under the cursor). */
+  readonly onCtrlD?: () => void;
   readonly history?: InputHistory;
   /** Returns the completed text for Tab, or undefined when there is nothing to complete. */
   readonly complete?: (text: string) => string | undefined;
@@ -151,6 +158,13 @@ export function InputBox({
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
+  /** The last text killed (Ctrl+W/U/K, Alt+Backspace/D, a draft cleared by Ctrl+C), for Ctrl+Y. */
+  const killRing = useRef("");
+  const kill = (before: EditorState, after: EditorState) => {
+    const cut = removedText(before, after);
+    if (cut !== "") killRing.current = cut;
+    setState(after);
+  };
   const onKeyRef = useRef<(input: string, key: Key) => void>(() => {});
   onKeyRef.current = (input, key) => onKey(input, key);
   const onKey = (input: string, key: Key) => {
@@ -185,7 +199,19 @@ export function InputBox({
     if (key.ctrl && input === "c") {
       // Told before the draft is cleared, so the owner knows whether this press cleared one.
       onCtrlC?.(s.text);
-      if (s.text !== "") clear();
+      // The cleared draft is the last kill: Ctrl+Y brings it back.
+      if (s.text !== "") {
+        killRing.current = s.text;
+        clear();
+      }
+      return;
+    }
+    if (key.ctrl && input === "d" && s.text === "" && onCtrlD) {
+      onCtrlD();
+      return;
+    }
+    if (key.ctrl && input === "y") {
+      if (killRing.current !== "") setState(insert(s, killRing.current));
       return;
     }
     if (key.ctrl && input === "r") {
@@ -198,7 +224,7 @@ export function InputBox({
       if (acceptImages) void pasteClipboardImage();
       return;
     }
-    if (key.return && key.meta) {
+    if (isNewlineEnter(key)) {
       setState(insert(s, "\n"));
       return;
     }
@@ -241,12 +267,15 @@ export function InputBox({
       else backToDraft(editorWith(entry));
       return;
     }
-    if (key.leftArrow) return setState(moveHorizontal(s, -1));
-    if (key.rightArrow) return setState(moveHorizontal(s, 1));
+    if (key.leftArrow) return setState(key.ctrl || key.meta ? moveWord(s, -1) : moveHorizontal(s, -1));
+    if (key.rightArrow) return setState(key.ctrl || key.meta ? moveWord(s, 1) : moveHorizontal(s, 1));
+    if (key.meta && input === "b") return setState(moveWord(s, -1));
+    if (key.meta && input === "f") return setState(moveWord(s, 1));
+    if (key.meta && input === "d") return kill(s, deleteWordAfter(s));
     if (key.home || (key.ctrl && input === "a")) return setState(moveLineEdge(s, "start"));
     if (key.end || (key.ctrl && input === "e")) return setState(moveLineEdge(s, "end"));
     // Most terminals send DEL (0x7f) for Backspace, which Ink names "delete".
-    if ((key.backspace || key.delete) && key.meta) return setState(deleteWordBefore(s));
+    if ((key.backspace || key.delete) && (key.meta || key.ctrl)) return kill(s, deleteWordBefore(s));
     if (key.backspace || key.delete) {
       // A placeholder goes as one piece: half of one would stand for nothing.
       const whole = placeholderBefore(s.text, s.cursor, attachments.current);
@@ -258,9 +287,9 @@ export function InputBox({
       return setState(backspace(s));
     }
     if (key.ctrl && input === "d") return setState(deleteForward(s));
-    if (key.ctrl && input === "w") return setState(deleteWordBefore(s));
-    if (key.ctrl && input === "u") return setState(killToLineStart(s));
-    if (key.ctrl && input === "k") return setState(killToLineEnd(s));
+    if (key.ctrl && input === "w") return kill(s, deleteWordBefore(s));
+    if (key.ctrl && input === "u") return kill(s, killToLineStart(s));
+    if (key.ctrl && input === "k") return kill(s, killToLineEnd(s));
     if (key.ctrl || key.meta || input === "") return;
     setState(insert(s, input));
   };
@@ -283,7 +312,7 @@ export function InputBox({
       guard.current.draft = undefined;
     };
   }, [isDraft, guard]);
-  useInput(ownKey, { isActive });
+  useKeys(ownKey, { isActive });
   useKeyHandoff(ownKey, isActive);
 
   /** Drafts sent in this run, by the text sent: recalling one brings its placeholders back. */

@@ -10,7 +10,8 @@ const TONE_COLORS: Readonly<Record<Tone, string | undefined>> = {
   error: "red",
 };
 
-const TONE_MARKS: Readonly<Record<Tone, string>> = { info: "›", success: "✓", warning: "!", error: "✗" };
+// Notices have a mark of their own: "›" marks what the user typed.
+const TONE_MARKS: Readonly<Record<Tone, string>> = { info: "·", success: "✓", warning: "!", error: "✗" };
 
 /** A one-line (or wrapped) message in the tone's colour. */
 export function NoticeLine({ tone, text }: { readonly tone: Tone; readonly text: string }): ReactNode {

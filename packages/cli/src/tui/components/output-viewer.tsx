@@ -1,5 +1,6 @@
-import { Box, Text, useInput, useStdout } from "ink";
+import { Box, Text, useStdout } from "ink";
 import { type ReactNode, useState } from "react";
+import { useKeys } from "../input/keys.js";
 import type { FullOutput } from "../transcript/model.js";
 import { summarizeToolCall } from "../transcript/tool-summary.js";
 
@@ -26,7 +27,7 @@ export function OutputViewer({
   const lines = shown ? linesOf(shown.output) : [];
   const last = Math.max(0, lines.length - height);
   const scroll = (to: number) => setTop(Math.max(0, Math.min(last, to)));
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.escape || (key.ctrl && input === "o") || input === "q") onClose();
     else if (key.upArrow || input === "k") scroll(top - 1);
     else if (key.downArrow || input === "j") scroll(top + 1);

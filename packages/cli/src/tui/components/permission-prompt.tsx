@@ -1,6 +1,7 @@
-import { Box, Text, useInput, useStdout } from "ink";
+import { Box, Text, useStdout } from "ink";
 import { type ReactNode, useMemo, useRef, useState } from "react";
 import type { AskAnswer, PermissionRequest } from "../../permissions/index.js";
+import { useKeys } from "../input/keys.js";
 import { permissionPreview } from "../permission-preview.js";
 import { targetOf } from "../transcript/tool-summary.js";
 import { DiffView, parseDiff } from "./diff-view.js";
@@ -66,7 +67,7 @@ export function PermissionPrompt({
         : 0;
   const longer = total > previewLines;
   const last = Math.max(0, total - previewLines);
-  useInput((input, key) => {
+  useKeys((input, key) => {
     if (key.ctrl && input === "o") {
       if (!longer && !scrolling.current) return;
       scrolling.current = !scrolling.current;

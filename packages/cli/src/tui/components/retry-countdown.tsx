@@ -20,7 +20,7 @@ export function RetryCountdown({ retry }: { readonly retry: RetryWait }): ReactN
   return (
     <Box marginTop={1} flexDirection="column">
       <Text color="yellow" wrap="truncate-end">
-        ↻ {left > 0 ? `Retrying in ${left}s` : "Retrying now"} (attempt {retry.attempt} of {retry.maxRetries})
+        ↻ {left > 0 ? `Retrying in ${left}s` : "Retrying now"} (retry {retry.attempt} of {retry.maxRetries})
         <Text dimColor> · esc to stop</Text>
       </Text>
       <Text dimColor wrap="truncate-end">

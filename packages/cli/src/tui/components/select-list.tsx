@@ -1,6 +1,7 @@
-import { Box, type Key, Text, useInput } from "ink";
+import { Box, type Key, Text } from "ink";
 import { type ReactNode, useContext, useRef, useState } from "react";
 import { useKeyHandoff } from "../input/key-handoff.js";
+import { useKeys } from "../input/keys.js";
 import { heldForDraft, TypingGuardContext } from "../input/typing-guard.js";
 
 /** One option of a SelectList. */
@@ -73,7 +74,7 @@ export function SelectList({
       if (hit >= 0) onSelect(hit);
     }
   };
-  useInput(onKey, { isActive });
+  useKeys(onKey, { isActive });
   // Keys pressed as the list appears (typed ahead) are not lost to Ink's late subscription.
   useKeyHandoff(onKey, isActive);
   const start = Math.max(0, Math.min(index - Math.floor(WINDOW / 2), options.length - WINDOW));

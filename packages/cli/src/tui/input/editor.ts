@@ -122,3 +122,23 @@ export function charAt(text: string, offset: number): string {
     .next();
   return first.done ? "" : first.value.segment;
 }
+
+/** Moves the cursor to the start of the word before it, or past the end of the word after it. */
+export function moveWord(state: EditorState, direction: -1 | 1): EditorState {
+  if (direction < 0)
+    return { ...state, cursor: state.text.slice(0, state.cursor).replace(/\S*\s*$/, "").length };
+  const rest = state.text.slice(state.cursor);
+  const skipped = /^\s*\S*/.exec(rest)?.[0].length ?? 0;
+  return { ...state, cursor: state.cursor + skipped };
+}
+
+/** Deletes from the cursor to the end of the word after it (Alt+D). */
+export function deleteWordAfter(state: EditorState): EditorState {
+  const to = moveWord(state, 1).cursor;
+  return { text: state.text.slice(0, state.cursor) + state.text.slice(to), cursor: state.cursor };
+}
+
+/** The text a deletion removed, when `after` is `before` with one run cut out at after's cursor. */
+export function removedText(before: EditorState, after: EditorState): string {
+  return before.text.slice(after.cursor, after.cursor + before.text.length - after.text.length);
+}

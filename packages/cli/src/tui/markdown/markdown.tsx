@@ -1,7 +1,8 @@
-import { Box, Text } from "ink";
+import { Box, Text, useStdout } from "ink";
 import { lexer, type Token, type Tokens } from "marked";
 import type { ReactNode } from "react";
 import { highlightCode } from "./highlight.js";
+import { layoutTable, padCell, wrapCell } from "./table-layout.js";
 
 /** Renders Markdown compactly for the terminal: headings, emphasis, code, lists, quotes, tables. */
 export function Markdown({ text }: { readonly text: string }): ReactNode {
@@ -117,24 +118,50 @@ function List({ list, depth }: { readonly list: Tokens.List; readonly depth: num
   );
 }
 
+/** Cells of the assistant's answer are indented this much (its bullet) beside the table. */
+const ANSWER_INDENT = 2;
+
 function Table({ table }: { readonly table: Tokens.Table }): ReactNode {
+  const { stdout } = useStdout();
   const header = table.header.map((c) => plain(c.tokens));
   const rows = table.rows.map((r) => r.map((c) => plain(c.tokens)));
-  const widths = header.map((h, col) => Math.max(h.length, ...rows.map((r) => (r[col] ?? "").length)));
-  const line = (cells: readonly string[]) =>
-    cells
-      .map((cell, col) => {
-        const w = widths[col] ?? cell.length;
-        return table.align[col] === "right" ? cell.padStart(w) : cell.padEnd(w);
-      })
-      .join(" │ ");
+  const layout = layoutTable(header, rows, Math.max(10, (stdout.columns ?? 80) - ANSWER_INDENT - 1));
+  if (layout.kind === "list")
+    // Too narrow for columns: each row as "header: value" lines.
+    return (
+      <Box flexDirection="column">
+        {rows.map((r, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows of one finished table never reorder
+          <Box key={i} flexDirection="column" marginTop={i > 0 ? 1 : 0}>
+            {header.map((h, col) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: columns of one finished table never reorder
+              <Text key={col}>
+                <Text bold>{h}:</Text> {r[col] ?? ""}
+              </Text>
+            ))}
+          </Box>
+        ))}
+      </Box>
+    );
+  const { widths } = layout;
+  // Each row as many lines as its tallest cell takes once wrapped to its column.
+  const lines = (cells: readonly string[]) => {
+    const wrapped = widths.map((w, col) => wrapCell(cells[col] ?? "", w));
+    const height = Math.max(...wrapped.map((c) => c.length));
+    return Array.from({ length: height }, (_, k) =>
+      widths
+        .map((w, col) => padCell(wrapped[col]?.[k] ?? "", w, table.align[col] === "right"))
+        .join(" │ ")
+        .trimEnd(),
+    ).join("\n");
+  };
   return (
     <Box flexDirection="column">
-      <Text bold>{line(header)}</Text>
+      <Text bold>{lines(header)}</Text>
       <Text dimColor>{widths.map((w) => "─".repeat(w)).join("─┼─")}</Text>
       {rows.map((r, i) => (
         // biome-ignore lint/suspicious/noArrayIndexKey: rows of one finished table never reorder
-        <Text key={i}>{line(r)}</Text>
+        <Text key={i}>{lines(r)}</Text>
       ))}
     </Box>
   );

@@ -148,6 +148,39 @@ describe("the live area", () => {
     }
   });
 
+  it("never lets a frame taller than the screen leave anything behind, on random sizes", async () => {
+    let seed = 11;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    for (let run = 0; run < 6; run++) {
+      const rows = 8 + random(33);
+      const { area, flush, content } = setup(rows);
+      const printed: string[] = [];
+      for (let step = 0; step < 40; step++) {
+        // A prompt with a diff of up to three screens, or the usual short area.
+        const tall = random(3) === 0;
+        const size = tall ? rows + random(rows * 2) : 1 + random(rows - 2);
+        const next = [
+          ...Array.from({ length: size - CHROME.length }, (_, i) => `line ${i} of step ${step}`),
+          ...CHROME,
+        ].slice(-size);
+        if (random(4) === 0) {
+          const text = [`said ${step}`];
+          area.insertAbove(frame(text), frame(next));
+          printed.push(...text);
+        } else area(frame(next));
+        await flush();
+        // The area shows the bottom of a tall frame, one row short of the screen.
+        const shown = next.slice(-(rows - 1));
+        const expected = [...printed, ...shown];
+        while (expected.length > 0 && expected.at(-1) === "") expected.pop();
+        expect(content(), `step ${step} at ${rows} rows`).toEqual(expected);
+      }
+    }
+  });
+
   it("redraws a spinner's frame alone, not its whole line", async () => {
     const { area, flush, content, bytes } = setup();
     const line = (glyph: string, seconds: number) =>

@@ -251,6 +251,21 @@ export function insertTransition(
   return last === undefined ? undefined : out + last;
 }
 
+/**
+ * The bottom of a frame taller than the screen, one row short of it, and how many rows were cut
+ * from its top. Rows that scroll off the top of the screen can never be erased again: a taller
+ * area would leave its top behind on every redraw (a dead spinner, a second input box). The
+ * bottom is what matters: the answers of a prompt, the input and the status line.
+ */
+export function fitFrame(frame: string, rows: number): { readonly frame: string; readonly cut: number } {
+  const lines = linesOf(frame);
+  const room = Math.max(1, rows - 1);
+  if (lines.length <= room) return { frame, cut: 0 };
+  const cut = lines.length - room;
+  const kept = lines.slice(cut).join("\n");
+  return { frame: frame.endsWith("\n") ? `${kept}\n` : kept, cut };
+}
+
 /** A live area drawn on `stream`; the cursor is hidden while it is drawn unless `showCursor`. */
 export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = {}): LiveArea {
   let previousFrame = "";
@@ -299,10 +314,19 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
     return eraseRows(previousFrame === "" ? 0 : previousRowCount()) + above + frame;
   };
 
-  const render = ((frame: string): boolean => {
-    hide();
-    const wanted = activeCursor();
+  /** The frame as it fits the screen, with the wanted caret moved along (hidden when cut off). */
+  const fit = (frame: string): { frame: string; wanted: CursorPosition | undefined } => {
+    const fitted = fitFrame(frame, stream.rows ?? 24);
+    const caret = activeCursor();
     cursorDirty = false;
+    if (fitted.cut === 0 || caret === undefined) return { frame: fitted.frame, wanted: caret };
+    const y = caret.y - fitted.cut;
+    return { frame: fitted.frame, wanted: y < 0 ? undefined : { x: caret.x, y } };
+  };
+
+  const render = ((whole: string): boolean => {
+    hide();
+    const { frame, wanted } = fit(whole);
     if (!hasChanges(frame, wanted)) return false;
     if (frame === previousFrame) {
       // Only the caret moved.
@@ -315,10 +339,9 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
     return true;
   }) as LiveArea;
 
-  render.insertAbove = (text, frame) => {
+  render.insertAbove = (text, whole) => {
     hide();
-    const wanted = activeCursor();
-    cursorDirty = false;
+    const { frame, wanted } = fit(whole);
     stream.write(returnToBottom() + transition(text, frame) + cursorSuffix(frame, wanted));
     remember(frame, linesOf(frame), wanted);
   };
@@ -333,9 +356,8 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
       hiddenCursor = false;
     }
   };
-  render.sync = (frame) => {
-    const wanted = activeCursor();
-    cursorDirty = false;
+  render.sync = (whole) => {
+    const { frame, wanted } = fit(whole);
     if (!wanted && shownCursor) stream.write(HIDE_CURSOR);
     if (wanted) stream.write(cursorSuffix(frame, wanted));
     remember(frame, linesOf(frame), wanted);
@@ -345,7 +367,7 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
     cursorDirty = true;
   };
   render.isCursorDirty = () => cursorDirty;
-  render.willRender = (frame) => hasChanges(frame, activeCursor());
+  render.willRender = (whole) => hasChanges(fitFrame(whole, stream.rows ?? 24).frame, activeCursor());
   return render;
 }
 

@@ -47,6 +47,8 @@ export interface TranscriptState {
   readonly subagents: readonly SubagentView[];
   /** A failed model request waiting to be tried again (shown with a countdown). */
   readonly retrying: RetryWait | undefined;
+  /** The user's latest message while its turn has not ended well: a failed turn gives it back. */
+  readonly unanswered?: string;
   /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
   readonly outputs: readonly FullOutput[];
 }
@@ -196,7 +198,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const queued = [...state.queued];
       const at = queued.indexOf(e.data.content);
       if (at >= 0) queued.splice(at, 1);
-      return commit({ ...state, busy: true, queued }, [{ kind: "user", text: typedText(e.data.content) }]);
+      const text = typedText(e.data.content);
+      return commit({ ...state, busy: true, queued, unanswered: text }, [{ kind: "user", text }]);
     }
     case "assistant_text_start":
       return {
@@ -288,9 +291,16 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       ]);
     case "loop_detection":
       return commit(state, [{ kind: "notice", tone: "warning", text: `Loop detected: ${e.data.message}` }]);
-    case "retry":
-      // A stream that broke mid-answer is asked again: what was still streaming is dropped (blocks
-      // already printed stay, and the notice says they will be repeated).
+    case "retry": {
+      // One line, the countdown, says a request is tried again (and updates in place); a stream
+      // that broke mid-answer keeps what was shown, marked as cut, and the answer starts again.
+      const broken = e.data.discardPartial && state.streaming?.text.trim() ? state.streaming : undefined;
+      const kept: NewItem[] = broken
+        ? [
+            { kind: "assistant", text: broken.text.trim(), first: !broken.committedAny },
+            { kind: "notice", tone: "warning", text: `cut off (${e.data.message}); the answer starts again` },
+          ]
+        : [];
       return commit(
         {
           ...state,
@@ -303,14 +313,9 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
             until: (Date.parse(e.timestamp) || 0) + e.data.delayMs,
           },
         },
-        [
-          {
-            kind: "notice",
-            tone: "warning",
-            text: `${e.data.message}: retrying (${e.data.attempt}/${e.data.maxRetries})${e.data.discardPartial ? "; the answer starts again" : ""}`,
-          },
-        ],
+        kept,
       );
+    }
     case "warning":
       // A RuntimeNotice of the same kind carries `message` instead of `data`.
       return "data" in e
@@ -320,10 +325,21 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       // The advice (what to do about it) is added where the provider and model are known.
       const failure = e.data as AdvisedFailure;
       const text = `${failure.errorName}: ${failure.message}${failure.advice ? `\n${failure.advice}` : ""}`;
-      return commit({ ...state, retrying: undefined }, [{ kind: "notice", tone: "error", text }]);
+      // What was streamed before the failure stays, marked as cut; the message goes back into
+      // the input, ready to be sent again.
+      const cut = flushLive(state);
+      const marked: NewItem[] =
+        cut !== state && state.streaming?.text.trim()
+          ? [{ kind: "notice", tone: "warning", text: "cut off" }]
+          : [];
+      const back = state.unanswered !== undefined ? fillInput(cut, [state.unanswered]) : cut;
+      return commit({ ...back, retrying: undefined, unanswered: undefined }, [
+        ...marked,
+        { kind: "notice", tone: "error", text },
+      ]);
     }
     case "processing_end": {
-      const flushed = flushLive(state);
+      const flushed = { ...flushLive(state), unanswered: undefined };
       const aborted = e.data.reason === "aborted";
       const items: NewItem[] = aborted ? [{ kind: "notice", tone: "warning", text: "Interrupted." }] : [];
       // An interrupted turn drops the messages queued behind it: they go back into the input.
@@ -409,9 +425,10 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
     case "conversation_rewound":
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
-      return commit(n.retry ? { ...state, retrying: n.retry } : state, [
-        { kind: "notice", tone: "warning", text: n.message },
-      ]);
+      // A warning about a retry is the countdown's line (it shows the reason), not one more notice.
+      return n.retry
+        ? { ...state, retrying: n.retry }
+        : commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
     case "hook_output":
       return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":

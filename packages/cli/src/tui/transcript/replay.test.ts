@@ -1,7 +1,7 @@
 import type { Turn } from "@attractor/agent";
 import { describe, expect, it } from "vitest";
 import { replayHistory } from "./replay.js";
-import { summarizeToolCall } from "./tool-summary.js";
+import { SHELL_PREVIEW_LINES, summarizeToolCall } from "./tool-summary.js";
 
 const at = "2026-01-01T00:00:00.000Z";
 const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15 };
@@ -61,5 +61,56 @@ describe("a restored conversation's transcript", () => {
     // Nine lines of output, five shown: the footer is not counted as hidden.
     expect(shell?.hiddenLines).toBe(4);
     expect(read?.line).toBe("Read 3 lines");
+  });
+});
+
+describe("a long restored conversation", () => {
+  it("is shown whole, its first message included", () => {
+    const turns = Array.from({ length: 150 }, (_, i) => [
+      { kind: "user", content: `question ${i}`, timestamp: at },
+      { kind: "assistant", content: `answer ${i}`, toolCalls: [], timestamp: at },
+    ]).flat() as Turn[];
+    const items = replayHistory(turns);
+    expect(items).toHaveLength(300);
+    expect(items[0]).toMatchObject({ kind: "user", text: "question 0" });
+    expect(items.some((i) => i.kind === "notice")).toBe(false);
+  });
+});
+
+describe("a tool's output preview", () => {
+  const shell = (lines: number) =>
+    summarizeToolCall({
+      callId: "c",
+      toolName: "shell",
+      arguments: { command: "seq" },
+      output: Array.from({ length: lines }, (_, i) => String(i + 1)).join("\n"),
+      result: { isError: false, durationMs: 5, outputLines: lines },
+    });
+
+  it("shows one line more than the preview whole instead of a '+1 line' footer", () => {
+    expect(shell(SHELL_PREVIEW_LINES + 1)).toMatchObject({ hiddenLines: 0 });
+    expect(shell(SHELL_PREVIEW_LINES + 1).body).toHaveLength(SHELL_PREVIEW_LINES + 1);
+    expect(shell(SHELL_PREVIEW_LINES + 2)).toMatchObject({ hiddenLines: 2 });
+    expect(shell(SHELL_PREVIEW_LINES + 2).body).toHaveLength(SHELL_PREVIEW_LINES);
+  });
+});
+
+describe("a command stopped with Esc", () => {
+  it("says so in one line, without the notes written for the model", () => {
+    const summary = summarizeToolCall({
+      callId: "c",
+      toolName: "shell",
+      arguments: { command: "sleep 30" },
+      output: "started\n[Command was aborted.]\nExit code: killed by SIGTERM\nDuration: 2300 ms",
+      result: {
+        isError: true,
+        durationMs: 2400,
+        outputLines: 4,
+        details: { exitCode: null, durationMs: 2300 },
+      },
+    });
+    expect(summary.line).toBe("stopped after 2.3 s");
+    expect(summary.body).toEqual(["started"]);
+    expect(JSON.stringify(summary)).not.toMatch(/aborted|SIGTERM|Duration/);
   });
 });

@@ -3,12 +3,16 @@ import { unifiedDiff } from "@attractor/agent/internals";
 import { typedText } from "../../runtime/user-context.js";
 import type { NewItem } from "./items.js";
 
-/** Items shown when a stored conversation is resumed; older ones are summarised in one line. */
-const REPLAY_ITEMS = 60;
+/**
+ * Items shown when a stored conversation is resumed: in practice the whole conversation (a user
+ * coming back wants its start, their first message above all). They are printed once into the
+ * scrollback, so only a pathological history reaches the cap; older items are then counted.
+ */
+export const REPLAY_ITEMS = 5000;
 
 /**
  * The transcript items of a restored history (resume): user messages, answers, and tool calls
- * with the results the model saw. Only the last REPLAY_ITEMS are kept.
+ * with the results the model saw; past REPLAY_ITEMS, the oldest are counted in one line.
  */
 export function replayHistory(turns: readonly Turn[]): NewItem[] {
   const items: NewItem[] = [];

@@ -64,7 +64,11 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
         ? 0
         : call.output.replace(/\n$/, "").split("\n").length - lines.length;
   const total = Math.max(lines.length, result.outputLines - footer);
-  const shown = (max: number) => ({ body: lines.slice(0, max), hiddenLines: Math.max(0, total - max) });
+  // Collapsing saves room only when it hides two lines or more: "… +1 line" takes the line it hides.
+  const shown = (max: number) => {
+    const room = total - max === 1 && lines.length > max ? max + 1 : max;
+    return { body: lines.slice(0, room), hiddenLines: Math.max(0, total - room) };
+  };
 
   if (result.isError && call.toolName !== "shell")
     return { label, target, line: "failed", ...shown(ERROR_PREVIEW_LINES) };
@@ -88,6 +92,19 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
       return { label, target, line: what, body: [], hiddenLines: 0, ...(diff && { diff }) };
     }
     case "shell": {
+      // Stopped by the user (Esc): one human line, not the tool's notes for the model.
+      if (lines.at(-1) === ABORTED_NOTE) {
+        const ms = typeof d.durationMs === "number" ? d.durationMs : result.durationMs;
+        const before = lines.slice(0, -1);
+        const kept = before.length - SHELL_PREVIEW_LINES === 1 ? before.length : SHELL_PREVIEW_LINES;
+        return {
+          label,
+          target,
+          line: `stopped after ${seconds(ms)}`,
+          body: before.slice(0, kept),
+          hiddenLines: Math.max(0, before.length - kept),
+        };
+      }
       const exit = d.timedOut
         ? "timed out"
         : d.exitCode === null || d.exitCode === undefined
@@ -208,6 +225,9 @@ export function diffStats(diff: string): { added: number; removed: number } {
 }
 
 /** The shell tool appends "Exit code: …" and "Duration: …" lines; the summary line says both. */
+/** The line the shell tool adds for the model when the user stopped the command. */
+const ABORTED_NOTE = "[Command was aborted.]";
+
 function stripShellFooter(output: string): string {
   return output.replace(/(?:\n|^)Exit code: [^\n]*\nDuration: [^\n]*\s*$/, "");
 }
