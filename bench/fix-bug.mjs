@@ -11,7 +11,11 @@
 // codex (npm package @openai/codex, whose platform binary is an npm optional dependency) is
 // installed on demand into bench/.peers/codex (git-ignored); the comparison is skipped, with the
 // reason, when that fails. BASELINE_CLI=<another build's dist/bundle/attractor.js> runs that build
-// too, in the same rounds. Run after `npm run build`: node bench/fix-bug.mjs   (RUNS=7 by default)
+// too, in the same rounds. FRESH=1 adds runs of each agent with a new HOME, XDG_CACHE_HOME and
+// agent home (ATTRACTOR_HOME, CODEX_HOME) each, as in a container, CI job or fleet task: nothing
+// compiled or cached by an earlier run; they alternate with the warm runs and are printed beside
+// them. DELTA=24 streams each reply in deltas of 24 characters, as real providers do.
+// Run after `npm run build`: node bench/fix-bug.mjs   (RUNS=7 by default)
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -135,55 +139,67 @@ const server = createServer((req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const url = `http://127.0.0.1:${server.address().port}/v1`;
 
-const baseEnv = { PATH: process.env.PATH, LANG: "C.UTF-8", HOME: join(root, "home") };
-const attractorHome = join(root, "attractor-home");
-mkdirSync(attractorHome, { recursive: true });
-// Language servers off: bench/lsp.mjs measures them; codex has none.
-writeFileSync(join(attractorHome, "settings.json"), JSON.stringify({ lsp: { enabled: false } }));
-const codexHome = join(root, "codex-home");
-mkdirSync(codexHome, { recursive: true });
-writeFileSync(
-  join(codexHome, "config.toml"),
-  [
-    'model = "bench-model"',
-    'model_provider = "bench"',
-    'approval_policy = "never"',
-    `sandbox_mode = "${SANDBOX}"`,
-    "",
-    "[model_providers.bench]",
-    'name = "bench"',
-    `base_url = "${url}"`,
-    'env_key = "BENCH_API_KEY"',
-    'wire_api = "responses"',
-    "",
-  ].join("\n"),
-);
+/** HOME and the agents' homes, set up as before a first run: under `dir`. */
+function homes(dir) {
+  const home = join(dir, "home");
+  const attractorHome = join(dir, "attractor-home");
+  mkdirSync(attractorHome, { recursive: true });
+  // Language servers off: bench/lsp.mjs measures them; codex has none.
+  writeFileSync(join(attractorHome, "settings.json"), JSON.stringify({ lsp: { enabled: false } }));
+  const codexHome = join(dir, "codex-home");
+  mkdirSync(codexHome, { recursive: true });
+  writeFileSync(join(codexHome, "config.toml"), codexConfig);
+  return { home, attractorHome, codexHome };
+}
+const codexConfig = [
+  'model = "bench-model"',
+  'model_provider = "bench"',
+  'approval_policy = "never"',
+  `sandbox_mode = "${SANDBOX}"`,
+  "",
+  "[model_providers.bench]",
+  'name = "bench"',
+  `base_url = "${url}"`,
+  'env_key = "BENCH_API_KEY"',
+  'wire_api = "responses"',
+  "",
+].join("\n");
+const warmHomes = homes(root);
+let freshCount = 0;
+/** The homes of one run: shared by the warm runs, new for each fresh one. */
+const homesFor = (fresh) => (fresh ? homes(join(root, `fresh-${freshCount++}`)) : warmHomes);
 
 const PROMPT = "The test fails: fix add() and write a note in NOTES.md.";
+const env = (h) => ({
+  PATH: process.env.PATH,
+  LANG: "C.UTF-8",
+  HOME: h.home,
+  XDG_CACHE_HOME: join(h.home, ".cache"),
+});
 const AGENTS = {
-  attractor: () => ({
+  attractor: (_, h) => ({
     command: process.execPath,
     args: [CLI, "-p", PROMPT, "--mode", "yolo", "--sandbox", SANDBOX],
-    env: { ...baseEnv, ATTRACTOR_HOME: attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
+    env: { ...env(h), ATTRACTOR_HOME: h.attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
   }),
-  baseline: () => ({
+  baseline: (_, h) => ({
     command: process.execPath,
     args: [process.env.BASELINE_CLI, "-p", PROMPT, "--mode", "yolo", "--sandbox", SANDBOX],
-    env: { ...baseEnv, ATTRACTOR_HOME: attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
+    env: { ...env(h), ATTRACTOR_HOME: h.attractorHome, OPENAI_API_KEY: "bench", OPENAI_BASE_URL: url },
   }),
-  codex: (bin) => ({
+  codex: (bin, h) => ({
     command: bin,
     args: ["exec", "--skip-git-repo-check", PROMPT],
-    env: { ...baseEnv, CODEX_HOME: codexHome, BENCH_API_KEY: "bench" },
+    env: { ...env(h), CODEX_HOME: h.codexHome, BENCH_API_KEY: "bench" },
   }),
 };
 
-/** One run of `agent`: ms from spawn to exit, after checking the task was done. */
-function run(agent, bin) {
+/** One run of `agent` (with new homes when `fresh`): ms from spawn to exit, after checking the task was done. */
+function run(agent, bin, fresh = false) {
   resetProject();
   script = SCRIPTS[agent === "baseline" ? "attractor" : agent];
   served = 0;
-  const { command, args, env } = AGENTS[agent](bin);
+  const { command, args, env } = AGENTS[agent](bin, homesFor(fresh));
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(command, args, { cwd: project, env, stdio: ["ignore", "ignore", "pipe"] });
@@ -207,29 +223,40 @@ function run(agent, bin) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const codex = codexCommand();
 const agents = ["attractor", ...(process.env.BASELINE_CLI ? ["baseline"] : []), ...(codex ? ["codex"] : [])];
-const times = { attractor: [], baseline: [], codex: [] };
+const MODES = process.env.FRESH === "1" ? ["warm", "fresh"] : ["warm"];
+const times = { warm: {}, fresh: {} };
+for (const mode of MODES) for (const agent of agents) times[mode][agent] = [];
 for (const agent of agents) await run(agent, codex); // warms the file system cache
-for (let i = 0; i < RUNS; i++) for (const agent of agents) times[agent].push(await run(agent, codex));
+for (let i = 0; i < RUNS; i++)
+  for (const mode of MODES)
+    for (const agent of agents) times[mode][agent].push(await run(agent, codex, mode === "fresh"));
 
-const a = median(times.attractor);
-console.log(`fix-bug task, 6 model turns, whole process, sandbox ${SANDBOX}, median of ${RUNS} (min):`);
-console.log(
-  `  attractor ${a.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.attractor).toFixed(0)} ms)`,
-);
-if (process.env.BASELINE_CLI) {
-  const b = median(times.baseline);
+const LABEL = {
+  warm: "HOME shared by the runs (caches warm)",
+  fresh: "new HOME and XDG_CACHE_HOME each run (as in a container)",
+};
+for (const mode of MODES) {
+  const t = times[mode];
+  const a = median(t.attractor);
   console.log(
-    `  BASELINE_CLI build ${b.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.baseline).toFixed(0)} ms)`,
+    `fix-bug task, 6 model turns, whole process, sandbox ${SANDBOX}, deltas ${process.env.DELTA ?? "whole"}, ${LABEL[mode]}, median of ${RUNS} (min):`,
   );
-}
-if (codex) {
-  const c = median(times.codex);
-  console.log(
-    `  codex     ${c.toFixed(0).padStart(5)} ms  (min ${Math.min(...times.codex).toFixed(0)} ms)  @openai/codex ${CODEX_VERSION}`,
-  );
-  console.log(
-    `attractor / codex: ${(a / c).toFixed(2)}x against the 0.5x target: ${a / c <= 0.5 ? "met" : "NOT met"}`,
-  );
+  console.log(`  attractor ${a.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.attractor).toFixed(0)} ms)`);
+  if (process.env.BASELINE_CLI) {
+    const b = median(t.baseline);
+    console.log(
+      `  BASELINE_CLI build ${b.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.baseline).toFixed(0)} ms)  ratio ${(a / b).toFixed(2)}x`,
+    );
+  }
+  if (codex) {
+    const c = median(t.codex);
+    console.log(
+      `  codex     ${c.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.codex).toFixed(0)} ms)  @openai/codex ${CODEX_VERSION}`,
+    );
+    console.log(
+      `attractor / codex: ${(a / c).toFixed(2)}x against the 0.5x target: ${a / c <= 0.5 ? "met" : "NOT met"}`,
+    );
+  }
 }
 server.close();
 rmSync(root, { recursive: true, force: true });

@@ -16,7 +16,9 @@
 // Targets: attractor/pi ≤ 0.5, attractor/floor ≤ 3, build at 1000 ≤ 2× at 50, RSS ≤ 0.6× pi's,
 // heap flat (it grows only with the history and goes with the session).
 // Run after `npm run build`: node --expose-gc bench/round-overhead.mjs   (RUNS=5, ROUNDS=50,
-// BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts)
+// BIG_ROUNDS=500, LONG_ROUNDS=1000; PARTS=rounds,wakeups,rss,growth picks parts). DELTA=24 streams
+// each reply in deltas of 24 characters, as real providers do; FRESH=1 gives every run a new HOME
+// and XDG_CACHE_HOME (nothing cached by an earlier run).
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -153,6 +155,16 @@ const AGENTS = {
   floor: { command: () => [FLOOR, url, project], env: {}, tool: "read_file", arg: "file_path" },
 };
 
+/**
+ * FRESH=1: a new HOME and XDG_CACHE_HOME for each run, as a container, CI job or fleet task starts
+ * (no compiled code or other cache left by an earlier run); otherwise the runs share one HOME.
+ */
+function freshHome() {
+  if (process.env.FRESH !== "1") return {};
+  const home = mkdtempSync(join(root, "fresh-home-"));
+  return { HOME: home, XDG_CACHE_HOME: join(home, ".cache") };
+}
+
 /** Runs one agent through `rounds` rounds; resolves with its per-round overhead and peak RSS. */
 function runAgent(name, rounds, wrap) {
   const agent = AGENTS[name];
@@ -165,7 +177,7 @@ function runAgent(name, rounds, wrap) {
     const [cmd, ...args] = wrap ? wrap(argv) : argv;
     const child = spawn(cmd, args, {
       cwd: project,
-      env: { ...baseEnv, ...agent.env },
+      env: { ...baseEnv, ...freshHome(), ...agent.env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     if (!wrap) plan.pid = child.pid;

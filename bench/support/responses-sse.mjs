@@ -1,6 +1,9 @@
 // One OpenAI Responses API streaming reply as SSE text, for the benchmarks' zero-latency model
 // servers: a function call (`call: [name, args]`) or a text message, framed as the Responses API
-// streams them (created, in_progress, output item added, deltas, item done, completed).
+// streams them (created, in_progress, output item added, deltas, item done, completed); deltas of
+// `DELTA` characters when that is set.
+
+import { pieces } from "./anthropic-sse.mjs";
 
 const frame = (event) => `event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 
@@ -51,12 +54,8 @@ export function responsesReply({ n, call, text = "done", model = "bench-model" }
       output_index: 0,
       item: { ...item, arguments: "", status: "in_progress" },
     });
-    ev({
-      type: "response.function_call_arguments.delta",
-      item_id: item.id,
-      output_index: 0,
-      delta: item.arguments,
-    });
+    for (const delta of pieces(item.arguments))
+      ev({ type: "response.function_call_arguments.delta", item_id: item.id, output_index: 0, delta });
     ev({
       type: "response.function_call_arguments.done",
       item_id: item.id,
@@ -71,14 +70,15 @@ export function responsesReply({ n, call, text = "done", model = "bench-model" }
     });
     const part = { type: "output_text", text: "", annotations: [] };
     ev({ type: "response.content_part.added", item_id: item.id, output_index: 0, content_index: 0, part });
-    ev({
-      type: "response.output_text.delta",
-      item_id: item.id,
-      output_index: 0,
-      content_index: 0,
-      delta: text,
-      logprobs: [],
-    });
+    for (const delta of pieces(text))
+      ev({
+        type: "response.output_text.delta",
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      });
     ev({ type: "response.output_text.done", item_id: item.id, output_index: 0, content_index: 0, text });
     ev({
       type: "response.content_part.done",

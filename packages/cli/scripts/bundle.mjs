@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { CACHEABLE_MARK } from "../dist/launch/code-cache.js";
 import { inkLiveArea } from "./ink-live-area.mjs";
+import { shipCodeCache } from "./ship-code-cache.mjs";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 // Chunk names carry content hashes: clear the last build's, or they pile up.
@@ -203,3 +204,8 @@ for (const wasm of ["web-tree-sitter/web-tree-sitter.wasm", "tree-sitter-bash/tr
   await copyFile(from, new URL(`../dist/bundle/${name}`, import.meta.url));
   await copyFile(from, new URL(`../dist/permissions/${name}`, import.meta.url));
 }
+
+// Compiled code of the headless command for first runs (see ship-code-cache.mjs); optional.
+const notShipped = await shipCodeCache(fileURLToPath(new URL("../dist/bundle", import.meta.url)));
+if (notShipped !== undefined)
+  console.warn(`bundle: no code cache shipped (${notShipped}); runs cache their own`);

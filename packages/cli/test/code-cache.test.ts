@@ -3,8 +3,9 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from "
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { cachedDataVersionTag } from "node:v8";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CACHEABLE_MARK, codeCacheDirectory } from "../src/launch/code-cache.js";
+import { CACHEABLE_MARK, codeCacheDirectory, SHIPPED_CACHE_FOLDER } from "../src/launch/code-cache.js";
 import { requireBuiltCli } from "../src/testing/index.js";
 
 // The loader of the headless command bundle, in processes of its own (the cache is written when a
@@ -182,6 +183,59 @@ describe("requireWithCodeCache", () => {
     expect(load().word).toBe("first");
     expect(loadOther().word).toBe("other install");
     expect(await stamps()).toEqual(before);
+  });
+
+  /** Ships the entry a first run made as the package does: beside the file, with a manifest. */
+  async function ship(manifest: (tag: number, length: number) => unknown, data?: Buffer): Promise<void> {
+    load();
+    const [entry] = await entries();
+    const made = await readFile(join(cacheDir, entry as string));
+    await rm(cacheDir, { recursive: true, force: true });
+    const folder = join(root, SHIPPED_CACHE_FOLDER);
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, "program.cjs.v8"), data ?? made);
+    const length = (await readFile(file, "utf8")).length;
+    await writeFile(join(folder, "manifest.json"), JSON.stringify(manifest(cachedDataVersionTag(), length)));
+  }
+
+  it("starts a first run from the entry shipped beside the file, made by this V8, and writes none of its own", async () => {
+    await ship((versionTag, length) => ({ versionTag, files: { "program.cjs": length } }));
+    expect(load().word).toBe("first");
+    // V8 accepted the shipped entry: nothing was compiled that the user's cache would need.
+    expect(await entries()).toEqual([]);
+  });
+
+  it("passes over a shipped entry of another V8 or another build, or one V8 rejects, and caches its own", async () => {
+    const cases: [string, (tag: number, length: number) => unknown, Buffer?][] = [
+      ["another V8", (tag, length) => ({ versionTag: tag + 1, files: { "program.cjs": length } })],
+      ["another build", (tag, length) => ({ versionTag: tag, files: { "program.cjs": length + 1 } })],
+      [
+        "corrupt",
+        (tag, length) => ({ versionTag: tag, files: { "program.cjs": length } }),
+        Buffer.alloc(4000, 7),
+      ],
+      ["no manifest", () => "not json {"],
+    ];
+    for (const [why, manifest, data] of cases) {
+      await ship(manifest, data);
+      expect(load().word, why).toBe("first");
+      expect(await entries(), why).toHaveLength(1);
+      // The user's own entry is used from then on, before the shipped one.
+      const [entry] = await entries();
+      const written = (await stat(join(cacheDir, entry as string))).mtimeMs;
+      await new Promise((r) => setTimeout(r, 20));
+      expect(load().word, why).toBe("first");
+      expect((await stat(join(cacheDir, entry as string))).mtimeMs, why).toBe(written);
+    }
+  });
+
+  it("writes the entry again, with what this run compiled, under ATTRACTOR_CODE_CACHE=refresh", async () => {
+    load();
+    const [entry] = await entries();
+    const written = (await stat(join(cacheDir, entry as string))).mtimeMs;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(loadWith({ ATTRACTOR_CODE_CACHE: "refresh" }).word).toBe("first");
+    expect((await stat(join(cacheDir, entry as string))).mtimeMs).toBeGreaterThan(written);
   });
 
   it("runs without a cache where none can be written, and without one at all", async () => {

@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, wri
 import { createRequire, Module } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
+import { cachedDataVersionTag } from "node:v8";
 import { Script } from "node:vm";
 
 /**
@@ -27,6 +28,26 @@ export function codeCacheDirectory(env: Readonly<Record<string, string | undefin
  * relative path is loaded through the cache only when it starts with this line.
  */
 export const CACHEABLE_MARK = "/* attractor: loadable from V8's code cache */";
+
+/**
+ * The folder, beside the bundle, of the code cache the build makes and the package ships, for a
+ * first run (a new container, CI job or fleet task) that has no cache of its own yet.
+ */
+export const SHIPPED_CACHE_FOLDER = "code-cache";
+
+/** The shipped cache's index: which V8 made it, and for which build of which files. */
+export interface ShippedCacheManifest {
+  /** v8.cachedDataVersionTag() of the V8 that made it: its version and the flags that matter. */
+  readonly versionTag: number;
+  /** Each file's size when the entry (`<file>.v8`) was made, so an entry names one build of it. */
+  readonly files: Readonly<Record<string, number>>;
+}
+
+/**
+ * ATTRACTOR_CODE_CACHE=refresh: write every file's entry at exit even when one was read (the build
+ * uses it to add what a second run compiles to what a first run cached).
+ */
+const refresh = (env: Readonly<Record<string, string | undefined>>) => env.ATTRACTOR_CODE_CACHE === "refresh";
 
 /** Entries to write when the process exits (or before a V8 flag changes). */
 const pending: (() => void)[] = [];
@@ -79,12 +100,21 @@ function load(file: string, cacheDir: string | undefined, markedOnly: boolean): 
       // Not cached yet.
     }
   }
+  // No entry of the user's own (a first run): the one the package ships, if this V8 can use it.
+  // When V8 still rejects it, the user's own is written at exit as without it.
+  const shipped =
+    cached === undefined && !refresh(process.env) ? shippedEntry(file, source.length) : undefined;
+  cached ??= shipped;
   // The wrapper Node gives CommonJS modules, the shebang line blanked (it is not JavaScript).
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source.startsWith("#!") ? `//${source}` : source}\n});`;
   // The file must not use import(): code from V8's cache has no module loader for it.
   const script = new Script(wrapped, { filename: file, ...(cached !== undefined && { cachedData: cached }) });
   (globalThis as Record<symbol, unknown>)[BEFORE_V8_FLAGS_CHANGE] = beforeFlagsChange;
-  if (entry !== undefined && !flagsChanged && (cached === undefined || script.cachedDataRejected === true)) {
+  if (
+    entry !== undefined &&
+    !flagsChanged &&
+    (cached === undefined || script.cachedDataRejected === true || refresh(process.env))
+  ) {
     if (pending.length === 0) process.once("exit", writePending);
     pending.push(() => writeEntry(entry, script.createCachedData(), basename(file)));
   }
@@ -116,6 +146,34 @@ function cachingRequire(file: string, cacheDir: string | undefined): NodeJS.Requ
     extensions: base.extensions,
     main: base.main,
   });
+}
+
+/** Manifests of shipped caches read by this process, by folder (undefined: none usable). */
+const manifests = new Map<string, ShippedCacheManifest | undefined>();
+
+/**
+ * The shipped entry for `file` (of `length` characters), read only when the manifest says it was
+ * made by a V8 of this version and flags for this build of the file; V8 checks it again.
+ */
+function shippedEntry(file: string, length: number): Buffer | undefined {
+  const folder = join(dirname(file), SHIPPED_CACHE_FOLDER);
+  if (!manifests.has(folder)) {
+    let manifest: ShippedCacheManifest | undefined;
+    try {
+      const read = JSON.parse(readFileSync(join(folder, "manifest.json"), "utf8")) as ShippedCacheManifest;
+      if (read.versionTag === cachedDataVersionTag()) manifest = read;
+    } catch {
+      // None shipped, or unreadable: compile.
+    }
+    manifests.set(folder, manifest);
+  }
+  const name = basename(file);
+  if (manifests.get(folder)?.files[name] !== length) return undefined;
+  try {
+    return readFileSync(join(folder, `${name}.v8`));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Names one build of the file for one Node: a rebuilt file or another Node gets its own entry. */
