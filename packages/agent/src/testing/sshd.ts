@@ -57,8 +57,8 @@ async function waitForPort(port: number, limitMs = 10_000): Promise<void> {
   throw new Error(`sshd did not listen on ${port}`);
 }
 
-/** Starts sshd with fresh keys. */
-export async function startSshd(): Promise<TestSshd> {
+/** Starts sshd with fresh keys; `sftp: false` leaves out the SFTP subsystem. */
+export async function startSshd(options: { readonly sftp?: boolean } = {}): Promise<TestSshd> {
   const dir = await mkdtemp(join(tmpdir(), "attractor-sshd-"));
   const keygen = (file: string) => execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", file]);
   keygen(join(dir, "host_key"));
@@ -79,7 +79,7 @@ export async function startSshd(): Promise<TestSshd> {
     "UsePAM no",
     "StrictModes no",
     `PidFile ${join(dir, "sshd.pid")}`,
-    "Subsystem sftp internal-sftp",
+    ...(options.sftp === false ? [] : ["Subsystem sftp internal-sftp"]),
     "LogLevel ERROR",
   ].join("\n");
   await writeFile(join(dir, "sshd_config"), `${config}\n`);

@@ -23,10 +23,10 @@ export interface SshConnectionOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** A connected client and its SFTP session. */
+/** A connected client and its SFTP session (none when the host has no SFTP subsystem). */
 export interface LiveConnection {
   readonly client: Client;
-  readonly sftp: SFTPWrapper;
+  readonly sftp: SFTPWrapper | undefined;
   /** Resolves when this connection closes, for whatever reason. */
   readonly closed: Promise<void>;
 }
@@ -150,11 +150,9 @@ export class SshConnection {
       // Reported to the calls through their channels and `closed`; nothing to do here.
     });
     client.on("close", () => markClosed());
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-      client.sftp((err, s) => (err ? reject(this.wrap(err, "could not open SFTP")) : resolve(s)));
-    }).catch((error) => {
-      client.end();
-      throw error;
+    // A host without an SFTP subsystem refuses the request; files then go over exec instead.
+    const sftp = await new Promise<SFTPWrapper | undefined>((resolve) => {
+      client.sftp((err, s) => resolve(err ? undefined : s));
     });
     return { client, sftp, closed };
   }

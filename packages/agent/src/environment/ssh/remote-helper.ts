@@ -11,9 +11,9 @@ import { RemoteConnectionError } from "./errors.js";
  * stops one, `C id` sends its output back. Each command runs in a session (process group) of its
  * own with no stdin, stdout and stderr going to files in a private directory; the helper reports
  * `P id pid` when it started and `X id status` when it ended (after killing what it left behind,
- * as locally). `C id` answers `D id <stdout bytes> <stderr bytes>` and the bytes, then deletes
- * the files; only the main loop writes output, so frames never interleave (the one-line reports
- * of background jobs are single writes well under PIPE_BUF). When stdin ends — the connection
+ * as locally). `C id` answers `D id <stdout bytes> <stderr bytes>` and the bytes on the
+ * channel's stderr, then deletes the files; only the main loop writes there, so frames never
+ * interleave with the reports on stdout (each a single write well under PIPE_BUF). When stdin ends — the connection
  * dropped or was closed — every running group gets SIGTERM, then SIGKILL after the grace period,
  * and the directory goes.
  */
@@ -22,7 +22,11 @@ const HELPER = [
   // variables are here), so commands must not pay for it again. (A forked job that execs gets
   // SHLVL one lower, so this makes the command's bash see 2.)
   "export SHLVL=2",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
   'd=$(mktemp -d "${TMPDIR:-/tmp}/attractor-helper.XXXXXX") || exit 1',
+  // Output frames go to the channel's stderr (fd 3), written by this loop alone; the one-line
+  // reports of the background jobs go to stdout. The helper's own complaints go nowhere.
+  "exec 3>&2 2>/dev/null",
   "printf 'READY %s\\n' \"$d\"",
   "field() { IFS= read -r -d '' \"$1\"; }",
   "while field op; do",
@@ -33,7 +37,7 @@ const HELPER = [
   '      eval "$exports"',
   // Job control puts the command in a process group of its own without another exec (setsid).
   "      set -m",
-  '      bash -c "$cmd" </dev/null >"$d/$id.o" 2>"$d/$id.e" &',
+  '      bash -c "$cmd" </dev/null >"$d/$id.o" 2>"$d/$id.e" 3>&- &',
   "      pid=$!",
   '      echo "$pid" >"$d/$id.pid"',
   '      printf \'P %s %s\\n\' "$id" "$pid"',
@@ -51,16 +55,21 @@ const HELPER = [
   // Empty outputs (the usual stderr) cost no process.
   '    if [ -s "$d/$id.o" ] || [ -s "$d/$id.e" ]; then',
   '      set -- $(wc -c <"$d/$id.o") $(wc -c <"$d/$id.e")',
-  '      printf \'D %s %s %s\\n\' "$id" "$1" "$2"',
-  '      cat -- "$d/$id.o" "$d/$id.e"',
-  "    else printf 'D %s 0 0\\n' \"$id\"; fi",
+  '      printf \'D %s %s %s\\n\' "$id" "$1" "$2" >&3',
+  '      cat -- "$d/$id.o" "$d/$id.e" >&3',
+  "    else printf 'D %s 0 0\\n' \"$id\" >&3; fi",
   '    rm -f -- "$d/$id.o" "$d/$id.e"',
   "    ;;",
   "  esac",
   "done",
-  'for f in "$d"/*.pid; do [ -e "$f" ] && kill -TERM -- -"$(cat "$f")" 2>/dev/null; done',
-  `sleep ${KILL_GRACE_MS / 1000}`,
-  'for f in "$d"/*.pid; do [ -e "$f" ] && kill -KILL -- -"$(cat "$f")" 2>/dev/null; done',
+  // Stdin ended. The last steps run detached from the channel, so it closes now.
+  "exec </dev/null >/dev/null 2>&1",
+  'set -- "$d"/*.pid',
+  'if [ -e "$1" ]; then',
+  '  for f do kill -TERM -- -"$(cat "$f")"; done',
+  `  sleep ${KILL_GRACE_MS / 1000}`,
+  '  for f do [ -e "$f" ] && kill -KILL -- -"$(cat "$f")"; done',
+  "fi",
   'rm -rf -- "$d"',
 ].join("\n");
 
@@ -76,6 +85,7 @@ interface Pending {
 export class RemoteHelper {
   private readonly pending = new Map<string, Pending>();
   private buffer: Buffer = Buffer.alloc(0);
+  private outputBuffer: Buffer = Buffer.alloc(0);
   private expecting: { id: string; stdout: number; stderr: number } | undefined;
   private nextId = 0;
   private dropped: RemoteConnectionError | undefined;
@@ -120,7 +130,7 @@ export class RemoteHelper {
       channel.on("data", onData);
       channel.on("close", onClose);
     });
-    channel.stderr.resume();
+    channel.stderr.on("data", (c: Buffer) => helper.receiveOutput(c));
     channel.on("close", () => helper.drop());
     void closed.then(() => channel.close());
     return helper;
@@ -168,27 +178,36 @@ export class RemoteHelper {
 
   private receive(chunk: Buffer): void {
     this.buffer = this.buffer.length === 0 ? chunk : Buffer.concat([this.buffer, chunk]);
+    for (let nl = this.buffer.indexOf(10); nl !== -1; nl = this.buffer.indexOf(10)) {
+      const line = this.buffer.subarray(0, nl).toString("utf8");
+      this.buffer = this.buffer.subarray(nl + 1);
+      const [kind, id = "", a = ""] = line.trim().split(/\s+/);
+      if (kind === "P") this.pending.get(id)?.onStarted(Number(a));
+      else if (kind === "X") this.pending.get(id)?.onExit(Number(a));
+    }
+  }
+
+  /** Output frames, from the channel's stderr. */
+  receiveOutput(chunk: Buffer): void {
+    this.outputBuffer = this.outputBuffer.length === 0 ? chunk : Buffer.concat([this.outputBuffer, chunk]);
     for (;;) {
       if (this.expecting) {
         const { id, stdout, stderr } = this.expecting;
-        if (this.buffer.length < stdout + stderr) return;
-        const out = this.buffer.subarray(0, stdout);
-        const err = this.buffer.subarray(stdout, stdout + stderr);
-        this.buffer = this.buffer.subarray(stdout + stderr);
+        if (this.outputBuffer.length < stdout + stderr) return;
+        const out = Buffer.from(this.outputBuffer.subarray(0, stdout));
+        const err = Buffer.from(this.outputBuffer.subarray(stdout, stdout + stderr));
+        this.outputBuffer = this.outputBuffer.subarray(stdout + stderr);
         this.expecting = undefined;
         const p = this.pending.get(id);
         this.pending.delete(id);
-        p?.onOutput(Buffer.from(out), Buffer.from(err));
+        p?.onOutput(out, err);
         continue;
       }
-      const nl = this.buffer.indexOf(10);
+      const nl = this.outputBuffer.indexOf(10);
       if (nl === -1) return;
-      const line = this.buffer.subarray(0, nl).toString("utf8");
-      this.buffer = this.buffer.subarray(nl + 1);
-      const [kind, id = "", a = "", b = ""] = line.trim().split(/\s+/);
-      if (kind === "P") this.pending.get(id)?.onStarted(Number(a));
-      else if (kind === "X") this.pending.get(id)?.onExit(Number(a));
-      else if (kind === "D") this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0 };
+      const [kind, id = "", a = "", b = ""] = this.outputBuffer.subarray(0, nl).toString("utf8").split(" ");
+      this.outputBuffer = this.outputBuffer.subarray(nl + 1);
+      if (kind === "D") this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0 };
     }
   }
 
