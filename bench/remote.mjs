@@ -73,7 +73,10 @@ const steps = [
   { name: "edit_file", input: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
   { name: "shell", input: { command: "node test.js" } },
 ];
+// When each model request arrived during the current run: the gaps are the task's rounds.
+let arrivals = [];
 const model = createServer((req, res) => {
+  arrivals.push(performance.now());
   let body = "";
   req.on("data", (d) => {
     body += d;
@@ -131,13 +134,19 @@ const runOnce = (extra) =>
     });
     child.on("close", (status) => resolve({ status, stderr }));
   });
+/** Phases of each run: start until the first model request, each round, the end after the answer. */
+const phases = { local: [], remote: [] };
 const time = async (extra, runs = RUNS) => {
   const samples = [];
   for (let i = 0; i < runs; i++) {
     reset();
+    arrivals = [];
     const started = performance.now();
     const r = await runOnce(extra);
-    samples.push(performance.now() - started);
+    const ended = performance.now();
+    samples.push(ended - started);
+    const marks = [started, ...arrivals, ended];
+    phases[extra.length === 0 ? "local" : "remote"].push(marks.slice(1).map((m, j) => m - marks[j]));
     if (r.status !== 0 || !readFileSync(join(project, "src", "math.js"), "utf8").includes("a + b"))
       throw new Error(`the run failed: ${r.stderr}`);
   }
@@ -151,6 +160,15 @@ for (let i = 0; i < RUNS; i++) {
   taskSamples.local.push(await time([], 1));
   taskSamples.remote.push(await time(["--remote", `benchhost:${project}`], 1));
 }
+const phaseNames = ["start (connect)", ...steps.map((s) => `round: ${s.name}`), "answer and exit"];
+console.log(`fix-bug task by phase, median of ${RUNS} alternated runs (load: ${loadavg()[0].toFixed(1)}):`);
+phaseNames.forEach((name, j) => {
+  const l = median(phases.local.map((p) => p[j]));
+  const r = median(phases.remote.map((p) => p[j]));
+  console.log(
+    `  ${name.padEnd(22)} local ${l.toFixed(0).padStart(6)} ms   remote ${r.toFixed(0).padStart(6)} ms   ${(r / l).toFixed(2)}x`,
+  );
+});
 const local = median(taskSamples.local);
 const remote = median(taskSamples.remote);
 console.log(`fix-bug task (read, edit, shell, answer), median of ${RUNS} whole-process runs, alternated:`);

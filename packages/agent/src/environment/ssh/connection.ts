@@ -150,6 +150,9 @@ export class SshConnection {
       // Reported to the calls through their channels and `closed`; nothing to do here.
     });
     client.on("close", () => markClosed());
+    // Requests are small and answered one at a time: Nagle's algorithm would hold each behind the
+    // last one's delayed ACK (tens of milliseconds per file operation).
+    client.setNoDelay(true);
     // A host without an SFTP subsystem refuses the request; files then go over exec instead.
     const sftp = await new Promise<SFTPWrapper | undefined>((resolve) => {
       client.sftp((err, s) => resolve(err ? undefined : s));
