@@ -30,7 +30,7 @@ function failure(result: ExecResult, path: string): Error {
 
 /**
  * The file operations over exec (stat, find, base64, mkdir -p, mv), for hosts without an SFTP
- * subsystem: same answers and errors as SftpFiles. Needs GNU or busybox coreutils and find.
+ * subsystem: same answers and errors as SftpFiles. Needs GNU coreutils and GNU find.
  */
 export class ExecFiles implements RemoteFiles {
   constructor(private readonly run: RunScript) {}

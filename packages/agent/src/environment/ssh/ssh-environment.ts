@@ -63,7 +63,8 @@ export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
 
 /**
  * An ExecutionEnvironment on a remote host over one SSH connection: files over SFTP (windowed
- * reads, atomic writes), commands through exec in a process group of their own that never
+ * reads, atomic writes; over exec when the host has no SFTP subsystem), commands through one
+ * helper shell kept open on the connection, each in a process group of its own that never
  * outlives the call, grep and glob through the host's `rg` when it has one. The connection is
  * made on first use, kept alive, and made again after it drops; a call running when it drops
  * fails with RemoteConnectionError. Host keys must be in the known_hosts file given.
