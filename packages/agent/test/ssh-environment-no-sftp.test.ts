@@ -41,7 +41,7 @@ async function project(dir: string): Promise<void> {
 
 beforeAll(async () => {
   if (skip) return;
-  sshd = await startSshd({ sftp: false });
+  sshd = await startSshd({ sftp: "none" });
   root = await mkdtemp(join(tmpdir(), "attractor-ssh-nosftp-"));
   remoteDir = join(root, "remote");
   localDir = join(root, "local");

@@ -23,10 +23,14 @@ export interface SshConnectionOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** A connected client and its SFTP session (none when the host has no SFTP subsystem). */
+/** A connected client and its SFTP session. */
 export interface LiveConnection {
   readonly client: Client;
-  readonly sftp: SFTPWrapper | undefined;
+  /**
+   * The SFTP session, opened again when it closed while the connection stayed up; undefined
+   * when the host has no SFTP subsystem.
+   */
+  sftp(): Promise<SFTPWrapper | undefined>;
   /** Resolves when this connection closes, for whatever reason. */
   readonly closed: Promise<void>;
 }
@@ -154,9 +158,30 @@ export class SshConnection {
     // last one's delayed ACK (tens of milliseconds per file operation).
     client.setNoDelay(true);
     // A host without an SFTP subsystem refuses the request; files then go over exec instead.
-    const sftp = await new Promise<SFTPWrapper | undefined>((resolve) => {
-      client.sftp((err, s) => resolve(err ? undefined : s));
-    });
+    let session: Promise<SFTPWrapper | undefined> | undefined;
+    const open = (): Promise<SFTPWrapper | undefined> => {
+      const opening = new Promise<SFTPWrapper | undefined>((resolve) => {
+        try {
+          client.sftp((err, s) => resolve(err ? undefined : s));
+        } catch {
+          resolve(undefined);
+        }
+      });
+      void opening.then((s) =>
+        s?.on("close", () => {
+          // Only this session may have ended (its server died): the next call opens another.
+          if (session === opening) session = undefined;
+        }),
+      );
+      return opening;
+    };
+    session = open();
+    const hasSftp = (await session) !== undefined;
+    const sftp = () => {
+      if (!hasSftp) return Promise.resolve(undefined);
+      session ??= open();
+      return session;
+    };
     return { client, sftp, closed };
   }
 }

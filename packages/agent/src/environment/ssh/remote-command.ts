@@ -115,7 +115,8 @@ export async function runRemoteCommand(
     };
     // Over SFTP when the host has it (no process on the host), else through the helper.
     const fetchOutput = async (id: string) => {
-      const files = helper.sftp ? new SftpFiles(helper.sftp) : undefined;
+      const sftp = await helper.sftp();
+      const files = sftp ? new SftpFiles(sftp) : undefined;
       if (files) {
         const base = `${helper.directory}/${id}`;
         try {

@@ -90,7 +90,7 @@ export class RemoteHelper {
   private nextId = 0;
   private dropped: RemoteConnectionError | undefined;
   /** The connection's SFTP session, when the host has one. */
-  sftp: SFTPWrapper | undefined;
+  sftp: () => Promise<SFTPWrapper | undefined> = () => Promise.resolve(undefined);
   /** The helper's private directory on the host, where command `id` writes `id.o` and `id.e`. */
   directory = "";
 

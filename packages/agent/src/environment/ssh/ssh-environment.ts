@@ -145,8 +145,8 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
 
   /** Files over the SFTP session, or over exec when the host has no SFTP subsystem. */
   private async files(): Promise<RemoteFiles> {
-    const live = await this.connection.live();
-    if (live.sftp) return new SftpFiles(live.sftp);
+    const sftp = await (await this.connection.live()).sftp();
+    if (sftp) return new SftpFiles(sftp);
     return new ExecFiles((script) =>
       runRemoteCommand(this.connection, script, {
         cwd: "/",
