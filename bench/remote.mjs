@@ -1,12 +1,14 @@
 // The fix-bug task (read, edit, run the test, answer) as a whole `attractor -p` process, with the
 // tools local and with them on an SSH host (`--remote`, a real sshd started here on 127.0.0.1),
-// against a zero-latency model: the per-task overhead of running the tools over SSH.
+// against a zero-latency model: the per-task overhead of running the tools over SSH. Then each
+// round's tool work alone (read, edit, run the test, search) through the two environments on the
+// same files, local and remote alternated so the machine's load hits both alike.
 // Needs root and openssh-server. Run after `npm run build`: node bench/remote.mjs   (RUNS=10)
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { tmpdir, userInfo } from "node:os";
+import { loadavg, tmpdir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { anthropicReply } from "./support/anthropic-sse.mjs";
@@ -71,7 +73,10 @@ const steps = [
   { name: "edit_file", input: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
   { name: "shell", input: { command: "node test.js" } },
 ];
+// When each model request arrived during the current run: the gaps are the task's rounds.
+let arrivals = [];
 const model = createServer((req, res) => {
+  arrivals.push(performance.now());
   let body = "";
   req.on("data", (d) => {
     body += d;
@@ -129,26 +134,96 @@ const runOnce = (extra) =>
     });
     child.on("close", (status) => resolve({ status, stderr }));
   });
-const time = async (extra) => {
+/** Phases of each run: start until the first model request, each round, the end after the answer. */
+const phases = { local: [], remote: [] };
+const time = async (extra, runs = RUNS) => {
   const samples = [];
-  for (let i = 0; i < RUNS; i++) {
+  for (let i = 0; i < runs; i++) {
     reset();
+    arrivals = [];
     const started = performance.now();
     const r = await runOnce(extra);
-    samples.push(performance.now() - started);
+    const ended = performance.now();
+    samples.push(ended - started);
+    const marks = [started, ...arrivals, ended];
+    phases[extra.length === 0 ? "local" : "remote"].push(marks.slice(1).map((m, j) => m - marks[j]));
     if (r.status !== 0 || !readFileSync(join(project, "src", "math.js"), "utf8").includes("a + b"))
       throw new Error(`the run failed: ${r.stderr}`);
   }
   samples.sort((a, b) => a - b);
   return samples[Math.floor(samples.length / 2)];
 };
-const local = await time([]);
-const remote = await time(["--remote", `benchhost:${project}`]);
-console.log(`fix-bug task (read, edit, shell, answer), median of ${RUNS} whole-process runs:`);
+const median = (samples) => [...samples].sort((a, b) => a - b)[Math.floor(samples.length / 2)];
+// Whole tasks, local and remote alternated.
+const taskSamples = { local: [], remote: [] };
+for (let i = 0; i < RUNS; i++) {
+  taskSamples.local.push(await time([], 1));
+  taskSamples.remote.push(await time(["--remote", `benchhost:${project}`], 1));
+}
+const phaseNames = ["start (connect)", ...steps.map((s) => `round: ${s.name}`), "answer and exit"];
+console.log(`fix-bug task by phase, median of ${RUNS} alternated runs (load: ${loadavg()[0].toFixed(1)}):`);
+phaseNames.forEach((name, j) => {
+  const l = median(phases.local.map((p) => p[j]));
+  const r = median(phases.remote.map((p) => p[j]));
+  console.log(
+    `  ${name.padEnd(22)} local ${l.toFixed(0).padStart(6)} ms   remote ${r.toFixed(0).padStart(6)} ms   ${(r / l).toFixed(2)}x`,
+  );
+});
+const local = median(taskSamples.local);
+const remote = median(taskSamples.remote);
+console.log(`fix-bug task (read, edit, shell, answer), median of ${RUNS} whole-process runs, alternated:`);
 console.log(`  tools local:        ${local.toFixed(0)} ms`);
 console.log(
   `  tools over SSH:     ${remote.toFixed(0)} ms (${(remote / local).toFixed(2)}x; +${(remote - local).toFixed(0)} ms per task: connection, SFTP and exec round trips)`,
 );
+
+// Each round's tool work, through the environments themselves (one connection, as in a session).
+const agent = await import(join(dirname(CLI), "..", "..", "..", "agent", "dist", "index.js"));
+reset();
+const envs = {
+  local: new agent.LocalExecutionEnvironment({ workingDirectory: project }),
+  remote: new agent.SshExecutionEnvironment({
+    host: "127.0.0.1",
+    port,
+    username: userInfo().username,
+    privateKeyPath: join(root, "user_key"),
+    knownHostsPath: join(home, ".ssh", "known_hosts"),
+    workingDirectory: project,
+  }),
+};
+await envs.remote.initialize();
+const rounds = {
+  read_file: (e) => e.readFile("src/math.js"),
+  edit_file: async (e) => {
+    const text = await e.readFile("src/math.js");
+    await e.writeFile(
+      "src/math.js",
+      text.includes("a - b") ? text.replace("a - b", "a + b") : text.replace("a + b", "a - b"),
+    );
+  },
+  "shell (node test.js)": (e) => e.execCommand("node test.js"),
+  "shell (git status)": (e) => e.execCommand("git status --short || true"),
+  grep: (e) => e.grep("add", "."),
+};
+const ROUNDS = RUNS * 3;
+console.log(
+  `each round's tool work, median of ${ROUNDS} alternated calls (load: ${loadavg()[0].toFixed(1)}):`,
+);
+for (const [name, round] of Object.entries(rounds)) {
+  const samples = { local: [], remote: [] };
+  for (let i = 0; i < ROUNDS; i++)
+    for (const side of ["local", "remote"]) {
+      const started = performance.now();
+      await round(envs[side]);
+      samples[side].push(performance.now() - started);
+    }
+  const l = median(samples.local);
+  const r = median(samples.remote);
+  console.log(
+    `  ${name.padEnd(22)} local ${l.toFixed(1).padStart(7)} ms   remote ${r.toFixed(1).padStart(7)} ms   ${(r / l).toFixed(2)}x`,
+  );
+}
+await envs.remote.cleanup();
 sshd.kill("SIGTERM");
 model.close();
 rmSync(root, { recursive: true, force: true });

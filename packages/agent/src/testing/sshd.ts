@@ -24,6 +24,8 @@ export interface TestSshd {
   /** A known_hosts file naming the server with another key. */
   readonly wrongKnownHostsPath: string;
   readonly dir: string;
+  /** The listening sshd process. */
+  readonly pid: number | undefined;
   /** Kills the per-connection sshd processes (the listener stays): every connection drops. */
   dropConnections(): void;
   stop(): Promise<void>;
@@ -57,8 +59,13 @@ async function waitForPort(port: number, limitMs = 10_000): Promise<void> {
   throw new Error(`sshd did not listen on ${port}`);
 }
 
-/** Starts sshd with fresh keys. */
-export async function startSshd(): Promise<TestSshd> {
+/**
+ * Starts sshd with fresh keys; `sftp` "internal" (default), "external" (a separate sftp-server
+ * process per session) or "none" (no SFTP subsystem).
+ */
+export async function startSshd(
+  options: { readonly sftp?: "internal" | "external" | "none" } = {},
+): Promise<TestSshd> {
   const dir = await mkdtemp(join(tmpdir(), "attractor-sshd-"));
   const keygen = (file: string) => execFileSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", file]);
   keygen(join(dir, "host_key"));
@@ -79,7 +86,9 @@ export async function startSshd(): Promise<TestSshd> {
     "UsePAM no",
     "StrictModes no",
     `PidFile ${join(dir, "sshd.pid")}`,
-    "Subsystem sftp internal-sftp",
+    ...(options.sftp === "none"
+      ? []
+      : [`Subsystem sftp ${options.sftp === "external" ? "/usr/lib/openssh/sftp-server" : "internal-sftp"}`]),
     "LogLevel ERROR",
   ].join("\n");
   await writeFile(join(dir, "sshd_config"), `${config}\n`);
@@ -115,6 +124,7 @@ export async function startSshd(): Promise<TestSshd> {
     knownHostsPath: join(dir, "known_hosts"),
     wrongKnownHostsPath: join(dir, "wrong_known_hosts"),
     dir,
+    pid: child.pid,
     dropConnections,
     async stop() {
       child.kill("SIGTERM");

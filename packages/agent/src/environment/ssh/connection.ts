@@ -26,7 +26,11 @@ export interface SshConnectionOptions {
 /** A connected client and its SFTP session. */
 export interface LiveConnection {
   readonly client: Client;
-  readonly sftp: SFTPWrapper;
+  /**
+   * The SFTP session, opened again when it closed while the connection stayed up; undefined
+   * when the host has no SFTP subsystem.
+   */
+  sftp(): Promise<SFTPWrapper | undefined>;
   /** Resolves when this connection closes, for whatever reason. */
   readonly closed: Promise<void>;
 }
@@ -150,12 +154,34 @@ export class SshConnection {
       // Reported to the calls through their channels and `closed`; nothing to do here.
     });
     client.on("close", () => markClosed());
-    const sftp = await new Promise<SFTPWrapper>((resolve, reject) => {
-      client.sftp((err, s) => (err ? reject(this.wrap(err, "could not open SFTP")) : resolve(s)));
-    }).catch((error) => {
-      client.end();
-      throw error;
-    });
+    // Requests are small and answered one at a time: Nagle's algorithm would hold each behind the
+    // last one's delayed ACK (tens of milliseconds per file operation).
+    client.setNoDelay(true);
+    // A host without an SFTP subsystem refuses the request; files then go over exec instead.
+    let session: Promise<SFTPWrapper | undefined> | undefined;
+    const open = (): Promise<SFTPWrapper | undefined> => {
+      const opening = new Promise<SFTPWrapper | undefined>((resolve) => {
+        try {
+          client.sftp((err, s) => resolve(err ? undefined : s));
+        } catch {
+          resolve(undefined);
+        }
+      });
+      void opening.then((s) =>
+        s?.on("close", () => {
+          // Only this session may have ended (its server died): the next call opens another.
+          if (session === opening) session = undefined;
+        }),
+      );
+      return opening;
+    };
+    session = open();
+    const hasSftp = (await session) !== undefined;
+    const sftp = () => {
+      if (!hasSftp) return Promise.resolve(undefined);
+      session ??= open();
+      return session;
+    };
     return { client, sftp, closed };
   }
 }

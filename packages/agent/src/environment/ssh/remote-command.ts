@@ -3,34 +3,13 @@ import type { ExecResult } from "../../types/environment.js";
 import { BoundedOutput } from "../bounded-output.js";
 import { KILL_GRACE_MS } from "../run-command.js";
 import type { SshConnection } from "./connection.js";
-import { RemoteConnectionError } from "./errors.js";
+import { helperOf } from "./remote-helper.js";
+import { SftpFiles } from "./sftp-files.js";
 
 /** Quotes a word for a POSIX shell. */
 export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, "'\\''")}'`;
 }
-
-/**
- * Runs on the remote host around every command. The command gets a session (and process group)
- * of its own and no stdin; a watcher reads the channel's stdin, and when it ends — the call was
- * stopped, or the connection dropped — the whole group gets SIGTERM, then SIGKILL after the grace
- * period. When the command exits on its own, what it left in the background is killed too, as
- * locally. The exit status is the command's. (Background jobs of a shell without job control read
- * /dev/null, so the watcher reads the channel through a duplicate of stdin.)
- */
-const WRAPPER = [
-  'cd -- "$1" || exit 126',
-  'eval "$3"',
-  "exec 3<&0",
-  'setsid bash -c "$2" </dev/null &',
-  "pid=$!",
-  `{ IFS= read -r _ <&3; kill -TERM -- -"$pid" 2>/dev/null; sleep ${KILL_GRACE_MS / 1000}; kill -KILL -- -"$pid" 2>/dev/null; } &`,
-  "watcher=$!",
-  'wait "$pid"; code=$?',
-  'kill -KILL -- -"$pid" 2>/dev/null',
-  'kill "$watcher" 2>/dev/null',
-  'exit "$code"',
-].join("\n");
 
 export interface RemoteCommandOptions {
   readonly cwd: string;
@@ -45,9 +24,11 @@ export interface RemoteCommandOptions {
 }
 
 /**
- * Runs `command` with bash on the remote host through the wrapper. Resolves like a local command
- * (never rejects for an exit status, a timeout or an abort); rejects with RemoteConnectionError
- * when the connection cannot be used or drops before the command ended.
+ * Runs `command` with bash on the remote host through the connection's helper (remote-helper.ts):
+ * in the working directory, in a process group of its own that never outlives the call. Resolves
+ * like a local command (never rejects for an exit status, a timeout or an abort); rejects with
+ * RemoteConnectionError when the connection cannot be used or drops before the command ended.
+ * Output reaches `onOutput` when the command has ended (stdout, then stderr).
  */
 export async function runRemoteCommand(
   connection: SshConnection,
@@ -59,27 +40,34 @@ export async function runRemoteCommand(
     .filter(([name]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(name))
     .map(([name, value]) => `export ${name}=${shellQuote(value)}`)
     .join("\n");
-  const line = `bash -c ${shellQuote(WRAPPER)} attractor ${shellQuote(options.cwd)} ${shellQuote(command)} ${shellQuote(exports)}`;
   if (options.signal?.aborted) return result(started, "", "", "", null, false, true, 0);
-  const { channel, closed } = await connection.exec(line);
-  const limit = options.captureLimit;
-  const stdout = new BoundedOutput(limit);
-  const stderr = new BoundedOutput(limit);
-  const combined = new BoundedOutput(limit);
+  const helper = await helperOf(connection);
   let timedOut = false;
   let aborted = false;
   let stopping = false;
-  let exit: { code: number | null; signal?: string } | undefined;
+  let pid: number | undefined;
+  let exitCode: number | undefined;
 
   return new Promise<ExecResult>((resolve, reject) => {
     let hardClose: NodeJS.Timeout | undefined;
-    // Ending our side of stdin is what tells the remote watcher to stop the command.
+    let settled = false;
+    const finish = () => {
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(hardClose);
+      unregister?.();
+      options.signal?.removeEventListener("abort", onAbort);
+    };
     const stop = () => {
-      if (stopping) return;
+      if (stopping || settled) return;
       stopping = true;
-      channel.end();
-      // A host that never answers (dead link): give up on the channel after the grace period.
-      hardClose = setTimeout(() => channel.close(), KILL_GRACE_MS + 3_000);
+      if (pid !== undefined) helper.stop(pid);
+      // A host that never answers (dead link): give up after the grace period.
+      hardClose = setTimeout(() => {
+        if (settled) return;
+        finish();
+        resolve(result(started, "", "", "", null, timedOut, aborted, 0, "SIGTERM"));
+      }, KILL_GRACE_MS + 3_000);
     };
     const timer = setTimeout(() => {
       timedOut = true;
@@ -94,53 +82,78 @@ export async function runRemoteCommand(
       aborted = true;
       stop();
     });
-    const wire = (stream: NodeJS.ReadableStream, own: BoundedOutput, name: "stdout" | "stderr") => {
-      const decoder = new StringDecoder("utf8");
-      stream.on("data", (chunk: Buffer) => {
-        own.push(chunk);
-        const text = decoder.write(chunk);
-        if (text === "") return;
-        combined.push(Buffer.from(text));
-        options.onOutput?.(text, name);
-      });
-    };
-    wire(channel, stdout, "stdout");
-    wire(channel.stderr, stderr, "stderr");
-    channel.on("exit", (code: number | null, signal?: string) => {
-      exit = { code, ...(signal !== undefined && { signal }) };
-    });
-    channel.on("close", () => {
-      clearTimeout(timer);
-      clearTimeout(hardClose);
-      unregister?.();
-      options.signal?.removeEventListener("abort", onAbort);
-      if (exit === undefined && !stopping) {
-        reject(
-          new RemoteConnectionError(
-            connection.label,
-            `The SSH connection to ${connection.label} dropped while the command ran; it was stopped on the host. Output so far:\n${combined.text()}`,
-          ),
-        );
-        return;
-      }
+    const deliver = (out: Buffer, err: Buffer) => {
+      if (settled) return;
+      finish();
+      const limit = options.captureLimit;
+      const stdout = new BoundedOutput(limit);
+      const stderr = new BoundedOutput(limit);
+      const combined = new BoundedOutput(limit);
+      stdout.push(out);
+      stderr.push(err);
+      combined.push(out);
+      combined.push(err);
+      const outText = new StringDecoder("utf8").end(out);
+      const errText = new StringDecoder("utf8").end(err);
+      if (outText !== "") options.onOutput?.(outText, "stdout");
+      if (errText !== "") options.onOutput?.(errText, "stderr");
       // A command we stopped reports the signal, as a local one killed by its group signal does.
-      const killed = stopping && (exit?.code === 143 || exit?.code === 137 || exit === undefined);
+      const killed = stopping && (exitCode === 143 || exitCode === 137);
       resolve(
         result(
           started,
           stdout.text(),
           stderr.text(),
           combined.text(),
-          killed ? null : (exit?.code ?? null),
+          killed ? null : (exitCode ?? null),
           timedOut,
           aborted,
           Math.max(stdout.droppedBytes() + stderr.droppedBytes(), combined.droppedBytes()),
-          killed ? (exit?.code === 137 ? "SIGKILL" : "SIGTERM") : exit?.signal,
+          killed ? (exitCode === 137 ? "SIGKILL" : "SIGTERM") : undefined,
         ),
       );
-    });
-    // The connection dropping closes the channel too; this only makes sure of it.
-    void closed.then(() => channel.close());
+    };
+    // Over SFTP when the host has it (no process on the host), else through the helper.
+    const fetchOutput = async (id: string) => {
+      const sftp = await helper.sftp();
+      const files = sftp ? new SftpFiles(sftp) : undefined;
+      if (files) {
+        const base = `${helper.directory}/${id}`;
+        try {
+          const [out, err] = await Promise.all([files.readFile(`${base}.o`), files.readFile(`${base}.e`)]);
+          helper.forget(id);
+          void files.unlink(`${base}.o`).catch(() => {});
+          void files.unlink(`${base}.e`).catch(() => {});
+          deliver(out, err);
+          return;
+        } catch {
+          // Fall back to the helper.
+        }
+      }
+      helper.collect(id);
+    };
+    try {
+      const id: string = helper.run(options.cwd, command, exports, {
+        onStarted: (p) => {
+          pid = p;
+          if (stopping) helper.stop(p);
+        },
+        onExit: (code) => {
+          exitCode = code;
+          void fetchOutput(id);
+        },
+        onOutput: deliver,
+        onDropped: (error) => {
+          if (settled) return;
+          finish();
+          if (stopping) resolve(result(started, "", "", "", null, timedOut, aborted, 0, "SIGTERM"));
+          else reject(error);
+        },
+      });
+    } catch (error) {
+      finish();
+      reject(error);
+    }
   });
 }
 

@@ -32,8 +32,29 @@ export const isDirMode = (mode: number) => (mode & S_IFMT) === S_IFDIR;
 export const isFileMode = (mode: number) => (mode & S_IFMT) === S_IFREG;
 export const isLinkMode = (mode: number) => (mode & S_IFMT) === S_IFLNK;
 
+/** What the environment needs of a file's attributes (SFTP's, in seconds). */
+export interface RemoteStats {
+  readonly mode: number;
+  readonly size: number;
+  readonly mtime: number;
+}
+
+/** The file operations the SSH environment uses, over SFTP or over exec. */
+export interface RemoteFiles {
+  stat(path: string): Promise<RemoteStats>;
+  lstat(path: string): Promise<RemoteStats>;
+  statOrUndefined(path: string): Promise<RemoteStats | undefined>;
+  realpath(path: string): Promise<string>;
+  readFile(path: string): Promise<Buffer>;
+  readHead(path: string, maxBytes: number): Promise<Buffer>;
+  readStream(path: string): AsyncIterable<Buffer> & { destroy(): unknown };
+  unlink(path: string): Promise<void>;
+  writeAtomic(target: string, content: string | Uint8Array, shown: string): Promise<void>;
+  walkFs(): WalkFileSystem;
+}
+
 /** The file operations of one SFTP session, as promises with the environment's errors. */
-export class SftpFiles {
+export class SftpFiles implements RemoteFiles {
   constructor(private readonly sftp: SFTPWrapper) {}
 
   stat(path: string): Promise<Stats> {

@@ -21,14 +21,24 @@ import { walk } from "../ignore-walk.js";
 import { readLinesFrom } from "../line-reader.js";
 import { DEFAULT_CAPTURE_LIMIT } from "../run-command.js";
 import { SshConnection, type SshConnectionOptions } from "./connection.js";
+import { ExecFiles } from "./exec-files.js";
 import { runRemoteCommand, shellQuote } from "./remote-command.js";
-import { fromSftpError, isDirMode, isFileMode, isLinkMode, SftpFiles } from "./sftp-files.js";
+import {
+  fromSftpError,
+  isDirMode,
+  isFileMode,
+  isLinkMode,
+  type RemoteFiles,
+  SftpFiles,
+} from "./sftp-files.js";
 
 /** Spec defaults for command timeouts, as for the local environment. */
 const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
 /** Output kept of search commands, whose stdout is parsed as it streams (stderr is what matters). */
 const SEARCH_CAPTURE = 16 * 1024;
+/** Output kept of a file operation over exec: the whole file, base64-encoded (up to 1 GiB). */
+const EXEC_FILE_CAPTURE = 1024 * 1024 * 1024;
 
 export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
   /**
@@ -53,7 +63,8 @@ export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
 
 /**
  * An ExecutionEnvironment on a remote host over one SSH connection: files over SFTP (windowed
- * reads, atomic writes), commands through exec in a process group of their own that never
+ * reads, atomic writes; over exec when the host has no SFTP subsystem), commands through one
+ * helper shell kept open on the connection, each in a process group of its own that never
  * outlives the call, grep and glob through the host's `rg` when it has one. The connection is
  * made on first use, kept alive, and made again after it drops; a call running when it drops
  * fails with RemoteConnectionError. Host keys must be in the known_hosts file given.
@@ -132,13 +143,22 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
     return this.options.grepEngine !== "javascript" && (await this.probe()).rg;
   }
 
-  private async files(): Promise<SftpFiles> {
-    const live = await this.connection.live();
-    return new SftpFiles(live.sftp);
+  /** Files over the SFTP session, or over exec when the host has no SFTP subsystem. */
+  private async files(): Promise<RemoteFiles> {
+    const sftp = await (await this.connection.live()).sftp();
+    if (sftp) return new SftpFiles(sftp);
+    return new ExecFiles((script) =>
+      runRemoteCommand(this.connection, script, {
+        cwd: "/",
+        env: { LC_ALL: "C" },
+        timeoutMs: MAX_TIMEOUT_MS,
+        captureLimit: EXEC_FILE_CAPTURE,
+      }),
+    );
   }
 
   /** Runs an SFTP operation, turning its errors into the environment's. */
-  private async sftp<T>(shown: string, run: (files: SftpFiles) => Promise<T>): Promise<T> {
+  private async sftp<T>(shown: string, run: (files: RemoteFiles) => Promise<T>): Promise<T> {
     const files = await this.files();
     try {
       return await run(files);
