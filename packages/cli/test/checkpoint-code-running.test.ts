@@ -9,6 +9,7 @@ import { chmod, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from "
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { codeRunningPaths } from "../src/checkpoints/code-running-copies.js";
 import { createCheckpointManager } from "../src/checkpoints/index.js";
 
 let dir: string;
@@ -57,6 +58,21 @@ describe("code-running files and checkpoints", () => {
     expect(await read(join(root, ".envrc"))).toBe("export A=1\n");
     expect(existsSync(join(root, ".vscode", "tasks.json"))).toBe(false);
     expect(await read(join(root, ".vscode", "settings.json"))).toBe("{}\n");
+  });
+
+  it("an empty folder where a code-running file would be (a sandbox's placeholder) is never named for staging", async () => {
+    const { root, manager } = await project();
+    // A placeholder may vanish between the listing and `git add`, which then fails on a path that
+    // matches nothing: empty folders hold nothing to stage, so they are never listed.
+    for (const name of [".mise.toml", ".tool-versions", ".mcp.json"]) await mkdir(join(root, name));
+    expect(codeRunningPaths(root).sort()).toEqual([".envrc", ".vscode"]);
+    await writeFile(join(root, "src", "a.ts"), "changed\n");
+    await expect(manager.snapshot({ label: "with placeholders" })).resolves.toBeDefined();
+    await rm(join(root, ".mise.toml"), { recursive: true });
+    await writeFile(join(root, "src", "a.ts"), "changed again\n");
+    await expect(manager.snapshot({ label: "one gone" })).resolves.toBeDefined();
+    await manager.undo();
+    expect(await read(join(root, "src", "a.ts"))).toBe("changed\n");
   });
 
   it("an ignored .envrc created after the checkpoint is removed by undo and by restore", async () => {

@@ -27,7 +27,20 @@ const HOOKS = ".git/hooks";
  * names hold no spaces (the snapshot scripts word-split them).
  */
 export function codeRunningPaths(root: string): string[] {
-  return STAGEABLE.filter((p) => existsSync(join(root, p)));
+  return STAGEABLE.filter((p) => hasContent(join(root, p)));
+}
+
+// An empty folder holds nothing git could stage, and it may be a sandbox's placeholder that is
+// removed at any moment: naming it would make `git add` fail on a path that vanished.
+function hasContent(path: string): boolean {
+  const info = lstatSync(path, { throwIfNoEntry: false });
+  if (info === undefined) return false;
+  if (!info.isDirectory()) return true;
+  try {
+    return readdirSync(path).length > 0;
+  } catch {
+    return false;
+  }
 }
 
 /**
