@@ -1,7 +1,7 @@
-import { resolve } from "node:path";
 import type { SessionDefaults } from "../acp/agent.js";
 import type { AcpLaunch } from "../acp/command.js";
 import type { CliArgs } from "./args.js";
+import { runtimeFlags } from "./runtime-flags.js";
 
 /** Flags that make no sense for an editor's agent: the editor sends the prompts and picks sessions. */
 const REFUSED = ["-p", "--print", "-c", "--continue", "-r", "--resume", "--output-format", "--input-format"];
@@ -28,22 +28,6 @@ export function acpLaunch(
   if (args.cwd !== undefined)
     return { refused: "attractor acp: --cwd does not apply: the editor gives each session its directory." };
   if (args.verbose) warn("attractor acp: --verbose applies to headless stream-json output; ignored.");
-  const defaults: SessionDefaults = {
-    ...(args.provider !== undefined && { provider: args.provider }),
-    ...(args.model !== undefined && { model: args.model }),
-    ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
-    ...(args.mode !== undefined && { mode: args.mode }),
-    ...(args.sandbox !== undefined && { sandbox: args.sandbox }),
-    ...(args.allowedTools.length > 0 && { allowedTools: args.allowedTools }),
-    ...(args.disallowedTools.length > 0 && { disallowedTools: args.disallowedTools }),
-    ...(args.systemPrompt !== undefined && { systemPrompt: args.systemPrompt }),
-    ...(args.appendSystemPrompt !== undefined && { appendSystemPrompt: args.appendSystemPrompt }),
-    ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
-    ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
-    ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
-    ...(args.remote !== undefined && { remote: args.remote }),
-    ...(args.addDirs.length > 0 && { additionalDirectories: args.addDirs.map((d) => resolve(cwd, d)) }),
-    trustProject: args.trustProject,
-  };
+  const defaults: SessionDefaults = runtimeFlags(args, cwd);
   return { defaults, mcpConfig: args.mcpConfig, strictMcpConfig: args.strictMcpConfig };
 }

@@ -5,6 +5,7 @@ import type { CliIo } from "../terminal/cli-io.js";
 import { acpLaunch, refusedAcpFlag } from "./acp-launch.js";
 import { type CliArgs, parseArgs } from "./args.js";
 import { mergePromptAndPipe, readAll } from "./prompt-input.js";
+import { runtimeFlags } from "./runtime-flags.js";
 
 export type { CliIo };
 
@@ -170,26 +171,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       ui,
       headless,
       env: io.env,
-      ...(args.provider !== undefined && { provider: args.provider }),
-      ...(args.model !== undefined && { model: args.model }),
-      ...(args.baseUrl !== undefined && { baseUrl: args.baseUrl }),
-      ...(args.mode !== undefined && { mode: args.mode }),
-      ...(args.sandbox !== undefined && { sandbox: args.sandbox }),
-      ...(args.allowedTools.length > 0 && { allowedTools: args.allowedTools }),
-      ...(args.disallowedTools.length > 0 && { disallowedTools: args.disallowedTools }),
-      ...(args.systemPrompt !== undefined && { systemPrompt: args.systemPrompt }),
-      ...(args.appendSystemPrompt !== undefined && { appendSystemPrompt: args.appendSystemPrompt }),
-      ...(args.addDirs.length > 0 && {
-        additionalDirectories: args.addDirs.map((d) => resolve(projectDirectory({}, io), d)),
-      }),
-      ...(args.remote !== undefined && { remote: args.remote }),
-      ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
-      ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
-      ...(args.toolMode !== undefined && { toolMode: args.toolMode }),
+      ...runtimeFlags(args, projectDirectory({}, io)),
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
-      trustProject: args.trustProject,
-      ...(args.settingSources !== undefined && { claudeSettingSources: args.settingSources }),
       ...(!headless && {
         confirmProjectTrust: async (request) =>
           (await import("./trust-prompt.js")).askProjectTrust(request, {
