@@ -38,8 +38,9 @@ function hasContent(path: string): boolean {
   if (!info.isDirectory()) return true;
   try {
     return readdirSync(path).length > 0;
-  } catch {
-    return false;
+  } catch (error) {
+    // Gone since the lstat: nothing to stage. Unreadable: named, so that staging reports it.
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
   }
 }
 
