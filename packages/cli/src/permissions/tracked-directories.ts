@@ -6,7 +6,7 @@
 // files (fail closed).
 import { execFileSync } from "node:child_process";
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { absolutePath, programOnPath } from "@attractor/agent";
 
 /** The answer for one project: the directories (posix, relative, "" the root), or why there is none. */
@@ -86,7 +86,8 @@ export function trackedDirectories(root: string): TrackedDirectories {
  */
 export function holdsTrackedFiles(root: string, absolute: string): boolean {
   const rel = relative(root, absolute);
-  if (rel.startsWith("..") || rel.startsWith(sep)) return false;
+  // `..data` is a folder of the project, not a way out of it.
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
   const dirs = trackedDirectories(root);
   if (dirs === "not-a-repository") return false;
   if (dirs === "unknown") return true;
