@@ -15,7 +15,11 @@ export const NON_PUBLIC_ADDRESS_ARGUMENT = "nonPublicAddress";
 /** The host a web_fetch call's URL names, lower-cased; undefined when the URL does not parse. */
 function hostOf(call: ToolCallInfo): string | undefined {
   try {
-    return new URL(String(call.arguments.url)).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    // `evil.example.` is the same host as `evil.example`: the final dot must not slip past a rule.
+    return new URL(String(call.arguments.url)).hostname
+      .replace(/^\[|\]$/g, "")
+      .replace(/\.+$/, "")
+      .toLowerCase();
   } catch {
     return undefined;
   }
