@@ -26,6 +26,15 @@ const cache = new Map<
  * outside any, or undefined when a `.git` file names no git directory.
  */
 function indexKey(root: string): string | "none" | undefined {
+  try {
+    return findIndexKey(root);
+  } catch {
+    // An unreadable `.git` (EACCES): undated, so git itself is asked and fails closed if it cannot say.
+    return undefined;
+  }
+}
+
+function findIndexKey(root: string): string | "none" | undefined {
   for (let dir = root; ; dir = dirname(dir)) {
     const dotGit = lstatSync(join(dir, ".git"), { throwIfNoEntry: false });
     if (dotGit !== undefined) {
