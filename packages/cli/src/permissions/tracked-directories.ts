@@ -10,7 +10,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { absolutePath, programOnPath } from "@attractor/agent";
 
 /** The answer for one project: the directories (posix, relative, "" the root), or why there is none. */
-export type TrackedDirectories = ReadonlySet<string> | "not-a-repository" | "unknown";
+type TrackedDirectories = ReadonlySet<string> | "not-a-repository" | "unknown";
 
 /** A listing of a project whose .git cannot be dated (a worktree's `.git` file) is kept this long. */
 const UNDATED_MS = 2_000;
@@ -54,7 +54,7 @@ function findIndexKey(root: string): string | "none" | undefined {
 }
 
 /** The directories of `root` that hold tracked files, cached per state of its index. */
-export function trackedDirectories(root: string): TrackedDirectories {
+function trackedDirectories(root: string): TrackedDirectories {
   const key = indexKey(root);
   if (key === "none") return "not-a-repository";
   const hit = cache.get(root);

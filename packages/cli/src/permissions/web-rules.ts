@@ -4,7 +4,7 @@ import type { PermissionEvaluation } from "./policy.js";
 import { type PermissionRule, ruleAppliesTo } from "./rules.js";
 
 /** The tool domain rules govern. */
-export const WEB_FETCH_TOOL = "web_fetch";
+const WEB_FETCH_TOOL = "web_fetch";
 
 /**
  * The argument web_fetch's own check adds when a URL's host resolved to an address off the public
@@ -30,7 +30,7 @@ function hostOf(call: ToolCallInfo): string | undefined {
  * `domain:*.python.org` its subdomains (parseRule refuses patterns of another form; one that
  * still gets here is taken to match, so deny and ask rules hold).
  */
-export function domainPatternMatches(pattern: string, host: string): boolean {
+function domainPatternMatches(pattern: string, host: string): boolean {
   const m = /^domain:(.+)$/i.exec(pattern.trim());
   if (!m) return true;
   const domain = (m[1] as string).trim().toLowerCase();
