@@ -38,6 +38,9 @@ describe("web_fetch domain rules", () => {
     expect(denied.behavior).toBe("deny");
     expect(denied.behavior === "deny" && denied.message).toContain("WebFetch(domain:evil.example)");
     expect((await p.evaluate(fetchCall("https://wiki.corp.example/x"))).behavior).toBe("ask");
+    // The fully qualified form of a host (a final dot) is the same host.
+    expect((await p.evaluate(fetchCall("https://evil.example./page"))).behavior).toBe("deny");
+    expect((await p.evaluate(fetchCall("https://wiki.corp.example./x"))).behavior).toBe("ask");
     expect((await p.evaluate(fetchCall("https://docs.python.org/3/"))).behavior).toBe("allow");
     // A subdomain of a denied domain is another host; the wildcard form covers subdomains.
     expect((await p.evaluate(fetchCall("https://www.evil.example/"))).behavior).toBe("allow");

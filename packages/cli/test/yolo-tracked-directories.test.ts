@@ -28,6 +28,7 @@ const ASKS: readonly string[] = [
   "zip -rm /tmp/x.zip lib",
   "sudo rm -rf src",
   "timeout 9 rm -rf lib",
+  "rm -rf ..data",
   'for f in src/*; do cp /dev/null "$f"; done',
   'for f in src/*.ts; do : > "$f"; done',
   'for f in lib/*; do dd if=/dev/null of="$f"; done',
@@ -63,6 +64,7 @@ beforeAll(async () => {
   root = join(dir, "project");
   for (const d of [
     "src/nested",
+    "..data",
     "lib",
     "test",
     "dist",
@@ -73,13 +75,13 @@ beforeAll(async () => {
     "coverage",
   ])
     await mkdir(join(root, d), { recursive: true });
-  for (const f of ["src/a.ts", "src/nested/b.ts", "lib/c.js", "test/d.test.ts"])
+  for (const f of ["src/a.ts", "src/nested/b.ts", "lib/c.js", "test/d.test.ts", "..data/e.json"])
     await writeFile(join(root, f), "export {};\n");
   for (const f of ["dist/a.js", "build/a.o", "untracked/u.txt", ".next/x", "coverage/lcov.info"])
     await writeFile(join(root, f), "1\n");
   await writeFile(join(root, ".gitignore"), "dist/\nbuild/\nnode_modules/\n.next/\ncoverage/\n");
   execFileSync("git", ["init", "-q"], { cwd: root });
-  execFileSync("git", ["add", ".gitignore", "src", "lib", "test"], { cwd: root });
+  execFileSync("git", ["add", ".gitignore", "src", "lib", "test", "..data"], { cwd: root });
   yolo = createPermissionPolicy({ mode: "yolo", projectRoot: root });
 });
 

@@ -69,3 +69,4 @@ export {
   DEFAULT_SENSITIVE_PATTERNS,
   type SensitivePattern,
 } from "./sensitive-files.js";
+export { NON_PUBLIC_ADDRESS_ARGUMENT } from "./web-rules.js";

@@ -6,11 +6,11 @@
 // files (fail closed).
 import { execFileSync } from "node:child_process";
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { absolutePath, programOnPath } from "@attractor/agent";
 
 /** The answer for one project: the directories (posix, relative, "" the root), or why there is none. */
-export type TrackedDirectories = ReadonlySet<string> | "not-a-repository" | "unknown";
+type TrackedDirectories = ReadonlySet<string> | "not-a-repository" | "unknown";
 
 /** A listing of a project whose .git cannot be dated (a worktree's `.git` file) is kept this long. */
 const UNDATED_MS = 2_000;
@@ -26,6 +26,15 @@ const cache = new Map<
  * outside any, or undefined when a `.git` file names no git directory.
  */
 function indexKey(root: string): string | "none" | undefined {
+  try {
+    return findIndexKey(root);
+  } catch {
+    // An unreadable `.git` (EACCES): undated, so git itself is asked and fails closed if it cannot say.
+    return undefined;
+  }
+}
+
+function findIndexKey(root: string): string | "none" | undefined {
   for (let dir = root; ; dir = dirname(dir)) {
     const dotGit = lstatSync(join(dir, ".git"), { throwIfNoEntry: false });
     if (dotGit !== undefined) {
@@ -45,7 +54,7 @@ function indexKey(root: string): string | "none" | undefined {
 }
 
 /** The directories of `root` that hold tracked files, cached per state of its index. */
-export function trackedDirectories(root: string): TrackedDirectories {
+function trackedDirectories(root: string): TrackedDirectories {
   const key = indexKey(root);
   if (key === "none") return "not-a-repository";
   const hit = cache.get(root);
@@ -86,7 +95,8 @@ export function trackedDirectories(root: string): TrackedDirectories {
  */
 export function holdsTrackedFiles(root: string, absolute: string): boolean {
   const rel = relative(root, absolute);
-  if (rel.startsWith("..") || rel.startsWith(sep)) return false;
+  // `..data` is a folder of the project, not a way out of it.
+  if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return false;
   const dirs = trackedDirectories(root);
   if (dirs === "not-a-repository") return false;
   if (dirs === "unknown") return true;

@@ -4,7 +4,7 @@ import type { PermissionEvaluation } from "./policy.js";
 import { type PermissionRule, ruleAppliesTo } from "./rules.js";
 
 /** The tool domain rules govern. */
-export const WEB_FETCH_TOOL = "web_fetch";
+const WEB_FETCH_TOOL = "web_fetch";
 
 /**
  * The argument web_fetch's own check adds when a URL's host resolved to an address off the public
@@ -15,7 +15,11 @@ export const NON_PUBLIC_ADDRESS_ARGUMENT = "nonPublicAddress";
 /** The host a web_fetch call's URL names, lower-cased; undefined when the URL does not parse. */
 function hostOf(call: ToolCallInfo): string | undefined {
   try {
-    return new URL(String(call.arguments.url)).hostname.replace(/^\[|\]$/g, "").toLowerCase();
+    // `evil.example.` is the same host as `evil.example`: the final dot must not slip past a rule.
+    return new URL(String(call.arguments.url)).hostname
+      .replace(/^\[|\]$/g, "")
+      .replace(/\.+$/, "")
+      .toLowerCase();
   } catch {
     return undefined;
   }
@@ -26,7 +30,7 @@ function hostOf(call: ToolCallInfo): string | undefined {
  * `domain:*.python.org` its subdomains (parseRule refuses patterns of another form; one that
  * still gets here is taken to match, so deny and ask rules hold).
  */
-export function domainPatternMatches(pattern: string, host: string): boolean {
+function domainPatternMatches(pattern: string, host: string): boolean {
   const m = /^domain:(.+)$/i.exec(pattern.trim());
   if (!m) return true;
   const domain = (m[1] as string).trim().toLowerCase();

@@ -80,6 +80,7 @@ import {
   createPermissionPolicy,
   isPlainLine,
   loadBashParser,
+  NON_PUBLIC_ADDRESS_ARGUMENT,
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
@@ -573,7 +574,7 @@ class AgentRuntime implements Runtime {
           await this.active.policy.check({
             callId: "",
             toolName: "web_fetch",
-            arguments: { url: target.url, nonPublicAddress: target.address },
+            arguments: { url: target.url, [NON_PUBLIC_ADDRESS_ARGUMENT]: target.address },
           })
         ).behavior === "allow",
     });
