@@ -11,7 +11,7 @@ import { ProcessDataError } from "./errors.js";
 const PROCESS_DATA = /^\/proc\/(?:self|thread-self|\d+)(?:\/|$)|^\/dev\/(?:fd|stdin|stdout|stderr)(?:\/|$)/;
 
 /** Whether an absolute path (as written, no symlink followed) names process data. */
-export function namesProcessData(absolute: string): boolean {
+function namesProcessData(absolute: string): boolean {
   return PROCESS_DATA.test(sep === "/" ? absolute : absolute.split(sep).join("/"));
 }
 
@@ -23,7 +23,7 @@ const MAX_LINKS = 40;
  * (a project link to /proc/self/environ, a folder link to /proc/self). Each symlink met is read
  * and its target judged before it is followed; /proc's own links (`fd/3`) are never followed.
  */
-export function reachesProcessData(absolute: string): boolean {
+function reachesProcessData(absolute: string): boolean {
   if (process.platform !== "linux") return false;
   let pending = resolve(absolute);
   if (namesProcessData(pending)) return true;

@@ -169,7 +169,7 @@ function submoduleGitDirs(modules: string, depth = 0): string[] {
  * them anyway, so they are hidden when commands run as root. Read once: /etc rarely changes.
  */
 let rootOnlyCache: readonly string[] | undefined;
-export function rootOnlyPaths(): readonly string[] {
+function rootOnlyPaths(): readonly string[] {
   rootOnlyCache ??= scanRootOnly("/etc", 2);
   return rootOnlyCache;
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, readFileSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import { programOnPath } from "../program-on-path.js";
 
 /** The first child of a process, from /proc; undefined until it has one. */
 function firstChild(pid: number): number | undefined {
@@ -11,18 +12,6 @@ function firstChild(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-function findProgram(name: string, searchPath: string): string | undefined {
-  for (const dir of searchPath.split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {}
-  }
-  return undefined;
 }
 
 /**
@@ -64,8 +53,9 @@ export class SharedNetworkNamespace {
   }
 
   private async start(bwrapPath: string): Promise<{ nsenter: string; target: number } | undefined> {
-    const nsenter = findProgram("nsenter", this.searchPath());
-    if (nsenter === undefined) return undefined;
+    // Absolute PATH folders only: a relative entry would follow the working folder's own nsenter.
+    const nsenter = programOnPath("nsenter", this.searchPath());
+    if (!isAbsolute(nsenter)) return undefined;
     const holder = spawn(
       bwrapPath,
       [

@@ -5,7 +5,7 @@ import type { ExecResult } from "../../types/environment.js";
 import { IsADirectoryError, NotADirectoryError, PermissionDeniedError } from "../errors.js";
 import type { WalkFileSystem } from "../ignore-walk.js";
 import { shellQuote } from "./remote-command.js";
-import { isDirMode, isFileMode, type RemoteFiles, type RemoteStats } from "./sftp-files.js";
+import { type RemoteFiles, type RemoteStats, remoteWalkFs } from "./sftp-files.js";
 
 /** Runs a bash script on the host and gives its result (stdout kept whole). */
 export type RunScript = (script: string) => Promise<ExecResult>;
@@ -160,21 +160,7 @@ export class ExecFiles implements RemoteFiles {
   }
 
   walkFs(): WalkFileSystem {
-    return {
-      readdir: async (dir) =>
-        (await this.readdir(dir)).map(({ filename, attrs }) => ({
-          name: filename,
-          isDir: isDirMode(attrs.mode),
-          isFile: isFileMode(attrs.mode),
-          size: attrs.size,
-          mtimeMs: attrs.mtime * 1000,
-        })),
-      readText: (path) =>
-        this.readFile(path).then(
-          (b) => b.toString("utf8"),
-          () => undefined,
-        ),
-    };
+    return remoteWalkFs(this);
   }
 }
 

@@ -53,6 +53,31 @@ export interface RemoteFiles {
   walkFs(): WalkFileSystem;
 }
 
+/**
+ * The walk() file system over a session's listing and reading: listings carry size and mtime, and
+ * a file that cannot be read is skipped (read as undefined).
+ */
+export function remoteWalkFs(files: {
+  readdir(dir: string): Promise<readonly { filename: string; attrs: RemoteStats }[]>;
+  readFile(path: string): Promise<Buffer>;
+}): WalkFileSystem {
+  return {
+    readdir: async (dir) =>
+      (await files.readdir(dir)).map(({ filename, attrs }) => ({
+        name: filename,
+        isDir: isDirMode(attrs.mode),
+        isFile: isFileMode(attrs.mode),
+        size: attrs.size,
+        mtimeMs: attrs.mtime * 1000,
+      })),
+    readText: (path) =>
+      files.readFile(path).then(
+        (b) => b.toString("utf8"),
+        () => undefined,
+      ),
+  };
+}
+
 /** The file operations of one SFTP session, as promises with the environment's errors. */
 export class SftpFiles implements RemoteFiles {
   constructor(private readonly sftp: SFTPWrapper) {}
@@ -166,20 +191,6 @@ export class SftpFiles implements RemoteFiles {
 
   /** The walk() file system of this session: listings carry size and mtime. */
   walkFs(): WalkFileSystem {
-    return {
-      readdir: async (dir) =>
-        (await this.readdir(dir)).map(({ filename, attrs }) => ({
-          name: filename,
-          isDir: isDirMode(attrs.mode),
-          isFile: isFileMode(attrs.mode),
-          size: attrs.size,
-          mtimeMs: attrs.mtime * 1000,
-        })),
-      readText: (path) =>
-        this.readFile(path).then(
-          (b) => b.toString("utf8"),
-          () => undefined,
-        ),
-    };
+    return remoteWalkFs(this);
   }
 }

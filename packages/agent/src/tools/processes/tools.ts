@@ -19,7 +19,7 @@ export function processesOf(ctx: ToolCallContext): BackgroundProcessTable {
 }
 
 /** The one-line state of a process: running, or how it ended. */
-export function describeState(info: BackgroundProcessInfo): string {
+function describeState(info: BackgroundProcessInfo): string {
   if (info.running) return `still running (pid ${info.pid ?? "unknown"})`;
   if (info.exitCode !== null) return `exited with code ${info.exitCode}`;
   return `killed by ${info.signal ?? "a signal"}`;
