@@ -252,6 +252,16 @@ describe("nonPublicKind", () => {
     expect(nonPublicKind("127.0.0.1")).toBe("loopback");
     expect(nonPublicKind("::1")).toBe("loopback");
     expect(nonPublicKind("::ffff:10.0.0.1")).toBe("private");
+    // IPv6 forms that reach an IPv4 host: mapped in hex, translated, compatible, NAT64, 6to4.
+    expect(nonPublicKind("::ffff:7f00:1")).toBe("loopback");
+    expect(nonPublicKind("::ffff:0:10.1.2.3")).toBe("private");
+    expect(nonPublicKind("::127.0.0.1")).toBe("loopback");
+    expect(nonPublicKind("64:ff9b::10.0.0.1")).toBe("private");
+    expect(nonPublicKind("64:ff9b::a9fe:a9fe")).toBe("link-local");
+    expect(nonPublicKind("2002:c0a8:0101::1")).toBe("private");
+    expect(nonPublicKind("64:ff9b::8.8.8.8")).toBeUndefined();
+    expect(nonPublicKind("2002:0808:0808::1")).toBeUndefined();
+    expect(nonPublicKind("2606:4700::1111")).toBeUndefined();
     expect(nonPublicKind("172.20.1.1")).toBe("private");
     expect(nonPublicKind("192.168.1.1")).toBe("private");
     expect(nonPublicKind("fd12::1")).toBe("private");

@@ -28,22 +28,52 @@ for (const [kind, network, prefix, family] of ranges) {
   list.addSubnet(network, prefix, family);
 }
 
-/** An IPv4 address written as IPv6 (`::ffff:10.0.0.1`), as the IPv4 address; else as given. */
-function unmapped(address: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return m ? (m[1] as string) : address;
+/** The 16 bytes of an IPv6 address in any textual form (`::`, a trailing dotted quad). */
+function ipv6Bytes(address: string): number[] {
+  let text = address;
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = "", tail] = text.split("::");
+  const words = (part: string) => (part === "" ? [] : part.split(":").map((w) => Number.parseInt(w, 16)));
+  const front = words(head);
+  const back = tail === undefined ? [] : words(tail);
+  const all = [...front, ...new Array(8 - front.length - back.length).fill(0), ...back];
+  return all.flatMap((w) => [w >> 8, w & 0xff]);
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, where the prefix says it reaches that IPv4 host:
+ * mapped (`::ffff:a.b.c.d`), translated (`::ffff:0:a.b.c.d`), compatible (`::a.b.c.d`), the
+ * NAT64 well-known prefix (`64:ff9b::a.b.c.d`) and 6to4 (`2002:AABB:CCDD::`). Undefined otherwise.
+ */
+function embeddedIpv4(address: string): string | undefined {
+  const b = ipv6Bytes(address);
+  const zeros = (from: number, to: number) => b.slice(from, to).every((x) => x === 0);
+  const last = (from: number) => b.slice(from, from + 4).join(".");
+  if (zeros(0, 10) && b[10] === 0xff && b[11] === 0xff) return last(12);
+  if (zeros(0, 8) && b[8] === 0xff && b[9] === 0xff && zeros(10, 12)) return last(12);
+  // Compatible form; `::` and `::1` are IPv6 addresses of their own (0.x.x.x is no host).
+  if (zeros(0, 12) && b[12] !== 0) return last(12);
+  if (b[0] === 0x00 && b[1] === 0x64 && b[2] === 0xff && b[3] === 0x9b && zeros(4, 12)) return last(12);
+  if (b[0] === 0x20 && b[1] === 0x02) return last(2);
+  return undefined;
 }
 
 /**
  * What kind of non-public address `address` is (loopback, private, link-local, unspecified), or
- * undefined for a public one. IPv4-mapped IPv6 addresses are judged as their IPv4 address; a
+ * undefined for a public one. IPv6 addresses that carry an IPv4 host (mapped, NAT64, 6to4…) are judged
+ * as that IPv4 address; a
  * string that is not an IP address is reported as "unspecified", so nothing unparsed passes.
  */
 export function nonPublicKind(address: string): NonPublicKind | undefined {
-  const plain = unmapped(address.replace(/^\[|\]$/g, "").replace(/%.*$/, ""));
-  const version = isIP(plain);
+  const bare = address.replace(/^\[|\]$/g, "").replace(/%.*$/, "");
+  const version = isIP(bare);
   if (version === 0) return "unspecified";
-  const family = version === 4 ? "ipv4" : "ipv6";
+  const plain = version === 6 ? (embeddedIpv4(bare) ?? bare) : bare;
+  const family = isIP(plain) === 4 ? "ipv4" : "ipv6";
   for (const [kind, list] of lists) if (list.check(plain, family)) return kind;
   return undefined;
 }
