@@ -28,6 +28,8 @@ export function acpLaunch(
   if (args.cwd !== undefined)
     return { refused: "attractor acp: --cwd does not apply: the editor gives each session its directory." };
   if (args.verbose) warn("attractor acp: --verbose applies to headless stream-json output; ignored.");
+  if (args.unhonouredFlags.length > 0)
+    warn(`attractor acp: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}`);
   const defaults: SessionDefaults = {
     ...(args.provider !== undefined && { provider: args.provider }),
     ...(args.model !== undefined && { model: args.model }),
@@ -44,6 +46,7 @@ export function acpLaunch(
     ...(args.remote !== undefined && { remote: args.remote }),
     ...(args.addDirs.length > 0 && { additionalDirectories: args.addDirs.map((d) => resolve(cwd, d)) }),
     trustProject: args.trustProject,
+    ...(args.settingSources !== undefined && { claudeSettingSources: args.settingSources }),
   };
   return { defaults, mcpConfig: args.mcpConfig, strictMcpConfig: args.strictMcpConfig };
 }
