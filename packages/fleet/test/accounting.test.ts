@@ -3,7 +3,7 @@
 // persistence), `status` and `results` name the lost tasks and exit non-zero, results already
 // in the result store survive, and a worker whose running task vanished ends it and exits.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { cleanEnv, requireBuiltCli, runCliProcess, startCli } from "@attractor/cli/testing";
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FleetTask } from "../src/index.js";
 import { agentProcesses } from "./support/processes.js";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
+import { createRepo } from "./support/repo.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const skip = redisUnavailable();
@@ -27,13 +28,7 @@ beforeAll(async () => {
   volatile = await startRedis({ persist: false });
   durable = await startRedis();
   root = await mkdtemp(join(tmpdir(), "attractor-fleet-acct-"));
-  repo = join(root, "repo");
-  await mkdir(repo);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "-q", "-b", "main");
-  await writeFile(join(repo, "README.md"), "a project\n");
-  git("add", "-A");
-  git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
+  repo = await createRepo(root);
   model = await startTaskModel();
   env = cleanEnv(root, model.env());
 }, 60_000);

@@ -4,7 +4,7 @@
 // policy a task cannot exceed, retention (results kept in the store while Redis forgets),
 // priorities and the metrics endpoint.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FleetTask, fleetStatus, runWorker } from "../src/index.js";
 import { agentProcesses } from "./support/processes.js";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
+import { createRepo } from "./support/repo.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const skip = redisUnavailable();
@@ -29,13 +30,7 @@ beforeAll(async () => {
   requireBuiltCli();
   redis = await startRedis();
   root = await mkdtemp(join(tmpdir(), "attractor-fleet-ctl-"));
-  repo = join(root, "repo");
-  await mkdir(repo);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "-q", "-b", "main");
-  await writeFile(join(repo, "README.md"), "a project\n");
-  git("add", "-A");
-  git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
+  repo = await createRepo(root);
   model = await startTaskModel();
   // Tasks whose prompt says "slow" wait a minute for their first answer: caught mid-run.
   slow = await startTaskModel({ delayMs: 60_000 });

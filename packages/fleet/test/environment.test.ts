@@ -12,6 +12,7 @@ import { cleanEnv, requireBuiltCli, runCliProcess } from "@attractor/cli/testing
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FleetTask } from "../src/index.js";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
+import { createRepo } from "./support/repo.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const skip = redisUnavailable();
@@ -29,13 +30,7 @@ beforeAll(async () => {
   requireBuiltCli();
   redis = await startRedis();
   root = await mkdtemp(join(tmpdir(), "attractor-fleet-env-"));
-  repo = join(root, "repo");
-  await mkdir(repo);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "-q", "-b", "main");
-  await writeFile(join(repo, "README.md"), "a project\n");
-  git("add", "-A");
-  git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
+  repo = await createRepo(root);
   // The agent records the network interfaces its commands see and what the setup left.
   model = await startTaskModel({
     shell: (id) =>

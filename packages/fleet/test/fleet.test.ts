@@ -2,7 +2,7 @@
 // run by several worker processes, one killed with SIGKILL and Redis restarted mid-run, and every
 // task completed exactly once; failures, 429s and SIGTERM as BullMQ's reliability promises.
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI_PATH, cleanEnv, requireBuiltCli, runCliProcess, startCli } from "@attractor/cli/testing";
@@ -16,6 +16,7 @@ import {
   submitTasks,
 } from "../src/index.js";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
+import { createRepo } from "./support/repo.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const skip = redisUnavailable();
@@ -32,13 +33,7 @@ beforeAll(async () => {
   requireBuiltCli();
   redis = await startRedis();
   root = await mkdtemp(join(tmpdir(), "attractor-fleet-"));
-  repo = join(root, "repo");
-  await mkdir(repo);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "-q", "-b", "main");
-  await writeFile(join(repo, "README.md"), "a project\n");
-  git("add", "-A");
-  git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
+  repo = await createRepo(root);
   model = await startTaskModel();
   env = cleanEnv(root, model.env());
   store = join(root, "attractor", "fleet");

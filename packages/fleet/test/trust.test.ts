@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { cleanEnv, requireBuiltCli, runCliProcess } from "@attractor/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisUnavailable, startRedis, type TestRedis } from "./support/redis.js";
+import { createRepo } from "./support/repo.js";
 import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const openssl = (() => {
@@ -86,13 +87,7 @@ beforeAll(async () => {
     password: PASSWORD,
     tls: { cert: join(tls, "server.crt"), key: join(tls, "server.key") },
   });
-  repo = join(root, "repo");
-  await mkdir(repo);
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, stdio: "ignore" });
-  git("init", "-q", "-b", "main");
-  await writeFile(join(repo, "README.md"), "a project\n");
-  git("add", "-A");
-  git("-c", "user.email=t@example.invalid", "-c", "user.name=t", "commit", "-q", "-m", "init");
+  repo = await createRepo(root);
   model = await startTaskModel();
   env = cleanEnv(root, model.env());
 }, 60_000);

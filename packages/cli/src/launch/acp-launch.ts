@@ -28,6 +28,8 @@ export function acpLaunch(
   if (args.cwd !== undefined)
     return { refused: "attractor acp: --cwd does not apply: the editor gives each session its directory." };
   if (args.verbose) warn("attractor acp: --verbose applies to headless stream-json output; ignored.");
+  if (args.unhonouredFlags.length > 0)
+    warn(`attractor acp: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}`);
   const defaults: SessionDefaults = runtimeFlags(args, cwd);
   return { defaults, mcpConfig: args.mcpConfig, strictMcpConfig: args.strictMcpConfig };
 }
