@@ -3,6 +3,8 @@
  * per-line comparison keys of the fuzzy matching passes.
  */
 
+import { DASHES_AND_QUOTES } from "./typography.js";
+
 export type LineEnding = "\n" | "\r\n";
 
 /** A text file split into what matching needs (LF text) and what writing back needs. */
@@ -58,23 +60,7 @@ export function splitLines(text: string): string[] {
 
 // Typographic characters models and editors substitute for their ASCII forms.
 const PUNCTUATION: Readonly<Record<string, string>> = {
-  "\u2010": "-",
-  "\u2011": "-",
-  "\u2012": "-",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2015": "-",
-  "\u2212": "-",
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201A": "'",
-  "\u201B": "'",
-  "\u2032": "'",
-  "\u201C": '"',
-  "\u201D": '"',
-  "\u201E": '"',
-  "\u201F": '"',
-  "\u2033": '"',
+  ...DASHES_AND_QUOTES,
   "\u00AB": '"',
   "\u00BB": '"',
   "\u2026": "...",
