@@ -81,10 +81,13 @@ const PUNCTUATION: Readonly<Record<string, string>> = {
   "\u2060": "",
   "\uFEFF": "",
 };
+const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
 const PUNCTUATION_RE = new RegExp(`[${Object.keys(PUNCTUATION).join("")}]`, "g");
 
 /** Replaces curly quotes, dashes, ellipses and odd spaces with their ASCII forms. */
 export function normalizeUnicode(text: string): string {
+  // Every character replaced is outside ASCII, and most lines have none.
+  if (!NON_ASCII.test(text)) return text;
   return text.replace(PUNCTUATION_RE, (ch) => PUNCTUATION[ch] ?? ch);
 }
 
