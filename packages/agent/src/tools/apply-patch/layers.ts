@@ -1,4 +1,4 @@
-import { normalizeUnicode } from "../edit/normalize.js";
+import { lineKey } from "../edit/normalize.js";
 
 /**
  * How a hunk's context and removed lines were found in the file, strictest first. A looser layer
@@ -16,9 +16,6 @@ export const LAYER_NAMES: Readonly<Record<MatchLayer, string>> = {
   indentation: "indentation re-expressed in the file's own",
   unicode: "Unicode punctuation and spaces normalised",
 };
-
-// Typographic characters are all outside ASCII: most lines need no normalisation at all.
-const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
 
 /** The leading spaces and tabs of a line. */
 export function leadOf(line: string): string {
@@ -38,16 +35,7 @@ export function isBlank(line: string): boolean {
  * transform that must fit every line), with typographic punctuation mapped to ASCII (unicode).
  */
 export function keyOf(line: string, layer: MatchLayer): string {
-  switch (layer) {
-    case "exact":
-      return line;
-    case "trailing-whitespace":
-      return line.trimEnd();
-    case "indentation":
-      return line.trim();
-    case "unicode":
-      return (NON_ASCII.test(line) ? normalizeUnicode(line) : line).trim();
-  }
+  return lineKey(line, layer);
 }
 
 /** The keys of a file's lines under each layer, computed on first use and kept for every hunk. */

@@ -68,9 +68,3 @@ export function closestCandidate(
   }
   return best;
 }
-
-/** Lines prefixed with their 1-based numbers, `  12 | text`. */
-export function numberLines(lines: readonly string[], firstLineNumber: number): string {
-  const width = String(firstLineNumber + lines.length - 1).length;
-  return lines.map((line, i) => `${String(firstLineNumber + i).padStart(width)} | ${line}`).join("\n");
-}

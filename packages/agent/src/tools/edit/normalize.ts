@@ -3,6 +3,8 @@
  * per-line comparison keys of the fuzzy matching passes.
  */
 
+import { DASHES_AND_QUOTES } from "./typography.js";
+
 export type LineEnding = "\n" | "\r\n";
 
 /** A text file split into what matching needs (LF text) and what writing back needs. */
@@ -58,23 +60,7 @@ export function splitLines(text: string): string[] {
 
 // Typographic characters models and editors substitute for their ASCII forms.
 const PUNCTUATION: Readonly<Record<string, string>> = {
-  "\u2010": "-",
-  "\u2011": "-",
-  "\u2012": "-",
-  "\u2013": "-",
-  "\u2014": "-",
-  "\u2015": "-",
-  "\u2212": "-",
-  "\u2018": "'",
-  "\u2019": "'",
-  "\u201A": "'",
-  "\u201B": "'",
-  "\u2032": "'",
-  "\u201C": '"',
-  "\u201D": '"',
-  "\u201E": '"',
-  "\u201F": '"',
-  "\u2033": '"',
+  ...DASHES_AND_QUOTES,
   "\u00AB": '"',
   "\u00BB": '"',
   "\u2026": "...",
@@ -95,10 +81,13 @@ const PUNCTUATION: Readonly<Record<string, string>> = {
   "\u2060": "",
   "\uFEFF": "",
 };
+const NON_ASCII = /[\u0080-\u{10FFFF}]/u;
 const PUNCTUATION_RE = new RegExp(`[${Object.keys(PUNCTUATION).join("")}]`, "g");
 
 /** Replaces curly quotes, dashes, ellipses and odd spaces with their ASCII forms. */
 export function normalizeUnicode(text: string): string {
+  // Every character replaced is outside ASCII, and most lines have none.
+  if (!NON_ASCII.test(text)) return text;
   return text.replace(PUNCTUATION_RE, (ch) => PUNCTUATION[ch] ?? ch);
 }
 

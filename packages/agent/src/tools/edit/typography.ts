@@ -1,6 +1,5 @@
-// Typographic characters models write for the ASCII ones in a file (and the reverse), each one
-// character for one, so that a line keeps its length and positions when it is compared.
-const ONE_FOR_ONE: Readonly<Record<string, string>> = {
+/** Typographic dashes and quotes with the ASCII character each stands for, one for one. */
+export const DASHES_AND_QUOTES: Readonly<Record<string, string>> = {
   "\u2010": "-",
   "\u2011": "-",
   "\u2012": "-",
@@ -18,6 +17,12 @@ const ONE_FOR_ONE: Readonly<Record<string, string>> = {
   "\u201E": '"',
   "\u201F": '"',
   "\u2033": '"',
+};
+
+// Typographic characters models write for the ASCII ones in a file (and the reverse), each one
+// character for one, so that a line keeps its length and positions when it is compared.
+const ONE_FOR_ONE: Readonly<Record<string, string>> = {
+  ...DASHES_AND_QUOTES,
   "\u00A0": " ",
   "\u2007": " ",
   "\u2009": " ",
