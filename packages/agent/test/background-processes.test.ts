@@ -108,11 +108,14 @@ describe("background processes in a session", () => {
       environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
       client,
     });
-    await session.submit("start two things");
-    // The two sleeps, named by the marker (their starters' command lines hold it too).
-    await waitFor(() => running(marker).filter((line) => line.startsWith(marker)).length === 2);
-    expect(session.processes.runningCount()).toBe(2);
-    await session.close();
+    try {
+      await session.submit("start two things");
+      // The two sleeps, named by the marker (their starters' command lines hold it too).
+      await waitFor(() => running(marker).filter((line) => line.startsWith(marker)).length === 2);
+      expect(session.processes.runningCount()).toBe(2);
+    } finally {
+      await session.close();
+    }
     expect(running(marker)).toEqual([]);
     expect(session.processes.runningCount()).toBe(0);
   });
@@ -148,6 +151,29 @@ describe("interactive programs through shell_input", () => {
     expect(reply.output).toContain("answer was: y");
     const end = await run(output, { id, wait_ms: 5_000 });
     expect(end.output).toContain("exited with code 0");
+  });
+
+  it("runs the command with bash on a terminal too, where $SHELL is sh or unset (as under CI)", async () => {
+    for (const shellVar of ["/bin/sh", undefined]) {
+      const { SHELL: _, ...rest } = process.env;
+      const plainEnv = new LocalExecutionEnvironment({
+        workingDirectory: process.cwd(),
+        baseEnv: shellVar === undefined ? rest : { ...rest, SHELL: shellVar },
+      });
+      const started = (await shell.executor(
+        {
+          command: '[[ -t 1 ]] && exec -a bash-on-a-tty echo "$BASH_VERSION"',
+          run_in_background: true,
+          tty: true,
+        },
+        plainEnv,
+        { toolCallId: "t", processes },
+      )) as ToolOutput;
+      const id = /as (bg\d+)/.exec(started.output)?.[1] as string;
+      const end = await run(output, { id, wait_ms: 5_000 });
+      expect(end.output).toMatch(/\d+\.\d+\.\d+/);
+      expect(end.output).toContain("exited with code 0");
+    }
   });
 
   it("drives a Python REPL line by line and stops it", async () => {

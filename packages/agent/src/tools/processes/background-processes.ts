@@ -59,7 +59,12 @@ export class BackgroundProcesses implements BackgroundProcessTable {
     const [program, args] = tty
       ? (["script", ["-qfec", command, "/dev/null"]] as const)
       : (["/bin/bash", ["-c", command]] as const);
-    const startOptions = options.workingDir !== undefined ? { workingDir: options.workingDir } : {};
+    // script(1) runs the command with $SHELL, or /bin/sh when it is unset (as under CI or a
+    // service): the command is bash either way, so `exec -a`, arrays and [[ ]] work on a terminal too.
+    const startOptions = {
+      ...(options.workingDir !== undefined && { workingDir: options.workingDir }),
+      ...(tty && { env: { SHELL: "/bin/bash" } }),
+    };
     let child: LongLivedProcess;
     if (canSandbox(env)) child = await env.startSandboxedProcess(program, args, startOptions);
     else if (env.startProcess) child = await env.startProcess(program, args, startOptions);
