@@ -9,8 +9,9 @@
 // jsonrepair in the agent, ajv (60 CommonJS modules) in llm. They stay declared dependencies, for
 // their types. The command's bundle reads the compiled modules through the `attractor-unbundled`
 // condition instead.
-// Usage: node scripts/bundle-libraries.mjs [llm|agent ...]   (default: both)
-import { cp, readFile, rm } from "node:fs/promises";
+// Usage: node scripts/bundle-libraries.mjs [llm|agent|runtime ...]   (default: all three)
+import { copyFile, cp, readFile, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -21,6 +22,22 @@ const PACKAGES = {
   agent: {
     entries: { index: "dist/index.js", internals: "dist/internals.js", testing: "dist/testing/index.js" },
     inline: ["@sinclair/typebox", "diff", "jsonrepair"],
+  },
+  runtime: {
+    entries: Object.fromEntries(
+      [
+        "index",
+        "names",
+        "config",
+        "permissions",
+        "hooks",
+        "checkpoints",
+        "store",
+        "customization",
+        "mcp",
+      ].map((e) => [e, e === "index" || e === "names" ? `dist/${e}.js` : `dist/${e}/index.js`]),
+    ),
+    inline: [],
   },
 };
 
@@ -59,4 +76,16 @@ for (const name of process.argv.length > 2 ? process.argv.slice(2) : Object.keys
     await cp(join(dir, "dist", "testing", "specs"), join(dir, "dist", "bundle", "specs"), {
       recursive: true,
     });
+  // The bash parser (tree-sitter compiled to WebAssembly) reads these files beside its module: the
+  // compiled permissions folder and the bundle. They ship in the package, so an install needs
+  // neither the grammar's package (a native build) nor node_modules to look in.
+  if (name === "runtime") {
+    const require = createRequire(join(dir, "package.json"));
+    for (const wasm of ["web-tree-sitter/web-tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {
+      const from = require.resolve(wasm);
+      const file = wasm.slice(wasm.indexOf("/") + 1);
+      await copyFile(from, join(dir, "dist", "bundle", file));
+      await copyFile(from, join(dir, "dist", "permissions", file));
+    }
+  }
 }

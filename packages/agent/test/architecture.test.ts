@@ -106,7 +106,7 @@ function describeCycle(graph: FolderGraph, cycle: readonly string[]): string {
 }
 
 describe("folder imports", () => {
-  for (const pkg of ["llm", "agent", "fleet", "cli"]) {
+  for (const pkg of ["llm", "agent", "runtime", "fleet", "cli"]) {
     it(`have no cycle between folders of ${pkg}/src`, () => {
       const graph = folderGraph(join(packagesDir, pkg, "src"));
       const cycles = folderCycles(graph);

@@ -22,10 +22,10 @@ const result = await build({
   // bundled too, so the published package needs no dependencies at all.
   entryPoints: {
     attractor: "dist/main.js",
-    runtime: "dist/runtime/index.js",
+    runtime: "dist/embedding/runtime.js",
     headless: "dist/headless/index.js",
     tui: "dist/tui/index.js",
-    config: "dist/config/index.js",
+    config: "dist/embedding/config.js",
   },
   outdir: "dist/bundle",
   chunkNames: "chunks/[name]-[hash]",
@@ -195,14 +195,12 @@ await writeFile(
 );
 
 // The bash parser (tree-sitter compiled to WebAssembly) is read from files at run time, on the
-// first shell permission check. They go beside the bundle, so it needs no node_modules, and beside
-// the compiled permissions module, so the library entry points need no build-only package.
+// first shell permission check. They go beside the bundle, so it needs no node_modules.
 const require = createRequire(import.meta.url);
 for (const wasm of ["web-tree-sitter/web-tree-sitter.wasm", "tree-sitter-bash/tree-sitter-bash.wasm"]) {
   const from = require.resolve(wasm);
   const name = wasm.slice(wasm.indexOf("/") + 1);
   await copyFile(from, new URL(`../dist/bundle/${name}`, import.meta.url));
-  await copyFile(from, new URL(`../dist/permissions/${name}`, import.meta.url));
 }
 
 // Compiled code of the headless command for first runs (see ship-code-cache.mjs); optional.

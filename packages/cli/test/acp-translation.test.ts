@@ -2,12 +2,12 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalExecutionEnvironment } from "@attractor/agent";
+import type { PermissionRequest } from "@attractor/runtime/permissions";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { clientEnvironment } from "../src/acp/client-environment.js";
 import { answerOf, permissionRequest } from "../src/acp/permission-bridge.js";
 import { attachedFile, lineRange, promptInput } from "../src/acp/prompt-content.js";
 import { firstChangedLine, toolKind } from "../src/acp/tool-calls.js";
-import type { PermissionRequest } from "../src/permissions/index.js";
 
 let dir: string;
 beforeEach(async () => {

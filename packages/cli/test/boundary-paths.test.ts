@@ -2,8 +2,8 @@ import { link, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalExecutionEnvironment, parsePatch, patchPaths, scopeEnvironment } from "@attractor/agent";
+import { createPermissionPolicy, type PermissionMode } from "@attractor/runtime/permissions";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createPermissionPolicy, type PermissionMode } from "../src/permissions/index.js";
 import {
   cleanEnv,
   requireBuiltCli,

@@ -3,9 +3,9 @@ import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadSettings } from "@attractor/runtime/config";
+import { promptHookText, promptHookVerdict } from "@attractor/runtime/hooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadSettings } from "../src/config/index.js";
-import { promptHookText, promptHookVerdict } from "../src/hooks/index.js";
 import { startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
 

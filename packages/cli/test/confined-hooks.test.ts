@@ -5,14 +5,14 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap } from "@attractor/agent";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HookSource } from "../src/config/index.js";
+import type { HookSource } from "@attractor/runtime/config";
 import {
   confinedLauncher,
   createCommandHooks,
   projectHooksGate,
   trustedHookSources,
-} from "../src/hooks/index.js";
+} from "@attractor/runtime/hooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
 

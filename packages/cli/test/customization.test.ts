@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { CommandExpansionError, splitArguments } from "@attractor/runtime/customization";
 import { describe, expect, it } from "vitest";
 import { commandTable, completeCommand, INIT_PROMPT, parseInput, runCommand } from "../src/commands/index.js";
 import type { CommandHost, OutputBlock } from "../src/commands/types.js";
-import { CommandExpansionError, splitArguments } from "../src/customization/index.js";
 import { startRoutedModel } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 

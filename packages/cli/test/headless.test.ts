@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { defaultModel, estimateCost } from "@attractor/llm";
+import { createCheckpointManager } from "@attractor/runtime/checkpoints";
 import { describe, expect, it } from "vitest";
-import { createCheckpointManager } from "../src/checkpoints/index.js";
 import type { HeadlessResult } from "../src/headless/index.js";
 import {
   ALL_PROVIDERS,

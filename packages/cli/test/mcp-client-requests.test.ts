@@ -3,8 +3,8 @@ import { mkdir, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
+import type { AskUserQuestion, Runtime, RuntimeUi } from "@attractor/runtime";
 import { describe, expect, it } from "vitest";
-import type { AskUserQuestion, Runtime, RuntimeUi } from "../src/runtime/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 
 const require = createRequire(import.meta.url);

@@ -3,14 +3,12 @@ import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { PassThrough } from "node:stream";
+import { expandVariables, selectMcpServers, serverConfig } from "@attractor/runtime/mcp";
+import { createPermissionPolicy, type PermissionMode } from "@attractor/runtime/permissions";
 import { parse as parseJsonc } from "jsonc-parser";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { type CommandHost, type OutputBlock, runCommand } from "../src/commands/index.js";
 import { askProjectServers } from "../src/mcp/approval-prompt.js";
-import { serverConfig } from "../src/mcp/config-file.js";
-import { expandVariables } from "../src/mcp/expand.js";
-import { selectMcpServers } from "../src/mcp/servers.js";
-import { createPermissionPolicy, type PermissionMode } from "../src/permissions/index.js";
 import {
   buggyProject,
   cleanEnv,
@@ -115,7 +113,7 @@ describe("configuration", () => {
         ["everything", "approved"],
         ["filesystem", "denied"],
       ]);
-      const { settlePending } = await import("../src/mcp/servers.js");
+      const { settlePending } = await import("@attractor/runtime/mcp");
       await settlePending(first, answers, { home, projectDir: project });
       const later = await select();
       expect(Object.keys(later.servers)).toEqual(["everything"]);

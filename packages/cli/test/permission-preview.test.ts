@@ -2,8 +2,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { editFileTool, LocalExecutionEnvironment } from "@attractor/agent";
+import type { PermissionRequest } from "@attractor/runtime/permissions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PermissionRequest } from "../src/permissions/index.js";
 import { permissionPreview } from "../src/tui/permission-preview.js";
 
 let project: string;

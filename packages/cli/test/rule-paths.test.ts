@@ -1,8 +1,8 @@
 import { homedir } from "node:os";
+import { pathPatternMatches, pathRulePattern, toPermissionMode } from "@attractor/runtime/permissions";
 import { describe, expect, it } from "vitest";
 import { splitRuleList } from "../src/launch/args.js";
 import { mergePromptAndPipe } from "../src/launch/prompt-input.js";
-import { pathPatternMatches, pathRulePattern, toPermissionMode } from "../src/permissions/index.js";
 
 describe("rule paths read as Claude Code reads them", () => {
   const cases: [pattern: string, relative: string | undefined, absolute: string, matches: boolean][] = [

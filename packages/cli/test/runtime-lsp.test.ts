@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { summarizeCall } from "@attractor/runtime";
+import { mergeSettings, parseSettings, SettingsError } from "@attractor/runtime/config";
+import { createPermissionPolicy } from "@attractor/runtime/permissions";
 import { describe, expect, it } from "vitest";
-import { mergeSettings, parseSettings, SettingsError } from "../src/config/index.js";
-import { createPermissionPolicy } from "../src/permissions/index.js";
-import { summarizeCall } from "../src/runtime/index.js";
 import { cleanEnv, runCliProcess } from "../src/testing/index.js";
 import { summarizeToolCall } from "../src/tui/transcript/tool-summary.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";

@@ -1,6 +1,6 @@
 import type { SessionEvent } from "@attractor/agent";
+import { RewindError, type Runtime } from "@attractor/runtime";
 import { describe, expect, it } from "vitest";
-import { RewindError, type Runtime } from "../src/runtime/index.js";
 import { BUGGY_MATH, editCall } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 

@@ -2,10 +2,10 @@ import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { estimateCost } from "@attractor/llm";
+import type { AskUserQuestion } from "@attractor/runtime";
+import { ConfigurationError } from "@attractor/runtime";
+import type { AskAnswer, PermissionRequest } from "@attractor/runtime/permissions";
 import { describe, expect, it } from "vitest";
-import type { AskAnswer, PermissionRequest } from "../src/permissions/index.js";
-import { ConfigurationError } from "../src/runtime/index.js";
-import type { AskUserQuestion } from "../src/runtime/types.js";
 import { BUGGY_MATH, editCall, TEST_JS } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 

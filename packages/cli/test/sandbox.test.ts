@@ -4,9 +4,9 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap, type SandboxEscapeAnswer, type SandboxEscapeRequest } from "@attractor/agent";
+import { createRuntime, type Runtime, type RuntimeUi } from "@attractor/runtime";
+import { loadSettings } from "@attractor/runtime/config";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { loadSettings } from "../src/config/index.js";
-import { createRuntime, type Runtime, type RuntimeUi } from "../src/runtime/index.js";
 import {
   cleanEnv,
   requireBuiltCli,

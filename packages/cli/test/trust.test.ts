@@ -2,15 +2,15 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ProjectTrustRequest } from "@attractor/runtime";
 import {
   isProjectTrusted,
   loadSettings,
   readProjectTrust,
   recordProjectTrust,
   splitUntrustedSettings,
-} from "../src/config/index.js";
-import type { ProjectTrustRequest } from "../src/runtime/index.js";
+} from "@attractor/runtime/config";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, requireBuiltCli, runCliProcess } from "../src/testing/index.js";
 import { runtimeFixture } from "./support/runtime-fixture.js";
 

@@ -1,8 +1,8 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { createPermissionPolicy } from "@attractor/runtime/permissions";
 import { render } from "ink-testing-library";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { createPermissionPolicy } from "../src/permissions/index.js";
 import { App } from "../src/tui/app.js";
 import { createInteractiveUi, DISMISSED_ANSWER, type InteractiveUi } from "../src/tui/bridge.js";
 import { InputHistory } from "../src/tui/input/history.js";

@@ -1,6 +1,6 @@
+import type { CustomCommand } from "@attractor/runtime/customization";
 import { render } from "ink-testing-library";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { CustomCommand } from "../src/customization/index.js";
 import { App } from "../src/tui/app.js";
 import { createInteractiveUi } from "../src/tui/bridge.js";
 import { InputHistory } from "../src/tui/input/history.js";

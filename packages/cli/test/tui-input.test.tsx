@@ -7,9 +7,9 @@ import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listModels } from "@attractor/llm";
+import { createPermissionPolicy } from "@attractor/runtime/permissions";
 import { render } from "ink-testing-library";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { createPermissionPolicy } from "../src/permissions/index.js";
 import { App } from "../src/tui/app.js";
 import { createInteractiveUi, type InteractiveUi } from "../src/tui/bridge.js";
 import { InputBox } from "../src/tui/components/input-box.js";

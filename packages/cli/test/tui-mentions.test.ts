@@ -2,8 +2,8 @@
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { shellContextBlock, typedText } from "@attractor/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { shellContextBlock, typedText } from "../src/runtime/user-context.js";
 import { MAX_IMAGE_BYTES } from "../src/tui/input/images.js";
 import { expandMentions, findMentions } from "../src/tui/input/mentions.js";
 import { directoriesOf, fuzzyMatch, listProjectFiles } from "../src/tui/input/project-files.js";

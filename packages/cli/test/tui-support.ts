@@ -16,12 +16,12 @@ import {
   type Turn,
 } from "@attractor/agent";
 import type { ImageData } from "@attractor/llm";
-import { type CheckpointManager, createCheckpointManager } from "../src/checkpoints/index.js";
+import type { CostSummary, Runtime, RuntimeNotice, RuntimeUpdate, TodoItem } from "@attractor/runtime";
+import { planRewindTargets } from "@attractor/runtime";
+import { type CheckpointManager, createCheckpointManager } from "@attractor/runtime/checkpoints";
+import type { PermissionMode } from "@attractor/runtime/permissions";
+import { createSessionStore, type SessionSummary } from "@attractor/runtime/store";
 import type { CommandHost, OutputBlock } from "../src/commands/index.js";
-import type { PermissionMode } from "../src/permissions/index.js";
-import { planRewindTargets } from "../src/runtime/rewind-targets.js";
-import type { CostSummary, Runtime, RuntimeNotice, RuntimeUpdate, TodoItem } from "../src/runtime/types.js";
-import { createSessionStore, type SessionSummary } from "../src/store/index.js";
 
 /** A Runtime whose behaviour a test scripts and whose calls it reads back. */
 export interface FakeRuntime extends Runtime {

@@ -14,9 +14,10 @@ describe("the precompiled settings validator", () => {
       new URL("../src/config/settings-validator.generated.ts", import.meta.url),
       "utf8",
     );
-    expect(generated, "run: npm run build && node packages/cli/scripts/generate-settings-validator.mjs").toBe(
-      generateSettingsValidatorModule(),
-    );
+    expect(
+      generated,
+      "run: npm run build && node packages/runtime/scripts/generate-settings-validator.mjs",
+    ).toBe(generateSettingsValidatorModule());
   });
 
   it("accepts and rejects what the schema compiled at run time does, with the same errors", () => {

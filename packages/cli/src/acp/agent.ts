@@ -9,10 +9,9 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { preloadProvider } from "@attractor/llm";
-import type { McpRunOptions } from "../mcp/run-options.js";
-import { KEY_VARIABLES } from "../runtime/provider-choice.js";
-import type { RuntimeOptions } from "../runtime/runtime.js";
-import { typedText } from "../runtime/user-context.js";
+import type { RuntimeOptions } from "@attractor/runtime";
+import { KEY_VARIABLES, typedText } from "@attractor/runtime";
+import type { McpRunOptions } from "@attractor/runtime/mcp";
 import { clientEnvironment, type RecordingEnvironment } from "./client-environment.js";
 import { CONFIG_OPTION_IDS, configOptions } from "./config-options.js";
 import { ACP_ERROR, authMethods, keyIsSet, requestError } from "./errors.js";
@@ -79,7 +78,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
     let sessionId = "";
     let environment: RecordingEnvironment | undefined;
     const fs = client.fs;
-    const { createRuntime } = await import("../runtime/runtime.js");
+    const { createRuntime } = await import("@attractor/runtime");
     const mcp = await mcpOptions(request.cwd, options, request.mcpServers);
     const runtime = await createRuntime({
       ...options.defaults,
@@ -179,8 +178,8 @@ export function createAcpAgent(options: AcpAgentOptions): {
       if (!isAbsolute(cwd))
         throw new RequestError(ACP_ERROR.invalidParams, `cwd must be an absolute path; got "${cwd}".`);
       const [{ createSessionStore }, { attractorHome }] = await Promise.all([
-        import("../store/session-store.js"),
-        import("../config/home.js"),
+        import("@attractor/runtime/store"),
+        import("@attractor/runtime/config"),
       ]);
       const store = createSessionStore({ home: attractorHome(options.env as NodeJS.ProcessEnv) });
       // Newest first, as the store lists them; every stored session of the project at once.
@@ -249,7 +248,7 @@ export function createAcpAgent(options: AcpAgentOptions): {
  * guess that settings may override, so it is only made when it is the sole candidate).
  */
 function warmUp(options: AcpAgentOptions): void {
-  void import("../runtime/runtime.js").catch(() => {});
+  void import("@attractor/runtime").catch(() => {});
   const keyed = Object.keys(KEY_VARIABLES).filter((provider) => keyIsSet(provider, options.env));
   const provider = options.defaults.provider ?? (keyed.length === 1 ? keyed[0] : undefined);
   if (provider !== undefined) void preloadProvider(provider).catch(() => {});
@@ -296,7 +295,7 @@ async function mcpOptions(
   options: AcpAgentOptions,
   servers: readonly McpServer[],
 ): Promise<McpRunOptions | undefined> {
-  const { mcpRunOptions } = await import("../mcp/run-options.js");
+  const { mcpRunOptions } = await import("@attractor/runtime/mcp");
   const fromEditor = editorServers(servers);
   return mcpRunOptions({
     projectDir: cwd,

@@ -1,4 +1,5 @@
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
+import type { Runtime } from "@attractor/runtime";
 import {
   type CommandHost,
   commandTable,
@@ -6,7 +7,6 @@ import {
   type OutputBlock,
   runCommand,
 } from "../commands/index.js";
-import type { Runtime } from "../runtime/types.js";
 
 /**
  * The built-in commands that make sense in an editor: those that need the terminal (a picker, the

@@ -1,6 +1,6 @@
 import type { SessionConfigOption } from "@agentclientprotocol/sdk";
 import { listModels } from "@attractor/llm";
-import type { PermissionMode } from "../permissions/index.js";
+import type { PermissionMode } from "@attractor/runtime/permissions";
 import { modeState } from "./modes.js";
 
 /** The ids of the session's config options. */

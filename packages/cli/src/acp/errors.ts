@@ -1,5 +1,5 @@
 import { type AuthMethod, RequestError } from "@agentclientprotocol/sdk";
-import { KEY_VARIABLES } from "../runtime/provider-choice.js";
+import { KEY_VARIABLES } from "@attractor/runtime";
 import { adviceFor, type FailureContext } from "../tui/transcript/error-advice.js";
 
 /** JSON-RPC error codes ACP uses beside the standard ones. */

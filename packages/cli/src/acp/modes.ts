@@ -1,5 +1,5 @@
 import type { SessionMode, SessionModeState } from "@agentclientprotocol/sdk";
-import { PERMISSION_MODES, type PermissionMode, toPermissionMode } from "../permissions/index.js";
+import { PERMISSION_MODES, type PermissionMode, toPermissionMode } from "@attractor/runtime/permissions";
 
 const MODES: Readonly<Record<PermissionMode, { readonly name: string; readonly description: string }>> = {
   plan: { name: "Plan", description: "Read-only tools only: the agent explores and plans, changes nothing" },

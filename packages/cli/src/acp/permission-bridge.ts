@@ -5,7 +5,7 @@ import type {
   RequestPermissionResponse,
   ToolCallContent,
 } from "@agentclientprotocol/sdk";
-import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
+import type { AskAnswer, PermissionRequest } from "@attractor/runtime/permissions";
 import { callLocations, outputBlock, textContent, toolKind, toolTitle } from "./tool-calls.js";
 
 /** The options a permission request offers, with the ids the answers come back by. */

@@ -2,7 +2,7 @@ import { isAbsolute, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { ImageData } from "@attractor/llm";
-import { MENTIONS_NOTE } from "../runtime/user-context.js";
+import { MENTIONS_NOTE } from "@attractor/runtime";
 
 /** Bytes of one attached resource at most, as for an `@file` in the terminal. */
 const MAX_ATTACHED_CHARS = 256 * 1024;

@@ -10,9 +10,9 @@ import {
 } from "@agentclientprotocol/sdk";
 import type { SandboxEscapeAnswer, SandboxEscapeRequest } from "@attractor/agent";
 import { listModels } from "@attractor/llm";
+import type { Runtime, RuntimeUi } from "@attractor/runtime";
+import type { AskAnswer, PermissionRequest } from "@attractor/runtime/permissions";
 import { parseInput } from "../commands/parse.js";
-import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
-import type { Runtime, RuntimeUi } from "../runtime/types.js";
 import type { RecordingEnvironment } from "./client-environment.js";
 import { availableCommands, commandTarget, runBuiltin } from "./commands.js";
 import { configOptions } from "./config-options.js";

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { callPaths } from "../permissions/index.js";
-import { summarizeCall } from "../runtime/call-summary.js";
+import { summarizeCall } from "@attractor/runtime";
+import { callPaths } from "@attractor/runtime/permissions";
 import type { FileChange } from "./client-environment.js";
 
 type Args = Readonly<Record<string, unknown>>;

@@ -1,7 +1,7 @@
 import type { SessionConfigOption, SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { SessionEvent, Turn } from "@attractor/agent";
-import type { RuntimeNotice, RuntimeUpdate, TodoItem } from "../runtime/types.js";
-import { typedText } from "../runtime/user-context.js";
+import type { RuntimeNotice, RuntimeUpdate, TodoItem } from "@attractor/runtime";
+import { typedText } from "@attractor/runtime";
 import type { FileChange } from "./client-environment.js";
 import { modeId } from "./modes.js";
 import {

@@ -1,5 +1,5 @@
-import type { CustomCommand } from "../customization/index.js";
-import type { Runtime } from "../runtime/types.js";
+import type { Runtime } from "@attractor/runtime";
+import type { CustomCommand } from "@attractor/runtime/customization";
 import { clearCommand } from "./builtin/clear.js";
 import { compactCommand } from "./builtin/compact.js";
 import { copyCommand } from "./builtin/copy.js";

@@ -1,5 +1,5 @@
-import type { CheckpointFileChange } from "../checkpoints/index.js";
-import type { Runtime } from "../runtime/types.js";
+import type { Runtime } from "@attractor/runtime";
+import type { CheckpointFileChange } from "@attractor/runtime/checkpoints";
 
 /** How a line of command output is coloured. */
 export type Tone = "info" | "success" | "warning" | "error";

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionEvent, SessionEventOf } from "@attractor/agent";
-import type { PermissionMode } from "../permissions/modes.js";
-import type { RuntimeNotice } from "../runtime/types.js";
+import type { RuntimeNotice } from "@attractor/runtime";
+import type { PermissionMode } from "@attractor/runtime/permissions";
 
 /** What the `system`/`init` line says about the run, known when the session starts. */
 export interface StreamInit {

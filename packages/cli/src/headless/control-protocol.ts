@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
-import { toPermissionMode } from "../permissions/modes.js";
-import type { Runtime } from "../runtime/index.js";
+import type { Runtime } from "@attractor/runtime";
+import { toPermissionMode } from "@attractor/runtime/permissions";
 import type { TextSink } from "./printers.js";
 import { userMessageText } from "./stdin-messages.js";
 

@@ -1,16 +1,12 @@
 import type { SessionEvent } from "@attractor/agent";
-import { summarizeCall } from "../runtime/call-summary.js";
-import type { RuntimeNotice } from "../runtime/types.js";
+import type { RuntimeNotice } from "@attractor/runtime";
+import { summarizeCall } from "@attractor/runtime";
 import { visibleControls } from "../terminal/visible-controls.js";
 import { createClaudeStream, type StreamInit } from "./claude-stream.js";
+import type { OutputFormat } from "./output-formats.js";
 import type { HeadlessResult } from "./run-result.js";
 
-/**
- * The headless output formats of --output-format: text; json (one result object); stream-json
- * (Claude Code's message stream); events (attractor's own event stream, every event).
- */
-export const OUTPUT_FORMATS = ["text", "json", "stream-json", "events"] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export { OUTPUT_FORMATS, type OutputFormat } from "./output-formats.js";
 
 /** Somewhere to write text (process.stdout, process.stderr, a test buffer). */
 export interface TextSink {

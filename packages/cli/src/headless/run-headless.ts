@@ -1,6 +1,6 @@
+import { type Runtime, type RuntimeUi, updateItem } from "@attractor/runtime";
+import { createScrubber, secretValuesFromEnv } from "@attractor/runtime/store";
 import { parseInput } from "../commands/parse.js";
-import { type Runtime, type RuntimeUi, updateItem } from "../runtime/types.js";
-import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
 import { createRunTracker, type HeadlessResult } from "./run-result.js";

@@ -1,8 +1,14 @@
+import {
+  PERMISSION_MODE_NAMES,
+  type PermissionMode,
+  PROVIDERS,
+  SANDBOX_MODES,
+  type SandboxModeSetting,
+  TOOL_MODES,
+  toPermissionMode,
+} from "@attractor/runtime/names";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { SANDBOX_MODES, type SandboxModeSetting, TOOL_MODES } from "../config/settings-schema.js";
-import { OUTPUT_FORMATS, type OutputFormat } from "../headless/printers.js";
-import { PERMISSION_MODE_NAMES, type PermissionMode, toPermissionMode } from "../permissions/modes.js";
-import { PROVIDERS } from "../runtime/provider-names.js";
+import { OUTPUT_FORMATS, type OutputFormat } from "../headless/output-formats.js";
 
 /** The headless input formats of --input-format. */
 export const INPUT_FORMATS = ["text", "stream-json"] as const;

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import type { SessionSummary } from "../store/index.js";
+import type { SessionSummary } from "@attractor/runtime/store";
 
 const SHOWN = 20;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Runtime, RuntimeUi } from "../runtime/types.js";
+import type { Runtime, RuntimeUi } from "@attractor/runtime";
 import type { CliIo } from "../terminal/cli-io.js";
 import { acpLaunch, refusedAcpFlag } from "./acp-launch.js";
 import { type CliArgs, parseArgs } from "./args.js";
@@ -130,9 +130,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     resume = chosen;
   }
 
-  let mcp: Awaited<ReturnType<typeof import("../mcp/run-options.js").mcpRunOptions>>;
+  let mcp: Awaited<ReturnType<typeof import("@attractor/runtime/mcp").mcpRunOptions>>;
   try {
-    const { mcpRunOptions } = await import("../mcp/run-options.js");
+    const { mcpRunOptions } = await import("@attractor/runtime/mcp");
     mcp = await mcpRunOptions({
       projectDir,
       cwd: io.cwd,
@@ -154,7 +154,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return 2;
   }
 
-  const { createRuntime } = await import("../runtime/runtime.js");
+  const { createRuntime } = await import("@attractor/runtime");
   let ui: RuntimeUi;
   let interactive: typeof import("../tui/index.js") | undefined;
   if (headless) {
@@ -219,8 +219,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 /** `--resume` without an id: a picker on a terminal, the list and exit 2 when headless. */
 async function chooseSession(io: CliIo, projectDir: string, headless: boolean): Promise<string | number> {
   const [{ createSessionStore }, { attractorHome }, picker] = await Promise.all([
-    import("../store/session-store.js"),
-    import("../config/home.js"),
+    import("@attractor/runtime/store"),
+    import("@attractor/runtime/config"),
     import("./resume-picker.js"),
   ]);
   const store = createSessionStore({ home: attractorHome(io.env as NodeJS.ProcessEnv) });

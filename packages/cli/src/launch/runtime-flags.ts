@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import type { RuntimeOptions } from "../runtime/runtime.js";
+import type { RuntimeOptions } from "@attractor/runtime";
 import type { CliArgs } from "./args.js";
 
 /** The runtime options a command line sets, the same for every front end that takes run flags. */

@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import type { ProjectTrustRequest } from "../runtime/runtime.js";
+import type { ProjectTrustRequest } from "@attractor/runtime";
 
 /**
  * Asks on the terminal whether to trust a project's settings, before the interactive UI starts;

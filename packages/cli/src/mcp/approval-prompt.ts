@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
-import type { ApprovalDecision } from "./approval.js";
-import { describeServer, type PendingMcpServer } from "./servers.js";
+import type { ApprovalDecision } from "@attractor/runtime/mcp";
+import { describeServer, type PendingMcpServer } from "@attractor/runtime/mcp";
 
 /**
  * Asks on the terminal, before the interactive UI starts, whether to use each project server

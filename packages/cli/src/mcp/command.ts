@@ -2,14 +2,19 @@ import { randomUUID } from "node:crypto";
 import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { type McpServerConfig, programOnPath } from "@attractor/agent";
+import { attractorHome, parseSettings, readSettingsFile, userSettingsPath } from "@attractor/runtime/config";
+import {
+  describeServer,
+  forgetApprovals,
+  mcpAuthFile,
+  mcpAuthOptions,
+  projectApprovals,
+  projectMcpPath,
+  recordApprovals,
+  serverConfig,
+} from "@attractor/runtime/mcp";
 import { Command, CommanderError, Option } from "commander";
 import { applyEdits, modify, type ParseError, parse as parseJsonc } from "jsonc-parser";
-import { attractorHome, userSettingsPath } from "../config/home.js";
-import { parseSettings, readSettingsFile } from "../config/settings.js";
-import { forgetApprovals, projectApprovals, recordApprovals } from "./approval.js";
-import { mcpAuthFile, mcpAuthOptions } from "./auth.js";
-import { serverConfig } from "./config-file.js";
-import { describeServer, projectMcpPath } from "./servers.js";
 
 type Scope = "user" | "project";
 

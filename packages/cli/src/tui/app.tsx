@@ -1,6 +1,14 @@
 import { spawnSync } from "node:child_process";
 import { basename } from "node:path";
 import { getModelInfo, listModels } from "@attractor/llm";
+import {
+  addCosts,
+  type CostSummary,
+  historyCost,
+  type Runtime,
+  type UserMessageInput,
+  updateItem,
+} from "@attractor/runtime";
 import { Box, Static, Text, useApp, useStdin, useStdout } from "ink";
 import {
   type ReactNode,
@@ -24,8 +32,6 @@ import {
   runCommand,
   withMcpPrompts,
 } from "../commands/index.js";
-import { addCosts, historyCost } from "../runtime/cost.js";
-import { type CostSummary, type Runtime, type UserMessageInput, updateItem } from "../runtime/types.js";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 import { DISMISSED_ANSWER, type InteractiveUi } from "./bridge.js";
 import { AskUserPrompt } from "./components/ask-user-prompt.js";

@@ -1,6 +1,6 @@
 import type { SandboxEscapeAnswer, SandboxEscapeRequest } from "@attractor/agent";
-import type { AskAnswer, PermissionRequest } from "../permissions/index.js";
-import type { AskUserQuestion, RuntimeUi } from "../runtime/types.js";
+import type { AskUserQuestion, RuntimeUi } from "@attractor/runtime";
+import type { AskAnswer, PermissionRequest } from "@attractor/runtime/permissions";
 import { visibleControlsDeep } from "../terminal/visible-controls.js";
 
 /** A question the runtime is waiting on, oldest first in the queue. */

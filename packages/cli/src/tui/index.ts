@@ -16,10 +16,10 @@
  * ("abort" for permissions). `runInteractive` closes the runtime before it resolves.
  */
 import { join } from "node:path";
+import type { Runtime } from "@attractor/runtime";
+import { attractorHome } from "@attractor/runtime/config";
 import { render } from "ink";
 import { createElement } from "react";
-import { attractorHome } from "../config/home.js";
-import type { Runtime } from "../runtime/types.js";
 import { suspendProcess, takeKeyboard } from "../terminal/keyboard-modes.js";
 import { colourRefused, refuseColours } from "../terminal/no-color.js";
 import { App } from "./app.js";

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
 import { resolve } from "node:path";
 import { applyEdit, inFileConventions, unifiedDiff } from "@attractor/agent/internals";
-import type { PermissionRequest } from "../permissions/index.js";
+import type { PermissionRequest } from "@attractor/runtime/permissions";
 import { visibleControls } from "../terminal/visible-controls.js";
 
 /** What a permission prompt shows of the call: the command, the change as a diff, or the arguments. */

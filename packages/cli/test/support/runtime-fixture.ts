@@ -1,15 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SessionEvent } from "@attractor/agent";
-import { afterEach, beforeEach } from "vitest";
 import {
   createRuntime,
   type Runtime,
   type RuntimeNotice,
   type RuntimeUi,
   updateItem,
-} from "../../src/runtime/index.js";
-import { createSessionStore, turnsOf } from "../../src/store/index.js";
+} from "@attractor/runtime";
+import { createSessionStore, turnsOf } from "@attractor/runtime/store";
+import { afterEach, beforeEach } from "vitest";
 import {
   buggyProject,
   pathWithoutPackageBins,

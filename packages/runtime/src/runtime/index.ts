@@ -1,7 +1,7 @@
 export type { McpRunOptions } from "../mcp/run-options.js";
 export type { SkippedMcpServer } from "../mcp/servers.js";
 export { summarizeCall } from "./call-summary.js";
-export { type CostTracker, contextShare, createCostTracker } from "./cost.js";
+export { addCosts, type CostTracker, contextShare, createCostTracker, historyCost } from "./cost.js";
 export { ConfigurationError, NoProviderError, RewindError, SessionSelectionError } from "./errors.js";
 export { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
 export { createModelClient } from "./model-client.js";
@@ -31,6 +31,7 @@ export type {
   AskUserQuestion,
   ConversationRewind,
   CostSummary,
+  RetryWait,
   RewindTarget,
   Runtime,
   RuntimeMcp,

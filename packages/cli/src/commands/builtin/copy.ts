@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import type { Turn } from "@attractor/agent";
-import { attractorHome } from "../../config/home.js";
+import { attractorHome } from "@attractor/runtime/config";
 import { copyWithProgram, osc52, saveCopy } from "../../terminal/clipboard.js";
 import type { SlashCommand } from "../types.js";
 

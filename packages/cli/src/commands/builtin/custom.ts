@@ -1,4 +1,4 @@
-import type { CustomCommand } from "../../customization/index.js";
+import type { CustomCommand } from "@attractor/runtime/customization";
 import type { SlashCommand } from "../types.js";
 
 /** A markdown-defined command as a slash command: expands its template and sends it. */

@@ -1,6 +1,6 @@
 import type { McpPromptInfo } from "@attractor/agent";
 import { sanitizeNamePart } from "@attractor/agent/internals";
-import type { Runtime } from "../../runtime/types.js";
+import type { Runtime } from "@attractor/runtime";
 import type { SlashCommand } from "../types.js";
 
 const firstLine = (text: string): string => {

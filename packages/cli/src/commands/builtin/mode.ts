@@ -1,4 +1,4 @@
-import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "../../permissions/index.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "@attractor/runtime/permissions";
 import type { SlashCommand } from "../types.js";
 
 /** Names users know from other agents, mapped to ours. */

@@ -1,4 +1,4 @@
-import type { SessionSummary } from "../../store/index.js";
+import type { SessionSummary } from "@attractor/runtime/store";
 import type { SlashCommand } from "../types.js";
 
 /** /resume [id]: picks a stored session of this project (or takes an id or its prefix) and resumes it. */

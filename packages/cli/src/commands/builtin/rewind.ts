@@ -1,5 +1,5 @@
-import type { Checkpoint, CheckpointGroup } from "../../checkpoints/index.js";
-import type { RewindTarget, Runtime } from "../../runtime/types.js";
+import type { RewindTarget, Runtime } from "@attractor/runtime";
+import type { Checkpoint, CheckpointGroup } from "@attractor/runtime/checkpoints";
 import type { Choice, CommandHost, SlashCommand } from "../types.js";
 
 /** What to bring back to before the chosen message. */

@@ -1,6 +1,6 @@
+import type { AskUserQuestion } from "@attractor/runtime";
 import { Box, Text } from "ink";
 import { type ReactNode, useState } from "react";
-import type { AskUserQuestion } from "../../runtime/types.js";
 import { useKeys } from "../input/keys.js";
 import { InputBox } from "./input-box.js";
 import { SelectList } from "./select-list.js";

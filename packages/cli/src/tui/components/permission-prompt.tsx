@@ -1,6 +1,6 @@
+import type { AskAnswer, PermissionRequest } from "@attractor/runtime/permissions";
 import { Box, Text, useStdout } from "ink";
 import { type ReactNode, useMemo, useRef, useState } from "react";
-import type { AskAnswer, PermissionRequest } from "../../permissions/index.js";
 import { useKeys } from "../input/keys.js";
 import { permissionPreview } from "../permission-preview.js";
 import { targetOf } from "../transcript/tool-summary.js";

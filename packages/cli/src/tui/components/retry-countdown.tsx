@@ -1,6 +1,6 @@
+import type { RetryWait } from "@attractor/runtime";
 import { Box, Text } from "ink";
 import { type ReactNode, useContext, useEffect, useState } from "react";
-import type { RetryWait } from "../../runtime/types.js";
 import { AnimationContext } from "./spinner.js";
 
 /**

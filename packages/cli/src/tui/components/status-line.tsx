@@ -1,7 +1,7 @@
+import type { CostSummary } from "@attractor/runtime";
+import type { PermissionMode } from "@attractor/runtime/permissions";
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
-import type { PermissionMode } from "../../permissions/index.js";
-import type { CostSummary } from "../../runtime/types.js";
 import { tokens } from "../transcript/model.js";
 
 const MODE_COLORS: Readonly<Record<PermissionMode, string>> = {

@@ -1,6 +1,6 @@
+import type { TodoItem } from "@attractor/runtime";
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
-import type { TodoItem } from "../../runtime/types.js";
 
 const MARKS: Readonly<Record<TodoItem["status"], string>> = {
   pending: "☐",

@@ -1,6 +1,6 @@
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve, sep } from "node:path";
-import { MENTIONS_NOTE } from "../../runtime/user-context.js";
+import { MENTIONS_NOTE } from "@attractor/runtime";
 import { type ImageAttachment, isImagePath, readImageFile } from "./images.js";
 
 /** A `@path` or `@path:from-to` in a message. */

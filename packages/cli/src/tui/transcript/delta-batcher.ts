@@ -1,5 +1,5 @@
 import type { SessionEvent } from "@attractor/agent";
-import type { RuntimeNotice } from "../../runtime/types.js";
+import type { RuntimeNotice } from "@attractor/runtime";
 import type { LooseEvent } from "./model.js";
 
 type UiEvent = SessionEvent | RuntimeNotice | LooseEvent;

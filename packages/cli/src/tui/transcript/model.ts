@@ -1,7 +1,7 @@
 import type { SessionEvent } from "@attractor/agent";
+import type { RetryWait, RuntimeNotice, TodoItem } from "@attractor/runtime";
+import { typedText } from "@attractor/runtime";
 import type { OutputBlock, Tone } from "../../commands/types.js";
-import type { RetryWait, RuntimeNotice, TodoItem } from "../../runtime/types.js";
-import { typedText } from "../../runtime/user-context.js";
 import type { AdvisedFailure } from "./error-advice.js";
 import type { NewItem, ToolCallView, TranscriptItem } from "./items.js";
 import { targetOf } from "./tool-summary.js";

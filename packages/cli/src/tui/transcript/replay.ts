@@ -1,6 +1,6 @@
 import type { ToolDetails, Turn } from "@attractor/agent";
 import { unifiedDiff } from "@attractor/agent/internals";
-import { typedText } from "../../runtime/user-context.js";
+import { typedText } from "@attractor/runtime";
 import type { NewItem } from "./items.js";
 
 /**

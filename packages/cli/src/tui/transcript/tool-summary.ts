@@ -1,5 +1,5 @@
 import { codeIntelligenceTitle } from "@attractor/agent";
-import { patchPaths } from "../../permissions/index.js";
+import { patchPaths } from "@attractor/runtime/permissions";
 import type { ToolCallView } from "./items.js";
 
 /** How a tool call is labelled and summarised in its block. */

@@ -3,7 +3,7 @@
 // compile the schema (nor load ajv's compiler) first. Run after `npm run build` whenever the
 // settings schema changes; a test fails while the file is out of date, and until then the changed
 // schema is simply compiled at run time.
-//   node packages/cli/scripts/generate-settings-validator.mjs [--check]
+//   node packages/runtime/scripts/generate-settings-validator.mjs [--check]
 import { readFile, writeFile } from "node:fs/promises";
 import { generateSettingsValidatorModule } from "../dist/config/settings-validator-codegen.js";
 
