@@ -6,7 +6,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createCommandHooks } from "../packages/cli/dist/hooks/index.js";
+import { createCommandHooks } from "../packages/runtime/dist/hooks/index.js";
 
 const N = Number(process.env.N ?? 200);
 const dir = mkdtempSync(join(tmpdir(), "bench-hooks-"));

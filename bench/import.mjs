@@ -1,9 +1,10 @@
 // Cold import of the libraries: a fresh node process per sample imports `@attractor/llm`,
-// `@attractor/agent` and, when installed, `@anthropic-ai/claude-agent-sdk` (a root devDependency)
+// `@attractor/agent`, `@attractor/runtime` and, when installed, `@anthropic-ai/claude-agent-sdk` (a root devDependency)
 // side by side, interleaved so all see the same machine load. Prints the median time of the
 // import itself (measured inside the process) and of the whole process (spawn to exit), and the
-// ratios to the Claude Agent SDK. Targets: `import("@attractor/agent")` at most 400 ms for the
-// whole process, and at most 1.2x the Claude Agent SDK's.
+// ratios to the Claude Agent SDK. Targets: `import("@attractor/agent")` and
+// `import("@attractor/runtime")` each at most 400 ms for the whole process, and at most 1.2x the
+// Claude Agent SDK's.
 // Baseline: `node -e ''` (the process floor). BASELINE_ROOT=<another checkout, built, with its
 // node_modules> measures that checkout's packages too (for before/after).
 // Run after `npm run build`: node bench/import.mjs   (RUNS=15 by default)
@@ -31,6 +32,7 @@ const subjects = [
   ["node -e '' (process floor)", undefined],
   ["@attractor/llm", resolveFrom(root, "@attractor/llm")],
   ["@attractor/agent", resolveFrom(root, "@attractor/agent")],
+  ["@attractor/runtime", resolveFrom(root, "@attractor/runtime")],
 ];
 const sdk = resolveFrom(root, "@anthropic-ai/claude-agent-sdk");
 if (sdk) subjects.push(["@anthropic-ai/claude-agent-sdk", sdk]);
@@ -39,6 +41,8 @@ const baseline = process.env.BASELINE_ROOT;
 if (baseline) {
   subjects.push(["@attractor/llm (BASELINE_ROOT)", resolveFrom(baseline, "@attractor/llm")]);
   subjects.push(["@attractor/agent (BASELINE_ROOT)", resolveFrom(baseline, "@attractor/agent")]);
+  const runtime = resolveFrom(baseline, "@attractor/runtime");
+  if (runtime) subjects.push(["@attractor/runtime (BASELINE_ROOT)", runtime]);
 }
 
 /** One sample: ms of the import inside the process, and of the process from spawn to exit. */
@@ -89,14 +93,16 @@ for (const r of rows) {
     `${r.label.padEnd(40)} import ${r.load.toFixed(0).padStart(4)} ms  process ${r.total.toFixed(0).padStart(4)} ms${ratio}`,
   );
 }
-const agent = rows.find((r) => r.label === "@attractor/agent");
-const verdicts = [
-  `${agent.total.toFixed(0)} ms against ${TARGET_MS} ms: ${agent.total <= TARGET_MS ? "met" : "NOT met"}`,
-];
-if (peer) {
-  const ratio = agent.total / peer.total;
-  verdicts.push(
-    `${ratio.toFixed(2)}x the Claude Agent SDK against ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"}`,
-  );
+for (const name of ["@attractor/agent", "@attractor/runtime"]) {
+  const row = rows.find((r) => r.label === name);
+  const verdicts = [
+    `${row.total.toFixed(0)} ms against ${TARGET_MS} ms: ${row.total <= TARGET_MS ? "met" : "NOT met"}`,
+  ];
+  if (peer) {
+    const ratio = row.total / peer.total;
+    verdicts.push(
+      `${ratio.toFixed(2)}x the Claude Agent SDK against ${TARGET_RATIO}x: ${ratio <= TARGET_RATIO ? "met" : "NOT met"}`,
+    );
+  }
+  console.log(`cold import("${name}"), whole process: ${verdicts.join("; ")} (RUNS=${RUNS})`);
 }
-console.log(`cold import("@attractor/agent"), whole process: ${verdicts.join("; ")} (RUNS=${RUNS})`);

@@ -15,7 +15,7 @@ const RUNS = Number(process.env.RUNS ?? 20);
 const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SYMBOL = "LocalExecutionEnvironment";
 // A use of the symbol (`new LocalExecutionEnvironment(`) in another package than its definition.
-const USE_FILE = "packages/cli/src/runtime/runtime.ts";
+const USE_FILE = "packages/runtime/src/runtime/runtime.ts";
 const useLine =
   readFileSync(join(repo, USE_FILE), "utf8")
     .split("\n")

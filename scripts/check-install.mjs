@@ -2,7 +2,7 @@
 // (prepack builds each), installs the tarballs together with `npm install` into an empty folder
 // (their own dependencies come from the npm registry, so this needs it: it is not part of
 // `npm test`, whose packed-packages test does the same without a registry), then type-checks a
-// strict program importing the libraries, without skipLibCheck, and runs it.
+// strict program importing the libraries (the runtime's bash parser included), without skipLibCheck, and runs it.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,7 +21,7 @@ try {
     join(project, "package.json"),
     JSON.stringify({ name: "embedder", private: true, type: "module" }),
   );
-  const files = readdirSync(tarballs).filter((f) => /^attractor-(llm|agent|fleet)-.*\.tgz$/.test(f));
+  const files = readdirSync(tarballs).filter((f) => /^attractor-(llm|agent|runtime|fleet)-.*\.tgz$/.test(f));
   run("npm", ["install", "--no-audit", "--no-fund", ...files.map((f) => join(tarballs, f))], project);
   run("npm", ["install", "--no-audit", "--no-fund", "--save-dev", "typescript"], project);
   writeFileSync(
@@ -29,6 +29,7 @@ try {
     `import { Client, tool } from "@attractor/llm";
 import { createAnthropicProfile, defineTool, LocalExecutionEnvironment, Session, Type } from "@attractor/agent";
 import { parseTasks } from "@attractor/fleet";
+import { assessShellCommand } from "@attractor/runtime";
 
 const count = defineTool({
   name: "count",
@@ -43,7 +44,8 @@ const session = new Session({
   client: new Client({ providers: {} }),
   tools: [count, echo],
 });
-console.log(session.id.length > 0, typeof parseTasks);
+const line = await assessShellCommand("ls | sort", { cwd: process.cwd(), projectRoot: process.cwd() });
+console.log(session.id.length > 0, typeof parseTasks, line.tier);
 await session.close();
 `,
   );

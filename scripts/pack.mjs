@@ -1,6 +1,6 @@
 // `npm run pack [-- <folder>]`: packs every workspace package into one folder (default: packed/),
 // each built first by its prepack script, and lists the tarballs. Install them together from there:
-//   npm install ./packed/attractor-llm-0.1.0.tgz ./packed/attractor-agent-0.1.0.tgz
+//   npm install ./packed/attractor-llm-0.1.0.tgz ./packed/attractor-agent-0.1.0.tgz ./packed/attractor-runtime-0.1.0.tgz
 import { execFileSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { relative, resolve } from "node:path";

@@ -25,7 +25,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { declaredFiles } from "../scripts/check-package-files.mjs";
 
 const repo = fileURLToPath(new URL("..", import.meta.url));
-const PACKAGES = ["llm", "agent", "fleet", "cli"] as const;
+const PACKAGES = ["llm", "agent", "runtime", "fleet", "cli"] as const;
 
 interface Manifest {
   readonly name: string;
@@ -64,6 +64,16 @@ import {
   Type,
 } from "@attractor/agent";
 import * as fleet from "@attractor/fleet";
+import * as runtimePackage from "@attractor/runtime";
+import * as runtimeCheckpoints from "@attractor/runtime/checkpoints";
+import * as runtimeConfig from "@attractor/runtime/config";
+import * as runtimeCustomization from "@attractor/runtime/customization";
+import * as runtimeHooks from "@attractor/runtime/hooks";
+import * as runtimeMcp from "@attractor/runtime/mcp";
+import * as runtimeNames from "@attractor/runtime/names";
+import * as runtimePermissions from "@attractor/runtime/permissions";
+import * as runtimeStore from "@attractor/runtime/store";
+import { assessShellCommand, type LineAssessment } from "@attractor/runtime";
 import * as runtime from "@attractor/cli/runtime";
 import * as headless from "@attractor/cli/headless";
 import * as config from "@attractor/cli/config";
@@ -113,12 +123,30 @@ session.subscribe((event) => events.push(event));
 await session.submit("Change the greeting and leave a note.");
 await session.close();
 const results = events.flatMap((e) => (e.kind === "tool_call_end" ? [[e.data.toolName, e.data.isError]] : []));
-const entries = { llmTesting, fleet, runtime, headless, config };
+// The runtime's bash parser reads its WebAssembly files from the package: a pipeline needs them.
+const shell: LineAssessment = await assessShellCommand("ls | sort", { cwd: work, projectRoot: work });
+const entries = {
+  llmTesting,
+  fleet,
+  runtimePackage,
+  runtimeCheckpoints,
+  runtimeConfig,
+  runtimeCustomization,
+  runtimeHooks,
+  runtimeMcp,
+  runtimeNames,
+  runtimePermissions,
+  runtimeStore,
+  runtime,
+  headless,
+  config,
+};
 console.log(
   JSON.stringify({
     entries: Object.fromEntries(Object.entries(entries).map(([k, v]) => [k, Object.keys(v).length])),
     functions: [typeof generate, typeof Client, echo.name],
     results,
+    shell: [shell.tier, shell.understood, shell.commands.length],
     app: readFileSync(join(work, "app.js"), "utf8"),
     notes: readFileSync(join(work, "notes.md"), "utf8"),
   }),
@@ -233,6 +261,7 @@ describe("packed packages", () => {
     const read = program.getSourceFiles().map((f) => relative(project, f.fileName));
     expect(read).toContain("node_modules/@attractor/agent/dist/index.d.ts");
     expect(read).toContain("node_modules/@attractor/llm/dist/index.d.ts");
+    expect(read).toContain("node_modules/@attractor/runtime/dist/index.d.ts");
   }, 300_000); // every declaration file of every dependency is checked: a minute or more on two cores
 
   it("load from the unpacked layout and run the program", () => {
@@ -265,6 +294,7 @@ describe("packed packages", () => {
         ["shell", false],
       ]),
     );
+    expect(printed.shell).toEqual(["none", true, 2]);
     expect(printed.app).toBe("export const greeting = 'hi';\n");
     expect(printed.notes).toBe("done");
   }, 60_000);

@@ -43,4 +43,4 @@ export type {
   UserMessageInput,
 } from "./types.js";
 export { updateItem } from "./types.js";
-export { MENTIONS_NOTE, typedText } from "./user-context.js";
+export { MENTIONS_NOTE, shellContextBlock, typedText } from "./user-context.js";
