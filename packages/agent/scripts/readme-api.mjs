@@ -11,6 +11,7 @@ const repo = fileURLToPath(new URL("../../..", import.meta.url));
 const ENTRIES = {
   llm: [".", "./testing"],
   agent: [".", "./testing"],
+  runtime: [".", "./names"],
   fleet: ["."],
   cli: ["./runtime", "./headless", "./tui", "./config", "./testing"],
 };

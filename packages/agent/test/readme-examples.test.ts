@@ -32,6 +32,7 @@ const READMES = [
   "README.md",
   "packages/llm/README.md",
   "packages/agent/README.md",
+  "packages/runtime/README.md",
   "packages/fleet/README.md",
   "packages/cli/README.md",
 ];
@@ -206,6 +207,7 @@ describe("README examples", () => {
 const API_ENTRIES: Readonly<Record<string, readonly string[]>> = {
   llm: [".", "./testing"],
   agent: [".", "./testing"],
+  runtime: [".", "./names"],
   fleet: ["."],
   cli: ["./runtime", "./headless", "./tui", "./config", "./testing"],
 };
