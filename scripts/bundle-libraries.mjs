@@ -6,9 +6,9 @@
 // chunks of their own, loaded on first use. Dependencies stay imports, except the ones made of
 // many small modules that every import loads: TypeBox (200 modules; its schemas are plain JSON
 // Schema with global symbols, so a program's own TypeBox builds the same schemas), diff and
-// jsonrepair in the agent, ajv (60 CommonJS modules) in llm. They stay declared dependencies, for
-// their types. The command's bundle reads the compiled modules through the `attractor-unbundled`
-// condition instead.
+// jsonrepair in the agent, ajv (60 CommonJS modules) in llm, jsonc-parser (its ES module build) in the
+// runtime. They stay declared dependencies, for their types. The command's bundle reads the
+// compiled modules through the `attractor-unbundled` condition instead.
 // Usage: node scripts/bundle-libraries.mjs [llm|agent|runtime ...]   (default: all three)
 import { copyFile, cp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -37,7 +37,10 @@ const PACKAGES = {
         "mcp",
       ].map((e) => [e, e === "index" || e === "names" ? `dist/${e}.js` : `dist/${e}/index.js`]),
     ),
-    inline: [],
+    // jsonc-parser's "main" is a UMD build that requires its parts one by one at run time; its ES
+    // module build compiles in.
+    inline: ["jsonc-parser"],
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
   },
 };
 
@@ -64,6 +67,7 @@ for (const name of process.argv.length > 2 ? process.argv.slice(2) : Object.keys
     target: "node20",
     keepNames: true,
     external,
+    alias: spec.alias ?? {},
     // CommonJS compiled in (ajv) may require() Node's modules, which ES module output lacks.
     banner: {
       js: 'import { createRequire as __libraryCreateRequire } from "node:module";\nconst require = __libraryCreateRequire(import.meta.url);',
