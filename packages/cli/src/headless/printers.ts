@@ -1,9 +1,9 @@
 import type { SessionEvent } from "@attractor/agent";
+import { createClaudeStream, type StreamInit } from "../query/claude-stream.js";
+import type { HeadlessResult } from "../query/run-result.js";
 import { summarizeCall } from "../runtime/call-summary.js";
 import type { RuntimeNotice } from "../runtime/types.js";
 import { visibleControls } from "../terminal/visible-controls.js";
-import { createClaudeStream, type StreamInit } from "./claude-stream.js";
-import type { HeadlessResult } from "./run-result.js";
 
 /**
  * The headless output formats of --output-format: text; json (one result object); stream-json

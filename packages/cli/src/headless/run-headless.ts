@@ -1,9 +1,9 @@
 import { parseInput } from "../commands/parse.js";
+import { createRunTracker, type HeadlessResult } from "../query/run-result.js";
 import { type Runtime, type RuntimeUi, updateItem } from "../runtime/types.js";
 import { createScrubber, secretValuesFromEnv } from "../store/scrub.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
-import { createRunTracker, type HeadlessResult } from "./run-result.js";
 
 /** Exit codes of the attractor command. */
 export const EXIT = {
