@@ -286,10 +286,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     settings,
     env,
+    options.client !== undefined,
   );
   // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
   // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
-  void preloadProvider(choice.provider);
+  if (options.client === undefined) void preloadProvider(choice.provider);
   // Likewise the sandbox's one-off bubblewrap probe (cached for the process), which the prompt's
   // git snapshot, the first command the session runs, would otherwise wait for.
   const sandboxMode = options.sandbox ?? loaded.sandbox?.mode ?? "workspace-write";

@@ -1,0 +1,224 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { type ScriptedReply, scriptedClient } from "@attractor/agent/testing";
+import { estimateCost, type Request } from "@attractor/llm";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { query } from "./query.js";
+import type { QueryOptions, SDKMessage, SDKResultMessage } from "./types.js";
+
+const run = promisify(execFile);
+
+/** The catalog model the tests price against. */
+const MODEL = "claude-sonnet-5-5";
+const BUGGY = "function add(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add };\n";
+const FIXED = BUGGY.replace("a - b", "a + b");
+const TEST_JS =
+  'const { add } = require("./src/math.js");\nif (add(2, 3) !== 5) { console.error("FAIL"); process.exit(1); }\nconsole.log("PASS");\n';
+
+/** A temp folder with a git project whose add() subtracts, a user home and an attractor home. */
+interface Kit {
+  readonly root: string;
+  readonly project: string;
+  readonly home: string;
+  readonly env: Record<string, string>;
+  read(path: string): Promise<string>;
+  remove(): Promise<void>;
+}
+
+async function makeKit(): Promise<Kit> {
+  const root = await mkdtemp(join(tmpdir(), "attractor-query-test-"));
+  const project = join(root, "project");
+  await mkdir(join(project, "src"), { recursive: true });
+  await mkdir(join(root, "user"), { recursive: true });
+  await writeFile(join(project, "src", "math.js"), BUGGY);
+  await writeFile(join(project, "test.js"), TEST_JS);
+  await run("git", ["init", "-q"], { cwd: project });
+  await run("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "add", "."], { cwd: project });
+  await run("git", ["-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init"], {
+    cwd: project,
+  });
+  const home = join(root, "attractor");
+  return {
+    root,
+    project,
+    home,
+    env: {
+      PATH: (process.env.PATH ?? "/usr/bin:/bin")
+        .split(":")
+        .filter((d) => !/node_modules[\\/]\.bin/.test(d))
+        .join(":"),
+      HOME: join(root, "user"),
+      ATTRACTOR_HOME: home,
+      LANG: "C.UTF-8",
+    },
+    read: (path) => readFile(join(project, path), "utf8"),
+    remove: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** A scripted model: replies in order; requests recorded. */
+function model(replies: readonly ScriptedReply[] | ((request: Request, index: number) => ScriptedReply)) {
+  return scriptedClient(replies);
+}
+
+/** Runs query() to its end and returns every message. */
+async function collect(
+  kit: Kit,
+  prompt: Parameters<typeof query>[0]["prompt"],
+  options: QueryOptions,
+): Promise<SDKMessage[]> {
+  const messages: SDKMessage[] = [];
+  for await (const m of query({
+    prompt,
+    options: { cwd: kit.project, env: kit.env, model: MODEL, ...options },
+  }))
+    messages.push(m);
+  return messages;
+}
+
+const resultOf = (messages: readonly SDKMessage[]): SDKResultMessage => {
+  const results = messages.filter((m): m is SDKResultMessage => m.type === "result");
+  const last = results.at(-1);
+  if (!last) throw new Error(`no result among ${messages.map((m) => m.type).join(", ")}`);
+  return last;
+};
+
+/** Everything a request sent, as text, for "the model was told" checks. */
+const sent = (request: Request | undefined): string => JSON.stringify(request?.messages ?? []);
+
+/** The tool results the model got in a request, in order. */
+function toolResults(request: Request | undefined): string[] {
+  const out: string[] = [];
+  for (const m of request?.messages ?? [])
+    for (const part of m.content)
+      if (part.kind === "tool_result") out.push(JSON.stringify(part.toolResult.content));
+  return out;
+}
+
+/** 120 input and 30 output tokens per response, as the priced tests expect. */
+const USAGE = { inputTokens: 120, outputTokens: 30 } as const;
+
+let kit: Kit;
+beforeEach(async () => {
+  kit = await makeKit();
+});
+afterEach(async () => {
+  await kit.remove();
+});
+
+const FIX_STEPS: ScriptedReply[] = [
+  { toolCalls: [{ name: "read_file", args: { file_path: "src/math.js" } }], usage: USAGE },
+  {
+    toolCalls: [
+      { name: "edit_file", args: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
+    ],
+    usage: USAGE,
+  },
+  { toolCalls: [{ name: "shell", args: { command: "node test.js" } }], usage: USAGE },
+  { text: "Fixed add().", usage: USAGE },
+];
+
+describe("query(): messages, cost and the basic options", () => {
+  it("runs a task with an injected client (cwd, model, client) and yields init, assistant, user and result messages with the catalog cost", async () => {
+    const client = model(FIX_STEPS);
+    const messages = await collect(kit, "Fix the failing test.", {
+      client,
+      permissionMode: "acceptEdits",
+      allowedTools: ["Bash(node test.js)"],
+    });
+    expect(await kit.read("src/math.js")).toBe(FIXED);
+    expect(messages[0]).toMatchObject({ type: "system", subtype: "init", cwd: kit.project, model: MODEL });
+    const types = messages.map((m) => m.type);
+    expect(types.filter((t) => t === "assistant")).toHaveLength(4);
+    expect(types.filter((t) => t === "user")).toHaveLength(3);
+    const result = resultOf(messages);
+    expect(result).toMatchObject({
+      type: "result",
+      subtype: "success",
+      is_error: false,
+      result: "Fixed add().",
+      num_turns: 4,
+      tool_calls: 3,
+      permission_denials: [],
+      errors: [],
+    });
+    expect(result.usage.input_tokens).toBe(480);
+    expect(result.usage.output_tokens).toBe(120);
+    const expected = estimateCost(MODEL, { inputTokens: 480, outputTokens: 120, totalTokens: 600 });
+    expect(expected).toBeGreaterThan(0);
+    expect(result.total_cost_usd).toBeCloseTo(expected as number, 10);
+    expect(result.session_id).toBe(messages[0]?.session_id);
+    expect(toolResults(client.requests[3]).join("\n")).toContain("PASS");
+  });
+
+  it("prompt as an AsyncIterable: each user message gets its own result, in one session", async () => {
+    const client = model([{ text: "one" }, { text: "two" }]);
+    async function* input() {
+      yield { type: "user" as const, message: { role: "user" as const, content: "first" } };
+      yield {
+        type: "user" as const,
+        message: { role: "user" as const, content: [{ type: "text", text: "second" }] },
+      };
+    }
+    const messages = await collect(kit, input(), { client });
+    const results = messages.filter((m) => m.type === "result");
+    expect(results.map((r) => (r as { result: string }).result)).toEqual(["one", "two"]);
+    expect(new Set(results.map((r) => r.session_id)).size).toBe(1);
+    expect(sent(client.requests[1])).toContain("first");
+    expect(sent(client.requests[1])).toContain("second");
+  });
+
+  it("systemPrompt: a string replaces the agent's instructions; a preset with append keeps them and adds", async () => {
+    const replaced = model([{ text: "ok" }]);
+    await collect(kit, "hi", { client: replaced, systemPrompt: "You are a terse reviewer named Quill." });
+    const appended = model([{ text: "ok" }]);
+    await collect(kit, "hi", {
+      client: appended,
+      systemPrompt: { type: "preset", preset: "claude_code", append: "Always answer in French." },
+    });
+    const system = (r: Request | undefined) =>
+      JSON.stringify((r?.messages ?? []).filter((m) => m.role === "system"));
+    expect(system(replaced.requests[0])).toContain("terse reviewer named Quill");
+    expect(system(appended.requests[0])).toContain("Always answer in French.");
+    // The agent's own instructions (its tool guidance) stay with append and go with a replacement.
+    expect(system(appended.requests[0]).length).toBeGreaterThan(system(replaced.requests[0]).length);
+  });
+
+  it("env: the run's environment is the shell's (and process.env is not)", async () => {
+    const client = model([
+      { toolCalls: [{ name: "shell", args: { command: "echo value=$QUERY_MARK" } }] },
+      { text: "done" },
+    ]);
+    await collect(kit, "print it", {
+      client,
+      permissionMode: "bypassPermissions",
+      env: { ...kit.env, QUERY_MARK: "from-env-option" },
+    });
+    expect(toolResults(client.requests[1]).join()).toContain("value=from-env-option");
+  });
+
+  it("includePartialMessages: stream_event messages carry the text as it streams; none without it", async () => {
+    const withPartial = await collect(kit, "hi", {
+      client: model([{ text: "streamed answer" }]),
+      includePartialMessages: true,
+    });
+    const events = withPartial.filter((m) => m.type === "stream_event");
+    expect(events[0]).toMatchObject({ event: { type: "message_start" } });
+    const text = events
+      .map((m) =>
+        m.type === "stream_event" &&
+        m.event.type === "content_block_delta" &&
+        m.event.delta.type === "text_delta"
+          ? m.event.delta.text
+          : "",
+      )
+      .join("");
+    expect(text).toBe("streamed answer");
+    expect(events.at(-1)).toMatchObject({ event: { type: "message_stop" } });
+    const without = await collect(kit, "hi", { client: model([{ text: "streamed answer" }]) });
+    expect(without.some((m) => m.type === "stream_event")).toBe(false);
+  });
+});
