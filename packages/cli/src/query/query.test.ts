@@ -222,3 +222,240 @@ describe("query(): messages, cost and the basic options", () => {
     expect(without.some((m) => m.type === "stream_event")).toBe(false);
   });
 });
+
+const EDIT = {
+  toolCalls: [
+    { name: "edit_file", args: { file_path: "src/math.js", old_string: "a - b", new_string: "a + b" } },
+  ],
+};
+const SHELL = (command: string) => ({ toolCalls: [{ name: "shell", args: { command } }] });
+
+describe("query(): permissions", () => {
+  it("permissionMode: default denies an edit (nobody to ask), acceptEdits allows it, plan does not offer it", async () => {
+    const denied = await collect(kit, "fix", {
+      client: model([EDIT, { text: "could not" }]),
+      permissionMode: "default",
+    });
+    expect(await kit.read("src/math.js")).toBe(BUGGY);
+    expect(resultOf(denied).permission_denials.map((d) => d.tool_name)).toEqual(["edit_file"]);
+
+    const plan = model([{ text: "a plan" }]);
+    await collect(kit, "fix", { client: plan, permissionMode: "plan" });
+    const offered = (plan.requests[0]?.tools ?? []).map((t) => t.name);
+    expect(offered).toContain("read_file");
+    expect(offered).not.toContain("edit_file");
+
+    await collect(kit, "fix", { client: model([EDIT, { text: "fixed" }]), permissionMode: "acceptEdits" });
+    expect(await kit.read("src/math.js")).toBe(FIXED);
+  });
+
+  it("permissionMode bypassPermissions runs a command that default mode refuses", async () => {
+    const refused = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", { client: refused, permissionMode: "default" });
+    expect(toolResults(refused.requests[1]).join()).toMatch(/Permission denied/);
+    const ran = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", { client: ran, permissionMode: "bypassPermissions" });
+    expect(toolResults(ran.requests[1]).join()).toContain("FAIL");
+  });
+
+  it("allowedTools (Claude Code's rule syntax) allows one command; disallowedTools denies a tool even where the mode allows it", async () => {
+    const allowed = model([SHELL("node test.js"), SHELL("node -e 1"), { text: "x" }]);
+    await collect(kit, "test", { client: allowed, allowedTools: ["Bash(node test.js)"] });
+    expect(toolResults(allowed.requests[1]).join()).toContain("FAIL");
+    expect(toolResults(allowed.requests[2]).at(-1)).toMatch(/Permission denied/);
+
+    const denied = model([
+      { toolCalls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+      { text: "x" },
+    ]);
+    const messages = await collect(kit, "read", {
+      client: denied,
+      permissionMode: "bypassPermissions",
+      disallowedTools: ["Read"],
+    });
+    expect(toolResults(denied.requests[1]).join()).not.toContain("a - b");
+    expect(resultOf(messages).permission_denials.map((d) => d.tool_name)).toEqual(["read_file"]);
+  });
+
+  it("canUseTool: asked with Claude Code's names; allow with updatedInput runs the changed call", async () => {
+    const asked: { name: string; input: unknown; suggestions: unknown }[] = [];
+    const client = model([SHELL("node -e 'console.log(1)'"), { text: "x" }]);
+    await collect(kit, "run", {
+      client,
+      canUseTool: async (name, input, { suggestions }) => {
+        asked.push({ name, input, suggestions });
+        return { behavior: "allow", updatedInput: { ...input, command: "node test.js" } };
+      },
+    });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.name).toBe("Bash");
+    expect(asked[0]?.input).toMatchObject({ command: "node -e 'console.log(1)'" });
+    expect(toolResults(client.requests[1]).join()).toContain("FAIL");
+  });
+
+  it("canUseTool: a deny message reaches the model; a throw or no answer denies (fail-closed); interrupt stops the run", async () => {
+    const denied = model([EDIT, { text: "x" }]);
+    await collect(kit, "fix", {
+      client: denied,
+      canUseTool: async () => ({ behavior: "deny", message: "edits are frozen today" }),
+    });
+    expect(toolResults(denied.requests[1]).join()).toContain("edits are frozen today");
+
+    const thrown = model([EDIT, { text: "x" }]);
+    const messages = await collect(kit, "fix", {
+      client: thrown,
+      canUseTool: async () => {
+        throw new Error("callback broke");
+      },
+    });
+    expect(toolResults(thrown.requests[1]).join()).toContain("callback broke");
+    expect(resultOf(messages).permission_denials).toHaveLength(1);
+
+    await collect(kit, "fix", {
+      client: model([EDIT, { text: "x" }]),
+      canUseTool: async () => undefined as never,
+    });
+    expect(await kit.read("src/math.js")).toBe(BUGGY);
+
+    const stopped = await collect(kit, "fix", {
+      client: model([EDIT, { text: "should not be asked" }]),
+      canUseTool: async () => ({ behavior: "deny", message: "stop", interrupt: true }),
+    });
+    expect(resultOf(stopped)).toMatchObject({ subtype: "error_during_execution", is_error: true });
+    expect(await kit.read("src/math.js")).toBe(BUGGY);
+  });
+});
+
+describe("query(): hooks as functions", () => {
+  it("PreToolUse: a deny decision blocks the call with its reason; the hook sees Claude Code's input shape", async () => {
+    const inputs: Record<string, unknown>[] = [];
+    const client = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", {
+      client,
+      permissionMode: "bypassPermissions",
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [
+              async (input, toolUseID) => {
+                inputs.push({ ...input, toolUseID });
+                return {
+                  hookSpecificOutput: {
+                    hookEventName: "PreToolUse",
+                    permissionDecision: "deny",
+                    permissionDecisionReason: "tests run in CI only",
+                  },
+                };
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(inputs[0]).toMatchObject({
+      hook_event_name: "PreToolUse",
+      tool_name: "Bash",
+      tool_input: { command: "node test.js" },
+      cwd: kit.project,
+    });
+    expect(inputs[0]?.toolUseID).toBe(inputs[0]?.tool_use_id);
+    expect(toolResults(client.requests[1]).join()).toContain("tests run in CI only");
+  });
+
+  it("PreToolUse allow skips the permission check; a matcher that does not match leaves the call alone", async () => {
+    let calls = 0;
+    const client = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", {
+      client,
+      hooks: {
+        PreToolUse: [
+          { matcher: "Edit", hooks: [async () => ({ decision: "block", reason: "never" })] },
+          {
+            matcher: "Bash",
+            hooks: [
+              async () => {
+                calls++;
+                return { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow" } };
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(calls).toBe(1);
+    expect(toolResults(client.requests[1]).join()).toContain("FAIL");
+  });
+
+  it("PostToolUse additionalContext and UserPromptSubmit additionalContext reach the model; Stop block makes it go on", async () => {
+    let stops = 0;
+    const client = model([
+      { toolCalls: [{ name: "read_file", args: { file_path: "test.js" } }] },
+      { text: "first answer" },
+      { text: "second answer" },
+    ]);
+    const messages = await collect(kit, "look", {
+      client,
+      hooks: {
+        UserPromptSubmit: [
+          {
+            hooks: [
+              async () => ({
+                hookSpecificOutput: {
+                  hookEventName: "UserPromptSubmit",
+                  additionalContext: "ticket ABC-123",
+                },
+              }),
+            ],
+          },
+        ],
+        PostToolUse: [
+          {
+            hooks: [
+              async () => ({
+                hookSpecificOutput: {
+                  hookEventName: "PostToolUse",
+                  additionalContext: "remember the linter",
+                },
+              }),
+            ],
+          },
+        ],
+        Stop: [
+          {
+            hooks: [
+              async () => (stops++ === 0 ? { decision: "block", reason: "also check the README" } : {}),
+            ],
+          },
+        ],
+      },
+    });
+    expect(sent(client.requests[0])).toContain("ticket ABC-123");
+    expect(sent(client.requests[1])).toContain("remember the linter");
+    expect(sent(client.requests[2])).toContain("also check the README");
+    expect(resultOf(messages).result).toBe("second answer");
+  });
+
+  it("a hook that throws is reported and does not block the call", async () => {
+    const client = model([SHELL("node test.js"), { text: "x" }]);
+    const messages = await collect(kit, "test", {
+      client,
+      permissionMode: "bypassPermissions",
+      hooks: {
+        PreToolUse: [
+          {
+            hooks: [
+              async () => {
+                throw new Error("hook exploded");
+              },
+            ],
+          },
+        ],
+      },
+    });
+    expect(toolResults(client.requests[1]).join()).toContain("FAIL");
+    expect(
+      messages.some((m) => m.type === "system" && "message" in m && /hook exploded/.test(m.message)),
+    ).toBe(true);
+  });
+});
