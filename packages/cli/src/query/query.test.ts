@@ -1,12 +1,13 @@
 import { execFile } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { type ScriptedReply, scriptedClient } from "@attractor/agent/testing";
 import { estimateCost, type Request } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { query } from "./query.js";
+import { QueryOptionError } from "./errors.js";
+import { QueryStartError, query } from "./query.js";
 import type { QueryOptions, SDKMessage, SDKResultMessage } from "./types.js";
 
 const run = promisify(execFile);
@@ -457,5 +458,269 @@ describe("query(): hooks as functions", () => {
     expect(
       messages.some((m) => m.type === "system" && "message" in m && /hook exploded/.test(m.message)),
     ).toBe(true);
+  });
+});
+
+const SCHEMA = {
+  type: "object",
+  properties: { fixed: { type: "boolean" }, files: { type: "array", items: { type: "string" } } },
+  required: ["fixed", "files"],
+  additionalProperties: false,
+} as const;
+
+describe("query(): structured output and limits", () => {
+  it("outputSchema: a valid final answer is the result's structured_output; the schema is in the instructions", async () => {
+    const client = model([{ text: '{"fixed": true, "files": ["src/math.js"]}' }]);
+    const result = resultOf(await collect(kit, "report", { client, outputSchema: SCHEMA }));
+    expect(result).toMatchObject({
+      subtype: "success",
+      structured_output: { fixed: true, files: ["src/math.js"] },
+    });
+    expect(sent(client.requests[0])).toContain('\\"required\\":[\\"fixed\\",\\"files\\"]');
+  });
+
+  it("outputFormat (the Claude Agent SDK's spelling): an invalid answer is sent back to be fixed, and the fix is used", async () => {
+    const client = model([{ text: "All fixed!" }, { text: '```json\n{"fixed": true, "files": []}\n```' }]);
+    const result = resultOf(
+      await collect(kit, "report", { client, outputFormat: { type: "json_schema", schema: SCHEMA } }),
+    );
+    expect(sent(client.requests[1])).toContain("not JSON");
+    expect(result).toMatchObject({ subtype: "success", structured_output: { fixed: true, files: [] } });
+  });
+
+  it("an answer that stays invalid ends in an error result, never a silently invalid object", async () => {
+    const client = model([
+      { text: '{"fixed": "yes"}' },
+      { text: '{"fixed": "yes"}' },
+      { text: '{"fixed": "still"}' },
+    ]);
+    const result = resultOf(await collect(kit, "report", { client, outputSchema: SCHEMA }));
+    expect(result).toMatchObject({
+      subtype: "error_max_structured_output_retries",
+      is_error: true,
+      exit_reason: "invalid_output",
+    });
+    expect(result.structured_output).toBeUndefined();
+    expect(result.errors[0]).toMatch(/must be boolean|required/);
+    expect(client.requests).toHaveLength(3);
+  });
+
+  it("maxTurns: a task that needs more responses ends with error_max_turns", async () => {
+    const client = model([SHELL("echo 1"), SHELL("echo 2"), SHELL("echo 3"), { text: "done" }]);
+    const result = resultOf(
+      await collect(kit, "loop", { client, permissionMode: "bypassPermissions", maxTurns: 2 }),
+    );
+    expect(result).toMatchObject({ subtype: "error_max_turns", is_error: true });
+    expect(result.errors[0]).toContain("maxTurns");
+    expect(client.requests.length).toBeLessThanOrEqual(2);
+  });
+
+  it("maxDurationMs: a run past its wall-clock limit is stopped with an error result naming the limit", async () => {
+    const started = Date.now();
+    const result = resultOf(
+      await collect(kit, "wait", { client: model([{ hang: true }]), maxDurationMs: 300 }),
+    );
+    expect(result).toMatchObject({
+      subtype: "error_during_execution",
+      is_error: true,
+      exit_reason: "time_limit",
+    });
+    expect(result.errors[0]).toContain("maxDurationMs (300 ms)");
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it("abortController: aborting ends the generator with an error_during_execution result and stops the command", async () => {
+    const controller = new AbortController();
+    const marker = join(kit.root, "late-marker");
+    const client = model([SHELL(`sleep 3 && touch ${marker}`), { text: "x" }]);
+    const messages: SDKMessage[] = [];
+    for await (const m of query({
+      prompt: "sleep",
+      options: {
+        cwd: kit.project,
+        env: kit.env,
+        client,
+        permissionMode: "bypassPermissions",
+        abortController: controller,
+      },
+    })) {
+      messages.push(m);
+      if (m.type === "assistant") setTimeout(() => controller.abort(), 200);
+    }
+    const result = resultOf(messages);
+    expect(result).toMatchObject({
+      subtype: "error_during_execution",
+      is_error: true,
+      exit_reason: "aborted",
+    });
+    expect(result.errors[0]).toContain("abortController");
+    await new Promise((r) => setTimeout(r, 3500));
+    await expect(readFile(marker)).rejects.toThrow();
+  });
+});
+
+/** The transcripts stored under the kit's attractor home. */
+async function storedSessions(): Promise<string[]> {
+  const dir = join(kit.home, "sessions");
+  const projects = await readdir(dir).catch(() => [] as string[]);
+  const files = await Promise.all(projects.map((p) => readdir(join(dir, p))));
+  return files.flat().map((f) => f.replace(/\.jsonl$/, ""));
+}
+
+describe("query(): sessions", () => {
+  it("resume continues a stored session under the same id, with its history sent to the model", async () => {
+    const first = resultOf(
+      await collect(kit, "remember the word heliotrope", { client: model([{ text: "noted" }]) }),
+    );
+    const client = model([{ text: "heliotrope" }]);
+    const second = resultOf(await collect(kit, "which word?", { client, resume: first.session_id }));
+    expect(second.session_id).toBe(first.session_id);
+    expect(sent(client.requests[0])).toContain("remember the word heliotrope");
+    expect(await storedSessions()).toEqual([first.session_id]);
+  });
+
+  it("continue picks the project's latest session", async () => {
+    const first = resultOf(
+      await collect(kit, "remember the word gamboge", { client: model([{ text: "noted" }]) }),
+    );
+    const client = model([{ text: "gamboge" }]);
+    const second = resultOf(await collect(kit, "which word?", { client, continue: true }));
+    expect(second.session_id).toBe(first.session_id);
+    expect(sent(client.requests[0])).toContain("gamboge");
+  });
+
+  it("forkSession: a new id with the same history; the original transcript is left as it was", async () => {
+    const first = resultOf(
+      await collect(kit, "remember the word vermilion", { client: model([{ text: "noted" }]) }),
+    );
+    const sessions = join(kit.home, "sessions");
+    const [folder] = await readdir(sessions);
+    const original = await readFile(join(sessions, folder as string, `${first.session_id}.jsonl`), "utf8");
+    const client = model([{ text: "vermilion" }]);
+    const fork = resultOf(
+      await collect(kit, "which word?", { client, resume: first.session_id, forkSession: true }),
+    );
+    expect(fork.session_id).not.toBe(first.session_id);
+    expect(sent(client.requests[0])).toContain("remember the word vermilion");
+    expect(await readFile(join(sessions, folder as string, `${first.session_id}.jsonl`), "utf8")).toBe(
+      original,
+    );
+    expect((await storedSessions()).sort()).toEqual([first.session_id, fork.session_id].sort());
+  });
+
+  it("persistSession false stores nothing, and can still resume a stored session without writing to it", async () => {
+    resultOf(await collect(kit, "hi", { client: model([{ text: "x" }]), persistSession: false }));
+    expect(await storedSessions()).toEqual([]);
+    const stored = resultOf(await collect(kit, "remember ochre", { client: model([{ text: "ok" }]) }));
+    const client = model([{ text: "ochre" }]);
+    await collect(kit, "which?", { client, resume: stored.session_id, persistSession: false });
+    expect(sent(client.requests[0])).toContain("remember ochre");
+    expect(await storedSessions()).toEqual([stored.session_id]);
+  });
+});
+
+describe("query(): settings, agents, controls and bad options", () => {
+  it("settingSources: none by default (a project's allow rule is not read); ['project'] reads it", async () => {
+    await mkdir(join(kit.project, ".claude"), { recursive: true });
+    await writeFile(
+      join(kit.project, ".claude", "settings.json"),
+      JSON.stringify({ permissions: { allow: ["Bash(node test.js)"] } }),
+    );
+    const without = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", { client: without });
+    expect(toolResults(without.requests[1]).join()).toMatch(/Permission denied/);
+    const withProject = model([SHELL("node test.js"), { text: "x" }]);
+    await collect(kit, "test", { client: withProject, settingSources: ["project"] });
+    expect(toolResults(withProject.requests[1]).join()).toContain("FAIL");
+  });
+
+  it("agents: a named subagent is offered to the model and runs with its own prompt", async () => {
+    const client = model((request) => {
+      const text = sent(request);
+      if (text.includes("You review arithmetic.")) return { text: "the subagent says: minus should be plus" };
+      if (text.includes("minus should be plus")) return { text: "done" };
+      return {
+        toolCalls: [
+          { name: "spawn_agent", args: { task: "check src/math.js", subagent_type: "math-reviewer" } },
+        ],
+      };
+    });
+    const messages = await collect(kit, "review", {
+      client,
+      agents: {
+        "math-reviewer": {
+          description: "Reviews arithmetic code",
+          prompt: "You review arithmetic.",
+          tools: ["Read"],
+        },
+      },
+    });
+    expect(JSON.stringify(client.requests[0]?.tools)).toContain("math-reviewer");
+    expect(resultOf(messages).result).toBe("done");
+  });
+
+  it("interrupt(), setPermissionMode() and setModel() act on the running query", async () => {
+    const client = model((request, index) => {
+      if (index === 0) return SHELL("node test.js");
+      if (index === 1) return { text: `model ${request.model}` };
+      return { hang: true };
+    });
+    async function* input() {
+      yield { type: "user" as const, message: { role: "user" as const, content: "run the test" } };
+      await new Promise((r) => setTimeout(r, 50));
+      yield { type: "user" as const, message: { role: "user" as const, content: "wait forever" } };
+    }
+    const q = query({ prompt: input(), options: { cwd: kit.project, env: kit.env, model: MODEL, client } });
+    await q.setPermissionMode("bypassPermissions");
+    await q.setModel("claude-opus-5");
+    const results: SDKResultMessage[] = [];
+    for await (const m of q) {
+      if (m.type !== "result") continue;
+      results.push(m);
+      if (results.length === 1) setTimeout(() => void q.interrupt(), 400);
+    }
+    expect(toolResults(client.requests[1]).join()).toContain("FAIL");
+    expect(client.requests[1]?.model).toBe("claude-opus-5");
+    expect(results[0]?.subtype).toBe("success");
+    expect(results[1]).toMatchObject({ subtype: "error_during_execution", is_error: true });
+    await expect(q.setPermissionMode("sometimes" as never)).rejects.toThrow(/unknown permission mode/);
+  });
+
+  it("bad options are refused with a QueryOptionError naming the option, before anything runs", async () => {
+    const bad: [QueryOptions, string][] = [
+      [{ permissionMode: "sometimes" as never }, "permissionMode"],
+      [{ maxTurns: -1 }, "maxTurns"],
+      [{ forkSession: true }, "forkSession"],
+      [{ outputSchema: { type: "nonsense" } }, "outputSchema"],
+      [{ hooks: { BeforeEverything: [] } as never }, "hooks"],
+      [{ mcpServers: { broken: { type: "http" } as never } }, "mcpServers"],
+      [{ settingSources: ["global" as never] }, "settingSources"],
+      [{ resume: "no-such-session", forkSession: true }, "resume"],
+    ];
+    for (const [options, option] of bad) {
+      const client = model([{ text: "x" }]);
+      const error = await collect(kit, "x", { client, ...options }).catch((e: unknown) => e);
+      expect(error, option).toBeInstanceOf(QueryOptionError);
+      expect((error as QueryOptionError).option).toBe(option);
+      expect(client.requests).toHaveLength(0);
+    }
+    const unknownProvider = await collect(kit, "x", { provider: "nope" }).catch((e: unknown) => e);
+    expect(unknownProvider).toBeInstanceOf(QueryStartError);
+    expect((unknownProvider as Error).message).toContain('Unknown provider "nope"');
+  });
+});
+
+describe("query(): leaving early", () => {
+  it("a caller that breaks out of the loop ends the run and its command", async () => {
+    const marker = join(kit.root, "late-marker");
+    const client = model([SHELL(`sleep 2 && touch ${marker}`), { text: "x" }]);
+    for await (const m of query({
+      prompt: "sleep",
+      options: { cwd: kit.project, env: kit.env, client, permissionMode: "bypassPermissions" },
+    }))
+      if (m.type === "assistant") break;
+    await new Promise((r) => setTimeout(r, 2500));
+    await expect(readFile(marker)).rejects.toThrow();
+    expect(client.requests).toHaveLength(1);
   });
 });

@@ -88,7 +88,7 @@ export function query(params: {
     queue.push(message);
     wake?.();
   };
-  const stop = { aborted: false, timedOut: false, interrupted: false };
+  const stop: StopState = { aborted: false, timedOut: false, interrupted: false };
 
   const run = async () => {
     try {
@@ -105,22 +105,28 @@ export function query(params: {
     }
   };
 
+  // The run starts at once (as the Claude Agent SDK's does), so controls work before iteration.
+  void run();
   async function* messages(): AsyncGenerator<SDKMessage, void> {
-    void run();
-    for (;;) {
-      const next = queue.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (next !== undefined) {
+          yield next;
+          continue;
+        }
+        if (finished) {
+          if (failure !== undefined) throw failure;
+          return;
+        }
+        await new Promise<void>((r) => {
+          wake = r;
+        });
+        wake = undefined;
       }
-      if (finished) {
-        if (failure !== undefined) throw failure;
-        return;
-      }
-      await new Promise<void>((r) => {
-        wake = r;
-      });
-      wake = undefined;
+    } finally {
+      // A caller that stops iterating (break, return) ends the run: nothing keeps working unseen.
+      if (!finished) stop.cancel?.();
     }
   }
 
@@ -157,6 +163,8 @@ interface StopState {
   aborted: boolean;
   timedOut: boolean;
   interrupted: boolean;
+  /** Ends the run as an abort does; set once the run has started. */
+  cancel?: () => void;
 }
 
 /** Builds the runtime, runs each user message to its result, and closes everything. */
@@ -186,6 +194,7 @@ async function execute(
     void runtime?.interrupt();
   };
   const onAbort = () => halt("aborted");
+  stop.cancel = onAbort;
   abortSignal?.addEventListener("abort", onAbort, { once: true });
   if (options.maxDurationMs !== undefined) timer = setTimeout(() => halt("timedOut"), options.maxDurationMs);
   const startedAt = performance.now();
