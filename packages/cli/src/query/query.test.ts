@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { type ScriptedReply, scriptedClient } from "@attractor/agent/testing";
 import { estimateCost, type Request } from "@attractor/llm";
+import { frames, message, startWireServer, streamEventsFor } from "@attractor/llm/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { QueryOptionError } from "./errors.js";
 import { QueryStartError, query } from "./query.js";
@@ -711,6 +712,15 @@ describe("query(): settings, agents, controls and bad options", () => {
 });
 
 describe("query(): leaving early", () => {
+  it("an abortController aborted before the query starts: an aborted result, and no model request", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const client = model([{ text: "x" }]);
+    const result = resultOf(await collect(kit, "hi", { client, abortController: controller }));
+    expect(result).toMatchObject({ subtype: "error_during_execution", exit_reason: "aborted", num_turns: 0 });
+    expect(client.requests).toHaveLength(0);
+  });
+
   it("a caller that breaks out of the loop ends the run and its command", async () => {
     const marker = join(kit.root, "late-marker");
     const client = model([SHELL(`sleep 2 && touch ${marker}`), { text: "x" }]);
@@ -722,5 +732,45 @@ describe("query(): leaving early", () => {
     await new Promise((r) => setTimeout(r, 2500));
     await expect(readFile(marker)).rejects.toThrow();
     expect(client.requests).toHaveLength(1);
+  });
+});
+
+describe("query(): provider, baseUrl and additionalDirectories", () => {
+  it("provider + baseUrl: the run talks to that provider's wire protocol at that address, with the key from env", async () => {
+    const server = await startWireServer((request) => {
+      const content = [{ type: "text", text: "hello over the wire" }];
+      return request.body?.stream
+        ? { kind: "sse", frames: frames(streamEventsFor(content, "end_turn", { input: 40, output: 8 })) }
+        : { kind: "json", body: message(content, "end_turn", { input_tokens: 40, output_tokens: 8 }) };
+    });
+    try {
+      const messages = await collect(kit, "hi", {
+        provider: "anthropic",
+        baseUrl: server.url,
+        env: { ...kit.env, ANTHROPIC_API_KEY: "test-key" },
+      });
+      expect(resultOf(messages)).toMatchObject({
+        subtype: "success",
+        result: "hello over the wire",
+        provider: "anthropic",
+      });
+      expect(server.requests[0]?.path).toMatch(/\/messages$/);
+      expect(server.requests[0]?.headers["x-api-key"]).toBe("test-key");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("additionalDirectories: a file outside the project is readable only when its directory is added", async () => {
+    const other = join(kit.root, "shared");
+    await mkdir(other, { recursive: true });
+    await writeFile(join(other, "notes.txt"), "shared note 7781\n");
+    const read = { toolCalls: [{ name: "read_file", args: { file_path: join(other, "notes.txt") } }] };
+    const without = model([read, { text: "x" }]);
+    await collect(kit, "read", { client: without });
+    expect(toolResults(without.requests[1]).join()).not.toContain("shared note 7781");
+    const withDir = model([read, { text: "x" }]);
+    await collect(kit, "read", { client: withDir, additionalDirectories: [other] });
+    expect(toolResults(withDir.requests[1]).join()).toContain("shared note 7781");
   });
 });

@@ -195,6 +195,7 @@ async function execute(
   };
   const onAbort = () => halt("aborted");
   stop.cancel = onAbort;
+  if (abortSignal?.aborted) onAbort();
   abortSignal?.addEventListener("abort", onAbort, { once: true });
   if (options.maxDurationMs !== undefined) timer = setTimeout(() => halt("timedOut"), options.maxDurationMs);
   const startedAt = performance.now();
@@ -318,12 +319,15 @@ async function runMessages(
   try {
     await runtime.mcp?.ready();
     let startedAt = queryStart;
+    let first = true;
     for await (const text of userTexts(prompt)) {
-      if (halted()) break;
+      // A query stopped before its first message still ends with a result saying why.
+      if (halted() && !first) break;
+      first = false;
       stop.interrupted = false;
       let failed: unknown;
       try {
-        await runtime.submit(text);
+        if (!halted()) await runtime.submit(text);
       } catch (error) {
         failed = error;
         tracker.fail(error);
