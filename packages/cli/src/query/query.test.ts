@@ -678,7 +678,12 @@ describe("query(): settings, agents, controls and bad options", () => {
     for await (const m of q) {
       if (m.type !== "result") continue;
       results.push(m);
-      if (results.length === 1) setTimeout(() => void q.interrupt(), 400);
+      // Interrupted once the second message's request is waiting on the model.
+      if (results.length === 1)
+        void (async () => {
+          while (client.requests.length < 3) await new Promise((r) => setTimeout(r, 20));
+          await q.interrupt();
+        })();
     }
     expect(toolResults(client.requests[1]).join()).toContain("FAIL");
     expect(client.requests[1]?.model).toBe("claude-opus-5");
