@@ -696,6 +696,7 @@ describe("query(): settings, agents, controls and bad options", () => {
     const bad: [QueryOptions, string][] = [
       [{ permissionMode: "sometimes" as never }, "permissionMode"],
       [{ maxTurns: -1 }, "maxTurns"],
+      [{ maxDurationMs: 0 }, "maxDurationMs"],
       [{ forkSession: true }, "forkSession"],
       [{ outputSchema: { type: "nonsense" } }, "outputSchema"],
       [{ hooks: { BeforeEverything: [] } as never }, "hooks"],
@@ -713,6 +714,17 @@ describe("query(): settings, agents, controls and bad options", () => {
     const unknownProvider = await collect(kit, "x", { provider: "nope" }).catch((e: unknown) => e);
     expect(unknownProvider).toBeInstanceOf(QueryStartError);
     expect((unknownProvider as Error).message).toContain('Unknown provider "nope"');
+    const unknownSession = await collect(kit, "x", {
+      client: model([]),
+      resume: "20990101T000000-deadbeef",
+    }).catch((e: unknown) => e);
+    expect(unknownSession).toBeInstanceOf(QueryStartError);
+    expect((unknownSession as Error).message).toContain("20990101T000000-deadbeef");
+    const missingDir = await collect(kit, "x", { client: model([]), cwd: join(kit.root, "nowhere") }).catch(
+      (e: unknown) => e,
+    );
+    expect(missingDir).toBeInstanceOf(QueryStartError);
+    expect((missingDir as Error).message).toContain("does not exist");
   });
 });
 

@@ -491,11 +491,17 @@ function checkOptions(options: QueryOptions, prompt: unknown): void {
       "permissionMode",
       `unknown mode ${JSON.stringify(options.permissionMode)} (one of ${MODES.join(", ")})`,
     );
-  for (const key of ["maxTurns", "maxDurationMs"] as const) {
-    const value = options[key];
-    if (value !== undefined && (!Number.isInteger(value) || value < 0))
-      throw new QueryOptionError(key, `must be a whole number ≥ 0, got ${JSON.stringify(value)}`);
-  }
+  const { maxTurns, maxDurationMs } = options;
+  if (maxTurns !== undefined && (!Number.isInteger(maxTurns) || maxTurns < 0))
+    throw new QueryOptionError(
+      "maxTurns",
+      `must be a whole number ≥ 0 (0: no limit), got ${JSON.stringify(maxTurns)}`,
+    );
+  if (maxDurationMs !== undefined && (!Number.isInteger(maxDurationMs) || maxDurationMs <= 0))
+    throw new QueryOptionError(
+      "maxDurationMs",
+      `must be a whole number of milliseconds > 0, got ${JSON.stringify(maxDurationMs)}`,
+    );
   if (options.forkSession && options.resume === undefined)
     throw new QueryOptionError("forkSession", "needs resume: the session to fork");
   if (options.outputSchema !== undefined && options.outputFormat !== undefined)
