@@ -7,7 +7,7 @@ import { type ScriptedReply, scriptedClient } from "@attractor/agent/testing";
 import { estimateCost, type Request } from "@attractor/llm";
 import { frames, message, startWireServer, streamEventsFor } from "@attractor/llm/testing";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { QueryOptionError } from "./errors.js";
+import { QueryControlError, QueryOptionError } from "./errors.js";
 import { QueryStartError, query } from "./query.js";
 import type { QueryOptions, SDKMessage, SDKResultMessage } from "./types.js";
 
@@ -690,6 +690,21 @@ describe("query(): settings, agents, controls and bad options", () => {
     expect(results[0]?.subtype).toBe("success");
     expect(results[1]).toMatchObject({ subtype: "error_during_execution", is_error: true });
     await expect(q.setPermissionMode("sometimes" as never)).rejects.toThrow(/unknown permission mode/);
+    await expect(q.setModel("claude-opus-5")).rejects.toThrow(QueryControlError);
+  });
+
+  it("setModel refuses a model of another provider with a QueryControlError", async () => {
+    const q = query({
+      prompt: "hi",
+      options: { cwd: kit.project, env: kit.env, model: MODEL, client: model([{ text: "x" }]) },
+    });
+    const error = await q.setModel("gpt-6.2-sol").catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(QueryControlError);
+    expect(error).toMatchObject({ method: "setModel" });
+    expect((error as Error).message).toContain("openai");
+    for await (const _ of q) {
+      // drained: the run goes on with its model
+    }
   });
 
   it("bad options are refused with a QueryOptionError naming the option, before anything runs", async () => {

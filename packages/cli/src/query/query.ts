@@ -131,9 +131,9 @@ export function query(params: {
   }
 
   const generator = messages();
-  const control = async (): Promise<Runtime> => {
+  const control = async (method: "setModel" | "setPermissionMode"): Promise<Runtime> => {
     const r = runtime ?? (await runtimeReady);
-    if (!r) throw new QueryControlError("interrupt", "the query is not running");
+    if (!r || finished) throw new QueryControlError(method, "the query is not running");
     return r;
   };
   return Object.assign(generator, {
@@ -146,11 +146,11 @@ export function query(params: {
       const ours = toPermissionMode(mode);
       if (ours === undefined)
         throw new QueryControlError("setPermissionMode", `unknown permission mode ${JSON.stringify(mode)}`);
-      (await control()).setMode(ours);
+      (await control("setPermissionMode")).setMode(ours);
     },
     async setModel(model: string) {
       try {
-        (await control()).setModel(model);
+        (await control("setModel")).setModel(model);
       } catch (error) {
         if (error instanceof QueryError) throw error;
         throw new QueryControlError("setModel", error instanceof Error ? error.message : String(error));
