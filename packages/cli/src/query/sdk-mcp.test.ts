@@ -64,7 +64,7 @@ describe("query(): mcpServers", () => {
             return { content: [{ type: "text", text: `sum=${args.a + args.b}` }] };
           },
         ),
-        tool("shout", "Upper-cases text", { text: z.string().min(1) }, async (args: { text: string }) => ({
+        tool("shout", "Upper-cases text", { text: z.string().min(1) }, async (args) => ({
           content: [{ type: "text", text: args.text.toUpperCase() }],
         })),
       ],

@@ -3,6 +3,7 @@ import { callResultToOutput, mcpToolName } from "@attractor/agent/internals";
 import type { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ShapeOutput, ZodRawShapeCompat } from "@modelcontextprotocol/sdk/server/zod-compat.js";
 import { QueryOptionError } from "./errors.js";
 
 /** What a tool handler returns: an MCP tool result (`content` blocks, `isError`). */
@@ -43,13 +44,26 @@ export type McpSdkServerConfig =
       readonly tools: readonly SdkMcpToolDefinition<never>[];
     };
 
-/** A tool for `createSdkMcpServer`; the handler gets the arguments validated against the schema. */
+/** A tool for `createSdkMcpServer` with a zod shape: the handler's arguments are typed from it. */
+export function tool<Shape extends ZodRawShapeCompat>(
+  name: string,
+  description: string,
+  inputSchema: Shape,
+  handler: (args: ShapeOutput<Shape>, extra: unknown) => Promise<CallToolResult>,
+): SdkMcpToolDefinition<ShapeOutput<Shape>>;
+/** A tool for `createSdkMcpServer` with a JSON Schema (or zod object): arguments validated against it. */
 export function tool<Args = Record<string, unknown>>(
   name: string,
   description: string,
   inputSchema: ToolInputSchema,
   handler: (args: Args, extra: unknown) => Promise<CallToolResult>,
-): SdkMcpToolDefinition<Args> {
+): SdkMcpToolDefinition<Args>;
+export function tool(
+  name: string,
+  description: string,
+  inputSchema: ToolInputSchema,
+  handler: (args: never, extra: unknown) => Promise<CallToolResult>,
+): SdkMcpToolDefinition<never> {
   return { name, description, inputSchema, handler };
 }
 
