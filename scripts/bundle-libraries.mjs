@@ -35,6 +35,7 @@ const PACKAGES = {
         "store",
         "customization",
         "mcp",
+        "query",
       ].map((e) => [e, e === "index" || e === "names" ? `dist/${e}.js` : `dist/${e}/index.js`]),
     ),
     // jsonc-parser's "main" is a UMD build that requires its parts one by one at run time; its ES

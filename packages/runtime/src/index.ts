@@ -8,5 +8,6 @@ export * from "./customization/index.js";
 export * from "./hooks/index.js";
 export * from "./mcp/index.js";
 export * from "./permissions/index.js";
+export * from "./query/index.js";
 export * from "./runtime/index.js";
 export * from "./store/index.js";

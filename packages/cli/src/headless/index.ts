@@ -1,4 +1,10 @@
 export {
+  createRunTracker,
+  type ExitReason,
+  type HeadlessResult,
+  type RunTracker,
+} from "@attractor/runtime";
+export {
   createPrinter,
   type HeadlessPrinter,
   type NoticeLine,
@@ -7,4 +13,3 @@ export {
   type TextSink,
 } from "./printers.js";
 export { EXIT, HEADLESS_UI, type HeadlessOptions, runHeadless } from "./run-headless.js";
-export { createRunTracker, type ExitReason, type HeadlessResult, type RunTracker } from "./run-result.js";

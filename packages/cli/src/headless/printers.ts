@@ -1,10 +1,8 @@
 import type { SessionEvent } from "@attractor/agent";
-import type { RuntimeNotice } from "@attractor/runtime";
-import { summarizeCall } from "@attractor/runtime";
+import type { HeadlessResult, RuntimeNotice } from "@attractor/runtime";
+import { createClaudeStream, type StreamInit, summarizeCall } from "@attractor/runtime";
 import { visibleControls } from "../terminal/visible-controls.js";
-import { createClaudeStream, type StreamInit } from "./claude-stream.js";
 import type { OutputFormat } from "./output-formats.js";
-import type { HeadlessResult } from "./run-result.js";
 
 export { OUTPUT_FORMATS, type OutputFormat } from "./output-formats.js";
 

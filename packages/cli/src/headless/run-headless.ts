@@ -1,9 +1,14 @@
-import { type Runtime, type RuntimeUi, updateItem } from "@attractor/runtime";
+import {
+  createRunTracker,
+  type HeadlessResult,
+  type Runtime,
+  type RuntimeUi,
+  updateItem,
+} from "@attractor/runtime";
 import { createScrubber, secretValuesFromEnv } from "@attractor/runtime/store";
 import { parseInput } from "../commands/parse.js";
 import { visibleControls } from "../terminal/visible-controls.js";
 import { createPrinter, type OutputFormat, type TextSink } from "./printers.js";
-import { createRunTracker, type HeadlessResult } from "./run-result.js";
 
 /** Exit codes of the attractor command. */
 export const EXIT = {

@@ -327,7 +327,11 @@ export async function loadSettings(options: {
   managedSettingsFile?: string | null;
   /** Which of Claude Code's user, project and local files to read (all when undefined). */
   claudeSources?: readonly ("user" | "project" | "local")[];
+  /** Which of attractor's own user and project files to read (both when undefined). */
+  ownSources?: readonly ("user" | "project")[];
 }): Promise<ResolvedSettings> {
+  const own = (source: "user" | "project") =>
+    options.ownSources === undefined || options.ownSources.includes(source);
   const wanted = (source: "user" | "project" | "local") =>
     options.claudeSources === undefined || options.claudeSources.includes(source);
   const userFile = userSettingsPath(options.home);
@@ -369,10 +373,10 @@ export async function loadSettings(options: {
     resolve(claudeUserFile) === resolve(claudeSettingsPath(options.projectDir))
       ? undefined
       : await readClaude(claudeUserFile, "user");
-  const user = await read(userFile, (f) => readSettingsFile(f, warnings));
+  const user = own("user") ? await read(userFile, (f) => readSettingsFile(f, warnings)) : undefined;
   // Run from the home directory itself, the project's file is the user's own: read it once, as the user's.
   const project =
-    resolve(projectFile) === resolve(userFile)
+    resolve(projectFile) === resolve(userFile) || !own("project")
       ? undefined
       : await read(projectFile, (f) => readSettingsFile(f, warnings));
   // Run from the home directory, .claude/settings.json is the user's own: read once, as the user's.

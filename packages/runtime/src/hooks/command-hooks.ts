@@ -11,7 +11,7 @@ import {
 import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import type { CommandHookSetting, HookSource } from "../config/index.js";
 import { type ConfinedLauncher, confinedEnv } from "./confined-hook.js";
-import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
+import { type HookJson, type HookVerdict, parseHookJson, verdictOf } from "./hook-output.js";
 import { type PromptEvaluator, runPromptHook } from "./prompt-hook.js";
 import { runHookCommand } from "./run-command.js";
 
@@ -58,6 +58,26 @@ export type PreToolUseVerdict =
       readonly halt?: string;
     };
 
+/**
+ * A hook given as a function: receives the event's input (the JSON a command hook reads on
+ * stdin), the call's id for tool events, and a signal aborted at its timeout; resolves to the
+ * JSON a command hook would print (Claude Code's fields). A throw is the hook's error.
+ */
+export type HookFunction = (
+  input: Readonly<Record<string, unknown>>,
+  toolUseId: string | undefined,
+  options: { readonly signal: AbortSignal },
+) => Promise<unknown>;
+
+/** Function hooks for one event, with the matcher of a settings group. */
+export interface HookFunctionGroup {
+  readonly event: HookEventName;
+  readonly matcher?: string;
+  readonly hooks: readonly HookFunction[];
+  /** Seconds each may take (Claude Code's default 60). */
+  readonly timeout?: number;
+}
+
 interface Group {
   readonly matcher: (target: string | readonly string[]) => boolean;
   readonly commands: readonly HookCommand[];
@@ -71,6 +91,8 @@ interface HookCommand {
   readonly timeoutMs: number;
   /** Runs sandboxed and may only block (see HookSource.confined). */
   readonly confined: boolean;
+  /** A function hook: `command` is only its key. */
+  readonly callback?: HookFunction;
 }
 
 /** One command's verdict and how it ran. */
@@ -111,8 +133,25 @@ export function compileMatcher(matcher: string | undefined): (target: string | r
   return (target) => (typeof target === "string" ? [target] : target).some(test);
 }
 
-function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Map<HookEventName, Group[]> {
+function compile(
+  sources: readonly HookSource[],
+  notify: HookHost["notify"],
+  callbacks: readonly HookFunctionGroup[],
+): Map<HookEventName, Group[]> {
   const table = new Map<HookEventName, Group[]>();
+  let count = 0;
+  for (const group of callbacks) {
+    if (group.hooks.length === 0) continue;
+    const commands = group.hooks.map((callback) => ({
+      command: `function #${++count}`,
+      callback,
+      timeoutMs: group.timeout !== undefined ? group.timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS,
+      confined: false,
+    }));
+    const list = table.get(group.event) ?? [];
+    list.push({ matcher: compileMatcher(group.matcher), commands });
+    table.set(group.event, list);
+  }
   for (const source of sources) {
     for (const [event, groups] of Object.entries(source.hooks) as [
       HookEventName,
@@ -154,12 +193,52 @@ function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Ma
   return table;
 }
 
+/** Runs a function hook as a command hook runs: its result read as the JSON it would print. */
+async function runHookCallback(
+  callback: HookFunction,
+  input: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<HookVerdict> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve("timeout");
+    }, timeoutMs);
+  });
+  const toolUseId = typeof input.tool_use_id === "string" ? input.tool_use_id : undefined;
+  try {
+    const result = await Promise.race([callback(input, toolUseId, { signal: controller.signal }), timedOut]);
+    if (result === "timeout")
+      return { kind: "error", message: `hook function timed out after ${timeoutMs} ms` };
+    if (result === undefined || result === null) return { kind: "ok", stdout: "" };
+    const stdout = JSON.stringify(result);
+    const json = parseHookJson(stdout);
+    return json ? { kind: "ok", stdout, json } : { kind: "ok", stdout: "" };
+  } catch (error) {
+    return {
+      kind: "error",
+      message: `hook function failed: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const joinReasons = (parts: readonly (string | undefined)[]): string =>
   parts.filter((p): p is string => p !== undefined && p.trim() !== "").join("\n");
 
 /** Builds the hooks of the given (already trusted) settings sources. */
-export function createCommandHooks(sources: readonly HookSource[], host: HookHost): CommandHooks {
-  const table = compile(sources, host.notify);
+export function createCommandHooks(
+  sources: readonly HookSource[],
+  host: HookHost,
+  callbacks: readonly HookFunctionGroup[] = [],
+): CommandHooks {
+  const table = compile(sources, host.notify, callbacks);
+  const functions = new Map<string, HookFunction>();
+  for (const groups of table.values())
+    for (const g of groups) for (const c of g.commands) if (c.callback) functions.set(c.command, c.callback);
   const env = { ...host.env, CLAUDE_PROJECT_DIR: host.projectDir, ATTRACTOR_PROJECT_DIR: host.projectDir };
 
   let launcher: Promise<ConfinedLauncher | undefined> | undefined;
@@ -174,7 +253,7 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     for (const g of groups) {
       if (target !== undefined && !g.matcher(target)) continue;
       for (const c of g.commands) {
-        const key = `${c.prompt ? "prompt" : "command"}:${c.command}`;
+        const key = `${c.callback ? "function" : c.prompt ? "prompt" : "command"}:${c.command}`;
         const before = commands.get(key);
         commands.set(key, {
           timeoutMs: Math.max(before?.timeoutMs ?? 0, c.timeoutMs),
@@ -196,6 +275,12 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
     const results = await Promise.all(
       [...commands].map(async ([key, { timeoutMs, confined, prompt }]): Promise<RunVerdict> => {
         const command = key.slice(key.indexOf(":") + 1);
+        const callback = key.startsWith("function:") ? functions.get(command) : undefined;
+        if (callback) {
+          const payloadObject = JSON.parse(payload) as Record<string, unknown>;
+          const verdict = await runHookCallback(callback, payloadObject, timeoutMs);
+          return { verdict, confined, unconfinable: false };
+        }
         if (prompt) {
           const verdict = await runPromptHook(host.evaluatePrompt, command, payload, timeoutMs);
           return { verdict, confined, unconfinable: false };

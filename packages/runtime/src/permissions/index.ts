@@ -42,6 +42,9 @@ export { isPlainLine } from "./plain-line.js";
 export {
   type AskAnswer,
   type AskFunction,
+  type AskReply,
+  type AskVerdict,
+  askVerdict,
   createPermissionPolicy,
   headlessMessage,
   type PermissionDecision,

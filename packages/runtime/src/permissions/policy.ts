@@ -41,8 +41,25 @@ export interface PermissionRequest {
 /** A user's answer to a permission prompt. */
 export type AskAnswer = "allow_once" | "allow_always" | "deny" | "abort";
 
+/**
+ * An answer with what a program (not a person) may add: the message the model gets when it
+ * denies, the arguments the call runs with when it allows.
+ */
+export interface AskVerdict {
+  readonly answer: AskAnswer;
+  readonly message?: string;
+  readonly arguments?: Readonly<Record<string, unknown>>;
+}
+
+/** What a permission prompt may be answered with. */
+export type AskReply = AskAnswer | AskVerdict;
+
+/** The reply as a verdict. */
+export const askVerdict = (reply: AskReply): AskVerdict =>
+  typeof reply === "string" ? { answer: reply } : reply;
+
 /** Asks the user; the TUI shows a prompt, tests answer directly. */
-export type AskFunction = (request: PermissionRequest) => Promise<AskAnswer>;
+export type AskFunction = (request: PermissionRequest) => Promise<AskReply>;
 
 /** The outcome of the rules alone, before anyone is asked. */
 export type PermissionEvaluation =
@@ -52,7 +69,12 @@ export type PermissionEvaluation =
 
 /** The final outcome for a call. `aborted` is set when the user chose to stop the run. */
 export type PermissionDecision =
-  | { readonly behavior: "allow"; readonly reason: string }
+  | {
+      readonly behavior: "allow";
+      readonly reason: string;
+      /** The arguments the call runs with, when whoever allowed it changed them. */
+      readonly arguments?: Readonly<Record<string, unknown>>;
+    }
   | {
       readonly behavior: "deny";
       readonly reason: string;
@@ -454,23 +476,25 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         message: headlessMessage(request, mode),
       };
     }
-    const answer = await options.ask(request);
-    switch (answer) {
+    const reply = askVerdict(await options.ask(request));
+    const changed = reply.arguments !== undefined ? { arguments: reply.arguments } : {};
+    switch (reply.answer) {
       case "allow_always":
         if (request.canAllowAlways) {
           const tier = request.tier ?? "none";
           for (const rule of request.alwaysRules)
             sessionGrants.push({ rule: parseRules([rule])[0] as PermissionRule, maxTier: tier });
         }
-        return { behavior: "allow", reason: "allowed by the user" };
+        return { behavior: "allow", reason: "allowed by the user", ...changed };
       case "allow_once":
-        return { behavior: "allow", reason: "allowed once by the user" };
+        return { behavior: "allow", reason: "allowed once by the user", ...changed };
       case "abort":
         options.onAbort?.();
         return {
           behavior: "deny",
           reason: "the user stopped the run",
           message:
+            reply.message ??
             "Permission denied: the user stopped this run. Do not continue; wait for new instructions.",
           aborted: true,
         };
@@ -478,16 +502,19 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         return {
           behavior: "deny",
           reason: "denied by the user",
-          message: `Permission denied: the user declined this ${call.toolName} call. Do not retry it; ask the user how to proceed or try a different approach.`,
+          message:
+            reply.message ??
+            `Permission denied: the user declined this ${call.toolName} call. Do not retry it; ask the user how to proceed or try a different approach.`,
         };
     }
   };
 
   const beforeToolCall: BeforeToolCallHook = async (call): Promise<BeforeToolCallDecision> => {
     const decision = await check(call);
-    return decision.behavior === "allow"
-      ? { action: "allow" }
-      : { action: "deny", message: decision.message };
+    if (decision.behavior === "deny") return { action: "deny", message: decision.message };
+    return decision.arguments !== undefined
+      ? { action: "rewrite", arguments: decision.arguments }
+      : { action: "allow" };
   };
 
   return {

@@ -17,7 +17,12 @@ export {
   resolveModelChoice,
 } from "./provider-choice.js";
 export { planRewindTargets } from "./rewind-targets.js";
-export { createRuntime, type ProjectTrustRequest, type RuntimeOptions } from "./runtime.js";
+export {
+  createRuntime,
+  type ProjectTrustRequest,
+  type RuntimeClient,
+  type RuntimeOptions,
+} from "./runtime.js";
 export { restoreHistory, todosFromHistory } from "./stored-history.js";
 export {
   loadSession,

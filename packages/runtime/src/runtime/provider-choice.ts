@@ -61,7 +61,13 @@ export function noProviderMessage(): string {
  * else openai-compatible when a base URL for it is set. Throws ConfigurationError (NoProviderError
  * when nothing at all is configured) with a message naming what to set.
  */
-export function resolveModelChoice(flags: ModelRequest, settings: ModelRequest, env: Env): ModelChoice {
+export function resolveModelChoice(
+  flags: ModelRequest,
+  settings: ModelRequest,
+  env: Env,
+  /** The caller brings its own model client: no key is needed, and Anthropic is the default. */
+  ownClient = false,
+): ModelChoice {
   const requested = flags.provider ?? settings.provider;
   if (requested !== undefined && !isProviderName(requested)) {
     throw new ConfigurationError(
@@ -81,11 +87,12 @@ export function resolveModelChoice(flags: ModelRequest, settings: ModelRequest, 
   }
   if (provider === undefined) provider = AUTO_ORDER.find((p) => KEY_VARIABLES[p].some((v) => set(env, v)));
   if (provider === undefined && compatibleUrl !== undefined) provider = "openai-compatible";
+  if (provider === undefined && ownClient) provider = "anthropic";
   const modelVariable = provider !== undefined ? MODEL_VARIABLES[provider] : undefined;
   const envModel =
     model === undefined && modelVariable !== undefined ? nonEmpty(env[modelVariable]) : undefined;
   if (envModel !== undefined)
-    return resolveModelChoice({ ...flags, provider, model: envModel }, settings, env);
+    return resolveModelChoice({ ...flags, provider, model: envModel }, settings, env, ownClient);
   if (provider === undefined) {
     throw new NoProviderError(
       [
@@ -113,7 +120,7 @@ export function resolveModelChoice(flags: ModelRequest, settings: ModelRequest, 
   }
 
   const keys = KEY_VARIABLES[provider];
-  if (!keys.some((v) => set(env, v))) {
+  if (!ownClient && !keys.some((v) => set(env, v))) {
     throw new ConfigurationError(`The ${provider} provider needs an API key: set ${keys.join(" or ")}.`);
   }
   const chosenModel = model ?? defaultModel(provider)?.id;

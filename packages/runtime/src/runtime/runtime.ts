@@ -15,10 +15,12 @@ import {
   loadSkills,
   loadSubagentTypes,
   McpManager,
+  type ModelClient,
   modelPageAnswerer,
   notebookEditTool,
   type ProviderProfile,
   probeBubblewrap,
+  type RegisteredTool,
   type SandboxedExecutionEnvironment,
   type SandboxMode,
   Session,
@@ -33,13 +35,7 @@ import {
   type Turn,
 } from "@attractor/agent";
 import { discoverProjectDocs, filterEnv } from "@attractor/agent/internals";
-import {
-  type Client,
-  getModelInfo,
-  preloadProvider,
-  type ReasoningEffort,
-  streamWithRetry,
-} from "@attractor/llm";
+import { getModelInfo, preloadProvider, type ReasoningEffort, streamWithRetry } from "@attractor/llm";
 import {
   type CheckpointManager,
   createCheckpointManager,
@@ -68,6 +64,7 @@ import {
   type CommandHooks,
   confinedLauncher,
   createCommandHooks,
+  type HookFunctionGroup,
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
@@ -75,7 +72,8 @@ import { mcpAuthOptions } from "../mcp/auth.js";
 import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
-  type AskAnswer,
+  type AskReply,
+  askVerdict,
   bashParserReady,
   createPermissionPolicy,
   isPlainLine,
@@ -189,7 +187,20 @@ export interface RuntimeOptions {
    * unsaved buffers); the sandbox, checkpoints and permissions stay as they are.
    */
   readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
+  /** The model client to use instead of one made for the provider (embedders, tests). */
+  readonly client?: RuntimeClient;
+  /** Hooks given as functions (a program embedding the runtime), run beside the settings' hooks. */
+  readonly hookCallbacks?: readonly HookFunctionGroup[];
+  /** Subagent types besides those of the agents folders (a program's own; same name wins). */
+  readonly subagentTypes?: readonly SubagentType[];
+  /** Tools besides the built-in ones (a program's in-process MCP servers). */
+  readonly tools?: readonly RegisteredTool[];
+  /** Where sessions are stored; the store under the attractor home by default. */
+  readonly store?: SessionStore;
 }
+
+/** A model client a runtime can use: streams requests; closed with the runtime when it can be. */
+export type RuntimeClient = ModelClient & { close?(): Promise<void> };
 
 /** What a trust prompt shows: the project and the settings that wait for the user's trust. */
 export interface ProjectTrustRequest {
@@ -275,10 +286,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     },
     settings,
     env,
+    options.client !== undefined,
   );
   // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
   // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
-  void preloadProvider(choice.provider);
+  if (options.client === undefined) void preloadProvider(choice.provider);
   // Likewise the sandbox's one-off bubblewrap probe (cached for the process), which the prompt's
   // git snapshot, the first command the session runs, would otherwise wait for.
   const sandboxMode = options.sandbox ?? loaded.sandbox?.mode ?? "workspace-write";
@@ -288,12 +300,14 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     (options.remote ?? loaded.remote) === undefined
   )
     probeBubblewrap(env.PATH).catch(() => {});
-  const store = createSessionStore({
-    home,
-    // The secrets of the environment the run was given as well as the process's own.
-    secrets: secretValuesFromEnv({ ...process.env, ...env }),
-    ...(options.durable !== undefined && { durable: options.durable }),
-  });
+  const store =
+    options.store ??
+    createSessionStore({
+      home,
+      // The secrets of the environment the run was given as well as the process's own.
+      secrets: secretValuesFromEnv({ ...process.env, ...env }),
+      ...(options.durable !== undefined && { durable: options.durable }),
+    });
   const stored = await selectStoredSession(store, projectDir, options);
   const remoteSpec = options.remote ?? loaded.remote;
   const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
@@ -332,7 +346,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     hookSources: trustedHookSources(hookSources, gate),
     startupWarnings,
     commands: commands.commands,
-    subagentTypes: agents.items,
+    subagentTypes: [
+      ...agents.items.filter((a) => !options.subagentTypes?.some((own) => own.name === a.name)),
+      ...(options.subagentTypes ?? []),
+    ],
     skills: skills.items,
     choice,
     store,
@@ -352,6 +369,9 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
     ...(options.mcp !== undefined && { mcp: options.mcp }),
     ...(options.wrapEnvironment !== undefined && { wrapEnvironment: options.wrapEnvironment }),
+    ...(options.client !== undefined && { client: options.client }),
+    hookCallbacks: options.hookCallbacks ?? [],
+    tools: options.tools ?? [],
   });
   // Ignored hooks have the hook gate's own warning.
   const withheld = settings.withheld.filter((name) => name !== "hooks");
@@ -452,6 +472,9 @@ interface RuntimeParts {
   readonly appendSystemPrompt?: string;
   readonly mcp?: McpRunOptions;
   readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
+  readonly client?: RuntimeClient;
+  readonly hookCallbacks: readonly HookFunctionGroup[];
+  readonly tools: readonly RegisteredTool[];
 }
 
 /** The Runtime: one current Session plus everything wired around it. */
@@ -461,7 +484,7 @@ class AgentRuntime implements Runtime {
   readonly checkpoints: CheckpointManager;
   readonly store: SessionStore;
   private readonly parts: RuntimeParts;
-  private readonly client: Client;
+  private readonly client: RuntimeClient;
   private readonly environment: ExecutionEnvironment;
   /** Language servers, when settings allow them; started only when a tool needs one. */
   private readonly codeIntelligence: CodeIntelligence | undefined;
@@ -507,7 +530,7 @@ class AgentRuntime implements Runtime {
     this.projectDir = parts.projectDir;
     this.checkpoints = parts.checkpoints;
     this.store = parts.store;
-    this.client = createModelClient(parts.choice, parts.env);
+    this.client = parts.client ?? createModelClient(parts.choice, parts.env);
     const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
     // A remote host's commands run there as they are: the sandbox is the local machine's.
     const commands = parts.remote
@@ -580,40 +603,44 @@ class AgentRuntime implements Runtime {
     });
     this.profile = createProfile(
       parts.choice,
-      [this.todoTool, askUser, webFetch, notebookEditTool(), ...skillTools],
+      [this.todoTool, askUser, webFetch, notebookEditTool(), ...skillTools, ...parts.tools],
       parts.toolMode,
     );
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
-    this.hooks = createCommandHooks(parts.hookSources, {
-      projectDir: parts.projectDir,
-      // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
-      env: filterEnv(parts.env, { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) }),
-      sessionId: () => this.active?.session.id ?? "",
-      endReason: () => this.endReason,
-      transcriptPath: () => this.active?.writer.path,
-      permissionMode: () => this.active?.policy.mode ?? parts.mode,
-      notify: (tone, text) =>
-        this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
-      // A prompt hook is one question to the session's model, outside the conversation.
-      evaluatePrompt: async (prompt, signal) =>
-        (
-          await sampleWithModel(
-            this.client,
-            {
-              server: "hooks",
-              messages: [{ role: "user", content: { type: "text", text: prompt } }],
-              maxTokens: 1024,
-            },
-            { model: this.modelValue, provider: this.profile.provider, signal },
-          )
-        ).text,
-      confine: () =>
-        confinedLauncher({
-          projectDir: parts.projectDir,
-          hidden: [parts.env.HOME ?? homedir(), parts.home].filter((dir) => existsSync(dir)),
-          path: parts.env.PATH,
-        }),
-    });
+    this.hooks = createCommandHooks(
+      parts.hookSources,
+      {
+        projectDir: parts.projectDir,
+        // Hooks see what the shell tool sees: secret-looking variables only when settings allow them.
+        env: filterEnv(parts.env, { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) }),
+        sessionId: () => this.active?.session.id ?? "",
+        endReason: () => this.endReason,
+        transcriptPath: () => this.active?.writer.path,
+        permissionMode: () => this.active?.policy.mode ?? parts.mode,
+        notify: (tone, text) =>
+          this.notify(tone === "info" ? { kind: "hook_output", text } : { kind: "warning", message: text }),
+        // A prompt hook is one question to the session's model, outside the conversation.
+        evaluatePrompt: async (prompt, signal) =>
+          (
+            await sampleWithModel(
+              this.client,
+              {
+                server: "hooks",
+                messages: [{ role: "user", content: { type: "text", text: prompt } }],
+                maxTokens: 1024,
+              },
+              { model: this.modelValue, provider: this.profile.provider, signal },
+            )
+          ).text,
+        confine: () =>
+          confinedLauncher({
+            projectDir: parts.projectDir,
+            hidden: [parts.env.HOME ?? homedir(), parts.home].filter((dir) => existsSync(dir)),
+            path: parts.env.PATH,
+          }),
+      },
+      parts.hookCallbacks,
+    );
     const mcp = parts.mcp;
     if (mcp && (Object.keys(mcp.servers).length > 0 || (mcp.skipped?.length ?? 0) > 0)) {
       for (const s of mcp.skipped ?? [])
@@ -1098,7 +1125,7 @@ class AgentRuntime implements Runtime {
     await this.active.writer.close();
     // The shadow repository may still be being created in the background: no git left running.
     await Promise.allSettled([
-      this.client.close(),
+      this.client.close?.(),
       this.codeIntelligence?.shutdown(),
       this.environment.cleanup(),
       this.checkpoints.prepare(),
@@ -1110,10 +1137,14 @@ class AgentRuntime implements Runtime {
 
   // ---- wiring ----
 
-  private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+  private async askPermission(request: PermissionRequest): Promise<AskReply> {
     void this.active.session.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
-    if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
+    if (
+      askVerdict(answer).answer === "allow_always" &&
+      request.canAllowAlways &&
+      request.alwaysRules.length > 0
+    ) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
       this.active.writer
         .append("permission_grant", { rules: request.alwaysRules, tier: request.tier ?? "none" })

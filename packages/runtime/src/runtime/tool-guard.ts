@@ -8,7 +8,8 @@ import type {
 import type { CheckpointManager } from "../checkpoints/index.js";
 import type { PreToolUseVerdict } from "../hooks/index.js";
 import {
-  type AskAnswer,
+  type AskReply,
+  askVerdict,
   callKind,
   callPaths,
   type PermissionPolicy,
@@ -74,7 +75,7 @@ export function createToolGuard(options: {
   /** PreToolUse command hooks. */
   readonly preToolUse?: (call: ToolCallInfo) => Promise<PreToolUseVerdict>;
   /** Asks the user when a hook insists; undefined when nobody can be asked (headless). */
-  readonly ask?: (request: PermissionRequest) => Promise<AskAnswer>;
+  readonly ask?: (request: PermissionRequest) => Promise<AskReply>;
   /** A hook asked to stop the run. */
   readonly onHalt?: (reason: string) => void;
 }): BeforeToolCallHook {
@@ -82,14 +83,15 @@ export function createToolGuard(options: {
     const verdict = options.preToolUse ? await options.preToolUse(original) : ({ kind: "none" } as const);
     if (verdict.halt !== undefined) options.onHalt?.(verdict.halt);
     if (verdict.kind === "deny") return { action: "deny", message: verdict.message };
-    const call = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
+    let call = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
     let decision: BeforeToolCallDecision | undefined;
     if (verdict.kind === "allow") decision = undefined;
     else if (verdict.kind === "ask")
       decision = await askAnyway(call, verdict.reason ?? "a hook asks", options);
     else decision = await options.policy.beforeToolCall(call);
     if (decision !== undefined && decision.action === "deny") return decision;
-    if (verdict.arguments) decision = { action: "rewrite", arguments: verdict.arguments };
+    if (decision?.action === "rewrite") call = { ...call, arguments: decision.arguments };
+    else if (verdict.arguments) decision = { action: "rewrite", arguments: verdict.arguments };
     if (
       options.checkpoints !== undefined &&
       (await mayChangeFiles(call, options.registry(), options.policy))
@@ -128,7 +130,7 @@ async function askAnyway(
   reason: string,
   options: {
     readonly policy: PermissionPolicy;
-    readonly ask?: (request: PermissionRequest) => Promise<AskAnswer>;
+    readonly ask?: (request: PermissionRequest) => Promise<AskReply>;
   },
 ): Promise<BeforeToolCallDecision | undefined> {
   const evaluation = await options.policy.evaluate(call);
@@ -148,7 +150,11 @@ async function askAnyway(
     canAllowAlways: false,
     alwaysRules: [],
   });
-  return answer === "allow_once" || answer === "allow_always"
-    ? undefined
-    : { action: "deny", message: `Permission denied: the user declined this ${call.toolName} call.` };
+  const reply = askVerdict(answer);
+  if (reply.answer === "allow_once" || reply.answer === "allow_always")
+    return reply.arguments !== undefined ? { action: "rewrite", arguments: reply.arguments } : undefined;
+  return {
+    action: "deny",
+    message: reply.message ?? `Permission denied: the user declined this ${call.toolName} call.`,
+  };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { SessionEvent, SessionEventOf } from "@attractor/agent";
-import type { RuntimeNotice } from "@attractor/runtime";
-import type { PermissionMode } from "@attractor/runtime/permissions";
+import type { PermissionMode } from "../permissions/index.js";
+import type { RuntimeNotice } from "../runtime/index.js";
 
 /** What the `system`/`init` line says about the run, known when the session starts. */
 export interface StreamInit {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { SessionEvent } from "@attractor/agent";
-import type { CostSummary, RuntimeNotice } from "@attractor/runtime";
+import type { CostSummary, RuntimeNotice } from "../runtime/index.js";
 
 /** Why a headless run ended. */
 export type ExitReason = "completed" | "awaiting_input" | "turn_limit" | "error" | "aborted";
