@@ -21,7 +21,7 @@ export async function* openAIEventBatches<W>(
       return undefined;
     }
     const parsed = JSON.parse(data);
-    if (event !== null && event.startsWith("thread.")) return { event, data: parsed } as W;
+    if (event?.startsWith("thread.")) return { event, data: parsed } as W;
     if (parsed?.error) throw new sdk.APIError(undefined, parsed.error, undefined, response.headers);
     return parsed as W;
   };

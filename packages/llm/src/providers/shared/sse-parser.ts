@@ -2,7 +2,6 @@
 export type SseSink = (event: string | null, data: string) => void;
 
 const LF = 10;
-const CR = 13;
 const COLON = 58;
 const SPACE = 32;
 const BOM = 0xfeff;
