@@ -30,11 +30,16 @@ export class SseParser {
     this.take(this.decoder.decode(bytes, { stream: true }), false);
   }
 
-  /** Ends the body: the last line is read, an event left without its blank line is dropped. */
-  end(): void {
+  /**
+   * Ends the body: the last line is read, an event left without its blank line is dropped.
+   * Returns whether such an event, with data, was left.
+   */
+  end(): boolean {
     this.take(this.decoder.decode(), true);
+    const unfinished = this.data !== null;
     this.event = null;
     this.data = null;
+    return unfinished;
   }
 
   private take(piece: string, final: boolean): void {
@@ -121,6 +126,8 @@ export class SseParser {
 export async function* sseBatches<T>(
   body: AsyncIterable<Uint8Array>,
   read: (event: string | null, data: string) => T | undefined,
+  /** Called when the body ends inside an event that has data; may throw. */
+  unfinished?: () => void,
 ): AsyncGenerator<T[]> {
   let batch: T[] = [];
   let failed = false;
@@ -144,9 +151,10 @@ export async function* sseBatches<T>(
     }
     if (failed) throw failure;
   }
-  parser.end();
+  const cut = parser.end();
   if (batch.length > 0) yield batch;
   if (failed) throw failure;
+  if (cut) unfinished?.();
 }
 
 /** Whether `err` is what a fetch body throws when its signal aborts (the SDKs' own test). */
