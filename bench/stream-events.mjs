@@ -4,9 +4,9 @@
 // stream, about 24), and the client's stream() is read to its end, every event passed through a
 // StreamAccumulator as the agent does. Measured: wall time and the process's CPU time per event.
 // Baseline (the floor): a bare node:http client on the same bytes that splits the SSE frames,
-// JSON.parse()s each data line and appends the text. The adapters read the stream through each
-// provider's official SDK; the ratio to the floor is what the SDK's parsing and our translation
-// and accumulation add per event.
+// JSON.parse()s each data line and appends the text. The adapters send the request through each
+// provider's official SDK and parse the body's events themselves (providers/shared/sse-parser.ts);
+// the ratio to the floor is what that parsing and our translation and accumulation add per event.
 // Run after `npm run build`: node bench/stream-events.mjs   (EVENTS=2000, DELTA=24, RUNS=7)
 import { createServer, request as httpRequest } from "node:http";
 import {

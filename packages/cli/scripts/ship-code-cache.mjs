@@ -1,7 +1,7 @@
 // Makes the V8 code cache the package ships beside the headless bundle (dist/bundle/code-cache), so
 // that a first run (a new container, CI job or fleet task, with no cache of its own) starts from
 // compiled code too. Node 20 has no way to compile ahead other than running the code: the bundle
-// runs short headless tasks against a scripted model on 127.0.0.1 (Anthropic, then OpenAI, each
+// runs short headless tasks against a scripted model on 127.0.0.1 (Anthropic, OpenAI, then Gemini, each
 // reading, searching, editing, running a command and answering), with a cache folder of its own,
 // and the entries they leave are copied with a manifest naming the V8 that made them (its version
 // and flags: v8.cachedDataVersionTag()) and the files' sizes. The loader uses an entry only for
@@ -49,9 +49,12 @@ export async function shipCodeCache(bundleDir) {
     mkdirSync(env.ATTRACTOR_HOME, { recursive: true });
     writeFileSync(join(env.ATTRACTOR_HOME, "settings.json"), JSON.stringify({ lsp: { enabled: false } }));
     // The second run reads what the first cached and writes it again with what it compiled more.
+    // Gemini's SDK is a vendor file of its own (over a megabyte): without its run, a first Gemini
+    // run would compile it.
     for (const [provider, refresh] of [
       ["anthropic", false],
       ["openai", true],
+      ["gemini", true],
     ]) {
       const project = join(root, `project-${provider}`);
       mkdirSync(join(project, "src"), { recursive: true });

@@ -171,8 +171,19 @@ export class LanguageServerPool {
   async runningFor(absoluteFile: string): Promise<LanguageServerClient | undefined> {
     const server = serverFor(this.servers, absoluteFile);
     if (!server) return undefined;
+    // Finding the root stats each marker in each ancestor directory: not worth it on every read
+    // while no client of this server runs (the common case, and every read before the first).
+    const prefix = `${server.id}\0`;
+    let anyAlive = false;
+    for (const [key, entry] of this.entries) {
+      if (key.startsWith(prefix) && entry.client?.alive) {
+        anyAlive = true;
+        break;
+      }
+    }
+    if (!anyAlive) return undefined;
     const root = await findWorkspaceRoot(this.env, server, absoluteFile);
-    const client = this.entries.get(`${server.id}\0${root}`)?.client;
+    const client = this.entries.get(`${prefix}${root}`)?.client;
     return client?.alive ? client : undefined;
   }
 

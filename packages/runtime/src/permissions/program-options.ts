@@ -347,19 +347,35 @@ const SPECS: Readonly<Record<string, ReturnType<typeof T>>> = {
   ),
 };
 
+/** Programs read with another's table. */
+const ALIASES: Readonly<Record<string, string>> = {
+  egrep: "grep",
+  fgrep: "grep",
+  zgrep: "grep",
+  gawk: "awk",
+  mawk: "awk",
+  nawk: "awk",
+  fdfind: "fd",
+};
+
+/**
+ * Tables built on first use: building all of them is a few milliseconds of every start-up, before
+ * the first request, and a run judges a handful of programs.
+ */
 const TABLES = new Map<string, ProgramOptions>();
-for (const [name, s] of Object.entries(SPECS))
-  TABLES.set(name, defineOptions(name, s.short, s.long.replace(/\s+/g, " ").trim(), s.flags));
-for (const alias of ["egrep", "fgrep", "zgrep"]) TABLES.set(alias, TABLES.get("grep") as ProgramOptions);
-for (const alias of ["gawk", "mawk", "nawk"]) TABLES.set(alias, TABLES.get("awk") as ProgramOptions);
-TABLES.set("fdfind", TABLES.get("fd") as ProgramOptions);
 
 /** The option table of a program (or `git <subcommand>`), when we have one. */
 export function programOptions(name: string): ProgramOptions | undefined {
-  return TABLES.get(name);
+  const key = Object.hasOwn(ALIASES, name) ? (ALIASES[name] as string) : name;
+  const built = TABLES.get(key);
+  if (built !== undefined || !Object.hasOwn(SPECS, key)) return built;
+  const s = SPECS[key] as ReturnType<typeof T>;
+  const table = defineOptions(key, s.short, s.long.replace(/\s+/g, " ").trim(), s.flags);
+  TABLES.set(key, table);
+  return table;
 }
 
 /** Every table, for tests that check each option with an effect. */
 export function allProgramOptions(): readonly ProgramOptions[] {
-  return [...new Set(TABLES.values())];
+  return Object.keys(SPECS).map((name) => programOptions(name) as ProgramOptions);
 }

@@ -10,6 +10,7 @@ import { buildMessagesRequest } from "./request.js";
 import { responseFromMessage } from "./response.js";
 import { captureSdkWarnings } from "./sdk-warnings.js";
 import { encodeBody } from "./serialize.js";
+import { anthropicEventBatches } from "./sse.js";
 import { StreamTranslator, type WireEvent } from "./stream.js";
 import type { WireBody } from "./wire.js";
 
@@ -96,36 +97,48 @@ export class AnthropicAdapter implements ProviderAdapter {
     const { body, headers } = await buildMessagesRequest(request);
     const timeouts = this.timeouts(request);
     const connect = pool.call(timeouts.connectMs);
-    let opened: Awaited<ReturnType<typeof openStream>>;
-    try {
-      opened = await openStream(client, body, {
-        headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
-        timeout: timeouts.requestMs,
-        fetchOptions: pool.fetchOptions(connect) as never,
-        ...(request.signal !== undefined && { signal: request.signal }),
-      });
-    } catch (err) {
-      throw mapAnthropicError(err, sdk, "request", request.signal, connect);
-    }
-    const { data: wire, response } = opened;
-    const cancel = () => wire.controller.abort();
+    // The call's own signal, tied to the caller's for as long as the call lasts: the SDK keeps a
+    // listener on the signal it is given until the body is done with, which a long-lived caller's
+    // signal would gather round after round.
+    const call = new AbortController();
+    const cancel = () => call.abort();
     request.signal?.addEventListener("abort", cancel, { once: true });
-    const translator = new StreamTranslator(rateLimitFromHeaders(response.headers));
     try {
-      const events = withIdleTimeout(wire, timeouts.streamReadMs, cancel, PROVIDER);
-      for await (const event of events) {
-        for (const out of translator.push(event as unknown as WireEvent)) yield out;
-        if (translator.finished) break;
+      let response: globalThis.Response;
+      try {
+        response = await openStream(client, body, {
+          headers: authHeaders(credential, { ...headers, ...JSON_CONTENT }),
+          timeout: timeouts.requestMs,
+          fetchOptions: pool.fetchOptions(connect) as never,
+          signal: call.signal,
+        });
+      } catch (err) {
+        throw mapAnthropicError(err, sdk, "request", request.signal, connect);
       }
-    } catch (err) {
-      throw mapAnthropicError(err, sdk, "stream", request.signal);
+      const translator = new StreamTranslator(rateLimitFromHeaders(response.headers));
+      try {
+        const batches = withIdleTimeout(
+          anthropicEventBatches(response, sdk),
+          timeouts.streamReadMs,
+          cancel,
+          PROVIDER,
+        );
+        read: for await (const batch of batches) {
+          for (const event of batch) {
+            for (const out of translator.push(event as WireEvent)) yield out;
+            if (translator.finished) break read;
+          }
+        }
+      } catch (err) {
+        throw mapAnthropicError(err, sdk, "stream", request.signal);
+      }
+      // An aborted read ends quietly, so an abort shows here as a missing message_stop.
+      throwIfAborted(request.signal);
+      if (!translator.finished) {
+        throw new StreamError("anthropic stream ended before message_stop", { provider: PROVIDER });
+      }
     } finally {
       request.signal?.removeEventListener("abort", cancel);
-    }
-    // The SDK ends an aborted stream quietly, so an abort shows here as a missing message_stop.
-    throwIfAborted(request.signal);
-    if (!translator.finished) {
-      throw new StreamError("anthropic stream ended before message_stop", { provider: PROVIDER });
     }
   }
 
@@ -210,6 +223,10 @@ const rawBody = (body: WireBody, stream: boolean): { body: Uint8Array } => {
   return { body: encodeBody(stream ? { ...sent, stream: true } : (sent as WireBody)) };
 };
 
+/**
+ * Sends the streaming request through the SDK (its headers, auth and HTTP error classes) and
+ * returns the raw response, whose body anthropicEventBatches parses.
+ */
 function openStream(
   client: SdkClient,
   body: WireBody,
@@ -217,16 +234,13 @@ function openStream(
     headers: Record<string, string | null>;
     timeout: number;
     fetchOptions: never;
-    signal?: AbortSignal;
+    signal: AbortSignal;
   },
-) {
+): Promise<globalThis.Response> {
   // Deprecation notices are dropped here: a stream has no warnings channel, and complete() reports them.
   return captureSdkWarnings(() =>
-    client.messages.create(sdkParams(body, true), { ...options, ...rawBody(body, true) }).withResponse(),
-  ).result as unknown as Promise<{
-    data: AsyncIterable<unknown> & { controller: AbortController };
-    response: globalThis.Response;
-  }>;
+    client.messages.create(sdkParams(body, true), { ...options, ...rawBody(body, true) }).asResponse(),
+  ).result as Promise<globalThis.Response>;
 }
 
 /**

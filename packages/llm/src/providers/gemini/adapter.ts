@@ -1,4 +1,4 @@
-import type { GenerateContentParameters, GenerateContentResponse, GoogleGenAI } from "@google/genai";
+import type { GenerateContentParameters, GoogleGenAI } from "@google/genai";
 import { AbortError, AuthenticationError } from "../../errors.js";
 import { withIdleTimeout } from "../../stream/idle-timeout.js";
 import type { Request, Response, StreamEvent, TimeoutConfig, ToolChoice } from "../../types/index.js";
@@ -8,8 +8,8 @@ import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
 import { PROVIDER, toGeminiCall } from "./request.js";
-import { type ClientSettings, createGeminiClient } from "./sdk.js";
-import { reframeSse } from "./sse-reframe.js";
+import { type ClientSettings, createGeminiClient, loadGeminiSdk } from "./sdk.js";
+import { geminiChunkBatches } from "./sse.js";
 import { GeminiEventTranslator } from "./translate.js";
 
 export interface GeminiAdapterOptions extends AdapterOptions {
@@ -48,14 +48,8 @@ function recordingFetch(
   exchange.connect = connect;
   return async (input, init) => {
     exchange.sent = true;
-    let res = await pool.fetch(connect, input, init);
-    if (res.ok && res.body && res.headers.get("content-type")?.includes("text/event-stream")) {
-      res = new globalThis.Response(reframeSse(res.body), {
-        status: res.status,
-        statusText: res.statusText,
-        headers: res.headers,
-      });
-    }
+    const res = await pool.fetch(connect, input, init);
+    // A stream's body is read by geminiChunkBatches, never by the SDK.
     exchange.response = res;
     // The SDK reads an error body itself and keeps only a re-serialised copy; keep the original.
     if (!res.ok) exchange.errorBody = res.clone().text();
@@ -115,12 +109,16 @@ export class GeminiAdapter implements ProviderAdapter {
     try {
       const client = await this.sdk();
       const params = await this.params(request, t, recordingFetch(t.exchange, this.pool, timeouts.connectMs));
-      const chunks = await client.models.generateContentStream(params);
+      // The SDK sends the request and throws for an HTTP error; its chunk iterator, which would
+      // wrap every event in a Response of its own, is left unread and the body parsed here.
+      await client.models.generateContentStream(params);
       clearTimeout(headerTimer);
       phase = "stream";
+      const body = t.exchange.response?.body as unknown as AsyncIterable<Uint8Array> | null | undefined;
+      if (body == null) throw new Error("Response body is empty");
       const translator = new GeminiEventTranslator(request.model);
-      const idle = withIdleTimeout<GenerateContentResponse>(
-        chunks,
+      const idle = withIdleTimeout(
+        geminiChunkBatches(body, await loadGeminiSdk()),
         timeouts.streamReadMs,
         () => {
           t.exchange.timedOut = "stream";
@@ -128,10 +126,12 @@ export class GeminiAdapter implements ProviderAdapter {
         },
         PROVIDER,
       );
-      for await (const chunk of idle) {
-        for (const event of translator.chunk(chunk)) {
-          if (request.signal?.aborted) throw new AbortError("gemini request aborted");
-          yield event;
+      for await (const batch of idle) {
+        for (const chunk of batch) {
+          for (const event of translator.chunk(chunk)) {
+            if (request.signal?.aborted) throw new AbortError("gemini request aborted");
+            yield event;
+          }
         }
       }
       yield* translator.finish(rateLimitFromHeaders(t.exchange.response?.headers));

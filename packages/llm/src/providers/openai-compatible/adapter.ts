@@ -81,12 +81,10 @@ export class OpenAICompatibleAdapter implements ProviderAdapter {
       control,
       sdk,
       streamReadMs: timeouts.streamReadMs,
-      open: async () => {
-        const { data, response } = await client.chat.completions
+      open: () =>
+        client.chat.completions
           .create(body as never, { ...control.sdkOptions, timeout: timeouts.requestMs })
-          .withResponse();
-        return { data: data as unknown as AsyncIterable<WireChatCompletion>, response };
-      },
+          .asResponse(),
       translate: (source, headers) =>
         translateChatStream(source, { warnings, rateLimit: rateLimitFromHeaders(headers) }),
     });

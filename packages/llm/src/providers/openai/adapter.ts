@@ -79,12 +79,10 @@ export class OpenAIAdapter implements ProviderAdapter {
       control,
       sdk,
       streamReadMs: timeouts.streamReadMs,
-      open: async () => {
-        const { data, response } = await client.responses
+      open: () =>
+        client.responses
           .create({ ...body, stream: true } as never, { ...control.sdkOptions, timeout: timeouts.requestMs })
-          .withResponse();
-        return { data: data as unknown as AsyncIterable<WireStreamEvent>, response };
-      },
+          .asResponse(),
       translate: (source, headers) =>
         translateResponsesStream(source, { warnings, rateLimit: rateLimitFromHeaders(headers) }),
     });

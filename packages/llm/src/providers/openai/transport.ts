@@ -9,6 +9,7 @@ import {
   mapOpenAISdkError,
   type OpenAISdkModule,
 } from "../shared/openai-sdk-errors.js";
+import { openAIEventBatches } from "./sse.js";
 
 let sdkModule: Promise<OpenAISdkModule> | undefined;
 
@@ -159,46 +160,43 @@ export class CallControl {
   }
 }
 
-/** What opening a stream gives: the SDK's event iterable and the HTTP response for its headers. */
-export interface OpenedStream<W> {
-  readonly data: AsyncIterable<W>;
-  readonly response: globalThis.Response;
-}
-
 /**
- * Runs one streaming call: opens it, bounds the silence between events, turns the SDK's quiet
- * end-on-abort into an error, translates events, and maps every failure into our hierarchy.
+ * Runs one streaming call: opens it (the SDK sends the request and maps HTTP errors), parses the
+ * body's events itself, bounds the silence between events, turns a quiet end-on-abort into an
+ * error, translates events, and maps every failure into our hierarchy.
  */
 export async function* runStream<W, E>(args: {
   readonly provider: string;
   readonly control: CallControl;
   readonly sdk: OpenAISdkModule;
   readonly streamReadMs: number;
-  readonly open: () => Promise<OpenedStream<W>>;
+  /** Sends the request; resolves to the raw response once its headers are in. */
+  readonly open: () => Promise<globalThis.Response>;
   readonly translate: (source: AsyncIterable<W>, headers: Headers) => AsyncIterable<E>;
 }): AsyncGenerator<E> {
   const { control, sdk } = args;
   let started = false;
   try {
-    let opened: OpenedStream<W>;
+    let response: globalThis.Response;
     try {
-      opened = await args.open();
+      response = await args.open();
     } catch (err) {
       throw control.mapError(err, sdk);
     }
+    // The clock runs between reads that complete an event, as it would between events.
     const idle = withIdleTimeout(
-      opened.data,
+      openAIEventBatches<W>(response, sdk),
       args.streamReadMs,
       () => control.timeOut(`${args.provider}: no data from the stream for ${args.streamReadMs} ms`),
       args.provider,
     );
     async function* guarded(): AsyncGenerator<W> {
-      yield* idle;
-      // The SDK ends its iterator without an error when its signal aborts.
+      for await (const batch of idle) yield* batch;
+      // An aborted read ends quietly, as the SDK's stream does.
       const stop = control.stopError(sdk);
       if (stop !== undefined) throw stop;
     }
-    for await (const event of args.translate(guarded(), opened.response.headers)) {
+    for await (const event of args.translate(guarded(), response.headers)) {
       started = true;
       yield event;
     }
