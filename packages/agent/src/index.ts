@@ -119,6 +119,7 @@ export {
 } from "./mcp/oauth.js";
 export { fileToolCache, type McpCachedServer, type McpToolCache } from "./mcp/tool-cache.js";
 export type {
+  McpHostedServerConfig,
   McpManagerOptions,
   McpPromptInfo,
   McpRemoteServerConfig,

@@ -234,9 +234,9 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
     },
   );
 
-  it("--verbose adds attractor's own events as a type the consumer skips", async () => {
+  it("--attractor-events adds attractor's own events as a type the consumer skips", async () => {
     fx.model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
-    const result = await run(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
+    const result = await run(["-p", "hi", "--output-format", "stream-json", "--attractor-events"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
@@ -247,6 +247,17 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
       expect.arrayContaining(["session_start", "assistant_text_delta", "processing_end"]),
     );
     expect(parseClaudeStream(result.stdout).map((m) => m.type)).toEqual(["system", "assistant", "result"]);
+  });
+
+  it("--verbose (which Claude Code's stream-json needs) prints only Claude Code's message types", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
+    const result = await run(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
+    expect(result.code, result.stderr).toBe(0);
+    const types = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types).toEqual(["system", "assistant", "result"]);
   });
 
   it("a denied call shows as an error tool result and in permission_denials with its input", async () => {

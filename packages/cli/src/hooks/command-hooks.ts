@@ -11,7 +11,7 @@ import {
 import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import type { CommandHookSetting, HookSource } from "../config/index.js";
 import { type ConfinedLauncher, confinedEnv } from "./confined-hook.js";
-import { type HookJson, type HookVerdict, verdictOf } from "./hook-output.js";
+import { type HookJson, type HookVerdict, parseHookJson, verdictOf } from "./hook-output.js";
 import { type PromptEvaluator, runPromptHook } from "./prompt-hook.js";
 import { runHookCommand } from "./run-command.js";
 
@@ -28,6 +28,22 @@ export const DEFAULT_HOOK_TIMEOUT_MS = 60_000;
 /** Claude Code's default timeout of a prompt hook. */
 export const PROMPT_HOOK_TIMEOUT_MS = 30_000;
 
+/**
+ * Runs a hook a client program registered (a Claude Agent SDK callback, by its id) with the hook
+ * input; resolves with the hook's output object (Claude Code's hook JSON), rejects on failure.
+ */
+export type HookCallback = (
+  callbackId: string,
+  input: Readonly<Record<string, unknown>>,
+  signal: AbortSignal,
+) => Promise<unknown>;
+
+/** Hooks of a client program: sources whose hooks have type "callback" (`command` is the id), and their runner. */
+export interface ClientHooks {
+  readonly sources: readonly HookSource[];
+  readonly call: HookCallback;
+}
+
 /** What the hooks need from the program running them. */
 export interface HookHost {
   readonly projectDir: string;
@@ -42,6 +58,8 @@ export interface HookHost {
   readonly notify: (tone: "info" | "warning", text: string) => void;
   /** Asks the session's model a prompt hook's question; prompt hooks error without it. */
   readonly evaluatePrompt?: PromptEvaluator;
+  /** Runs "callback" hooks (a client program's); without it they are skipped with a warning. */
+  readonly callback?: HookCallback;
   /** How confined hooks (an untrusted project's guards) start; undefined: they cannot run. */
   readonly confine?: () => Promise<ConfinedLauncher | undefined>;
 }
@@ -64,10 +82,12 @@ interface Group {
 }
 
 interface HookCommand {
-  /** The shell command, or a prompt hook's prompt. */
+  /** The shell command, a prompt hook's prompt, or a callback's id. */
   readonly command: string;
   /** A prompt hook: `command` is the prompt, evaluated by the session's model. */
   readonly prompt?: boolean;
+  /** A client program's callback: `command` is its id. */
+  readonly callback?: boolean;
   readonly timeoutMs: number;
   /** Runs sandboxed and may only block (see HookSource.confined). */
   readonly confined: boolean;
@@ -111,7 +131,11 @@ export function compileMatcher(matcher: string | undefined): (target: string | r
   return (target) => (typeof target === "string" ? [target] : target).some(test);
 }
 
-function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Map<HookEventName, Group[]> {
+function compile(
+  sources: readonly HookSource[],
+  notify: HookHost["notify"],
+  callbacks: boolean,
+): Map<HookEventName, Group[]> {
   const table = new Map<HookEventName, Group[]>();
   for (const source of sources) {
     for (const [event, groups] of Object.entries(source.hooks) as [
@@ -128,6 +152,15 @@ function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Ma
               prompt: true,
               timeoutMs: hook.timeout !== undefined ? hook.timeout * 1000 : PROMPT_HOOK_TIMEOUT_MS,
               confined: source.confined === true,
+            });
+            continue;
+          }
+          if (hook.type === "callback" && hook.command && callbacks) {
+            commands.push({
+              command: hook.command,
+              callback: true,
+              timeoutMs: hook.timeout !== undefined ? hook.timeout * 1000 : DEFAULT_HOOK_TIMEOUT_MS,
+              confined: false,
             });
             continue;
           }
@@ -154,12 +187,50 @@ function compile(sources: readonly HookSource[], notify: HookHost["notify"]): Ma
   return table;
 }
 
+/**
+ * Runs a client's callback hook within its timeout: its output object is read as a command hook's
+ * JSON; a failure, a late answer or an output that is not an object is a hook error (shown, not
+ * blocking), as for a command hook that fails.
+ */
+async function runCallbackHook(
+  call: HookCallback | undefined,
+  id: string,
+  input: Readonly<Record<string, unknown>>,
+  timeoutMs: number,
+): Promise<HookVerdict> {
+  const label = `hook callback ${JSON.stringify(id)}`;
+  if (!call) return { kind: "error", message: `${label} not run: no client to call` };
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    const output = await Promise.race([
+      call(id, input, controller.signal),
+      new Promise<never>((_, reject) =>
+        controller.signal.addEventListener("abort", () => reject(new Error("timed out")), { once: true }),
+      ),
+    ]);
+    if (output === undefined || output === null) return { kind: "ok", stdout: "" };
+    const json = typeof output === "object" ? parseHookJson(JSON.stringify(output)) : undefined;
+    if (json === undefined) return { kind: "error", message: `${label} answered with no hook output object` };
+    return { kind: "ok", stdout: "", json };
+  } catch (error) {
+    const why = controller.signal.aborted
+      ? `timed out after ${Math.round(timeoutMs / 1000)} s`
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    return { kind: "error", message: `${label} failed: ${why}` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const joinReasons = (parts: readonly (string | undefined)[]): string =>
   parts.filter((p): p is string => p !== undefined && p.trim() !== "").join("\n");
 
 /** Builds the hooks of the given (already trusted) settings sources. */
 export function createCommandHooks(sources: readonly HookSource[], host: HookHost): CommandHooks {
-  const table = compile(sources, host.notify);
+  const table = compile(sources, host.notify, host.callback !== undefined);
   const env = { ...host.env, CLAUDE_PROJECT_DIR: host.projectDir, ATTRACTOR_PROJECT_DIR: host.projectDir };
 
   let launcher: Promise<ConfinedLauncher | undefined> | undefined;
@@ -170,32 +241,41 @@ export function createCommandHooks(sources: readonly HookSource[], host: HookHos
   ): Promise<RunVerdict[]> => {
     const groups = table.get(event) ?? [];
     // The same command matched by several groups runs once (confined if any source confines it).
-    const commands = new Map<string, { timeoutMs: number; confined: boolean; prompt: boolean }>();
+    const commands = new Map<
+      string,
+      { timeoutMs: number; confined: boolean; prompt: boolean; callback: boolean }
+    >();
     for (const g of groups) {
       if (target !== undefined && !g.matcher(target)) continue;
       for (const c of g.commands) {
-        const key = `${c.prompt ? "prompt" : "command"}:${c.command}`;
+        const key = `${c.prompt ? "prompt" : c.callback ? "callback" : "command"}:${c.command}`;
         const before = commands.get(key);
         commands.set(key, {
           timeoutMs: Math.max(before?.timeoutMs ?? 0, c.timeoutMs),
           confined: (before?.confined ?? false) || c.confined,
           prompt: c.prompt === true,
+          callback: c.callback === true,
         });
       }
     }
     if (commands.size === 0) return [];
     const transcript = host.transcriptPath();
-    const payload = JSON.stringify({
+    const fields = {
       session_id: host.sessionId(),
       ...(transcript !== undefined && { transcript_path: transcript }),
       cwd: host.projectDir,
       permission_mode: host.permissionMode(),
       hook_event_name: event,
       ...input,
-    });
+    };
+    const payload = JSON.stringify(fields);
     const results = await Promise.all(
-      [...commands].map(async ([key, { timeoutMs, confined, prompt }]): Promise<RunVerdict> => {
+      [...commands].map(async ([key, { timeoutMs, confined, prompt, callback }]): Promise<RunVerdict> => {
         const command = key.slice(key.indexOf(":") + 1);
+        if (callback) {
+          const verdict = await runCallbackHook(host.callback, command, fields, timeoutMs);
+          return { verdict, confined, unconfinable: false };
+        }
         if (prompt) {
           const verdict = await runPromptHook(host.evaluatePrompt, command, payload, timeoutMs);
           return { verdict, confined, unconfinable: false };

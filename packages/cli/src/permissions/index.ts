@@ -42,8 +42,10 @@ export { isPlainLine } from "./plain-line.js";
 export {
   type AskAnswer,
   type AskFunction,
+  type AskReply,
   createPermissionPolicy,
   headlessMessage,
+  type PermissionAnswer,
   type PermissionDecision,
   type PermissionEvaluation,
   type PermissionPolicy,

@@ -41,8 +41,25 @@ export interface PermissionRequest {
 /** A user's answer to a permission prompt. */
 export type AskAnswer = "allow_once" | "allow_always" | "deny" | "abort";
 
+/**
+ * An answer with details, from a program that answers for the user (the Claude Agent SDK's
+ * canUseTool): what the model is told, the arguments to run with, rules to add.
+ */
+export interface AskReply {
+  readonly answer: "allow_once" | "deny" | "abort";
+  /** deny, abort: what the model is told instead of the default refusal. */
+  readonly message?: string;
+  /** allow: run with these arguments; the deny rules and the tool's schema judge them again. */
+  readonly arguments?: Readonly<Record<string, unknown>>;
+  /** allow: rules (settings syntax) granted for the rest of the session. */
+  readonly rules?: readonly string[];
+}
+
+/** What an ask function may answer: a prompt's choice, or a reply with details. */
+export type PermissionAnswer = AskAnswer | AskReply;
+
 /** Asks the user; the TUI shows a prompt, tests answer directly. */
-export type AskFunction = (request: PermissionRequest) => Promise<AskAnswer>;
+export type AskFunction = (request: PermissionRequest) => Promise<PermissionAnswer>;
 
 /** The outcome of the rules alone, before anyone is asked. */
 export type PermissionEvaluation =
@@ -52,7 +69,12 @@ export type PermissionEvaluation =
 
 /** The final outcome for a call. `aborted` is set when the user chose to stop the run. */
 export type PermissionDecision =
-  | { readonly behavior: "allow"; readonly reason: string }
+  | {
+      readonly behavior: "allow";
+      readonly reason: string;
+      /** The arguments the call runs with instead, when the one who allowed it changed them. */
+      readonly arguments?: Readonly<Record<string, unknown>>;
+    }
   | {
       readonly behavior: "deny";
       readonly reason: string;
@@ -454,7 +476,9 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         message: headlessMessage(request, mode),
       };
     }
-    const answer = await options.ask(request);
+    const given = await options.ask(request);
+    if (typeof given === "object") return replyDecision(call, given);
+    const answer = given;
     switch (answer) {
       case "allow_always":
         if (request.canAllowAlways) {
@@ -483,11 +507,45 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
     }
   };
 
+  /** A detailed reply: changed arguments pass the deny rules again, granted rules join the session's. */
+  const replyDecision = async (call: ToolCallInfo, reply: AskReply): Promise<PermissionDecision> => {
+    if (reply.answer === "abort") options.onAbort?.();
+    if (reply.answer !== "allow_once") {
+      const fallback =
+        reply.answer === "abort"
+          ? "Permission denied: the user stopped this run. Do not continue; wait for new instructions."
+          : `Permission denied: the user declined this ${call.toolName} call.`;
+      return {
+        behavior: "deny",
+        reason: reply.answer === "abort" ? "the user stopped the run" : "denied by the user",
+        message: reply.message?.trim() ? `Permission denied: ${reply.message}` : fallback,
+        ...(reply.answer === "abort" && { aborted: true }),
+      };
+    }
+    if (reply.arguments !== undefined) {
+      const again = await evaluate({ ...call, arguments: reply.arguments });
+      if (again.behavior === "deny") return again;
+    }
+    // Rules are checked by whoever builds the reply; one that does not parse grants nothing.
+    for (const rule of reply.rules ?? []) {
+      try {
+        const [parsed] = parseRules([rule]);
+        if (parsed) sessionGrants.push({ rule: parsed, maxTier: "high" });
+      } catch {}
+    }
+    return {
+      behavior: "allow",
+      reason: "allowed by the user",
+      ...(reply.arguments !== undefined && { arguments: reply.arguments }),
+    };
+  };
+
   const beforeToolCall: BeforeToolCallHook = async (call): Promise<BeforeToolCallDecision> => {
     const decision = await check(call);
-    return decision.behavior === "allow"
-      ? { action: "allow" }
-      : { action: "deny", message: decision.message };
+    if (decision.behavior === "deny") return { action: "deny", message: decision.message };
+    return decision.arguments !== undefined
+      ? { action: "rewrite", arguments: decision.arguments }
+      : { action: "allow" };
   };
 
   return {

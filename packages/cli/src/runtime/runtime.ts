@@ -65,9 +65,11 @@ import {
   loadCustomCommands,
 } from "../customization/index.js";
 import {
+  type ClientHooks,
   type CommandHooks,
   confinedLauncher,
   createCommandHooks,
+  type HookCallback,
   projectHooksGate,
   trustedHookSources,
 } from "../hooks/index.js";
@@ -75,12 +77,12 @@ import { mcpAuthOptions } from "../mcp/auth.js";
 import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
-  type AskAnswer,
   bashParserReady,
   createPermissionPolicy,
   isPlainLine,
   loadBashParser,
   NON_PUBLIC_ADDRESS_ARGUMENT,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
@@ -176,6 +178,11 @@ export interface RuntimeOptions {
    * settings apply and its hooks may run.
    */
   readonly trustProject?: boolean;
+  /**
+   * Hooks a client program registered (the Claude Agent SDK's callbacks): trusted as the user's
+   * own, run through `call`.
+   */
+  readonly clientHooks?: ClientHooks;
   /** Which of Claude Code's settings files to read (`--setting-sources`); all when undefined. */
   readonly claudeSettingSources?: readonly ("user" | "project" | "local")[];
   /**
@@ -329,7 +336,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(options.sandbox !== undefined && { sandbox: options.sandbox }),
     projectDir,
     settings,
-    hookSources: trustedHookSources(hookSources, gate),
+    hookSources: [...trustedHookSources(hookSources, gate), ...(options.clientHooks?.sources ?? [])],
+    ...(options.clientHooks !== undefined && { hookCallback: options.clientHooks.call }),
     startupWarnings,
     commands: commands.commands,
     subagentTypes: agents.items,
@@ -431,6 +439,8 @@ interface RuntimeParts {
   readonly settings: ResolvedSettings;
   /** Hook sources that passed the trust gate. */
   readonly hookSources: readonly HookSource[];
+  /** Runs the client program's hook callbacks (type "callback" hooks). */
+  readonly hookCallback?: HookCallback;
   readonly startupWarnings: readonly string[];
   readonly commands: readonly CustomCommand[];
   readonly subagentTypes: readonly SubagentType[];
@@ -607,6 +617,7 @@ class AgentRuntime implements Runtime {
             { model: this.modelValue, provider: this.profile.provider, signal },
           )
         ).text,
+      ...(parts.hookCallback !== undefined && { callback: parts.hookCallback }),
       confine: () =>
         confinedLauncher({
           projectDir: parts.projectDir,
@@ -774,7 +785,7 @@ class AgentRuntime implements Runtime {
       mode: this.active.policy.mode,
       rules: { ...rules, allow: [...rules.allow, ...this.active.policy.grants(), ...allowedTools] },
       projectRoot: this.projectDir,
-      headless: this.parts.headless,
+      headless: this.noOneAnswers,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
     });
@@ -1110,7 +1121,12 @@ class AgentRuntime implements Runtime {
 
   // ---- wiring ----
 
-  private async askPermission(request: PermissionRequest): Promise<AskAnswer> {
+  /** Nobody answers permission questions: headless, unless a program answers them (the SDK's canUseTool). */
+  private get noOneAnswers(): boolean {
+    return this.parts.headless && this.parts.ui.answersPermissions !== true;
+  }
+
+  private async askPermission(request: PermissionRequest): Promise<PermissionAnswer> {
     void this.active.session.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
     if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
@@ -1154,7 +1170,7 @@ class AgentRuntime implements Runtime {
       rules: this.parts.settings.permissions,
       projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
       additionalDirectories: this.parts.additionalDirectories,
-      headless: this.parts.headless,
+      headless: this.noOneAnswers,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
       onAbort: () => void this.interrupt(),
@@ -1186,7 +1202,7 @@ class AgentRuntime implements Runtime {
       userInstructionFiles: this.userInstructionFiles,
       beforeToolCall: createToolGuard({
         ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
-        ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
+        ...(!this.noOneAnswers && { ask: (request) => this.askPermission(request) }),
         onHalt: (reason) => {
           this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
           void this.active.session.interrupt();

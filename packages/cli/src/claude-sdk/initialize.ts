@@ -1,0 +1,71 @@
+import type { HookEventName } from "@attractor/agent";
+import { HOOK_EVENTS, type HookMatcherSetting, type HookSource } from "../config/index.js";
+
+/** What the Claude Agent SDK's `initialize` control request asks of the run. */
+export interface SdkInitialize {
+  /** The callbacks registered per event and matcher, as a hook source of "callback" hooks. */
+  readonly hooks: HookSource | undefined;
+  /** The names of the program's in-process MCP servers. */
+  readonly sdkMcpServers: readonly string[];
+  /** Fields and hook events given that attractor does not honour (named in a warning). */
+  readonly unhonoured: readonly string[];
+}
+
+/** The initialize fields attractor reads; any other field given is named as not honoured. */
+const READ = new Set(["subtype", "hooks", "sdkMcpServers", "sdkMcpServerManifests"]);
+
+/**
+ * Reads an `initialize` request: `hooks` ({event: [{matcher, hookCallbackIds, timeout}]}) become
+ * "callback" hooks, `sdkMcpServers` the in-process servers to connect through the control channel.
+ */
+export function readInitialize(request: Readonly<Record<string, unknown>>): SdkInitialize {
+  const unhonoured = Object.keys(request).filter(
+    (key) => !READ.has(key) && request[key] !== undefined && !isEmptyPrompt(key, request[key]),
+  );
+  const groups: Partial<Record<HookEventName, HookMatcherSetting[]>> = {};
+  const hooks = request.hooks;
+  if (hooks !== null && typeof hooks === "object") {
+    for (const [event, list] of Object.entries(hooks as Record<string, unknown>)) {
+      if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
+        unhonoured.push(`hooks.${event}`);
+        continue;
+      }
+      for (const entry of Array.isArray(list) ? list : []) {
+        const e = entry as { matcher?: unknown; hookCallbackIds?: unknown; timeout?: unknown };
+        const ids = Array.isArray(e?.hookCallbackIds)
+          ? e.hookCallbackIds.filter((id): id is string => typeof id === "string")
+          : [];
+        if (ids.length === 0) continue;
+        const timeout = typeof e.timeout === "number" && e.timeout > 0 ? e.timeout : undefined;
+        const target = groups[event as HookEventName] ?? [];
+        groups[event as HookEventName] = target;
+        target.push({
+          ...(typeof e.matcher === "string" && { matcher: e.matcher }),
+          hooks: ids.map((id) => ({
+            type: "callback",
+            command: id,
+            ...(timeout !== undefined && { timeout }),
+          })),
+        });
+      }
+    }
+  }
+  const sdkMcpServers = Array.isArray(request.sdkMcpServers)
+    ? request.sdkMcpServers.filter((name): name is string => typeof name === "string" && name !== "")
+    : [];
+  return {
+    hooks:
+      Object.keys(groups).length > 0
+        ? { file: "the Claude Agent SDK's hook callbacks", scope: "user", hooks: groups }
+        : undefined,
+    sdkMcpServers,
+    unhonoured,
+  };
+}
+
+/** The SDK sends `systemPrompt: [""]` when the program sets none: nothing asked, nothing to name. */
+function isEmptyPrompt(key: string, value: unknown): boolean {
+  return (
+    key === "systemPrompt" && (value === "" || (Array.isArray(value) && value.every((part) => part === "")))
+  );
+}
