@@ -1,8 +1,10 @@
 // The official Claude Agent SDK as the client, with the built attractor command as its "Claude Code
 // executable" and the scripted model on 127.0.0.1: each SDK option and callback in one test.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   createSdkMcpServer,
   type HookInput,
@@ -269,5 +271,49 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
       is_error: true,
       content: expect.stringContaining("the guard keeps keep.txt"),
     });
+  });
+});
+
+describe("a program written for the Claude Agent SDK", () => {
+  const example = resolve(
+    fileURLToPath(new URL(".", import.meta.url)),
+    "../../../examples/claude-agent-sdk-todo-report.mjs",
+  );
+
+  it("runs unchanged with attractor as its Claude Code executable", async () => {
+    await writeFile(join(dir.project, "src", "todo.js"), "// TODO: handle overflow\nexport const x = 1;\n");
+    model.script([
+      { calls: [{ name: "grep", args: { pattern: "TODO" } }] },
+      {
+        expect: lastResultMentions(/handle overflow/),
+        calls: [{ name: "shell", args: { command: "rm -rf src" } }],
+      },
+      {
+        expect: lastResultMentions(/only reads files/),
+        calls: [
+          {
+            name: "mcp__todo__report",
+            args: { items: [{ file: "src/todo.js", text: "TODO: handle overflow" }] },
+          },
+        ],
+      },
+      { expect: lastResultMentions(/recorded 1 item/), text: "One TODO found." },
+    ]);
+    const child = spawn(process.execPath, [example, dir.project], {
+      cwd: dir.project,
+      env: cleanEnv(dir.root, { ...model.env(), CLAUDE_CODE_EXECUTABLE: CLI_PATH }),
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((done) => child.on("close", done));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe("src/todo.js: TODO: handle overflow\nsummary: One TODO found.\n");
+    expect(existsSync(join(dir.project, "src", "math.js"))).toBe(true);
   });
 });
