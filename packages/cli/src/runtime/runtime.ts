@@ -7,6 +7,7 @@ import {
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
+  createNestedDocs,
   createSkillTool,
   createTodoTool,
   createWebFetchTool,
@@ -78,6 +79,8 @@ import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
   bashParserReady,
+  callKind,
+  callPaths,
   createPermissionPolicy,
   isPlainLine,
   loadBashParser,
@@ -1188,6 +1191,27 @@ class AgentRuntime implements Runtime {
     return policy;
   }
 
+  /**
+   * Adds the instruction files of a sub-folder to the result of the first read or edit of a file
+   * in it (once per folder and session), as Claude Code loads nested CLAUDE.md files.
+   */
+  private withNestedDocs(inner: AfterToolCallHook): AfterToolCallHook {
+    const nested = createNestedDocs(this.environment, { providerFiles: this.profile.projectDocFiles });
+    return async (call, result) => {
+      const replaced = await inner(call, result);
+      const kind = callKind(call.toolName);
+      if ((kind !== "read" && kind !== "edit") || result.isError) return replaced;
+      const reminders: string[] = [];
+      for (const file of callPaths(call.toolName, call.arguments)) {
+        const reminder = await nested(file).catch(() => undefined);
+        if (reminder !== undefined) reminders.push(reminder);
+      }
+      if (reminders.length === 0) return replaced;
+      const out = replaced ?? result;
+      return { ...out, output: `${out.output}\n\n${reminders.join("\n\n")}` };
+    };
+  }
+
   /** Tells the checkpoints a call's change is made, so their background snapshot may read the tree. */
   private readonly changeMade: AfterToolCallHook = (call) => {
     this.checkpoints.changeMade(call.callId);
@@ -1221,7 +1245,9 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
-      afterToolCall: this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
+      afterToolCall: this.withNestedDocs(
+        this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
+      ),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)
