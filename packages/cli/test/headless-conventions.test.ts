@@ -452,6 +452,35 @@ describe("environment variables users set for other agents", () => {
     expect(request?.body.model).toBe("claude-haiku-4-5");
   });
 
+  it("Claude Code's apiKeyHelper gives the Anthropic key; a project's waits for trust", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ text: "ok" }, { text: "ok" }]);
+    const { ANTHROPIC_BASE_URL } = fx.model.env() as { ANTHROPIC_BASE_URL: string };
+    const env = cleanEnv(fx.root, { ANTHROPIC_BASE_URL });
+    await mkdir(join(fx.root, "user", ".claude"), { recursive: true });
+    await writeFile(
+      join(fx.root, "user", ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: "printf 'sk-from-%s' helper" }),
+    );
+    const result = await runCliProcess(["-p", "x"], { cwd: fx.project, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fx.model.server.requests[0]?.headers["x-api-key"]).toBe("sk-from-helper");
+    expect(result.stderr).not.toContain("apiKeyHelper");
+
+    // The same key in an untrusted project's settings is withheld, and named.
+    await rm(join(fx.root, "user", ".claude", "settings.json"));
+    await mkdir(join(fx.project, ".claude"), { recursive: true });
+    await writeFile(
+      join(fx.project, ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: "printf 'sk-from-%s' project" }),
+    );
+    const untrusted = await runCliProcess(["-p", "x"], { cwd: fx.project, env });
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain("apiKeyHelper");
+    const trusted = await runCliProcess(["-p", "x", "--trust-project"], { cwd: fx.project, env });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(fx.model.server.requests.at(-1)?.headers["x-api-key"]).toBe("sk-from-project");
+  });
+
   it("OPENAI_MODEL picks the OpenAI model; --model still wins", async () => {
     fx.model = await startScriptedModel("openai", [{ text: "a" }, { text: "b" }]);
     await run(["-p", "x"], { OPENAI_MODEL: "gpt-5-mini" });

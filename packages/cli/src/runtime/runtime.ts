@@ -102,7 +102,7 @@ import {
 import { codeIntelligenceFromSettings } from "./code-intelligence.js";
 import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
-import { ConfigurationError, RewindError } from "./errors.js";
+import { ConfigurationError, NoProviderError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
 import { createModelClient, modelRetryPolicy } from "./model-client.js";
 import { createProfile, type ToolMode } from "./profile.js";
@@ -201,6 +201,44 @@ export interface RuntimeOptions {
   readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
 }
 
+/** How long Claude Code's apiKeyHelper may take to print the key. */
+const API_KEY_HELPER_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs the settings' apiKeyHelper (in /bin/sh, in the project) when no Anthropic key is in the
+ * environment, and gives its output as ANTHROPIC_API_KEY; a failure is a start-up warning, and
+ * the run goes on as without the helper.
+ */
+async function apiKeyFromHelper(
+  helper: string | undefined,
+  env: Env,
+  projectDir: string,
+): Promise<{ variables: Record<string, string>; warning?: string }> {
+  if (helper === undefined || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN) return { variables: {} };
+  const { execFile } = await import("node:child_process");
+  return new Promise((done) => {
+    execFile(
+      "/bin/sh",
+      ["-c", helper],
+      {
+        cwd: projectDir,
+        env: env as NodeJS.ProcessEnv,
+        timeout: API_KEY_HELPER_TIMEOUT_MS,
+        maxBuffer: 1 << 16,
+      },
+      (error, stdout) => {
+        const key = String(stdout).trim();
+        if (error || key === "")
+          done({
+            variables: {},
+            warning: `apiKeyHelper ${JSON.stringify(helper)} gave no key${error ? `: ${error.message.split("\n")[0]}` : " (it printed nothing)"}`,
+          });
+        else done({ variables: { ANTHROPIC_API_KEY: key } });
+      },
+    );
+  });
+}
+
 /** What a trust prompt shows: the project and the settings that wait for the user's trust. */
 export interface ProjectTrustRequest {
   readonly projectDir: string;
@@ -263,7 +301,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Claude Code's settings `env` is the session's environment: the provider and the tools see it
   // (the variables were set on purpose, so secret-looking names among them pass to commands too).
   const variables = loaded.variables ?? {};
-  const env = { ...givenEnv, ...variables };
+  const helped = await apiKeyFromHelper(loaded.apiKeyHelper, { ...givenEnv, ...variables }, projectDir);
+  const env = { ...givenEnv, ...variables, ...helped.variables };
   const settings: ResolvedSettings = {
     ...loaded,
     env: { allow: [...loaded.env.allow, ...Object.keys(variables)] },
@@ -277,15 +316,27 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(loaded.additionalDirectories ?? []).map((d) => resolve(projectDir, d)),
     ...(options.additionalDirectories ?? []),
   ];
-  const choice = resolveModelChoice(
-    {
-      ...(options.provider !== undefined && { provider: options.provider }),
-      ...(options.model !== undefined && { model: options.model }),
-      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-    },
-    settings,
-    env,
-  );
+  let choice: ModelChoice;
+  try {
+    choice = resolveModelChoice(
+      {
+        ...(options.provider !== undefined && { provider: options.provider }),
+        ...(options.model !== undefined && { model: options.model }),
+        ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+      },
+      settings,
+      env,
+    );
+  } catch (error) {
+    // The key a project's apiKeyHelper would give waits for trust: say so where the key is missed.
+    const helper = loaded.withheld.find((name) => name.startsWith("apiKeyHelper"));
+    if (error instanceof NoProviderError && helper !== undefined)
+      throw new ConfigurationError(
+        error.message,
+        `The project's ${helper} was not run: the project is not trusted (run with --trust-project to trust it for this run).`,
+      );
+    throw error;
+  }
   // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
   // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
   void preloadProvider(choice.provider);
@@ -324,6 +375,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     loadSkills(definitionFolders("skills", home, projectDir)),
   ]);
   const startupWarnings = [
+    ...(helped.warning !== undefined ? [helped.warning] : []),
     ...((settings.unhonoured ?? []).length > 0
       ? [`Claude Code settings read and not honoured: ${settings.unhonoured.join("; ")}`]
       : []),
