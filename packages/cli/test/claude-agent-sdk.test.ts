@@ -272,6 +272,41 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
       content: expect.stringContaining("the guard keeps keep.txt"),
     });
   });
+
+  it("hook callbacks run at UserPromptSubmit, PostToolUse and Stop; systemPrompt reaches the model", async () => {
+    model.script([{ calls: [{ name: "read_file", args: { file_path: "test.js" } }] }, { text: "read it" }]);
+    const events: string[] = [];
+    const record =
+      (extra: Record<string, unknown> = {}) =>
+      async (input: HookInput) => {
+        events.push(input.hook_event_name);
+        return extra;
+      };
+    const { messages, stderr } = await collect("look at the test", {
+      systemPrompt: "You are the release bot of this project.",
+      hooks: {
+        UserPromptSubmit: [
+          {
+            hooks: [
+              record({
+                hookSpecificOutput: {
+                  hookEventName: "UserPromptSubmit",
+                  additionalContext: "Ticket REL-42 is open.",
+                },
+              }),
+            ],
+          },
+        ],
+        PostToolUse: [{ matcher: "Read", hooks: [record()] }],
+        Stop: [{ hooks: [record()] }],
+      },
+    });
+    expect(results(messages)[0], stderr).toMatchObject({ subtype: "success", result: "read it" });
+    expect(events).toEqual(["UserPromptSubmit", "PostToolUse", "Stop"]);
+    const request = model.seen().at(-1);
+    expect(JSON.stringify(request?.body.system)).toContain("You are the release bot of this project.");
+    expect(JSON.stringify(request?.body.messages)).toContain("Ticket REL-42 is open.");
+  });
 });
 
 describe("a program written for the Claude Agent SDK", () => {

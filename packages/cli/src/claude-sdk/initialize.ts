@@ -7,21 +7,30 @@ export interface SdkInitialize {
   readonly hooks: HookSource | undefined;
   /** The names of the program's in-process MCP servers. */
   readonly sdkMcpServers: readonly string[];
+  /** `systemPrompt`: replaces the agent's own instructions (as `--system-prompt`). */
+  readonly systemPrompt?: string;
+  /** `appendSystemPrompt` (the SDK's preset with `append`): added at the end (as `--append-system-prompt`). */
+  readonly appendSystemPrompt?: string;
   /** Fields and hook events given that attractor does not honour (named in a warning). */
   readonly unhonoured: readonly string[];
 }
 
 /** The initialize fields attractor reads; any other field given is named as not honoured. */
-const READ = new Set(["subtype", "hooks", "sdkMcpServers", "sdkMcpServerManifests"]);
+const READ = new Set([
+  "subtype",
+  "hooks",
+  "sdkMcpServers",
+  "sdkMcpServerManifests",
+  "systemPrompt",
+  "appendSystemPrompt",
+]);
 
 /**
  * Reads an `initialize` request: `hooks` ({event: [{matcher, hookCallbackIds, timeout}]}) become
  * "callback" hooks, `sdkMcpServers` the in-process servers to connect through the control channel.
  */
 export function readInitialize(request: Readonly<Record<string, unknown>>): SdkInitialize {
-  const unhonoured = Object.keys(request).filter(
-    (key) => !READ.has(key) && request[key] !== undefined && !isEmptyPrompt(key, request[key]),
-  );
+  const unhonoured = Object.keys(request).filter((key) => !READ.has(key) && request[key] !== undefined);
   const groups: Partial<Record<HookEventName, HookMatcherSetting[]>> = {};
   const hooks = request.hooks;
   if (hooks !== null && typeof hooks === "object") {
@@ -53,7 +62,15 @@ export function readInitialize(request: Readonly<Record<string, unknown>>): SdkI
   const sdkMcpServers = Array.isArray(request.sdkMcpServers)
     ? request.sdkMcpServers.filter((name): name is string => typeof name === "string" && name !== "")
     : [];
+  // The SDK sends the prompt as parts (`[""]` when the program sets none: nothing asked).
+  const prompt = request.systemPrompt;
+  const systemPrompt = (
+    Array.isArray(prompt) ? prompt.filter((p) => typeof p === "string").join("\n\n") : prompt
+  ) as unknown;
+  const append = request.appendSystemPrompt;
   return {
+    ...(typeof systemPrompt === "string" && systemPrompt.trim() !== "" && { systemPrompt }),
+    ...(typeof append === "string" && append.trim() !== "" && { appendSystemPrompt: append }),
     hooks:
       Object.keys(groups).length > 0
         ? { file: "the Claude Agent SDK's hook callbacks", scope: "user", hooks: groups }
@@ -61,11 +78,4 @@ export function readInitialize(request: Readonly<Record<string, unknown>>): SdkI
     sdkMcpServers,
     unhonoured,
   };
-}
-
-/** The SDK sends `systemPrompt: [""]` when the program sets none: nothing asked, nothing to name. */
-function isEmptyPrompt(key: string, value: unknown): boolean {
-  return (
-    key === "systemPrompt" && (value === "" || (Array.isArray(value) && value.every((part) => part === "")))
-  );
 }

@@ -14,6 +14,8 @@ export interface SdkConnection {
   readonly servers: SdkMcpServers;
   /** The run's front end: permission questions go to the client when it asked for them. */
   readonly ui: RuntimeUi;
+  /** The system prompt options of the client's initialize. */
+  readonly prompts: { readonly systemPrompt?: string; readonly appendSystemPrompt?: string };
   /** The client's hook callbacks, when its initialize registered any. */
   readonly clientHooks: ClientHooks | undefined;
   /** The run's MCP servers with the client's in-process ones added (and `--mcp-config` "sdk" entries wired). */
@@ -68,6 +70,10 @@ export function connectSdkClient(options: {
     channel,
     servers,
     ui,
+    prompts: {
+      ...(init?.systemPrompt !== undefined && { systemPrompt: init.systemPrompt }),
+      ...(init?.appendSystemPrompt !== undefined && { appendSystemPrompt: init.appendSystemPrompt }),
+    },
     clientHooks,
     mcp(base) {
       const named = init?.sdkMcpServers ?? [];

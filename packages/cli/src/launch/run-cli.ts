@@ -195,6 +195,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       headless,
       env: io.env,
       ...runtimeFlags(args, projectDirectory({}, io)),
+      // A program's system prompt options, unless the command line gives its own.
+      ...(args.systemPrompt === undefined &&
+        sdk?.prompts.systemPrompt !== undefined && { systemPrompt: sdk.prompts.systemPrompt }),
+      ...(args.appendSystemPrompt === undefined &&
+        sdk?.prompts.appendSystemPrompt !== undefined && {
+          appendSystemPrompt: sdk.prompts.appendSystemPrompt,
+        }),
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
       ...(!headless && {
