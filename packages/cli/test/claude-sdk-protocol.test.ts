@@ -150,4 +150,21 @@ describe("can_use_tool without a usable answer", () => {
       content: expect.stringMatching(/deny|denied/i),
     });
   });
+
+  it("deny with interrupt: true stops the turn", async () => {
+    model.script([
+      { calls: [{ name: "shell", args: { command: "touch stop.txt" } }] },
+      { text: "should not be asked for" },
+    ]);
+    const run = await drive((request, write) => {
+      write(success(request, { behavior: "deny", message: "stop everything", interrupt: true }));
+      return undefined;
+    });
+    expect(existsSync(join(dir.project, "stop.txt"))).toBe(false);
+    expect(toolResult(run.lines)).toMatchObject({
+      is_error: true,
+      content: expect.stringContaining("stop everything"),
+    });
+    expect(run.lines.find((l) => l.type === "result")).toMatchObject({ is_error: true });
+  });
 });
