@@ -195,7 +195,7 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
     q.close();
     expect(interruptedAt).toBeDefined();
     const latencyMs = (endedAt ?? Number.POSITIVE_INFINITY) - (interruptedAt ?? 0);
-    // The figure the issue's target reads (stops within 1 s); reported, not asserted as a timing.
+    // The figure the goal is stated in (stops within 1 s); reported, not asserted as a timing.
     console.log(`interrupt() to the turn's result: ${latencyMs.toFixed(0)} ms`);
     // Far from the 30 s the command would take: it was stopped, not waited for.
     expect(latencyMs).toBeLessThan(10_000);
