@@ -119,6 +119,7 @@ export {
 } from "./mcp/oauth.js";
 export { fileToolCache, type McpCachedServer, type McpToolCache } from "./mcp/tool-cache.js";
 export type {
+  McpHostedServerConfig,
   McpManagerOptions,
   McpPromptInfo,
   McpRemoteServerConfig,
@@ -147,6 +148,7 @@ export {
 export { type SplitPiece, type SplitTag, TaggedStreamSplitter } from "./prompted/stream-splitter.js";
 export { applyTextProtocol, type TextProtocol } from "./prompted/text-protocol.js";
 export { codeNavigationGuidance } from "./prompts/code-navigation.js";
+export { createNestedDocs } from "./prompts/nested-docs.js";
 export { classifyFinish, type FinishAction } from "./session/finish-reason.js";
 export {
   type ModelClient,

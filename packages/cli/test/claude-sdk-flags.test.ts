@@ -38,7 +38,7 @@ describe("the flags the Claude Agent SDK passes", () => {
     expect(events.find((e) => e.type === "result")).toMatchObject({ result: "hello from the model" });
     const warnings = result.stderr.split("\n").filter((l) => l.includes("not honoured (Claude Code flags)"));
     expect(warnings).toEqual([
-      "attractor: accepted and not honoured (Claude Code flags): --max-thinking-tokens, --permission-prompt-tool, --include-partial-messages, --fork-session, --no-session-persistence",
+      "attractor: accepted and not honoured (Claude Code flags): --max-thinking-tokens, --include-partial-messages, --fork-session, --no-session-persistence",
     ]);
   });
 

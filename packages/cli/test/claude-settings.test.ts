@@ -117,10 +117,11 @@ describe("Claude Code's settings files, merged with attractor's", () => {
     });
     const s = await load(false);
     expect(s.permissions.deny).toEqual(["Bash(rm -rf:*)"]);
+    // apiKeyHelper is honoured, and a project's waits for trust.
+    expect(s.withheld).toContain("apiKeyHelper (.claude/settings.json)");
     const file = join(project, ".claude", "settings.json");
     expect(s.unhonoured).toEqual([
       `${file}: statusLine`,
-      `${file}: apiKeyHelper`,
       expect.stringMatching(/permissions\.deny "Bash\(unclosed" \(invalid permission rule/),
       `${file}: permissions.disableBypassPermissionsMode`,
     ]);

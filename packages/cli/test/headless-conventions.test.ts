@@ -234,9 +234,9 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
     },
   );
 
-  it("--verbose adds attractor's own events as a type the consumer skips", async () => {
+  it("--attractor-events adds attractor's own events as a type the consumer skips", async () => {
     fx.model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
-    const result = await run(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
+    const result = await run(["-p", "hi", "--output-format", "stream-json", "--attractor-events"]);
     expect(result.code, result.stderr).toBe(0);
     const lines = result.stdout
       .trim()
@@ -247,6 +247,17 @@ describe("--output-format stream-json speaks Claude Code's message stream", () =
       expect.arrayContaining(["session_start", "assistant_text_delta", "processing_end"]),
     );
     expect(parseClaudeStream(result.stdout).map((m) => m.type)).toEqual(["system", "assistant", "result"]);
+  });
+
+  it("--verbose (which Claude Code's stream-json needs) prints only Claude Code's message types", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ text: "Short answer." }]);
+    const result = await run(["-p", "hi", "--output-format", "stream-json", "--verbose"]);
+    expect(result.code, result.stderr).toBe(0);
+    const types = result.stdout
+      .trim()
+      .split("\n")
+      .map((l) => (JSON.parse(l) as { type: string }).type);
+    expect(types).toEqual(["system", "assistant", "result"]);
   });
 
   it("a denied call shows as an error tool result and in permission_denials with its input", async () => {
@@ -439,6 +450,35 @@ describe("environment variables users set for other agents", () => {
     expect(request?.headers.authorization).toBe("Bearer gateway-token");
     expect(request?.headers["x-api-key"]).toBeUndefined();
     expect(request?.body.model).toBe("claude-haiku-4-5");
+  });
+
+  it("Claude Code's apiKeyHelper gives the Anthropic key; a project's waits for trust", async () => {
+    fx.model = await startScriptedModel("anthropic", [{ text: "ok" }, { text: "ok" }]);
+    const { ANTHROPIC_BASE_URL } = fx.model.env() as { ANTHROPIC_BASE_URL: string };
+    const env = cleanEnv(fx.root, { ANTHROPIC_BASE_URL });
+    await mkdir(join(fx.root, "user", ".claude"), { recursive: true });
+    await writeFile(
+      join(fx.root, "user", ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: "printf 'sk-from-%s' helper" }),
+    );
+    const result = await runCliProcess(["-p", "x"], { cwd: fx.project, env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fx.model.server.requests[0]?.headers["x-api-key"]).toBe("sk-from-helper");
+    expect(result.stderr).not.toContain("apiKeyHelper");
+
+    // The same key in an untrusted project's settings is withheld, and named.
+    await rm(join(fx.root, "user", ".claude", "settings.json"));
+    await mkdir(join(fx.project, ".claude"), { recursive: true });
+    await writeFile(
+      join(fx.project, ".claude", "settings.json"),
+      JSON.stringify({ apiKeyHelper: "printf 'sk-from-%s' project" }),
+    );
+    const untrusted = await runCliProcess(["-p", "x"], { cwd: fx.project, env });
+    expect(untrusted.code).toBe(2);
+    expect(untrusted.stderr).toContain("apiKeyHelper");
+    const trusted = await runCliProcess(["-p", "x", "--trust-project"], { cwd: fx.project, env });
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(fx.model.server.requests.at(-1)?.headers["x-api-key"]).toBe("sk-from-project");
   });
 
   it("OPENAI_MODEL picks the OpenAI model; --model still wins", async () => {

@@ -88,6 +88,24 @@ describe("headless runs with Claude Code customization", () => {
     expect(result.stdout).toContain("It adds two numbers (badly).");
   });
 
+  it("a sub-folder's CLAUDE.md reaches the model with the first file read there, once", async () => {
+    await put(join(fx.project, "lib", "CLAUDE.md"), "Files in lib use tabs for indentation.\n");
+    await put(join(fx.project, "lib", "a.js"), "export const a = 1;\n");
+    await put(join(fx.project, "lib", "b.js"), "export const b = 2;\n");
+    fx.model.script([
+      { calls: [{ name: "read_file", args: { file_path: "lib/a.js" } }] },
+      { calls: [{ name: "read_file", args: { file_path: "lib/b.js" } }] },
+      { text: "read" },
+    ]);
+    const result = await fx.run(["-p", "read them"]);
+    expect(result.code, result.stderr).toBe(0);
+    const [first, second] = fx.model.seen().at(-1)?.toolResults ?? [];
+    expect(first).toContain("export const a = 1;");
+    expect(first).toContain("Files in lib use tabs for indentation.");
+    expect(second).toContain("export const b = 2;");
+    expect(second).not.toContain("Files in lib use tabs");
+  });
+
   it("a settings file with comments and unknown keys works, with warnings", async () => {
     await put(
       join(fx.project, ".attractor", "settings.json"),

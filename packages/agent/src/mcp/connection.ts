@@ -150,7 +150,7 @@ export class McpServerConnection {
    */
   async loadCache(): Promise<boolean> {
     const cache = this.settings.toolCache;
-    if (!cache) return false;
+    if (!cache || this.config.type === "sdk") return false;
     const entry = await cache.get(this.cacheKey).catch(() => undefined);
     if (!entry || this.everConnected || this.closed || this.statusValue === "failed") return false;
     this.cachedText = JSON.stringify(entry);
@@ -168,7 +168,7 @@ export class McpServerConnection {
   /** Writes the lists the server gave to the cache, when they differ from its entry. */
   private remember(): void {
     const cache = this.settings.toolCache;
-    if (!cache) return;
+    if (!cache || this.config.type === "sdk") return;
     const entry: McpCachedServer = {
       ...(this.serverName !== undefined && { serverName: this.serverName }),
       ...(this.serverVersion !== undefined && { serverVersion: this.serverVersion }),
@@ -191,8 +191,8 @@ export class McpServerConnection {
     return this.errorValue;
   }
 
-  get transportKind(): "stdio" | "http" | "sse" {
-    return isRemote(this.config) ? this.config.type : "stdio";
+  get transportKind(): "stdio" | "http" | "sse" | "sdk" {
+    return isRemote(this.config) || this.config.type === "sdk" ? this.config.type : "stdio";
   }
 
   /** Connects unless connected or connecting; resolves once usable, rejects with McpConnectError. */
@@ -241,6 +241,7 @@ export class McpServerConnection {
   }
 
   private async createTransport(): Promise<Transport> {
+    if (this.config.type === "sdk") return this.config.openTransport();
     if (isRemote(this.config)) {
       const config = this.config;
       let url: URL;

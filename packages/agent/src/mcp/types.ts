@@ -1,4 +1,5 @@
 import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type {
   McpElicitationRequest,
   McpElicitationResult,
@@ -25,8 +26,19 @@ export interface McpRemoteServerConfig {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/** One server as a configuration file names it. */
-export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig;
+/**
+ * A server the host reaches through a transport of its own: a program's in-process server (the
+ * Claude Agent SDK's `createSdkMcpServer`) spoken to over the host's control channel. Its tools
+ * are never cached between runs: the program serving them may differ each time.
+ */
+export interface McpHostedServerConfig {
+  readonly type: "sdk";
+  /** Opens a transport to the server; called once per connection attempt. */
+  readonly openTransport: () => Transport;
+}
+
+/** One server as a configuration file (or a host, for "sdk") names it. */
+export type McpServerConfig = McpStdioServerConfig | McpRemoteServerConfig | McpHostedServerConfig;
 
 /** Where a server's connection stands. */
 export type McpServerStatus = "pending" | "connecting" | "connected" | "failed" | "closed";
@@ -56,7 +68,7 @@ export interface McpPromptInfo {
 /** A server's state for hosts (`/mcp`, `attractor mcp list`). */
 export interface McpServerSnapshot {
   readonly name: string;
-  readonly transport: "stdio" | "http" | "sse";
+  readonly transport: "stdio" | "http" | "sse" | "sdk";
   readonly status: McpServerStatus;
   /** Why it failed or closed, when it did. */
   readonly error?: string;

@@ -27,7 +27,8 @@ export function acpLaunch(
     return { refused: `attractor acp: unexpected argument "${args.prompt}": the editor sends the prompts.` };
   if (args.cwd !== undefined)
     return { refused: "attractor acp: --cwd does not apply: the editor gives each session its directory." };
-  if (args.verbose) warn("attractor acp: --verbose applies to headless stream-json output; ignored.");
+  if (args.attractorEvents)
+    warn("attractor acp: --attractor-events applies to headless stream-json output; ignored.");
   if (args.unhonouredFlags.length > 0)
     warn(`attractor acp: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}`);
   const defaults: SessionDefaults = runtimeFlags(args, cwd);

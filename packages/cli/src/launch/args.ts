@@ -51,8 +51,10 @@ export interface CliArgs {
   readonly sandbox?: SandboxModeSetting;
   readonly outputFormat?: OutputFormat;
   readonly inputFormat?: (typeof INPUT_FORMATS)[number];
-  /** stream-json output: add attractor's own events. */
+  /** Claude Code's --verbose: accepted (its stream-json needs it); the stream is the same without it. */
   readonly verbose: boolean;
+  /** stream-json output: add attractor's own events as `attractor_event` lines. */
+  readonly attractorEvents: boolean;
   /** Allow rules from --allowedTools, in the settings' rule syntax. */
   readonly allowedTools: readonly string[];
   /** Deny rules from --disallowedTools. */
@@ -78,6 +80,8 @@ export interface CliArgs {
   readonly trustProject: boolean;
   /** `--setting-sources`: which of Claude Code's settings files to read (all when undefined). */
   readonly settingSources?: readonly ("user" | "project" | "local")[];
+  /** `--permission-prompt-tool`: "stdio" puts permission questions to the client over stream-json. */
+  readonly permissionPromptTool?: string;
   /** Claude Code flags given that are accepted and not honoured (named in one warning). */
   readonly unhonouredFlags: readonly string[];
 }
@@ -215,7 +219,11 @@ function buildOptions(version: string, io: ParseIo): Command {
         "headless input: text, or stream-json user messages on stdin",
       ).choices(INPUT_FORMATS),
     )
-    .option("--verbose", "stream-json: also print attractor's own events (deltas, retries, compaction)")
+    .option("--verbose", "accepted as Claude Code takes it (its stream-json needs it); changes nothing here")
+    .option(
+      "--attractor-events",
+      "stream-json: also print attractor's own events (deltas, retries, compaction) as attractor_event lines",
+    )
     .option(
       "--allowedTools, --allowed-tools <rules>",
       'allow rules, comma or space separated (e.g. "Bash(git diff:*),Edit"); repeatable',
@@ -306,6 +314,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     outputFormat?: OutputFormat;
     inputFormat?: CliArgs["inputFormat"];
     verbose?: boolean;
+    attractorEvents?: boolean;
     allowedTools?: string[];
     disallowedTools?: string[];
     systemPrompt?: string;
@@ -351,6 +360,7 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.outputFormat !== undefined && { outputFormat: o.outputFormat }),
       ...(o.inputFormat !== undefined && { inputFormat: o.inputFormat }),
       verbose: o.verbose ?? false,
+      attractorEvents: o.attractorEvents ?? false,
       allowedTools: (o.allowedTools ?? []).flatMap(splitRuleList),
       disallowedTools: (o.disallowedTools ?? []).flatMap(splitRuleList),
       ...(o.systemPrompt !== undefined && { systemPrompt: o.systemPrompt }),
@@ -367,15 +377,26 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.cwd !== undefined && { cwd: o.cwd }),
       trustProject: o.trustProject ?? false,
       ...(sources !== undefined && { settingSources: sources as ("user" | "project" | "local")[] }),
+      ...(lastValue(program.getOptionValue("permissionPromptTool")) !== undefined && {
+        permissionPromptTool: lastValue(program.getOptionValue("permissionPromptTool")) as string,
+      }),
       unhonouredFlags: [...CLAUDE_CODE_VALUE_FLAGS, ...CLAUDE_CODE_SWITCH_FLAGS]
         .filter((flag) => {
           const value = program.getOptionValue(camelCase(flag));
+          // "stdio" is honoured: the questions go to the client over the control protocol.
+          if (flag === "permission-prompt-tool" && lastValue(value) === "stdio") return false;
           // A `--no-x` switch defaults x to true and sets it false when given.
           return flag.startsWith("no-") ? value === false : value !== undefined;
         })
         .map((flag) => `--${flag}`),
     },
   };
+}
+
+/** The last value a repeatable flag was given (or its only one). */
+function lastValue(value: unknown): string | undefined {
+  const last = Array.isArray(value) ? value.at(-1) : value;
+  return typeof last === "string" ? last : undefined;
 }
 
 /** Commander's attribute name of a long flag: `max-thinking-tokens` → `maxThinkingTokens`. */

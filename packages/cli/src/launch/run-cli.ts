@@ -116,12 +116,17 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } else if (args.outputFormat !== undefined) {
     return usage(io, "--output-format applies to headless runs: add -p.");
   }
+  if (args.permissionPromptTool === "stdio" && !streamInput)
+    return usage(
+      io,
+      "--permission-prompt-tool stdio asks the program on stdin: add --input-format stream-json.",
+    );
   if (args.unhonouredFlags.length > 0)
     io.stderr.write(
       `attractor: accepted and not honoured (Claude Code flags): ${args.unhonouredFlags.join(", ")}\n`,
     );
-  if (args.verbose && args.outputFormat !== "stream-json" && headless)
-    io.stderr.write("attractor: --verbose adds events to stream-json output only; ignored.\n");
+  if (args.attractorEvents && args.outputFormat !== "stream-json" && headless)
+    io.stderr.write("attractor: --attractor-events adds events to stream-json output only; ignored.\n");
 
   let resume = typeof args.resume === "string" ? args.resume : undefined;
   if (args.resume === true) {
@@ -157,8 +162,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const { createRuntime } = await import("@attractor/runtime");
   let ui: RuntimeUi;
   let interactive: typeof import("../tui/index.js") | undefined;
+  // A client program speaking the control protocol (the Claude Agent SDK) registers its hooks
+  // and in-process servers in an initialize request on the first line: read before the runtime.
+  const control = streamInput ? await import("../headless/control-protocol.js") : undefined;
+  const input = control?.openStreamJsonInput(io.stdin, io.stderr);
+  let sdk: import("../claude-sdk/sdk-connection.js").SdkConnection | undefined;
+  let firstInitialize: Awaited<ReturnType<NonNullable<typeof input>["initialize"]>>;
   if (headless) {
     ui = (await import("../headless/run-headless.js")).HEADLESS_UI;
+    if (input) {
+      firstInitialize = await input.initialize();
+      sdk = (await import("../claude-sdk/sdk-connection.js")).connectSdkClient({
+        write: (line) => io.stdout.write(line),
+        warn: (message) => io.stderr.write(`attractor: ${message}\n`),
+        initialize: firstInitialize?.request,
+        permissionPrompt: args.permissionPromptTool === "stdio",
+        ui,
+      });
+      ui = sdk.ui;
+      mcp = sdk.mcp(mcp);
+    }
   } else {
     interactive = await import("../tui/index.js");
     ui = interactive.createInteractiveUi();
@@ -172,6 +195,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       headless,
       env: io.env,
       ...runtimeFlags(args, projectDirectory({}, io)),
+      // A program's system prompt options, unless the command line gives its own.
+      ...(args.systemPrompt === undefined &&
+        sdk?.prompts.systemPrompt !== undefined && { systemPrompt: sdk.prompts.systemPrompt }),
+      ...(args.appendSystemPrompt === undefined &&
+        sdk?.prompts.appendSystemPrompt !== undefined && {
+          appendSystemPrompt: sdk.prompts.appendSystemPrompt,
+        }),
       continueLatest: args.continueLatest,
       ...(resume !== undefined && { resume }),
       ...(!headless && {
@@ -182,6 +212,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
           }),
       }),
       ...(mcp !== undefined && { mcp }),
+      ...(sdk !== undefined && sdk.hookCallbacks.length > 0 && { hookCallbacks: sdk.hookCallbacks }),
     });
   } catch (error) {
     const message = configurationMessage(error);
@@ -192,16 +223,26 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
   if (headless) {
     const { runHeadless } = await import("../headless/run-headless.js");
-    const control = streamInput ? await import("../headless/control-protocol.js") : undefined;
-    const messages = control?.readStreamJsonInput(
-      io.stdin,
-      io.stderr,
-      control.controlResponder(runtime, io.stdout, io.stderr),
-    );
+    const built = runtime;
+    sdk?.onSetMode((mode) => built.setMode(mode));
+    if (control && firstInitialize)
+      control.writeControlResponse(io.stdout, firstInitialize.requestId, {
+        response: { ...control.INITIALIZE_RESPONSE },
+      });
+    const messages =
+      control && input
+        ? input.messages(
+            control.controlResponder(runtime, io.stdout, io.stderr, {
+              ...(sdk !== undefined && { channel: sdk.channel, servers: sdk.servers }),
+              initialized: firstInitialize !== undefined,
+            }),
+            sdk?.channel,
+          )
+        : undefined;
     return runHeadless(runtime, {
       ...(messages !== undefined ? { messages } : { prompt: prompt as string }),
       format: args.outputFormat ?? (streamInput ? "stream-json" : "text"),
-      verbose: args.verbose,
+      verbose: args.attractorEvents,
       version: cliVersion(),
       stdout: io.stdout,
       stderr: io.stderr,

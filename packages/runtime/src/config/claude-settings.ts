@@ -61,7 +61,7 @@ const stringList = (v: unknown): string[] | undefined =>
 /**
  * Maps the parsed contents of a Claude Code settings file to attractor's settings: permission
  * rules (Claude Code's syntax is attractor's), default mode, extra directories, `env`, `model`,
- * hooks and (user or managed) MCP approvals. Everything else is listed in `unhonoured`, and so is
+ * `apiKeyHelper`, hooks and (user or managed) MCP approvals. Everything else is listed in `unhonoured`, and so is
  * any rule attractor cannot parse (it is dropped, never half-applied).
  */
 export function fromClaudeSettings(
@@ -80,6 +80,8 @@ export function fromClaudeSettings(
   for (const [key, value] of Object.entries(data)) {
     if (key === "$schema") continue;
     if (key === "model" && typeof value === "string") settings.model = value;
+    else if (key === "apiKeyHelper" && typeof value === "string" && value.trim() !== "")
+      settings.apiKeyHelper = value;
     else if (key === "hooks" && isObject(value)) settings.hooks = value as HooksSetting;
     else if (key === "env" && isObject(value)) {
       for (const [variable, v] of Object.entries(value)) {

@@ -43,6 +43,11 @@ export interface Settings {
   readonly model?: string;
   readonly provider?: string;
   readonly baseUrl?: string;
+  /**
+   * Claude Code's apiKeyHelper: a shell command whose output is the Anthropic API key, run at
+   * start-up when no key is in the environment (a project's needs trust).
+   */
+  readonly apiKeyHelper?: string;
   /** Our mode names, or Claude Code's and gemini-cli's aliases. */
   readonly mode?: PermissionModeName;
   readonly reasoningEffort?: (typeof REASONING_EFFORTS)[number];
@@ -175,6 +180,7 @@ export const SETTINGS_SCHEMA = {
     model: { type: "string", minLength: 1 },
     provider: { type: "string", minLength: 1 },
     baseUrl: { type: "string", pattern: "^https?://" },
+    apiKeyHelper: { type: "string", minLength: 1 },
     mode: { enum: [...PERMISSION_MODE_NAMES] },
     reasoningEffort: { enum: [...REASONING_EFFORTS] },
     maxTurns: { type: "integer", minimum: 0 },

@@ -4,7 +4,7 @@
 import func3Module from "ajv/dist/runtime/ucs2length.js";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"apiKeyHelper":{"type":"string","minLength":1},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = typeof func3Module === "function" ? func3Module : func3Module.default;
 const pattern0 = new RegExp("^https?://", "u");
@@ -114,10 +114,11 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data4 = data.mode;
-if(!((((((((data4 === "plan") || (data4 === "normal")) || (data4 === "auto-edit")) || (data4 === "yolo")) || (data4 === "default")) || (data4 === "acceptEdits")) || (data4 === "bypassPermissions")) || (data4 === "auto_edit"))){
-const err8 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(data.apiKeyHelper !== undefined){
+let data4 = data.apiKeyHelper;
+if(typeof data4 === "string"){
+if(func3(data4) < 1){
+const err8 = {instancePath:instancePath+"/apiKeyHelper",schemaPath:"#/properties/apiKeyHelper/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -127,10 +128,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.reasoningEffort !== undefined){
-let data5 = data.reasoningEffort;
-if(!(((((data5 === "minimal") || (data5 === "low")) || (data5 === "medium")) || (data5 === "high")) || (data5 === "xhigh"))){
-const err9 = {instancePath:instancePath+"/reasoningEffort",schemaPath:"#/properties/reasoningEffort/enum",keyword:"enum",params:{allowedValues: schema11.properties.reasoningEffort.enum},message:"must be equal to one of the allowed values"};
+else {
+const err9 = {instancePath:instancePath+"/apiKeyHelper",schemaPath:"#/properties/apiKeyHelper/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -140,10 +139,10 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.maxTurns !== undefined){
-let data6 = data.maxTurns;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err10 = {instancePath:instancePath+"/maxTurns",schemaPath:"#/properties/maxTurns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.mode !== undefined){
+let data5 = data.mode;
+if(!((((((((data5 === "plan") || (data5 === "normal")) || (data5 === "auto-edit")) || (data5 === "yolo")) || (data5 === "default")) || (data5 === "acceptEdits")) || (data5 === "bypassPermissions")) || (data5 === "auto_edit"))){
+const err10 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -152,9 +151,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 < 0 || isNaN(data6)){
-const err11 = {instancePath:instancePath+"/maxTurns",schemaPath:"#/properties/maxTurns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.reasoningEffort !== undefined){
+let data6 = data.reasoningEffort;
+if(!(((((data6 === "minimal") || (data6 === "low")) || (data6 === "medium")) || (data6 === "high")) || (data6 === "xhigh"))){
+const err11 = {instancePath:instancePath+"/reasoningEffort",schemaPath:"#/properties/reasoningEffort/enum",keyword:"enum",params:{allowedValues: schema11.properties.reasoningEffort.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -164,11 +165,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-if(data.toolMode !== undefined){
-let data7 = data.toolMode;
-if(!((data7 === "native") || (data7 === "prompted"))){
-const err12 = {instancePath:instancePath+"/toolMode",schemaPath:"#/properties/toolMode/enum",keyword:"enum",params:{allowedValues: schema11.properties.toolMode.enum},message:"must be equal to one of the allowed values"};
+if(data.maxTurns !== undefined){
+let data7 = data.maxTurns;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err12 = {instancePath:instancePath+"/maxTurns",schemaPath:"#/properties/maxTurns/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -177,12 +177,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.remote !== undefined){
-let data8 = data.remote;
-if(typeof data8 === "string"){
-if(func3(data8) < 1){
-const err13 = {instancePath:instancePath+"/remote",schemaPath:"#/properties/remote/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err13 = {instancePath:instancePath+"/maxTurns",schemaPath:"#/properties/maxTurns/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -192,8 +189,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-else {
-const err14 = {instancePath:instancePath+"/remote",schemaPath:"#/properties/remote/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.toolMode !== undefined){
+let data8 = data.toolMode;
+if(!((data8 === "native") || (data8 === "prompted"))){
+const err14 = {instancePath:instancePath+"/toolMode",schemaPath:"#/properties/toolMode/enum",keyword:"enum",params:{allowedValues: schema11.properties.toolMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -203,12 +203,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.permissions !== undefined){
-let data9 = data.permissions;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-for(const key1 in data9){
-if(!(((((key1 === "allow") || (key1 === "ask")) || (key1 === "deny")) || (key1 === "defaultMode")) || (key1 === "additionalDirectories"))){
-const err15 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.remote !== undefined){
+let data9 = data.remote;
+if(typeof data9 === "string"){
+if(func3(data9) < 1){
+const err15 = {instancePath:instancePath+"/remote",schemaPath:"#/properties/remote/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -218,15 +217,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data9.allow !== undefined){
-let data10 = data9.allow;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-let data11 = data10[i0];
-if(typeof data11 === "string"){
-if(func3(data11) < 1){
-const err16 = {instancePath:instancePath+"/permissions/allow/" + i0,schemaPath:"#/properties/permissions/properties/allow/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err16 = {instancePath:instancePath+"/remote",schemaPath:"#/properties/remote/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -236,8 +228,12 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/permissions/allow/" + i0,schemaPath:"#/properties/permissions/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.permissions !== undefined){
+let data10 = data.permissions;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+for(const key1 in data10){
+if(!(((((key1 === "allow") || (key1 === "ask")) || (key1 === "deny")) || (key1 === "defaultMode")) || (key1 === "additionalDirectories"))){
+const err17 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -247,9 +243,15 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/permissions/allow",schemaPath:"#/properties/permissions/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data10.allow !== undefined){
+let data11 = data10.allow;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(typeof data12 === "string"){
+if(func3(data12) < 1){
+const err18 = {instancePath:instancePath+"/permissions/allow/" + i0,schemaPath:"#/properties/permissions/properties/allow/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -259,15 +261,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data9.ask !== undefined){
-let data12 = data9.ask;
-if(Array.isArray(data12)){
-const len1 = data12.length;
-for(let i1=0; i1<len1; i1++){
-let data13 = data12[i1];
-if(typeof data13 === "string"){
-if(func3(data13) < 1){
-const err19 = {instancePath:instancePath+"/permissions/ask/" + i1,schemaPath:"#/properties/permissions/properties/ask/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err19 = {instancePath:instancePath+"/permissions/allow/" + i0,schemaPath:"#/properties/permissions/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -277,8 +272,9 @@ vErrors.push(err19);
 errors++;
 }
 }
+}
 else {
-const err20 = {instancePath:instancePath+"/permissions/ask/" + i1,schemaPath:"#/properties/permissions/properties/ask/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err20 = {instancePath:instancePath+"/permissions/allow",schemaPath:"#/properties/permissions/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -288,9 +284,15 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath:instancePath+"/permissions/ask",schemaPath:"#/properties/permissions/properties/ask/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data10.ask !== undefined){
+let data13 = data10.ask;
+if(Array.isArray(data13)){
+const len1 = data13.length;
+for(let i1=0; i1<len1; i1++){
+let data14 = data13[i1];
+if(typeof data14 === "string"){
+if(func3(data14) < 1){
+const err21 = {instancePath:instancePath+"/permissions/ask/" + i1,schemaPath:"#/properties/permissions/properties/ask/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -300,15 +302,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data9.deny !== undefined){
-let data14 = data9.deny;
-if(Array.isArray(data14)){
-const len2 = data14.length;
-for(let i2=0; i2<len2; i2++){
-let data15 = data14[i2];
-if(typeof data15 === "string"){
-if(func3(data15) < 1){
-const err22 = {instancePath:instancePath+"/permissions/deny/" + i2,schemaPath:"#/properties/permissions/properties/deny/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err22 = {instancePath:instancePath+"/permissions/ask/" + i1,schemaPath:"#/properties/permissions/properties/ask/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -318,8 +313,9 @@ vErrors.push(err22);
 errors++;
 }
 }
+}
 else {
-const err23 = {instancePath:instancePath+"/permissions/deny/" + i2,schemaPath:"#/properties/permissions/properties/deny/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err23 = {instancePath:instancePath+"/permissions/ask",schemaPath:"#/properties/permissions/properties/ask/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -329,9 +325,15 @@ vErrors.push(err23);
 errors++;
 }
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/permissions/deny",schemaPath:"#/properties/permissions/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data10.deny !== undefined){
+let data15 = data10.deny;
+if(Array.isArray(data15)){
+const len2 = data15.length;
+for(let i2=0; i2<len2; i2++){
+let data16 = data15[i2];
+if(typeof data16 === "string"){
+if(func3(data16) < 1){
+const err24 = {instancePath:instancePath+"/permissions/deny/" + i2,schemaPath:"#/properties/permissions/properties/deny/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -341,10 +343,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data9.defaultMode !== undefined){
-let data16 = data9.defaultMode;
-if(!((((((((data16 === "plan") || (data16 === "normal")) || (data16 === "auto-edit")) || (data16 === "yolo")) || (data16 === "default")) || (data16 === "acceptEdits")) || (data16 === "bypassPermissions")) || (data16 === "auto_edit"))){
-const err25 = {instancePath:instancePath+"/permissions/defaultMode",schemaPath:"#/properties/permissions/properties/defaultMode/enum",keyword:"enum",params:{allowedValues: schema11.properties.permissions.properties.defaultMode.enum},message:"must be equal to one of the allowed values"};
+else {
+const err25 = {instancePath:instancePath+"/permissions/deny/" + i2,schemaPath:"#/properties/permissions/properties/deny/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -354,15 +354,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data9.additionalDirectories !== undefined){
-let data17 = data9.additionalDirectories;
-if(Array.isArray(data17)){
-const len3 = data17.length;
-for(let i3=0; i3<len3; i3++){
-let data18 = data17[i3];
-if(typeof data18 === "string"){
-if(func3(data18) < 1){
-const err26 = {instancePath:instancePath+"/permissions/additionalDirectories/" + i3,schemaPath:"#/properties/permissions/properties/additionalDirectories/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err26 = {instancePath:instancePath+"/permissions/deny",schemaPath:"#/properties/permissions/properties/deny/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -372,8 +366,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-else {
-const err27 = {instancePath:instancePath+"/permissions/additionalDirectories/" + i3,schemaPath:"#/properties/permissions/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data10.defaultMode !== undefined){
+let data17 = data10.defaultMode;
+if(!((((((((data17 === "plan") || (data17 === "normal")) || (data17 === "auto-edit")) || (data17 === "yolo")) || (data17 === "default")) || (data17 === "acceptEdits")) || (data17 === "bypassPermissions")) || (data17 === "auto_edit"))){
+const err27 = {instancePath:instancePath+"/permissions/defaultMode",schemaPath:"#/properties/permissions/properties/defaultMode/enum",keyword:"enum",params:{allowedValues: schema11.properties.permissions.properties.defaultMode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -383,9 +379,15 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/permissions/additionalDirectories",schemaPath:"#/properties/permissions/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data10.additionalDirectories !== undefined){
+let data18 = data10.additionalDirectories;
+if(Array.isArray(data18)){
+const len3 = data18.length;
+for(let i3=0; i3<len3; i3++){
+let data19 = data18[i3];
+if(typeof data19 === "string"){
+if(func3(data19) < 1){
+const err28 = {instancePath:instancePath+"/permissions/additionalDirectories/" + i3,schemaPath:"#/properties/permissions/properties/additionalDirectories/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -395,9 +397,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
 else {
-const err29 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/permissions/additionalDirectories/" + i3,schemaPath:"#/properties/permissions/properties/additionalDirectories/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -407,13 +408,9 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.mcpServers !== undefined){
-let data19 = data.mcpServers;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-for(const key2 in data19){
-let data20 = data19[key2];
-if(!(data20 && typeof data20 == "object" && !Array.isArray(data20))){
-const err30 = {instancePath:instancePath+"/mcpServers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/mcpServers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+else {
+const err30 = {instancePath:instancePath+"/permissions/additionalDirectories",schemaPath:"#/properties/permissions/properties/additionalDirectories/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -425,7 +422,7 @@ errors++;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err31 = {instancePath:instancePath+"/permissions",schemaPath:"#/properties/permissions/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -435,9 +432,13 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.enableAllProjectMcpServers !== undefined){
-if(typeof data.enableAllProjectMcpServers !== "boolean"){
-const err32 = {instancePath:instancePath+"/enableAllProjectMcpServers",schemaPath:"#/properties/enableAllProjectMcpServers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.mcpServers !== undefined){
+let data20 = data.mcpServers;
+if(data20 && typeof data20 == "object" && !Array.isArray(data20)){
+for(const key2 in data20){
+let data21 = data20[key2];
+if(!(data21 && typeof data21 == "object" && !Array.isArray(data21))){
+const err32 = {instancePath:instancePath+"/mcpServers/" + key2.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/mcpServers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -447,15 +448,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.enabledMcpjsonServers !== undefined){
-let data22 = data.enabledMcpjsonServers;
-if(Array.isArray(data22)){
-const len4 = data22.length;
-for(let i4=0; i4<len4; i4++){
-let data23 = data22[i4];
-if(typeof data23 === "string"){
-if(func3(data23) < 1){
-const err33 = {instancePath:instancePath+"/enabledMcpjsonServers/" + i4,schemaPath:"#/properties/enabledMcpjsonServers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err33 = {instancePath:instancePath+"/mcpServers",schemaPath:"#/properties/mcpServers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -465,8 +460,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/enabledMcpjsonServers/" + i4,schemaPath:"#/properties/enabledMcpjsonServers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.enableAllProjectMcpServers !== undefined){
+if(typeof data.enableAllProjectMcpServers !== "boolean"){
+const err34 = {instancePath:instancePath+"/enableAllProjectMcpServers",schemaPath:"#/properties/enableAllProjectMcpServers/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -476,9 +472,15 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/enabledMcpjsonServers",schemaPath:"#/properties/enabledMcpjsonServers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.enabledMcpjsonServers !== undefined){
+let data23 = data.enabledMcpjsonServers;
+if(Array.isArray(data23)){
+const len4 = data23.length;
+for(let i4=0; i4<len4; i4++){
+let data24 = data23[i4];
+if(typeof data24 === "string"){
+if(func3(data24) < 1){
+const err35 = {instancePath:instancePath+"/enabledMcpjsonServers/" + i4,schemaPath:"#/properties/enabledMcpjsonServers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -488,15 +490,8 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.disabledMcpjsonServers !== undefined){
-let data24 = data.disabledMcpjsonServers;
-if(Array.isArray(data24)){
-const len5 = data24.length;
-for(let i5=0; i5<len5; i5++){
-let data25 = data24[i5];
-if(typeof data25 === "string"){
-if(func3(data25) < 1){
-const err36 = {instancePath:instancePath+"/disabledMcpjsonServers/" + i5,schemaPath:"#/properties/disabledMcpjsonServers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err36 = {instancePath:instancePath+"/enabledMcpjsonServers/" + i4,schemaPath:"#/properties/enabledMcpjsonServers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -506,8 +501,9 @@ vErrors.push(err36);
 errors++;
 }
 }
+}
 else {
-const err37 = {instancePath:instancePath+"/disabledMcpjsonServers/" + i5,schemaPath:"#/properties/disabledMcpjsonServers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err37 = {instancePath:instancePath+"/enabledMcpjsonServers",schemaPath:"#/properties/enabledMcpjsonServers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -517,9 +513,15 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/disabledMcpjsonServers",schemaPath:"#/properties/disabledMcpjsonServers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.disabledMcpjsonServers !== undefined){
+let data25 = data.disabledMcpjsonServers;
+if(Array.isArray(data25)){
+const len5 = data25.length;
+for(let i5=0; i5<len5; i5++){
+let data26 = data25[i5];
+if(typeof data26 === "string"){
+if(func3(data26) < 1){
+const err38 = {instancePath:instancePath+"/disabledMcpjsonServers/" + i5,schemaPath:"#/properties/disabledMcpjsonServers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -529,10 +531,8 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.mcpStartupWaitMs !== undefined){
-let data26 = data.mcpStartupWaitMs;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err39 = {instancePath:instancePath+"/mcpStartupWaitMs",schemaPath:"#/properties/mcpStartupWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err39 = {instancePath:instancePath+"/disabledMcpjsonServers/" + i5,schemaPath:"#/properties/disabledMcpjsonServers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -541,9 +541,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 < 0 || isNaN(data26)){
-const err40 = {instancePath:instancePath+"/mcpStartupWaitMs",schemaPath:"#/properties/mcpStartupWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/disabledMcpjsonServers",schemaPath:"#/properties/disabledMcpjsonServers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -553,11 +554,10 @@ vErrors.push(err40);
 errors++;
 }
 }
-}
-if(data.mcpSampling !== undefined){
-let data27 = data.mcpSampling;
-if(!(((data27 === "ask") || (data27 === "allow")) || (data27 === "deny"))){
-const err41 = {instancePath:instancePath+"/mcpSampling",schemaPath:"#/properties/mcpSampling/enum",keyword:"enum",params:{allowedValues: schema11.properties.mcpSampling.enum},message:"must be equal to one of the allowed values"};
+if(data.mcpStartupWaitMs !== undefined){
+let data27 = data.mcpStartupWaitMs;
+if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
+const err41 = {instancePath:instancePath+"/mcpStartupWaitMs",schemaPath:"#/properties/mcpStartupWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -566,13 +566,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data.retry !== undefined){
-let data28 = data.retry;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-for(const key3 in data28){
-if(!(((key3 === "maxRetries") || (key3 === "baseDelayMs")) || (key3 === "maxDelayMs"))){
-const err42 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if((typeof data27 == "number") && (isFinite(data27))){
+if(data27 < 0 || isNaN(data27)){
+const err42 = {instancePath:instancePath+"/mcpStartupWaitMs",schemaPath:"#/properties/mcpStartupWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -582,10 +578,11 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data28.maxRetries !== undefined){
-let data29 = data28.maxRetries;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err43 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.mcpSampling !== undefined){
+let data28 = data.mcpSampling;
+if(!(((data28 === "ask") || (data28 === "allow")) || (data28 === "deny"))){
+const err43 = {instancePath:instancePath+"/mcpSampling",schemaPath:"#/properties/mcpSampling/enum",keyword:"enum",params:{allowedValues: schema11.properties.mcpSampling.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -594,9 +591,13 @@ vErrors.push(err43);
 }
 errors++;
 }
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 > 20 || isNaN(data29)){
-const err44 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+if(data.retry !== undefined){
+let data29 = data.retry;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+for(const key3 in data29){
+if(!(((key3 === "maxRetries") || (key3 === "baseDelayMs")) || (key3 === "maxDelayMs"))){
+const err44 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -605,8 +606,11 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data29 < 0 || isNaN(data29)){
-const err45 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data29.maxRetries !== undefined){
+let data30 = data29.maxRetries;
+if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
+const err45 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -615,12 +619,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-}
-if(data28.baseDelayMs !== undefined){
-let data30 = data28.baseDelayMs;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err46 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data30 == "number") && (isFinite(data30))){
+if(data30 > 20 || isNaN(data30)){
+const err46 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -629,9 +630,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
 if(data30 < 0 || isNaN(data30)){
-const err47 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err47 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -642,10 +642,10 @@ errors++;
 }
 }
 }
-if(data28.maxDelayMs !== undefined){
-let data31 = data28.maxDelayMs;
+if(data29.baseDelayMs !== undefined){
+let data31 = data29.baseDelayMs;
 if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err48 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err48 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -656,7 +656,7 @@ errors++;
 }
 if((typeof data31 == "number") && (isFinite(data31))){
 if(data31 < 0 || isNaN(data31)){
-const err49 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err49 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -667,9 +667,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err50 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data29.maxDelayMs !== undefined){
+let data32 = data29.maxDelayMs;
+if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
+const err50 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -678,13 +679,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-if(data.env !== undefined){
-let data32 = data.env;
-if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
-for(const key4 in data32){
-if(!(key4 === "allow")){
-const err51 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if((typeof data32 == "number") && (isFinite(data32))){
+if(data32 < 0 || isNaN(data32)){
+const err51 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -694,15 +691,10 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data32.allow !== undefined){
-let data33 = data32.allow;
-if(Array.isArray(data33)){
-const len6 = data33.length;
-for(let i6=0; i6<len6; i6++){
-let data34 = data33[i6];
-if(typeof data34 === "string"){
-if(!pattern1.test(data34)){
-const err52 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -712,8 +704,12 @@ vErrors.push(err52);
 errors++;
 }
 }
-else {
-const err53 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.env !== undefined){
+let data33 = data.env;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+for(const key4 in data33){
+if(!(key4 === "allow")){
+const err53 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -723,9 +719,15 @@ vErrors.push(err53);
 errors++;
 }
 }
-}
-else {
-const err54 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data33.allow !== undefined){
+let data34 = data33.allow;
+if(Array.isArray(data34)){
+const len6 = data34.length;
+for(let i6=0; i6<len6; i6++){
+let data35 = data34[i6];
+if(typeof data35 === "string"){
+if(!pattern1.test(data35)){
+const err54 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -735,9 +737,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
 else {
-const err55 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -747,12 +748,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.lsp !== undefined){
-let data35 = data.lsp;
-if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
-for(const key5 in data35){
-if(!(((key5 === "enabled") || (key5 === "diagnosticsWaitMs")) || (key5 === "servers"))){
-const err56 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+}
+else {
+const err56 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -762,9 +760,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data35.enabled !== undefined){
-if(typeof data35.enabled !== "boolean"){
-const err57 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err57 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -774,10 +772,12 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data35.diagnosticsWaitMs !== undefined){
-let data37 = data35.diagnosticsWaitMs;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err58 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.lsp !== undefined){
+let data36 = data.lsp;
+if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
+for(const key5 in data36){
+if(!(((key5 === "enabled") || (key5 === "diagnosticsWaitMs")) || (key5 === "servers"))){
+const err58 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -786,9 +786,10 @@ vErrors.push(err58);
 }
 errors++;
 }
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 > 60000 || isNaN(data37)){
-const err59 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+if(data36.enabled !== undefined){
+if(typeof data36.enabled !== "boolean"){
+const err59 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -797,8 +798,11 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data37 < 0 || isNaN(data37)){
-const err60 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data36.diagnosticsWaitMs !== undefined){
+let data38 = data36.diagnosticsWaitMs;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err60 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -807,16 +811,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-if(data35.servers !== undefined){
-let data38 = data35.servers;
-if(data38 && typeof data38 == "object" && !Array.isArray(data38)){
-for(const key6 in data38){
-let data39 = data38[key6];
-if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
-if(data39.command === undefined){
-const err61 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 > 60000 || isNaN(data38)){
+const err61 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -825,8 +822,8 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data39.extensions === undefined){
-const err62 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
+if(data38 < 0 || isNaN(data38)){
+const err62 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -835,9 +832,16 @@ vErrors.push(err62);
 }
 errors++;
 }
-for(const key7 in data39){
-if(!(((((key7 === "command") || (key7 === "args")) || (key7 === "extensions")) || (key7 === "rootMarkers")) || (key7 === "initializationOptions"))){
-const err63 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+}
+if(data36.servers !== undefined){
+let data39 = data36.servers;
+if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
+for(const key6 in data39){
+let data40 = data39[key6];
+if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
+if(data40.command === undefined){
+const err63 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -846,12 +850,8 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data39.command !== undefined){
-let data40 = data39.command;
-if(typeof data40 === "string"){
-if(func3(data40) < 1){
-const err64 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data40.extensions === undefined){
+const err64 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -860,9 +860,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-else {
-const err65 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key7 in data40){
+if(!(((((key7 === "command") || (key7 === "args")) || (key7 === "extensions")) || (key7 === "rootMarkers")) || (key7 === "initializationOptions"))){
+const err65 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -872,13 +872,11 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data39.args !== undefined){
-let data41 = data39.args;
-if(Array.isArray(data41)){
-const len7 = data41.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data41[i7] !== "string"){
-const err66 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.command !== undefined){
+let data41 = data40.command;
+if(typeof data41 === "string"){
+if(func3(data41) < 1){
+const err66 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -888,9 +886,8 @@ vErrors.push(err66);
 errors++;
 }
 }
-}
 else {
-const err67 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err67 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -900,11 +897,13 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data39.extensions !== undefined){
-let data43 = data39.extensions;
-if(Array.isArray(data43)){
-if(data43.length < 1){
-const err68 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data40.args !== undefined){
+let data42 = data40.args;
+if(Array.isArray(data42)){
+const len7 = data42.length;
+for(let i7=0; i7<len7; i7++){
+if(typeof data42[i7] !== "string"){
+const err68 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -913,12 +912,10 @@ vErrors.push(err68);
 }
 errors++;
 }
-const len8 = data43.length;
-for(let i8=0; i8<len8; i8++){
-let data44 = data43[i8];
-if(typeof data44 === "string"){
-if(!pattern2.test(data44)){
-const err69 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -928,8 +925,11 @@ vErrors.push(err69);
 errors++;
 }
 }
-else {
-const err70 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data40.extensions !== undefined){
+let data44 = data40.extensions;
+if(Array.isArray(data44)){
+if(data44.length < 1){
+const err70 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -938,10 +938,12 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-}
-else {
-const err71 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len8 = data44.length;
+for(let i8=0; i8<len8; i8++){
+let data45 = data44[i8];
+if(typeof data45 === "string"){
+if(!pattern2.test(data45)){
+const err71 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -951,15 +953,8 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data39.rootMarkers !== undefined){
-let data45 = data39.rootMarkers;
-if(Array.isArray(data45)){
-const len9 = data45.length;
-for(let i9=0; i9<len9; i9++){
-let data46 = data45[i9];
-if(typeof data46 === "string"){
-if(func3(data46) < 1){
-const err72 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err72 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -969,8 +964,9 @@ vErrors.push(err72);
 errors++;
 }
 }
+}
 else {
-const err73 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err73 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -980,9 +976,15 @@ vErrors.push(err73);
 errors++;
 }
 }
-}
-else {
-const err74 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data40.rootMarkers !== undefined){
+let data46 = data40.rootMarkers;
+if(Array.isArray(data46)){
+const len9 = data46.length;
+for(let i9=0; i9<len9; i9++){
+let data47 = data46[i9];
+if(typeof data47 === "string"){
+if(func3(data47) < 1){
+const err74 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -992,9 +994,8 @@ vErrors.push(err74);
 errors++;
 }
 }
-}
 else {
-const err75 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err75 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1006,7 +1007,7 @@ errors++;
 }
 }
 else {
-const err76 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err76 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1018,7 +1019,7 @@ errors++;
 }
 }
 else {
-const err77 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err77 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1028,12 +1029,9 @@ vErrors.push(err77);
 errors++;
 }
 }
-if(data.hooks !== undefined){
-let data47 = data.hooks;
-if(data47 && typeof data47 == "object" && !Array.isArray(data47)){
-for(const key8 in data47){
-if(!(func2.call(schema11.properties.hooks.properties, key8))){
-const err78 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+}
+else {
+const err78 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1043,15 +1041,9 @@ vErrors.push(err78);
 errors++;
 }
 }
-if(data47.PreToolUse !== undefined){
-let data48 = data47.PreToolUse;
-if(Array.isArray(data48)){
-const len10 = data48.length;
-for(let i10=0; i10<len10; i10++){
-let data49 = data48[i10];
-if(data49 && typeof data49 == "object" && !Array.isArray(data49)){
-if(data49.hooks === undefined){
-const err79 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err79 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1060,9 +1052,13 @@ vErrors.push(err79);
 }
 errors++;
 }
-for(const key9 in data49){
-if(!((key9 === "matcher") || (key9 === "hooks"))){
-const err80 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+if(data.hooks !== undefined){
+let data48 = data.hooks;
+if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
+for(const key8 in data48){
+if(!(func2.call(schema11.properties.hooks.properties, key8))){
+const err80 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1072,9 +1068,15 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data49.matcher !== undefined){
-if(typeof data49.matcher !== "string"){
-const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.PreToolUse !== undefined){
+let data49 = data48.PreToolUse;
+if(Array.isArray(data49)){
+const len10 = data49.length;
+for(let i10=0; i10<len10; i10++){
+let data50 = data49[i10];
+if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
+if(data50.hooks === undefined){
+const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1083,16 +1085,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-if(data49.hooks !== undefined){
-let data51 = data49.hooks;
-if(Array.isArray(data51)){
-const len11 = data51.length;
-for(let i11=0; i11<len11; i11++){
-let data52 = data51[i11];
-if(data52 && typeof data52 == "object" && !Array.isArray(data52)){
-if(data52.type === undefined){
-const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key9 in data50){
+if(!((key9 === "matcher") || (key9 === "hooks"))){
+const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1101,9 +1096,10 @@ vErrors.push(err82);
 }
 errors++;
 }
-for(const key10 in data52){
-if(!((((key10 === "type") || (key10 === "command")) || (key10 === "prompt")) || (key10 === "timeout"))){
-const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data50.matcher !== undefined){
+if(typeof data50.matcher !== "string"){
+const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1113,11 +1109,15 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data52.type !== undefined){
-let data53 = data52.type;
-if(typeof data53 === "string"){
-if(func3(data53) < 1){
-const err84 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data50.hooks !== undefined){
+let data52 = data50.hooks;
+if(Array.isArray(data52)){
+const len11 = data52.length;
+for(let i11=0; i11<len11; i11++){
+let data53 = data52[i11];
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.type === undefined){
+const err84 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1126,9 +1126,9 @@ vErrors.push(err84);
 }
 errors++;
 }
-}
-else {
-const err85 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data53){
+if(!((((key10 === "type") || (key10 === "command")) || (key10 === "prompt")) || (key10 === "timeout"))){
+const err85 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1138,11 +1138,11 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data52.command !== undefined){
-let data54 = data52.command;
+if(data53.type !== undefined){
+let data54 = data53.type;
 if(typeof data54 === "string"){
 if(func3(data54) < 1){
-const err86 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err86 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1153,7 +1153,7 @@ errors++;
 }
 }
 else {
-const err87 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err87 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1163,11 +1163,11 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data52.prompt !== undefined){
-let data55 = data52.prompt;
+if(data53.command !== undefined){
+let data55 = data53.command;
 if(typeof data55 === "string"){
 if(func3(data55) < 1){
-const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1178,7 +1178,7 @@ errors++;
 }
 }
 else {
-const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1188,11 +1188,11 @@ vErrors.push(err89);
 errors++;
 }
 }
-if(data52.timeout !== undefined){
-let data56 = data52.timeout;
-if((typeof data56 == "number") && (isFinite(data56))){
-if(data56 <= 0 || isNaN(data56)){
-const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data53.prompt !== undefined){
+let data56 = data53.prompt;
+if(typeof data56 === "string"){
+if(func3(data56) < 1){
+const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1203,7 +1203,7 @@ errors++;
 }
 }
 else {
-const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1213,9 +1213,11 @@ vErrors.push(err91);
 errors++;
 }
 }
-}
-else {
-const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data53.timeout !== undefined){
+let data57 = data53.timeout;
+if((typeof data57 == "number") && (isFinite(data57))){
+if(data57 <= 0 || isNaN(data57)){
+const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1225,9 +1227,8 @@ vErrors.push(err92);
 errors++;
 }
 }
-}
 else {
-const err93 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err93 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1239,7 +1240,7 @@ errors++;
 }
 }
 else {
-const err94 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err94 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1251,7 +1252,7 @@ errors++;
 }
 }
 else {
-const err95 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err95 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1261,15 +1262,9 @@ vErrors.push(err95);
 errors++;
 }
 }
-if(data47.PostToolUse !== undefined){
-let data57 = data47.PostToolUse;
-if(Array.isArray(data57)){
-const len12 = data57.length;
-for(let i12=0; i12<len12; i12++){
-let data58 = data57[i12];
-if(data58 && typeof data58 == "object" && !Array.isArray(data58)){
-if(data58.hooks === undefined){
-const err96 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err96 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1278,9 +1273,10 @@ vErrors.push(err96);
 }
 errors++;
 }
-for(const key11 in data58){
-if(!((key11 === "matcher") || (key11 === "hooks"))){
-const err97 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+}
+else {
+const err97 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1290,9 +1286,15 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data58.matcher !== undefined){
-if(typeof data58.matcher !== "string"){
-const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.PostToolUse !== undefined){
+let data58 = data48.PostToolUse;
+if(Array.isArray(data58)){
+const len12 = data58.length;
+for(let i12=0; i12<len12; i12++){
+let data59 = data58[i12];
+if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
+if(data59.hooks === undefined){
+const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1301,16 +1303,9 @@ vErrors.push(err98);
 }
 errors++;
 }
-}
-if(data58.hooks !== undefined){
-let data60 = data58.hooks;
-if(Array.isArray(data60)){
-const len13 = data60.length;
-for(let i13=0; i13<len13; i13++){
-let data61 = data60[i13];
-if(data61 && typeof data61 == "object" && !Array.isArray(data61)){
-if(data61.type === undefined){
-const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key11 in data59){
+if(!((key11 === "matcher") || (key11 === "hooks"))){
+const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1319,9 +1314,10 @@ vErrors.push(err99);
 }
 errors++;
 }
-for(const key12 in data61){
-if(!((((key12 === "type") || (key12 === "command")) || (key12 === "prompt")) || (key12 === "timeout"))){
-const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+if(data59.matcher !== undefined){
+if(typeof data59.matcher !== "string"){
+const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1331,11 +1327,15 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data61.type !== undefined){
-let data62 = data61.type;
-if(typeof data62 === "string"){
-if(func3(data62) < 1){
-const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data59.hooks !== undefined){
+let data61 = data59.hooks;
+if(Array.isArray(data61)){
+const len13 = data61.length;
+for(let i13=0; i13<len13; i13++){
+let data62 = data61[i13];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.type === undefined){
+const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1344,9 +1344,9 @@ vErrors.push(err101);
 }
 errors++;
 }
-}
-else {
-const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data62){
+if(!((((key12 === "type") || (key12 === "command")) || (key12 === "prompt")) || (key12 === "timeout"))){
+const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1356,11 +1356,11 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data61.command !== undefined){
-let data63 = data61.command;
+if(data62.type !== undefined){
+let data63 = data62.type;
 if(typeof data63 === "string"){
 if(func3(data63) < 1){
-const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1371,7 +1371,7 @@ errors++;
 }
 }
 else {
-const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1381,11 +1381,11 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data61.prompt !== undefined){
-let data64 = data61.prompt;
+if(data62.command !== undefined){
+let data64 = data62.command;
 if(typeof data64 === "string"){
 if(func3(data64) < 1){
-const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1396,7 +1396,7 @@ errors++;
 }
 }
 else {
-const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1406,11 +1406,11 @@ vErrors.push(err106);
 errors++;
 }
 }
-if(data61.timeout !== undefined){
-let data65 = data61.timeout;
-if((typeof data65 == "number") && (isFinite(data65))){
-if(data65 <= 0 || isNaN(data65)){
-const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data62.prompt !== undefined){
+let data65 = data62.prompt;
+if(typeof data65 === "string"){
+if(func3(data65) < 1){
+const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1421,7 +1421,7 @@ errors++;
 }
 }
 else {
-const err108 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err108 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1431,9 +1431,11 @@ vErrors.push(err108);
 errors++;
 }
 }
-}
-else {
-const err109 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data62.timeout !== undefined){
+let data66 = data62.timeout;
+if((typeof data66 == "number") && (isFinite(data66))){
+if(data66 <= 0 || isNaN(data66)){
+const err109 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1443,9 +1445,8 @@ vErrors.push(err109);
 errors++;
 }
 }
-}
 else {
-const err110 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err110 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1457,7 +1458,7 @@ errors++;
 }
 }
 else {
-const err111 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err111 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1469,7 +1470,7 @@ errors++;
 }
 }
 else {
-const err112 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err112 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1479,15 +1480,9 @@ vErrors.push(err112);
 errors++;
 }
 }
-if(data47.UserPromptSubmit !== undefined){
-let data66 = data47.UserPromptSubmit;
-if(Array.isArray(data66)){
-const len14 = data66.length;
-for(let i14=0; i14<len14; i14++){
-let data67 = data66[i14];
-if(data67 && typeof data67 == "object" && !Array.isArray(data67)){
-if(data67.hooks === undefined){
-const err113 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err113 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1496,9 +1491,10 @@ vErrors.push(err113);
 }
 errors++;
 }
-for(const key13 in data67){
-if(!((key13 === "matcher") || (key13 === "hooks"))){
-const err114 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err114 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1508,9 +1504,15 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data67.matcher !== undefined){
-if(typeof data67.matcher !== "string"){
-const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.UserPromptSubmit !== undefined){
+let data67 = data48.UserPromptSubmit;
+if(Array.isArray(data67)){
+const len14 = data67.length;
+for(let i14=0; i14<len14; i14++){
+let data68 = data67[i14];
+if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
+if(data68.hooks === undefined){
+const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1519,16 +1521,9 @@ vErrors.push(err115);
 }
 errors++;
 }
-}
-if(data67.hooks !== undefined){
-let data69 = data67.hooks;
-if(Array.isArray(data69)){
-const len15 = data69.length;
-for(let i15=0; i15<len15; i15++){
-let data70 = data69[i15];
-if(data70 && typeof data70 == "object" && !Array.isArray(data70)){
-if(data70.type === undefined){
-const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key13 in data68){
+if(!((key13 === "matcher") || (key13 === "hooks"))){
+const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1537,9 +1532,10 @@ vErrors.push(err116);
 }
 errors++;
 }
-for(const key14 in data70){
-if(!((((key14 === "type") || (key14 === "command")) || (key14 === "prompt")) || (key14 === "timeout"))){
-const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+if(data68.matcher !== undefined){
+if(typeof data68.matcher !== "string"){
+const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1549,11 +1545,15 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data70.type !== undefined){
-let data71 = data70.type;
-if(typeof data71 === "string"){
-if(func3(data71) < 1){
-const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data68.hooks !== undefined){
+let data70 = data68.hooks;
+if(Array.isArray(data70)){
+const len15 = data70.length;
+for(let i15=0; i15<len15; i15++){
+let data71 = data70[i15];
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+if(data71.type === undefined){
+const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1562,9 +1562,9 @@ vErrors.push(err118);
 }
 errors++;
 }
-}
-else {
-const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data71){
+if(!((((key14 === "type") || (key14 === "command")) || (key14 === "prompt")) || (key14 === "timeout"))){
+const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1574,11 +1574,11 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data70.command !== undefined){
-let data72 = data70.command;
+if(data71.type !== undefined){
+let data72 = data71.type;
 if(typeof data72 === "string"){
 if(func3(data72) < 1){
-const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1589,7 +1589,7 @@ errors++;
 }
 }
 else {
-const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1599,11 +1599,11 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data70.prompt !== undefined){
-let data73 = data70.prompt;
+if(data71.command !== undefined){
+let data73 = data71.command;
 if(typeof data73 === "string"){
 if(func3(data73) < 1){
-const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1614,7 +1614,7 @@ errors++;
 }
 }
 else {
-const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1624,11 +1624,11 @@ vErrors.push(err123);
 errors++;
 }
 }
-if(data70.timeout !== undefined){
-let data74 = data70.timeout;
-if((typeof data74 == "number") && (isFinite(data74))){
-if(data74 <= 0 || isNaN(data74)){
-const err124 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data71.prompt !== undefined){
+let data74 = data71.prompt;
+if(typeof data74 === "string"){
+if(func3(data74) < 1){
+const err124 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1639,7 +1639,7 @@ errors++;
 }
 }
 else {
-const err125 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err125 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1649,9 +1649,11 @@ vErrors.push(err125);
 errors++;
 }
 }
-}
-else {
-const err126 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data71.timeout !== undefined){
+let data75 = data71.timeout;
+if((typeof data75 == "number") && (isFinite(data75))){
+if(data75 <= 0 || isNaN(data75)){
+const err126 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1661,9 +1663,8 @@ vErrors.push(err126);
 errors++;
 }
 }
-}
 else {
-const err127 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err127 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1675,7 +1676,7 @@ errors++;
 }
 }
 else {
-const err128 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err128 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1687,7 +1688,7 @@ errors++;
 }
 }
 else {
-const err129 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err129 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1697,15 +1698,9 @@ vErrors.push(err129);
 errors++;
 }
 }
-if(data47.Stop !== undefined){
-let data75 = data47.Stop;
-if(Array.isArray(data75)){
-const len16 = data75.length;
-for(let i16=0; i16<len16; i16++){
-let data76 = data75[i16];
-if(data76 && typeof data76 == "object" && !Array.isArray(data76)){
-if(data76.hooks === undefined){
-const err130 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err130 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1714,9 +1709,10 @@ vErrors.push(err130);
 }
 errors++;
 }
-for(const key15 in data76){
-if(!((key15 === "matcher") || (key15 === "hooks"))){
-const err131 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+}
+else {
+const err131 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1726,9 +1722,15 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data76.matcher !== undefined){
-if(typeof data76.matcher !== "string"){
-const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.Stop !== undefined){
+let data76 = data48.Stop;
+if(Array.isArray(data76)){
+const len16 = data76.length;
+for(let i16=0; i16<len16; i16++){
+let data77 = data76[i16];
+if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
+if(data77.hooks === undefined){
+const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1737,16 +1739,9 @@ vErrors.push(err132);
 }
 errors++;
 }
-}
-if(data76.hooks !== undefined){
-let data78 = data76.hooks;
-if(Array.isArray(data78)){
-const len17 = data78.length;
-for(let i17=0; i17<len17; i17++){
-let data79 = data78[i17];
-if(data79 && typeof data79 == "object" && !Array.isArray(data79)){
-if(data79.type === undefined){
-const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key15 in data77){
+if(!((key15 === "matcher") || (key15 === "hooks"))){
+const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1755,9 +1750,10 @@ vErrors.push(err133);
 }
 errors++;
 }
-for(const key16 in data79){
-if(!((((key16 === "type") || (key16 === "command")) || (key16 === "prompt")) || (key16 === "timeout"))){
-const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+if(data77.matcher !== undefined){
+if(typeof data77.matcher !== "string"){
+const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1767,11 +1763,15 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data79.type !== undefined){
-let data80 = data79.type;
-if(typeof data80 === "string"){
-if(func3(data80) < 1){
-const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data77.hooks !== undefined){
+let data79 = data77.hooks;
+if(Array.isArray(data79)){
+const len17 = data79.length;
+for(let i17=0; i17<len17; i17++){
+let data80 = data79[i17];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.type === undefined){
+const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1780,9 +1780,9 @@ vErrors.push(err135);
 }
 errors++;
 }
-}
-else {
-const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data80){
+if(!((((key16 === "type") || (key16 === "command")) || (key16 === "prompt")) || (key16 === "timeout"))){
+const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1792,11 +1792,11 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data79.command !== undefined){
-let data81 = data79.command;
+if(data80.type !== undefined){
+let data81 = data80.type;
 if(typeof data81 === "string"){
 if(func3(data81) < 1){
-const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1807,7 +1807,7 @@ errors++;
 }
 }
 else {
-const err138 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err138 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1817,11 +1817,11 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data79.prompt !== undefined){
-let data82 = data79.prompt;
+if(data80.command !== undefined){
+let data82 = data80.command;
 if(typeof data82 === "string"){
 if(func3(data82) < 1){
-const err139 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err139 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1832,7 +1832,7 @@ errors++;
 }
 }
 else {
-const err140 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err140 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1842,11 +1842,11 @@ vErrors.push(err140);
 errors++;
 }
 }
-if(data79.timeout !== undefined){
-let data83 = data79.timeout;
-if((typeof data83 == "number") && (isFinite(data83))){
-if(data83 <= 0 || isNaN(data83)){
-const err141 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data80.prompt !== undefined){
+let data83 = data80.prompt;
+if(typeof data83 === "string"){
+if(func3(data83) < 1){
+const err141 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1857,7 +1857,7 @@ errors++;
 }
 }
 else {
-const err142 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err142 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1867,9 +1867,11 @@ vErrors.push(err142);
 errors++;
 }
 }
-}
-else {
-const err143 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data80.timeout !== undefined){
+let data84 = data80.timeout;
+if((typeof data84 == "number") && (isFinite(data84))){
+if(data84 <= 0 || isNaN(data84)){
+const err143 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1879,9 +1881,8 @@ vErrors.push(err143);
 errors++;
 }
 }
-}
 else {
-const err144 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err144 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1893,7 +1894,7 @@ errors++;
 }
 }
 else {
-const err145 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err145 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1905,7 +1906,7 @@ errors++;
 }
 }
 else {
-const err146 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err146 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1915,15 +1916,9 @@ vErrors.push(err146);
 errors++;
 }
 }
-if(data47.SubagentStop !== undefined){
-let data84 = data47.SubagentStop;
-if(Array.isArray(data84)){
-const len18 = data84.length;
-for(let i18=0; i18<len18; i18++){
-let data85 = data84[i18];
-if(data85 && typeof data85 == "object" && !Array.isArray(data85)){
-if(data85.hooks === undefined){
-const err147 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err147 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1932,9 +1927,10 @@ vErrors.push(err147);
 }
 errors++;
 }
-for(const key17 in data85){
-if(!((key17 === "matcher") || (key17 === "hooks"))){
-const err148 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+}
+else {
+const err148 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1944,9 +1940,15 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data85.matcher !== undefined){
-if(typeof data85.matcher !== "string"){
-const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.SubagentStop !== undefined){
+let data85 = data48.SubagentStop;
+if(Array.isArray(data85)){
+const len18 = data85.length;
+for(let i18=0; i18<len18; i18++){
+let data86 = data85[i18];
+if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
+if(data86.hooks === undefined){
+const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1955,16 +1957,9 @@ vErrors.push(err149);
 }
 errors++;
 }
-}
-if(data85.hooks !== undefined){
-let data87 = data85.hooks;
-if(Array.isArray(data87)){
-const len19 = data87.length;
-for(let i19=0; i19<len19; i19++){
-let data88 = data87[i19];
-if(data88 && typeof data88 == "object" && !Array.isArray(data88)){
-if(data88.type === undefined){
-const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key17 in data86){
+if(!((key17 === "matcher") || (key17 === "hooks"))){
+const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1973,9 +1968,10 @@ vErrors.push(err150);
 }
 errors++;
 }
-for(const key18 in data88){
-if(!((((key18 === "type") || (key18 === "command")) || (key18 === "prompt")) || (key18 === "timeout"))){
-const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+if(data86.matcher !== undefined){
+if(typeof data86.matcher !== "string"){
+const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1985,11 +1981,15 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data88.type !== undefined){
-let data89 = data88.type;
-if(typeof data89 === "string"){
-if(func3(data89) < 1){
-const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data86.hooks !== undefined){
+let data88 = data86.hooks;
+if(Array.isArray(data88)){
+const len19 = data88.length;
+for(let i19=0; i19<len19; i19++){
+let data89 = data88[i19];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.type === undefined){
+const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1998,9 +1998,9 @@ vErrors.push(err152);
 }
 errors++;
 }
-}
-else {
-const err153 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key18 in data89){
+if(!((((key18 === "type") || (key18 === "command")) || (key18 === "prompt")) || (key18 === "timeout"))){
+const err153 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2010,11 +2010,11 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data88.command !== undefined){
-let data90 = data88.command;
+if(data89.type !== undefined){
+let data90 = data89.type;
 if(typeof data90 === "string"){
 if(func3(data90) < 1){
-const err154 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err154 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2025,7 +2025,7 @@ errors++;
 }
 }
 else {
-const err155 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err155 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2035,11 +2035,11 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data88.prompt !== undefined){
-let data91 = data88.prompt;
+if(data89.command !== undefined){
+let data91 = data89.command;
 if(typeof data91 === "string"){
 if(func3(data91) < 1){
-const err156 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err156 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2050,7 +2050,7 @@ errors++;
 }
 }
 else {
-const err157 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err157 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2060,11 +2060,11 @@ vErrors.push(err157);
 errors++;
 }
 }
-if(data88.timeout !== undefined){
-let data92 = data88.timeout;
-if((typeof data92 == "number") && (isFinite(data92))){
-if(data92 <= 0 || isNaN(data92)){
-const err158 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data89.prompt !== undefined){
+let data92 = data89.prompt;
+if(typeof data92 === "string"){
+if(func3(data92) < 1){
+const err158 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2075,7 +2075,7 @@ errors++;
 }
 }
 else {
-const err159 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err159 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2085,9 +2085,11 @@ vErrors.push(err159);
 errors++;
 }
 }
-}
-else {
-const err160 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data89.timeout !== undefined){
+let data93 = data89.timeout;
+if((typeof data93 == "number") && (isFinite(data93))){
+if(data93 <= 0 || isNaN(data93)){
+const err160 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2097,9 +2099,8 @@ vErrors.push(err160);
 errors++;
 }
 }
-}
 else {
-const err161 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err161 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2111,7 +2112,7 @@ errors++;
 }
 }
 else {
-const err162 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err162 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2123,7 +2124,7 @@ errors++;
 }
 }
 else {
-const err163 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err163 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2133,15 +2134,9 @@ vErrors.push(err163);
 errors++;
 }
 }
-if(data47.SessionStart !== undefined){
-let data93 = data47.SessionStart;
-if(Array.isArray(data93)){
-const len20 = data93.length;
-for(let i20=0; i20<len20; i20++){
-let data94 = data93[i20];
-if(data94 && typeof data94 == "object" && !Array.isArray(data94)){
-if(data94.hooks === undefined){
-const err164 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err164 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2150,9 +2145,10 @@ vErrors.push(err164);
 }
 errors++;
 }
-for(const key19 in data94){
-if(!((key19 === "matcher") || (key19 === "hooks"))){
-const err165 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+}
+else {
+const err165 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2162,9 +2158,15 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data94.matcher !== undefined){
-if(typeof data94.matcher !== "string"){
-const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.SessionStart !== undefined){
+let data94 = data48.SessionStart;
+if(Array.isArray(data94)){
+const len20 = data94.length;
+for(let i20=0; i20<len20; i20++){
+let data95 = data94[i20];
+if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
+if(data95.hooks === undefined){
+const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2173,16 +2175,9 @@ vErrors.push(err166);
 }
 errors++;
 }
-}
-if(data94.hooks !== undefined){
-let data96 = data94.hooks;
-if(Array.isArray(data96)){
-const len21 = data96.length;
-for(let i21=0; i21<len21; i21++){
-let data97 = data96[i21];
-if(data97 && typeof data97 == "object" && !Array.isArray(data97)){
-if(data97.type === undefined){
-const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key19 in data95){
+if(!((key19 === "matcher") || (key19 === "hooks"))){
+const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2191,9 +2186,10 @@ vErrors.push(err167);
 }
 errors++;
 }
-for(const key20 in data97){
-if(!((((key20 === "type") || (key20 === "command")) || (key20 === "prompt")) || (key20 === "timeout"))){
-const err168 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+if(data95.matcher !== undefined){
+if(typeof data95.matcher !== "string"){
+const err168 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2203,11 +2199,15 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data97.type !== undefined){
-let data98 = data97.type;
-if(typeof data98 === "string"){
-if(func3(data98) < 1){
-const err169 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data95.hooks !== undefined){
+let data97 = data95.hooks;
+if(Array.isArray(data97)){
+const len21 = data97.length;
+for(let i21=0; i21<len21; i21++){
+let data98 = data97[i21];
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data98.type === undefined){
+const err169 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2216,9 +2216,9 @@ vErrors.push(err169);
 }
 errors++;
 }
-}
-else {
-const err170 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data98){
+if(!((((key20 === "type") || (key20 === "command")) || (key20 === "prompt")) || (key20 === "timeout"))){
+const err170 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2228,11 +2228,11 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data97.command !== undefined){
-let data99 = data97.command;
+if(data98.type !== undefined){
+let data99 = data98.type;
 if(typeof data99 === "string"){
 if(func3(data99) < 1){
-const err171 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err171 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2243,7 +2243,7 @@ errors++;
 }
 }
 else {
-const err172 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err172 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2253,11 +2253,11 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data97.prompt !== undefined){
-let data100 = data97.prompt;
+if(data98.command !== undefined){
+let data100 = data98.command;
 if(typeof data100 === "string"){
 if(func3(data100) < 1){
-const err173 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err173 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2268,7 +2268,7 @@ errors++;
 }
 }
 else {
-const err174 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err174 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2278,11 +2278,11 @@ vErrors.push(err174);
 errors++;
 }
 }
-if(data97.timeout !== undefined){
-let data101 = data97.timeout;
-if((typeof data101 == "number") && (isFinite(data101))){
-if(data101 <= 0 || isNaN(data101)){
-const err175 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data98.prompt !== undefined){
+let data101 = data98.prompt;
+if(typeof data101 === "string"){
+if(func3(data101) < 1){
+const err175 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2293,7 +2293,7 @@ errors++;
 }
 }
 else {
-const err176 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err176 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2303,9 +2303,11 @@ vErrors.push(err176);
 errors++;
 }
 }
-}
-else {
-const err177 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data98.timeout !== undefined){
+let data102 = data98.timeout;
+if((typeof data102 == "number") && (isFinite(data102))){
+if(data102 <= 0 || isNaN(data102)){
+const err177 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2315,9 +2317,8 @@ vErrors.push(err177);
 errors++;
 }
 }
-}
 else {
-const err178 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err178 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2329,7 +2330,7 @@ errors++;
 }
 }
 else {
-const err179 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err179 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2341,7 +2342,7 @@ errors++;
 }
 }
 else {
-const err180 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err180 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2351,15 +2352,9 @@ vErrors.push(err180);
 errors++;
 }
 }
-if(data47.SessionEnd !== undefined){
-let data102 = data47.SessionEnd;
-if(Array.isArray(data102)){
-const len22 = data102.length;
-for(let i22=0; i22<len22; i22++){
-let data103 = data102[i22];
-if(data103 && typeof data103 == "object" && !Array.isArray(data103)){
-if(data103.hooks === undefined){
-const err181 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err181 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2368,9 +2363,10 @@ vErrors.push(err181);
 }
 errors++;
 }
-for(const key21 in data103){
-if(!((key21 === "matcher") || (key21 === "hooks"))){
-const err182 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err182 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2380,9 +2376,15 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data103.matcher !== undefined){
-if(typeof data103.matcher !== "string"){
-const err183 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.SessionEnd !== undefined){
+let data103 = data48.SessionEnd;
+if(Array.isArray(data103)){
+const len22 = data103.length;
+for(let i22=0; i22<len22; i22++){
+let data104 = data103[i22];
+if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
+if(data104.hooks === undefined){
+const err183 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2391,16 +2393,9 @@ vErrors.push(err183);
 }
 errors++;
 }
-}
-if(data103.hooks !== undefined){
-let data105 = data103.hooks;
-if(Array.isArray(data105)){
-const len23 = data105.length;
-for(let i23=0; i23<len23; i23++){
-let data106 = data105[i23];
-if(data106 && typeof data106 == "object" && !Array.isArray(data106)){
-if(data106.type === undefined){
-const err184 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key21 in data104){
+if(!((key21 === "matcher") || (key21 === "hooks"))){
+const err184 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2409,9 +2404,10 @@ vErrors.push(err184);
 }
 errors++;
 }
-for(const key22 in data106){
-if(!((((key22 === "type") || (key22 === "command")) || (key22 === "prompt")) || (key22 === "timeout"))){
-const err185 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+if(data104.matcher !== undefined){
+if(typeof data104.matcher !== "string"){
+const err185 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2421,11 +2417,15 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data106.type !== undefined){
-let data107 = data106.type;
-if(typeof data107 === "string"){
-if(func3(data107) < 1){
-const err186 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data104.hooks !== undefined){
+let data106 = data104.hooks;
+if(Array.isArray(data106)){
+const len23 = data106.length;
+for(let i23=0; i23<len23; i23++){
+let data107 = data106[i23];
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+if(data107.type === undefined){
+const err186 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2434,9 +2434,9 @@ vErrors.push(err186);
 }
 errors++;
 }
-}
-else {
-const err187 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key22 in data107){
+if(!((((key22 === "type") || (key22 === "command")) || (key22 === "prompt")) || (key22 === "timeout"))){
+const err187 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2446,11 +2446,11 @@ vErrors.push(err187);
 errors++;
 }
 }
-if(data106.command !== undefined){
-let data108 = data106.command;
+if(data107.type !== undefined){
+let data108 = data107.type;
 if(typeof data108 === "string"){
 if(func3(data108) < 1){
-const err188 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err188 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2461,7 +2461,7 @@ errors++;
 }
 }
 else {
-const err189 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err189 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2471,11 +2471,11 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(data106.prompt !== undefined){
-let data109 = data106.prompt;
+if(data107.command !== undefined){
+let data109 = data107.command;
 if(typeof data109 === "string"){
 if(func3(data109) < 1){
-const err190 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err190 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2486,7 +2486,7 @@ errors++;
 }
 }
 else {
-const err191 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err191 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2496,11 +2496,11 @@ vErrors.push(err191);
 errors++;
 }
 }
-if(data106.timeout !== undefined){
-let data110 = data106.timeout;
-if((typeof data110 == "number") && (isFinite(data110))){
-if(data110 <= 0 || isNaN(data110)){
-const err192 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data107.prompt !== undefined){
+let data110 = data107.prompt;
+if(typeof data110 === "string"){
+if(func3(data110) < 1){
+const err192 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2511,7 +2511,7 @@ errors++;
 }
 }
 else {
-const err193 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err193 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2521,9 +2521,11 @@ vErrors.push(err193);
 errors++;
 }
 }
-}
-else {
-const err194 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data107.timeout !== undefined){
+let data111 = data107.timeout;
+if((typeof data111 == "number") && (isFinite(data111))){
+if(data111 <= 0 || isNaN(data111)){
+const err194 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2533,9 +2535,8 @@ vErrors.push(err194);
 errors++;
 }
 }
-}
 else {
-const err195 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err195 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2547,7 +2548,7 @@ errors++;
 }
 }
 else {
-const err196 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err196 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2559,7 +2560,7 @@ errors++;
 }
 }
 else {
-const err197 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err197 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2569,15 +2570,9 @@ vErrors.push(err197);
 errors++;
 }
 }
-if(data47.PreCompact !== undefined){
-let data111 = data47.PreCompact;
-if(Array.isArray(data111)){
-const len24 = data111.length;
-for(let i24=0; i24<len24; i24++){
-let data112 = data111[i24];
-if(data112 && typeof data112 == "object" && !Array.isArray(data112)){
-if(data112.hooks === undefined){
-const err198 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err198 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2586,9 +2581,10 @@ vErrors.push(err198);
 }
 errors++;
 }
-for(const key23 in data112){
-if(!((key23 === "matcher") || (key23 === "hooks"))){
-const err199 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+}
+else {
+const err199 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2598,9 +2594,15 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data112.matcher !== undefined){
-if(typeof data112.matcher !== "string"){
-const err200 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.PreCompact !== undefined){
+let data112 = data48.PreCompact;
+if(Array.isArray(data112)){
+const len24 = data112.length;
+for(let i24=0; i24<len24; i24++){
+let data113 = data112[i24];
+if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
+if(data113.hooks === undefined){
+const err200 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2609,16 +2611,9 @@ vErrors.push(err200);
 }
 errors++;
 }
-}
-if(data112.hooks !== undefined){
-let data114 = data112.hooks;
-if(Array.isArray(data114)){
-const len25 = data114.length;
-for(let i25=0; i25<len25; i25++){
-let data115 = data114[i25];
-if(data115 && typeof data115 == "object" && !Array.isArray(data115)){
-if(data115.type === undefined){
-const err201 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key23 in data113){
+if(!((key23 === "matcher") || (key23 === "hooks"))){
+const err201 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2627,9 +2622,10 @@ vErrors.push(err201);
 }
 errors++;
 }
-for(const key24 in data115){
-if(!((((key24 === "type") || (key24 === "command")) || (key24 === "prompt")) || (key24 === "timeout"))){
-const err202 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+if(data113.matcher !== undefined){
+if(typeof data113.matcher !== "string"){
+const err202 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2639,11 +2635,15 @@ vErrors.push(err202);
 errors++;
 }
 }
-if(data115.type !== undefined){
-let data116 = data115.type;
-if(typeof data116 === "string"){
-if(func3(data116) < 1){
-const err203 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data113.hooks !== undefined){
+let data115 = data113.hooks;
+if(Array.isArray(data115)){
+const len25 = data115.length;
+for(let i25=0; i25<len25; i25++){
+let data116 = data115[i25];
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+if(data116.type === undefined){
+const err203 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2652,9 +2652,9 @@ vErrors.push(err203);
 }
 errors++;
 }
-}
-else {
-const err204 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key24 in data116){
+if(!((((key24 === "type") || (key24 === "command")) || (key24 === "prompt")) || (key24 === "timeout"))){
+const err204 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2664,11 +2664,11 @@ vErrors.push(err204);
 errors++;
 }
 }
-if(data115.command !== undefined){
-let data117 = data115.command;
+if(data116.type !== undefined){
+let data117 = data116.type;
 if(typeof data117 === "string"){
 if(func3(data117) < 1){
-const err205 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err205 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2679,7 +2679,7 @@ errors++;
 }
 }
 else {
-const err206 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err206 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2689,11 +2689,11 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data115.prompt !== undefined){
-let data118 = data115.prompt;
+if(data116.command !== undefined){
+let data118 = data116.command;
 if(typeof data118 === "string"){
 if(func3(data118) < 1){
-const err207 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err207 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2704,7 +2704,7 @@ errors++;
 }
 }
 else {
-const err208 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err208 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2714,11 +2714,11 @@ vErrors.push(err208);
 errors++;
 }
 }
-if(data115.timeout !== undefined){
-let data119 = data115.timeout;
-if((typeof data119 == "number") && (isFinite(data119))){
-if(data119 <= 0 || isNaN(data119)){
-const err209 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data116.prompt !== undefined){
+let data119 = data116.prompt;
+if(typeof data119 === "string"){
+if(func3(data119) < 1){
+const err209 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2729,7 +2729,7 @@ errors++;
 }
 }
 else {
-const err210 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err210 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2739,9 +2739,11 @@ vErrors.push(err210);
 errors++;
 }
 }
-}
-else {
-const err211 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data116.timeout !== undefined){
+let data120 = data116.timeout;
+if((typeof data120 == "number") && (isFinite(data120))){
+if(data120 <= 0 || isNaN(data120)){
+const err211 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2751,9 +2753,8 @@ vErrors.push(err211);
 errors++;
 }
 }
-}
 else {
-const err212 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err212 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2765,7 +2766,7 @@ errors++;
 }
 }
 else {
-const err213 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err213 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2777,7 +2778,7 @@ errors++;
 }
 }
 else {
-const err214 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err214 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2787,15 +2788,9 @@ vErrors.push(err214);
 errors++;
 }
 }
-if(data47.Notification !== undefined){
-let data120 = data47.Notification;
-if(Array.isArray(data120)){
-const len26 = data120.length;
-for(let i26=0; i26<len26; i26++){
-let data121 = data120[i26];
-if(data121 && typeof data121 == "object" && !Array.isArray(data121)){
-if(data121.hooks === undefined){
-const err215 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err215 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2804,9 +2799,10 @@ vErrors.push(err215);
 }
 errors++;
 }
-for(const key25 in data121){
-if(!((key25 === "matcher") || (key25 === "hooks"))){
-const err216 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+}
+else {
+const err216 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2816,9 +2812,15 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data121.matcher !== undefined){
-if(typeof data121.matcher !== "string"){
-const err217 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data48.Notification !== undefined){
+let data121 = data48.Notification;
+if(Array.isArray(data121)){
+const len26 = data121.length;
+for(let i26=0; i26<len26; i26++){
+let data122 = data121[i26];
+if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
+if(data122.hooks === undefined){
+const err217 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2827,16 +2829,9 @@ vErrors.push(err217);
 }
 errors++;
 }
-}
-if(data121.hooks !== undefined){
-let data123 = data121.hooks;
-if(Array.isArray(data123)){
-const len27 = data123.length;
-for(let i27=0; i27<len27; i27++){
-let data124 = data123[i27];
-if(data124 && typeof data124 == "object" && !Array.isArray(data124)){
-if(data124.type === undefined){
-const err218 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+for(const key25 in data122){
+if(!((key25 === "matcher") || (key25 === "hooks"))){
+const err218 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2845,9 +2840,10 @@ vErrors.push(err218);
 }
 errors++;
 }
-for(const key26 in data124){
-if(!((((key26 === "type") || (key26 === "command")) || (key26 === "prompt")) || (key26 === "timeout"))){
-const err219 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+if(data122.matcher !== undefined){
+if(typeof data122.matcher !== "string"){
+const err219 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2857,11 +2853,15 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data124.type !== undefined){
-let data125 = data124.type;
-if(typeof data125 === "string"){
-if(func3(data125) < 1){
-const err220 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data122.hooks !== undefined){
+let data124 = data122.hooks;
+if(Array.isArray(data124)){
+const len27 = data124.length;
+for(let i27=0; i27<len27; i27++){
+let data125 = data124[i27];
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+if(data125.type === undefined){
+const err220 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2870,9 +2870,9 @@ vErrors.push(err220);
 }
 errors++;
 }
-}
-else {
-const err221 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key26 in data125){
+if(!((((key26 === "type") || (key26 === "command")) || (key26 === "prompt")) || (key26 === "timeout"))){
+const err221 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2882,11 +2882,11 @@ vErrors.push(err221);
 errors++;
 }
 }
-if(data124.command !== undefined){
-let data126 = data124.command;
+if(data125.type !== undefined){
+let data126 = data125.type;
 if(typeof data126 === "string"){
 if(func3(data126) < 1){
-const err222 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err222 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2897,7 +2897,7 @@ errors++;
 }
 }
 else {
-const err223 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err223 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2907,11 +2907,11 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(data124.prompt !== undefined){
-let data127 = data124.prompt;
+if(data125.command !== undefined){
+let data127 = data125.command;
 if(typeof data127 === "string"){
 if(func3(data127) < 1){
-const err224 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+const err224 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2922,7 +2922,7 @@ errors++;
 }
 }
 else {
-const err225 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err225 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2932,11 +2932,11 @@ vErrors.push(err225);
 errors++;
 }
 }
-if(data124.timeout !== undefined){
-let data128 = data124.timeout;
-if((typeof data128 == "number") && (isFinite(data128))){
-if(data128 <= 0 || isNaN(data128)){
-const err226 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data125.prompt !== undefined){
+let data128 = data125.prompt;
+if(typeof data128 === "string"){
+if(func3(data128) < 1){
+const err226 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2947,7 +2947,7 @@ errors++;
 }
 }
 else {
-const err227 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+const err227 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2957,9 +2957,11 @@ vErrors.push(err227);
 errors++;
 }
 }
-}
-else {
-const err228 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data125.timeout !== undefined){
+let data129 = data125.timeout;
+if((typeof data129 == "number") && (isFinite(data129))){
+if(data129 <= 0 || isNaN(data129)){
+const err228 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2969,9 +2971,8 @@ vErrors.push(err228);
 errors++;
 }
 }
-}
 else {
-const err229 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err229 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2983,7 +2984,7 @@ errors++;
 }
 }
 else {
-const err230 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err230 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2995,7 +2996,7 @@ errors++;
 }
 }
 else {
-const err231 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err231 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -3007,7 +3008,7 @@ errors++;
 }
 }
 else {
-const err232 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err232 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -3017,12 +3018,9 @@ vErrors.push(err232);
 errors++;
 }
 }
-if(data.sandbox !== undefined){
-let data129 = data.sandbox;
-if(data129 && typeof data129 == "object" && !Array.isArray(data129)){
-for(const key27 in data129){
-if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
-const err233 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+}
+else {
+const err233 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -3032,10 +3030,9 @@ vErrors.push(err233);
 errors++;
 }
 }
-if(data129.mode !== undefined){
-let data130 = data129.mode;
-if(!(((data130 === "read-only") || (data130 === "workspace-write")) || (data130 === "danger-full-access"))){
-const err234 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err234 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -3045,9 +3042,12 @@ vErrors.push(err234);
 errors++;
 }
 }
-if(data129.network !== undefined){
-if(typeof data129.network !== "boolean"){
-const err235 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.sandbox !== undefined){
+let data130 = data.sandbox;
+if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
+for(const key27 in data130){
+if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
+const err235 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -3057,15 +3057,10 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(data129.writableDirs !== undefined){
-let data132 = data129.writableDirs;
-if(Array.isArray(data132)){
-const len28 = data132.length;
-for(let i28=0; i28<len28; i28++){
-let data133 = data132[i28];
-if(typeof data133 === "string"){
-if(func3(data133) < 1){
-const err236 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data130.mode !== undefined){
+let data131 = data130.mode;
+if(!(((data131 === "read-only") || (data131 === "workspace-write")) || (data131 === "danger-full-access"))){
+const err236 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -3075,8 +3070,9 @@ vErrors.push(err236);
 errors++;
 }
 }
-else {
-const err237 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data130.network !== undefined){
+if(typeof data130.network !== "boolean"){
+const err237 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -3086,9 +3082,15 @@ vErrors.push(err237);
 errors++;
 }
 }
-}
-else {
-const err238 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data130.writableDirs !== undefined){
+let data133 = data130.writableDirs;
+if(Array.isArray(data133)){
+const len28 = data133.length;
+for(let i28=0; i28<len28; i28++){
+let data134 = data133[i28];
+if(typeof data134 === "string"){
+if(func3(data134) < 1){
+const err238 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -3098,9 +3100,8 @@ vErrors.push(err238);
 errors++;
 }
 }
-}
 else {
-const err239 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err239 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -3112,7 +3113,7 @@ errors++;
 }
 }
 else {
-const err240 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err240 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -3121,9 +3122,33 @@ vErrors.push(err240);
 }
 errors++;
 }
+}
+}
+else {
+const err241 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err241];
+}
+else {
+vErrors.push(err241);
+}
+errors++;
+}
+}
+}
+else {
+const err242 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err242];
+}
+else {
+vErrors.push(err242);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 
-export const SETTINGS_SCHEMA_KEY = "67166a3076cd75cf";
+export const SETTINGS_SCHEMA_KEY = "8029b00b46093a2a";

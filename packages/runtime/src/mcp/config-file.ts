@@ -47,7 +47,8 @@ const isStringMap = (v: unknown): v is Record<string, string> =>
 /**
  * One server entry checked and with `${VAR}` / `${VAR:-default}` expanded, or the reason it
  * cannot be used. stdio: `{command, args?, env?, cwd?}` (type absent or "stdio"); remote:
- * `{type: "http" | "sse", url, headers?}`.
+ * `{type: "http" | "sse", url, headers?}`; a client program's in-process server: `{type: "sdk"}`
+ * (reachable only when that program drives the run over stream-json, which wires its transport).
  */
 export function serverConfig(
   raw: unknown,
@@ -87,10 +88,19 @@ export function serverConfig(
       ...(entry.env !== undefined && { env: entry.env }),
       ...(entry.cwd !== undefined && { cwd: entry.cwd }),
     };
+  } else if (type === "sdk") {
+    config = {
+      type: "sdk",
+      openTransport: () => {
+        throw new Error(
+          "an in-process (sdk) server is reached through the program driving the run: run attractor with --input-format stream-json from the Claude Agent SDK",
+        );
+      },
+    };
   } else {
     return {
       ok: false,
-      problem: `unknown "type" ${JSON.stringify(type)} (expected "stdio", "http" or "sse")`,
+      problem: `unknown "type" ${JSON.stringify(type)} (expected "stdio", "http", "sse" or "sdk")`,
     };
   }
   if (missing.size > 0)

@@ -42,24 +42,24 @@ export interface PermissionRequest {
 export type AskAnswer = "allow_once" | "allow_always" | "deny" | "abort";
 
 /**
- * An answer with what a program (not a person) may add: the message the model gets when it
- * denies, the arguments the call runs with when it allows.
+ * An answer with details, from a program that answers for the user (the Claude Agent SDK's
+ * canUseTool): what the model is told, the arguments to run with, rules to add.
  */
-export interface AskVerdict {
-  readonly answer: AskAnswer;
+export interface AskReply {
+  readonly answer: "allow_once" | "deny" | "abort";
+  /** deny, abort: what the model is told instead of the default refusal. */
   readonly message?: string;
+  /** allow: run with these arguments; the deny rules and the tool's schema judge them again. */
   readonly arguments?: Readonly<Record<string, unknown>>;
+  /** allow: rules (settings syntax) granted for the rest of the session. */
+  readonly rules?: readonly string[];
 }
 
-/** What a permission prompt may be answered with. */
-export type AskReply = AskAnswer | AskVerdict;
-
-/** The reply as a verdict. */
-export const askVerdict = (reply: AskReply): AskVerdict =>
-  typeof reply === "string" ? { answer: reply } : reply;
+/** What an ask function may answer: a prompt's choice, or a reply with details. */
+export type PermissionAnswer = AskAnswer | AskReply;
 
 /** Asks the user; the TUI shows a prompt, tests answer directly. */
-export type AskFunction = (request: PermissionRequest) => Promise<AskReply>;
+export type AskFunction = (request: PermissionRequest) => Promise<PermissionAnswer>;
 
 /** The outcome of the rules alone, before anyone is asked. */
 export type PermissionEvaluation =
@@ -72,7 +72,7 @@ export type PermissionDecision =
   | {
       readonly behavior: "allow";
       readonly reason: string;
-      /** The arguments the call runs with, when whoever allowed it changed them. */
+      /** The arguments the call runs with instead, when the one who allowed it changed them. */
       readonly arguments?: Readonly<Record<string, unknown>>;
     }
   | {
@@ -476,25 +476,25 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         message: headlessMessage(request, mode),
       };
     }
-    const reply = askVerdict(await options.ask(request));
-    const changed = reply.arguments !== undefined ? { arguments: reply.arguments } : {};
-    switch (reply.answer) {
+    const given = await options.ask(request);
+    if (typeof given === "object") return replyDecision(call, given);
+    const answer = given;
+    switch (answer) {
       case "allow_always":
         if (request.canAllowAlways) {
           const tier = request.tier ?? "none";
           for (const rule of request.alwaysRules)
             sessionGrants.push({ rule: parseRules([rule])[0] as PermissionRule, maxTier: tier });
         }
-        return { behavior: "allow", reason: "allowed by the user", ...changed };
+        return { behavior: "allow", reason: "allowed by the user" };
       case "allow_once":
-        return { behavior: "allow", reason: "allowed once by the user", ...changed };
+        return { behavior: "allow", reason: "allowed once by the user" };
       case "abort":
         options.onAbort?.();
         return {
           behavior: "deny",
           reason: "the user stopped the run",
           message:
-            reply.message ??
             "Permission denied: the user stopped this run. Do not continue; wait for new instructions.",
           aborted: true,
         };
@@ -502,11 +502,42 @@ export function createPermissionPolicy(options: PermissionPolicyOptions): Permis
         return {
           behavior: "deny",
           reason: "denied by the user",
-          message:
-            reply.message ??
-            `Permission denied: the user declined this ${call.toolName} call. Do not retry it; ask the user how to proceed or try a different approach.`,
+          message: `Permission denied: the user declined this ${call.toolName} call. Do not retry it; ask the user how to proceed or try a different approach.`,
         };
     }
+  };
+
+  /** A detailed reply: changed arguments pass the deny rules again, granted rules join the session's. */
+  const replyDecision = async (call: ToolCallInfo, reply: AskReply): Promise<PermissionDecision> => {
+    if (reply.answer === "abort") options.onAbort?.();
+    if (reply.answer !== "allow_once") {
+      const fallback =
+        reply.answer === "abort"
+          ? "Permission denied: the user stopped this run. Do not continue; wait for new instructions."
+          : `Permission denied: the user declined this ${call.toolName} call.`;
+      return {
+        behavior: "deny",
+        reason: reply.answer === "abort" ? "the user stopped the run" : "denied by the user",
+        message: reply.message?.trim() ? `Permission denied: ${reply.message}` : fallback,
+        ...(reply.answer === "abort" && { aborted: true }),
+      };
+    }
+    if (reply.arguments !== undefined) {
+      const again = await evaluate({ ...call, arguments: reply.arguments });
+      if (again.behavior === "deny") return again;
+    }
+    // Rules are checked by whoever builds the reply; one that does not parse grants nothing.
+    for (const rule of reply.rules ?? []) {
+      try {
+        const [parsed] = parseRules([rule]);
+        if (parsed) sessionGrants.push({ rule: parsed, maxTier: "high" });
+      } catch {}
+    }
+    return {
+      behavior: "allow",
+      reason: "allowed by the user",
+      ...(reply.arguments !== undefined && { arguments: reply.arguments }),
+    };
   };
 
   const beforeToolCall: BeforeToolCallHook = async (call): Promise<BeforeToolCallDecision> => {

@@ -7,6 +7,11 @@ export {
   type StreamInit,
 } from "./claude-stream.js";
 export { QueryControlError, QueryError, QueryOptionError } from "./errors.js";
+export {
+  type PermissionRuleValue,
+  permissionSuggestions,
+  readPermissionUpdates,
+} from "./permission-updates.js";
 export { QueryStartError, query } from "./query.js";
 export { createRunTracker, type ExitReason, type HeadlessResult, type RunTracker } from "./run-result.js";
 export {

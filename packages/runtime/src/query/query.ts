@@ -16,7 +16,7 @@ import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import { attractorHome, claudeUserDir, loadSettings, SettingsError } from "../config/index.js";
 import type { HookFunctionGroup } from "../hooks/index.js";
 import {
-  type AskReply,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionRequest,
   toPermissionMode,
@@ -32,6 +32,7 @@ import {
 import { createSessionStore, type SessionStore } from "../store/index.js";
 import { createClaudeStream } from "./claude-stream.js";
 import { QueryControlError, QueryError, QueryOptionError } from "./errors.js";
+import { permissionSuggestions, readPermissionUpdates } from "./permission-updates.js";
 import { createRunTracker } from "./run-result.js";
 import { type ConnectedSdkServer, connectSdkServer } from "./sdk-mcp.js";
 import { copyStoredSession } from "./session-copy.js";
@@ -39,7 +40,6 @@ import { createOutputCheck, type OutputCheck, outputInstructions } from "./struc
 import type {
   CanUseTool,
   HookCallbackMatcher,
-  PermissionUpdate,
   Query,
   QueryOptions,
   QueryPermissionMode,
@@ -213,7 +213,17 @@ async function execute(
     const resume = await resumeTarget(options, home, projectDir, temporary);
     const runtimeOptions: RuntimeOptions = {
       projectDir,
-      ui: permissionUi(options.canUseTool, callbackAbort.signal),
+      ui: permissionUi(options.canUseTool, callbackAbort.signal, {
+        setMode: (mode) => runtime?.setMode(mode),
+        warn: (message) =>
+          push({
+            type: "system",
+            subtype: "warning",
+            message,
+            session_id: runtime?.session.id ?? "",
+            uuid: randomUUID(),
+          }),
+      }),
       headless: options.canUseTool === undefined,
       env,
       home,
@@ -645,67 +655,61 @@ async function resumeTarget(
 }
 
 /** The RuntimeUi of a query: permission prompts go to canUseTool; nobody answers questions. */
-function permissionUi(canUseTool: CanUseTool | undefined, signal: AbortSignal): RuntimeUi {
+function permissionUi(
+  canUseTool: CanUseTool | undefined,
+  signal: AbortSignal,
+  host: PermissionHost,
+): RuntimeUi {
   return {
-    askPermission: async (request) => (canUseTool ? decide(canUseTool, request, signal) : "deny"),
+    askPermission: async (request) => (canUseTool ? decide(canUseTool, request, signal, host) : "deny"),
     askUser: async () =>
       "No user is present: this is a non-interactive run. Make a reasonable assumption and continue.",
   };
 }
 
 /** Asks canUseTool, in Claude Code's names; no answer or a throw denies. */
+/** What a permission callback's answer may change beyond the call: the mode; and where warnings go. */
+interface PermissionHost {
+  readonly setMode: (mode: PermissionMode) => void;
+  readonly warn: (message: string) => void;
+}
+
 async function decide(
   canUseTool: CanUseTool,
   request: PermissionRequest,
   signal: AbortSignal,
-): Promise<AskReply> {
+  host: PermissionHost,
+): Promise<PermissionAnswer> {
   const ours = request.call.toolName;
   const name = claudeCodeNamesOf(ours)[0] ?? ours;
   try {
     const result = await canUseTool(name, withClaudeCodeFields(ours, request.call.arguments), {
       signal,
-      suggestions: suggestionsOf(request),
+      suggestions: permissionSuggestions(request),
       toolUseID: request.call.callId,
       reason: request.reason,
       attractorToolName: ours,
     });
     if (result?.behavior === "allow") {
-      const always = (result.updatedPermissions?.length ?? 0) > 0;
+      const updates = readPermissionUpdates(result.updatedPermissions);
+      if (updates.mode !== undefined) host.setMode(updates.mode);
+      if (updates.ignored.length > 0)
+        host.warn(`permission updates not honoured: ${updates.ignored.join(", ")}`);
       return {
-        answer: always ? "allow_always" : "allow_once",
+        answer: "allow_once",
         ...(result.updatedInput !== undefined && {
           arguments: fromClaudeCodeFields(ours, result.updatedInput, request.call.arguments),
         }),
+        ...(updates.rules.length > 0 && { rules: updates.rules }),
       };
     }
     if (result?.behavior === "deny")
-      return {
-        answer: result.interrupt === true ? "abort" : "deny",
-        message: `Permission denied: ${result.message}`,
-      };
-    return { answer: "deny", message: "Permission denied: the permission callback gave no decision." };
+      return { answer: result.interrupt === true ? "abort" : "deny", message: result.message };
+    return { answer: "deny", message: "the permission callback gave no decision." };
   } catch (error) {
     return {
       answer: "deny",
-      message: `Permission denied: the permission callback failed (${error instanceof Error ? error.message : String(error)}).`,
+      message: `the permission callback failed (${error instanceof Error ? error.message : String(error)}).`,
     };
   }
-}
-
-/** The request's "always allow" rules as the Claude Agent SDK's permission updates. */
-function suggestionsOf(request: PermissionRequest): PermissionUpdate[] {
-  if (!request.canAllowAlways || request.alwaysRules.length === 0) return [];
-  return [
-    {
-      type: "addRules",
-      behavior: "allow",
-      destination: "session",
-      rules: request.alwaysRules.map((rule) => {
-        const open = rule.indexOf("(");
-        return open > 0 && rule.endsWith(")")
-          ? { toolName: rule.slice(0, open), ruleContent: rule.slice(open + 1, -1) }
-          : { toolName: rule };
-      }),
-    },
-  ];
 }

@@ -57,6 +57,8 @@ export interface HeadlessResult {
     readonly finish_reason?: string;
   };
   readonly uuid: string;
+  /** Claude Code's list of what went wrong, on an error result (the SDK reads it there). */
+  readonly errors?: readonly string[];
 }
 
 /** Follows a run's events and turns them into a HeadlessResult. */
@@ -181,6 +183,13 @@ export function createRunTracker(): RunTracker {
         tool_calls: toolCalls,
         uuid: randomUUID(),
         ...(error !== undefined && subtype !== "success" && { error }),
+        ...(subtype !== "success" && {
+          errors: [
+            details.interrupted
+              ? "interrupted"
+              : (error?.message ?? (exit === "turn_limit" ? "the turn limit was reached" : exit)),
+          ],
+        }),
       };
     },
   };

@@ -7,6 +7,7 @@ import {
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
   createAskUserTool,
+  createNestedDocs,
   createSkillTool,
   createTodoTool,
   createWebFetchTool,
@@ -72,13 +73,14 @@ import { mcpAuthOptions } from "../mcp/auth.js";
 import { elicitationHandler, samplingHandler } from "../mcp/client-requests.js";
 import type { McpRunOptions } from "../mcp/run-options.js";
 import {
-  type AskReply,
-  askVerdict,
   bashParserReady,
+  callKind,
+  callPaths,
   createPermissionPolicy,
   isPlainLine,
   loadBashParser,
   NON_PUBLIC_ADDRESS_ARGUMENT,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionPolicy,
   type PermissionRequest,
@@ -95,7 +97,7 @@ import {
 import { codeIntelligenceFromSettings } from "./code-intelligence.js";
 import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "./command-environment.js";
 import { contextShare, createCostTracker } from "./cost.js";
-import { ConfigurationError, RewindError } from "./errors.js";
+import { ConfigurationError, NoProviderError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
 import { createModelClient, modelRetryPolicy } from "./model-client.js";
 import { createProfile, type ToolMode } from "./profile.js";
@@ -189,7 +191,7 @@ export interface RuntimeOptions {
   readonly wrapEnvironment?: (environment: ExecutionEnvironment) => ExecutionEnvironment;
   /** The model client to use instead of one made for the provider (embedders, tests). */
   readonly client?: RuntimeClient;
-  /** Hooks given as functions (a program embedding the runtime), run beside the settings' hooks. */
+  /** Hooks given as functions (an embedding program's, or the Claude Agent SDK's callbacks), trusted as the user's own and run beside the settings' hooks. */
   readonly hookCallbacks?: readonly HookFunctionGroup[];
   /** Subagent types besides those of the agents folders (a program's own; same name wins). */
   readonly subagentTypes?: readonly SubagentType[];
@@ -201,6 +203,44 @@ export interface RuntimeOptions {
 
 /** A model client a runtime can use: streams requests; closed with the runtime when it can be. */
 export type RuntimeClient = ModelClient & { close?(): Promise<void> };
+
+/** How long Claude Code's apiKeyHelper may take to print the key. */
+const API_KEY_HELPER_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs the settings' apiKeyHelper (in /bin/sh, in the project) when no Anthropic key is in the
+ * environment, and gives its output as ANTHROPIC_API_KEY; a failure is a start-up warning, and
+ * the run goes on as without the helper.
+ */
+async function apiKeyFromHelper(
+  helper: string | undefined,
+  env: Env,
+  projectDir: string,
+): Promise<{ variables: Record<string, string>; warning?: string }> {
+  if (helper === undefined || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN) return { variables: {} };
+  const { execFile } = await import("node:child_process");
+  return new Promise((done) => {
+    execFile(
+      "/bin/sh",
+      ["-c", helper],
+      {
+        cwd: projectDir,
+        env: env as NodeJS.ProcessEnv,
+        timeout: API_KEY_HELPER_TIMEOUT_MS,
+        maxBuffer: 1 << 16,
+      },
+      (error, stdout) => {
+        const key = String(stdout).trim();
+        if (error || key === "")
+          done({
+            variables: {},
+            warning: `apiKeyHelper ${JSON.stringify(helper)} gave no key${error ? `: ${error.message.split("\n")[0]}` : " (it printed nothing)"}`,
+          });
+        else done({ variables: { ANTHROPIC_API_KEY: key } });
+      },
+    );
+  });
+}
 
 /** What a trust prompt shows: the project and the settings that wait for the user's trust. */
 export interface ProjectTrustRequest {
@@ -264,7 +304,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   // Claude Code's settings `env` is the session's environment: the provider and the tools see it
   // (the variables were set on purpose, so secret-looking names among them pass to commands too).
   const variables = loaded.variables ?? {};
-  const env = { ...givenEnv, ...variables };
+  const helped = await apiKeyFromHelper(loaded.apiKeyHelper, { ...givenEnv, ...variables }, projectDir);
+  const env = { ...givenEnv, ...variables, ...helped.variables };
   const settings: ResolvedSettings = {
     ...loaded,
     env: { allow: [...loaded.env.allow, ...Object.keys(variables)] },
@@ -278,16 +319,28 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     ...(loaded.additionalDirectories ?? []).map((d) => resolve(projectDir, d)),
     ...(options.additionalDirectories ?? []),
   ];
-  const choice = resolveModelChoice(
-    {
-      ...(options.provider !== undefined && { provider: options.provider }),
-      ...(options.model !== undefined && { model: options.model }),
-      ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
-    },
-    settings,
-    env,
-    options.client !== undefined,
-  );
+  let choice: ModelChoice;
+  try {
+    choice = resolveModelChoice(
+      {
+        ...(options.provider !== undefined && { provider: options.provider }),
+        ...(options.model !== undefined && { model: options.model }),
+        ...(options.baseUrl !== undefined && { baseUrl: options.baseUrl }),
+      },
+      settings,
+      env,
+      options.client !== undefined,
+    );
+  } catch (error) {
+    // The key a project's apiKeyHelper would give waits for trust: say so where the key is missed.
+    const helper = loaded.withheld.find((name) => name.startsWith("apiKeyHelper"));
+    if (error instanceof NoProviderError && helper !== undefined)
+      throw new ConfigurationError(
+        error.message,
+        `The project's ${helper} was not run: the project is not trusted (run with --trust-project to trust it for this run).`,
+      );
+    throw error;
+  }
   // The provider's SDK loads while the rest of start-up (stored sessions, checkpoints, the
   // prompt's git snapshot) goes on, rather than when the first request is about to be sent.
   if (options.client === undefined) void preloadProvider(choice.provider);
@@ -328,6 +381,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     loadSkills(definitionFolders("skills", home, projectDir)),
   ]);
   const startupWarnings = [
+    ...(helped.warning !== undefined ? [helped.warning] : []),
     ...((settings.unhonoured ?? []).length > 0
       ? [`Claude Code settings read and not honoured: ${settings.unhonoured.join("; ")}`]
       : []),
@@ -801,7 +855,7 @@ class AgentRuntime implements Runtime {
       mode: this.active.policy.mode,
       rules: { ...rules, allow: [...rules.allow, ...this.active.policy.grants(), ...allowedTools] },
       projectRoot: this.projectDir,
-      headless: this.parts.headless,
+      headless: this.noOneAnswers,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
     });
@@ -1137,14 +1191,15 @@ class AgentRuntime implements Runtime {
 
   // ---- wiring ----
 
-  private async askPermission(request: PermissionRequest): Promise<AskReply> {
+  /** Nobody answers permission questions: headless, unless a program answers them (the SDK's canUseTool). */
+  private get noOneAnswers(): boolean {
+    return this.parts.headless && this.parts.ui.answersPermissions !== true;
+  }
+
+  private async askPermission(request: PermissionRequest): Promise<PermissionAnswer> {
     void this.active.session.notify(`attractor needs your permission to use ${request.call.toolName}`);
     const answer = await this.parts.ui.askPermission(request);
-    if (
-      askVerdict(answer).answer === "allow_always" &&
-      request.canAllowAlways &&
-      request.alwaysRules.length > 0
-    ) {
+    if (answer === "allow_always" && request.canAllowAlways && request.alwaysRules.length > 0) {
       // "Always allow" sticks to the session: stored, and granted again on --resume.
       this.active.writer
         .append("permission_grant", { rules: request.alwaysRules, tier: request.tier ?? "none" })
@@ -1185,7 +1240,7 @@ class AgentRuntime implements Runtime {
       rules: this.parts.settings.permissions,
       projectRoot: this.parts.remote?.workingDirectory() ?? this.projectDir,
       additionalDirectories: this.parts.additionalDirectories,
-      headless: this.parts.headless,
+      headless: this.noOneAnswers,
       ask: (request) => this.askPermission(request),
       toolTraits: (name) => this.profile.toolRegistry.get(name),
       onAbort: () => void this.interrupt(),
@@ -1203,6 +1258,27 @@ class AgentRuntime implements Runtime {
     return policy;
   }
 
+  /**
+   * Adds the instruction files of a sub-folder to the result of the first read or edit of a file
+   * in it (once per folder and session), as Claude Code loads nested CLAUDE.md files.
+   */
+  private withNestedDocs(inner: AfterToolCallHook): AfterToolCallHook {
+    const nested = createNestedDocs(this.environment, { providerFiles: this.profile.projectDocFiles });
+    return async (call, result) => {
+      const replaced = await inner(call, result);
+      const kind = callKind(call.toolName);
+      if ((kind !== "read" && kind !== "edit") || result.isError) return replaced;
+      const reminders: string[] = [];
+      for (const file of callPaths(call.toolName, call.arguments)) {
+        const reminder = await nested(file).catch(() => undefined);
+        if (reminder !== undefined) reminders.push(reminder);
+      }
+      if (reminders.length === 0) return replaced;
+      const out = replaced ?? result;
+      return { ...out, output: `${out.output}\n\n${reminders.join("\n\n")}` };
+    };
+  }
+
   /** Tells the checkpoints a call's change is made, so their background snapshot may read the tree. */
   private readonly changeMade: AfterToolCallHook = (call) => {
     this.checkpoints.changeMade(call.callId);
@@ -1217,7 +1293,7 @@ class AgentRuntime implements Runtime {
       userInstructionFiles: this.userInstructionFiles,
       beforeToolCall: createToolGuard({
         ...(this.hooks.has("PreToolUse") && { preToolUse: (call) => this.hooks.preToolUse(call) }),
-        ...(!this.parts.headless && { ask: (request) => this.askPermission(request) }),
+        ...(!this.noOneAnswers && { ask: (request) => this.askPermission(request) }),
         onHalt: (reason) => {
           this.notify({ kind: "warning", message: `Stopped by a hook: ${reason}` });
           void this.active.session.interrupt();
@@ -1236,7 +1312,9 @@ class AgentRuntime implements Runtime {
         },
       }),
       ...(this.parts.reasoningEffort !== undefined && { reasoningEffort: this.parts.reasoningEffort }),
-      afterToolCall: this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
+      afterToolCall: this.withNestedDocs(
+        this.codeIntelligence?.afterToolCall(this.changeMade) ?? this.changeMade,
+      ),
       ...(this.parts.systemPrompt !== undefined && { systemPrompt: this.parts.systemPrompt }),
       userInstructions: [USER_CONTEXT_INSTRUCTIONS, this.parts.appendSystemPrompt]
         .filter((part) => part !== undefined)

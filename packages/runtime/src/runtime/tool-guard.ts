@@ -8,10 +8,9 @@ import type {
 import type { CheckpointManager } from "../checkpoints/index.js";
 import type { PreToolUseVerdict } from "../hooks/index.js";
 import {
-  type AskReply,
-  askVerdict,
   callKind,
   callPaths,
+  type PermissionAnswer,
   type PermissionPolicy,
   type PermissionRequest,
 } from "../permissions/index.js";
@@ -75,7 +74,7 @@ export function createToolGuard(options: {
   /** PreToolUse command hooks. */
   readonly preToolUse?: (call: ToolCallInfo) => Promise<PreToolUseVerdict>;
   /** Asks the user when a hook insists; undefined when nobody can be asked (headless). */
-  readonly ask?: (request: PermissionRequest) => Promise<AskReply>;
+  readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   /** A hook asked to stop the run. */
   readonly onHalt?: (reason: string) => void;
 }): BeforeToolCallHook {
@@ -83,15 +82,18 @@ export function createToolGuard(options: {
     const verdict = options.preToolUse ? await options.preToolUse(original) : ({ kind: "none" } as const);
     if (verdict.halt !== undefined) options.onHalt?.(verdict.halt);
     if (verdict.kind === "deny") return { action: "deny", message: verdict.message };
-    let call = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
+    const asked = verdict.arguments ? { ...original, arguments: verdict.arguments } : original;
     let decision: BeforeToolCallDecision | undefined;
     if (verdict.kind === "allow") decision = undefined;
     else if (verdict.kind === "ask")
-      decision = await askAnyway(call, verdict.reason ?? "a hook asks", options);
-    else decision = await options.policy.beforeToolCall(call);
+      decision = await askAnyway(asked, verdict.reason ?? "a hook asks", options);
+    else decision = await options.policy.beforeToolCall(asked);
     if (decision !== undefined && decision.action === "deny") return decision;
-    if (decision?.action === "rewrite") call = { ...call, arguments: decision.arguments };
-    else if (verdict.arguments) decision = { action: "rewrite", arguments: verdict.arguments };
+    // Arguments changed by whoever answered the permission question win over a hook's change.
+    if (verdict.arguments && decision?.action !== "rewrite")
+      decision = { action: "rewrite", arguments: verdict.arguments };
+    // The checkpoint covers what the call will touch, with the arguments it runs with.
+    const call = decision?.action === "rewrite" ? { ...asked, arguments: decision.arguments } : asked;
     if (
       options.checkpoints !== undefined &&
       (await mayChangeFiles(call, options.registry(), options.policy))
@@ -130,7 +132,7 @@ async function askAnyway(
   reason: string,
   options: {
     readonly policy: PermissionPolicy;
-    readonly ask?: (request: PermissionRequest) => Promise<AskReply>;
+    readonly ask?: (request: PermissionRequest) => Promise<PermissionAnswer>;
   },
 ): Promise<BeforeToolCallDecision | undefined> {
   const evaluation = await options.policy.evaluate(call);
@@ -150,11 +152,19 @@ async function askAnyway(
     canAllowAlways: false,
     alwaysRules: [],
   });
-  const reply = askVerdict(answer);
-  if (reply.answer === "allow_once" || reply.answer === "allow_always")
-    return reply.arguments !== undefined ? { action: "rewrite", arguments: reply.arguments } : undefined;
-  return {
-    action: "deny",
-    message: reply.message ?? `Permission denied: the user declined this ${call.toolName} call.`,
-  };
+  if (typeof answer === "object") {
+    if (answer.answer !== "allow_once")
+      return {
+        action: "deny",
+        message: `Permission denied: ${answer.message ?? `the user declined this ${call.toolName} call.`}`,
+      };
+    if (answer.arguments === undefined) return undefined;
+    const again = await options.policy.evaluate({ ...call, arguments: answer.arguments });
+    return again.behavior === "deny"
+      ? { action: "deny", message: again.message }
+      : { action: "rewrite", arguments: answer.arguments };
+  }
+  return answer === "allow_once" || answer === "allow_always"
+    ? undefined
+    : { action: "deny", message: `Permission denied: the user declined this ${call.toolName} call.` };
 }

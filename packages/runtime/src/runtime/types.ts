@@ -12,7 +12,7 @@ import type { ImageData } from "@attractor/llm";
 import type { Checkpoint, CheckpointDiff, CheckpointGroup, CheckpointManager } from "../checkpoints/index.js";
 import type { CustomCommand } from "../customization/index.js";
 import type { SkippedMcpServer } from "../mcp/servers.js";
-import type { AskReply, PermissionMode, PermissionRequest } from "../permissions/index.js";
+import type { PermissionAnswer, PermissionMode, PermissionRequest } from "../permissions/index.js";
 import type { SessionStore, SessionSummary } from "../store/index.js";
 
 /** One entry of the model's todo list, as the `todo` tool keeps it. */
@@ -34,8 +34,12 @@ export interface AskUserQuestion {
  * without a user (permissions denied unless allowed by mode or rule, ask_user told nobody is there).
  */
 export interface RuntimeUi {
-  /** The answer, optionally with the deny message or the changed arguments (see AskVerdict). */
-  askPermission(request: PermissionRequest): Promise<AskReply>;
+  askPermission(request: PermissionRequest): Promise<PermissionAnswer>;
+  /**
+   * A headless front end whose askPermission is answered by a program (the Claude Agent SDK's
+   * canUseTool over the control protocol): what would ask is asked, not denied.
+   */
+  readonly answersPermissions?: boolean;
   /** Resolves with the user's answer (one of the options, or free text). */
   askUser(question: AskUserQuestion): Promise<string>;
   /**
