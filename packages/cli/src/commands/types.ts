@@ -25,6 +25,8 @@ export interface Choice<T> {
   readonly label: string;
   readonly detail?: string;
   readonly value: T;
+  /** More about the choice, read when the user expands it in the picker (→): lines of text. */
+  readonly preview?: () => Promise<readonly string[]>;
 }
 
 /** What a command may do to the screen besides the runtime: print, ask, clear, exit. */

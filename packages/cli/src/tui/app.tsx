@@ -242,7 +242,11 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
         new Promise<T | undefined>((resolve) => {
           ask(
             title,
-            choices.map((c) => ({ label: c.label, ...(c.detail !== undefined && { detail: c.detail }) })),
+            choices.map((c) => ({
+              label: c.label,
+              ...(c.detail !== undefined && { detail: c.detail }),
+              ...(c.preview !== undefined && { preview: c.preview }),
+            })),
             (i) => resolve(i === undefined ? undefined : choices[i]?.value),
             options?.initialIndex,
           );
