@@ -37,13 +37,16 @@ export function compactionLine(end: CompactionEnd | undefined, failure: string |
       text: `Compacted the conversation: ${figures} (${parts.join(", ")}).`,
     };
   }
-  const why = reason ? `could not summarise the earlier turns: ${reason}` : "the earlier turns were kept";
+  // Without a reason (the summary was stopped), the line says only what is known.
+  const why = reason
+    ? `could not summarise the earlier turns: ${reason}`
+    : "the earlier turns were not summarised";
   if (end.prunedToolOutputs > 0)
     return { kind: "text", tone: "warning", text: `Compacted partly: ${figures} (${pruned}); ${why}.` };
   return {
     kind: "text",
     tone: "warning",
-    text: `Nothing compacted (${tokens(end.tokensBefore)} tokens in use): ${reason ?? "nothing to shrink"}.`,
+    text: `Nothing compacted (${tokens(end.tokensBefore)} tokens in use)${reason ? `: ${reason}` : ""}.`,
   };
 }
 
