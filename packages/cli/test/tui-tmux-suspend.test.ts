@@ -130,16 +130,18 @@ describe("suspend, continue and crash in tmux", () => {
     shell.type(cliCommand());
     shell.press("Enter");
     // The terminal answers the query as kitty would; the flag is pushed when the answer comes.
+    // It answers at once, as a terminal does: most likely before the first frame.
     await shell.waitForOutput("\x1b[?u");
-    await shell.waitFor((s) => s.includes("Ask anything"), "the UI");
     shell.type("\x1b[?0u");
     const started = await shell.waitForOutput("\x1b[>1u");
+    await shell.waitFor((s) => s.includes("Ask anything"), "the UI");
     expect(modesAfter(started)).toMatchObject({ bracketedPaste: true, modifyOtherKeys: true, kittyDepth: 1 });
 
     // A repeated answer to the query is no key: it never lands in the draft.
     shell.type("draft \x1b[?1u");
     shell.type("kept");
     await shell.waitFor((s) => s.includes("draft kept"), "the draft");
+    expect(shell.screen()).not.toMatch(/\[\?\d*u/);
     shell.press("C-z");
     await shell.waitFor((s) => /Stopped/.test(s), "the shell's job message");
     const stopped = await shell.output();
