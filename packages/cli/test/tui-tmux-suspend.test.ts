@@ -123,11 +123,23 @@ function cliCommand(extraEnv: Record<string, string> = {}): string {
   ].join(" ");
 }
 
+/** A module loaded before the CLI: it writes the process id to a file and throws on SIGUSR2. */
+async function preload(name: string): Promise<{ readonly module: string; readonly pidFile: string }> {
+  const module = join(fx.root, `${name}.mjs`);
+  const pidFile = join(fx.root, `${name}.pid`);
+  await writeFile(
+    module,
+    `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on("SIGUSR2", () => { throw new Error("deliberate crash"); });\n`,
+  );
+  return { module, pidFile };
+}
+
 describe("suspend, continue and crash in tmux", () => {
   it("Ctrl+Z gives the terminal back (kitty flags popped); fg takes it again and the UI goes on", async () => {
     const shell = shellWindow("ctrlz", fx.env());
     await shell.waitFor((s) => s.includes("$ "), "the shell's prompt");
-    shell.type(cliCommand());
+    const { module, pidFile } = await preload("ctrlz");
+    shell.type(cliCommand({ NODE_OPTIONS: `--import=${module}` }));
     shell.press("Enter");
     // The terminal answers the query as kitty would; the flag is pushed when the answer comes.
     // It answers at once, as a terminal does: most likely before the first frame.
@@ -165,8 +177,7 @@ describe("suspend, continue and crash in tmux", () => {
     await shell.waitFor((s) => s.includes(`Answer number ${answers}.`) && answers > 0, "an answer");
 
     // A SIGTSTP from outside stops it the same way.
-    const pid = execFileSync("pgrep", ["-n", "-f", CLI_PATH], { encoding: "utf8" }).trim();
-    process.kill(Number(pid), "SIGTSTP");
+    process.kill(Number(await readFile(pidFile, "utf8")), "SIGTSTP");
     await shell.waitFor((s) => (s.match(/Stopped/g) ?? []).length >= 2, "the second stop");
     expect(modesAfter(await shell.output())).toEqual(OFF);
     expect(shell.cursorShown()).toBe(true);
@@ -181,12 +192,7 @@ describe("suspend, continue and crash in tmux", () => {
 
   it("an uncaught error gives the terminal back before its report", async () => {
     // Loaded before the CLI: an error thrown from a signal handler is uncaught by anything.
-    const crash = join(fx.root, "crash-on-usr2.mjs");
-    const pidFile = join(fx.root, "crash.pid");
-    await writeFile(
-      crash,
-      `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(pidFile)}, String(process.pid));\nprocess.on("SIGUSR2", () => { throw new Error("deliberate crash"); });\n`,
-    );
+    const { module: crash, pidFile } = await preload("crash");
     const stty = join(fx.root, "stty.txt");
     const shell = shellWindow("crash", fx.env());
     await shell.waitFor((s) => s.includes("$ "), "the shell's prompt");
