@@ -10,6 +10,8 @@
 //     on the next frame, clears the whole terminal and reprints every <Static> line. Both go: the
 //     writer shows the bottom of a frame taller than the screen instead (fitFrame), so the area
 //     never scrolls out of reach and nothing is printed twice.
+//   - ink/build/wrap-text.js wraps with wrap-ansi keeping the space of each break on a row (a
+//     stray space before a wrapped line's text): it wraps with src/tui/render/soft-wrap.ts instead.
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 
@@ -28,14 +30,24 @@ const FULLSCREEN = [
   ["if (this.lastOutputHeight >= this.options.stdout.rows) {", "if (false) {"],
 ];
 const INK_FILE = /[\\/]ink[\\/]build[\\/]ink\.js$/;
+const SOFT_WRAP = fileURLToPath(new URL("../dist/tui/render/soft-wrap.js", import.meta.url));
+const WRAP_FILE = /[\\/]ink[\\/]build[\\/]wrap-text\.js$/;
+const WRAP_CALL = [
+  "        wrappedText = wrapAnsi(text, maxWidth, {",
+  "            trim: false,",
+  "            hard: true,",
+  "        });",
+].join("\n");
 
 /** An esbuild plugin putting the live-area writer in place of Ink's log-update. */
 export const inkLiveArea = {
   name: "ink-live-area",
   setup(build) {
     let replaced = 0;
+    let softWrapped = 0;
     build.onStart(() => {
       replaced = 0;
+      softWrapped = 0;
     });
     build.onResolve({ filter: /^\.\/log-update\.js$/ }, (args) => {
       if (!INK_FILE.test(args.importer)) return undefined;
@@ -58,7 +70,20 @@ export const inkLiveArea = {
       }
       return { contents, loader: "js" };
     });
+    build.onLoad({ filter: WRAP_FILE }, async (args) => {
+      const text = await readFile(args.path, "utf8");
+      if (text.split(WRAP_CALL).length - 1 !== 1)
+        throw new Error(`ink-live-area: expected Ink's wrap-ansi call once in ${args.path}`);
+      softWrapped++;
+      const contents = `import { softWrap } from ${JSON.stringify(SOFT_WRAP)};\n${text.replace(
+        WRAP_CALL,
+        "        wrappedText = softWrap(text, maxWidth, wrapAnsi);",
+      )}`;
+      return { contents, loader: "js" };
+    });
     build.onEnd((result) => {
+      if (result.errors.length === 0 && softWrapped !== 1)
+        throw new Error(`ink-live-area: expected Ink's wrap-text.js once, saw ${softWrapped}`);
       if (result.errors.length === 0 && replaced !== 1)
         throw new Error(`ink-live-area: expected Ink to import ./log-update.js once, saw ${replaced}`);
     });

@@ -2,6 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { listModels } from "@attractor/llm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { compactionLine } from "../src/commands/builtin/compact.js";
 import { COMMANDS, completeCommand, nextMode, parseInput, runCommand } from "../src/commands/index.js";
 import {
   createFakeRuntime,
@@ -380,6 +381,36 @@ describe("slash commands on a runtime", () => {
     await run("/resume older");
     expect(host.shown.at(-1)).toMatchObject({ tone: "error" });
     expect(fx.runtime.calls.resumed).toHaveLength(2);
+  });
+
+  it("/compact's line never calls an unchanged history compacted", () => {
+    const end = { tokensBefore: 4900, tokensAfter: 4900, prunedToolOutputs: 0, summarized: false };
+    expect(compactionLine(end, "Could not summarise the history: nothing older")).toEqual({
+      kind: "text",
+      tone: "warning",
+      text: "Nothing compacted (4.9k tokens in use): nothing older.",
+    });
+    // Stopped before the summary came: no reason is made up.
+    expect(compactionLine(end, undefined)).toMatchObject({ text: "Nothing compacted (4.9k tokens in use)." });
+    expect(
+      compactionLine(
+        { ...end, tokensAfter: 3100, prunedToolOutputs: 2 },
+        "Could not summarise the history: 500",
+      ),
+    ).toEqual({
+      kind: "text",
+      tone: "warning",
+      text: "Compacted partly: 4.9k → 3.1k tokens (2 old tool outputs pruned); could not summarise the earlier turns: 500.",
+    });
+    expect(compactionLine({ ...end, tokensAfter: 900, summarized: true }, undefined)).toEqual({
+      kind: "text",
+      tone: "success",
+      text: "Compacted the conversation: 4.9k → 900 tokens (earlier turns summarised).",
+    });
+    expect(compactionLine(undefined, "session closed")).toMatchObject({
+      tone: "error",
+      text: "Could not compact the conversation: session closed",
+    });
   });
 
   it("/compact passes the focus on, or none", async () => {

@@ -215,8 +215,8 @@ describe("transcript reducer", () => {
     expect(s.items[2]).toMatchObject({ tone: "warning", text: "Interrupted." });
   });
 
-  it("shows compaction as an activity, then its figures", () => {
-    let s = replay([ev(sessionEvent("compaction_start", { reason: "manual", tokensBefore: 120_000 }))]);
+  it("shows an automatic compaction as an activity, then its figures; never 'compacted' for nothing", () => {
+    let s = replay([ev(sessionEvent("compaction_start", { reason: "threshold", tokensBefore: 120_000 }))]);
     expect(s.activity).toBe("Compacting the conversation");
     s = replay(
       [
@@ -235,6 +235,46 @@ describe("transcript reducer", () => {
     expect(s.items.at(-1)).toMatchObject({
       text: "Compacted the conversation: 120k → 30.5k tokens, 4 old tool outputs pruned, earlier turns summarised",
     });
+    s = replay(
+      [
+        ev(sessionEvent("compaction_start", { reason: "threshold", tokensBefore: 4900 })),
+        ev(
+          sessionEvent("compaction_end", {
+            tokensBefore: 4900,
+            tokensAfter: 4900,
+            prunedToolOutputs: 0,
+            summarized: false,
+          }),
+        ),
+      ],
+      s,
+    );
+    expect(s.items.at(-1)).toMatchObject({
+      tone: "warning",
+      text: "Compaction shrank nothing (4.9k tokens in use).",
+    });
+  });
+
+  it("leaves a /compact's outcome to the command's one line (no notice, no warning of its own)", () => {
+    const s = replay([
+      ev(sessionEvent("compaction_start", { reason: "manual", tokensBefore: 4900 })),
+      ev(
+        sessionEvent("compaction_end", {
+          tokensBefore: 4900,
+          tokensAfter: 4900,
+          prunedToolOutputs: 0,
+          summarized: false,
+        }),
+      ),
+      ev(
+        sessionEvent("warning", {
+          code: "compaction",
+          message: "Could not summarise the history: nothing older",
+        }),
+      ),
+    ]);
+    expect(s.activity).toBeUndefined();
+    expect(s.items).toEqual([]);
   });
 
   it("queues messages sent while busy until the session takes them up; a failed send says why", () => {

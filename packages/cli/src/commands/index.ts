@@ -7,6 +7,7 @@ import { costCommand } from "./builtin/cost.js";
 import { customSlashCommand } from "./builtin/custom.js";
 import { exitCommand } from "./builtin/exit.js";
 import { helpCommand } from "./builtin/help.js";
+import { historyCommand } from "./builtin/history.js";
 import { initCommand } from "./builtin/init.js";
 import { jobsCommand } from "./builtin/jobs.js";
 import { mcpCommand, mcpPromptCommands } from "./builtin/mcp.js";
@@ -40,6 +41,7 @@ export const COMMANDS: readonly SlashCommand[] = [
   compactCommand,
   clearCommand,
   resumeCommand,
+  historyCommand,
   initCommand,
   memoryCommand,
   exitCommand,

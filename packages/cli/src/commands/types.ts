@@ -25,6 +25,8 @@ export interface Choice<T> {
   readonly label: string;
   readonly detail?: string;
   readonly value: T;
+  /** More about the choice, read when the user expands it in the picker (→): lines of text. */
+  readonly preview?: () => Promise<readonly string[]>;
 }
 
 /** What a command may do to the screen besides the runtime: print, ask, clear, exit. */
@@ -38,8 +40,11 @@ export interface CommandHost {
   ): Promise<T | undefined>;
   /** Asks a yes/no question; false when the user cancels. */
   confirm(question: string): Promise<boolean>;
-  /** Erases the printed transcript; with `replay`, prints the current session's history again (resume). */
-  resetScreen(replay: boolean): void;
+  /**
+   * Erases the printed transcript; with `replay`, prints the current session's history again
+   * (resume): its latest items, or with `whole`, all of it.
+   */
+  resetScreen(replay: boolean, options?: { readonly whole?: boolean }): void;
   /** Ends the interactive program. */
   exit(): void;
   /** Sends text to the model as the user's message, as if typed (never read as a command). */

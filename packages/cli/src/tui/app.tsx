@@ -60,7 +60,7 @@ import { createDeltaBatcher } from "./transcript/delta-batcher.js";
 import { withAdvice } from "./transcript/error-advice.js";
 import type { NewItem } from "./transcript/items.js";
 import { initialTranscript, reduceTranscript } from "./transcript/model.js";
-import { replayHistory } from "./transcript/replay.js";
+import { REPLAY_ITEMS, replayHistory } from "./transcript/replay.js";
 
 /** A second Ctrl+C within this window exits. */
 const EXIT_WINDOW_MS = 2000;
@@ -248,7 +248,11 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
         new Promise<T | undefined>((resolve) => {
           ask(
             title,
-            choices.map((c) => ({ label: c.label, ...(c.detail !== undefined && { detail: c.detail }) })),
+            choices.map((c) => ({
+              label: c.label,
+              ...(c.detail !== undefined && { detail: c.detail }),
+              ...(c.preview !== undefined && { preview: c.preview }),
+            })),
             (i) => resolve(i === undefined ? undefined : choices[i]?.value),
             options?.initialIndex,
           );
@@ -264,11 +268,11 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
             (i) => resolve(i === 0),
           );
         }),
-      resetScreen: (replay) => {
+      resetScreen: (replay, options) => {
         write(CLEAR_SCREEN);
         dispatch({ type: "reset" });
         setEpoch((e) => e + 1);
-        for (const item of startItems(runtime, replay)) dispatch({ type: "append", item });
+        for (const item of startItems(runtime, replay, options?.whole)) dispatch({ type: "append", item });
       },
       exit: () => void leave(0),
       // Straight to the terminal, not through Ink: the bytes move no cursor and draw nothing.
@@ -732,14 +736,16 @@ function startState(runtime: Runtime) {
   );
 }
 
-/** The banner, then (when resuming) the stored conversation. */
-function startItems(runtime: Runtime, replay: boolean): NewItem[] {
+/** The banner, then (when resuming) the stored conversation: its latest items, or the `whole` of it. */
+function startItems(runtime: Runtime, replay: boolean, whole = false): NewItem[] {
   const banner: NewItem = {
     kind: "banner",
     title: "attractor",
     detail: `${runtime.model} (${runtime.provider}) · ${basename(runtime.projectDir) || runtime.projectDir} · /help for commands`,
   };
-  return [banner, ...(replay ? visibleControlsDeep(replayHistory(runtime.session.history)) : [])];
+  const history = () =>
+    replayHistory(runtime.session.history, whole ? Number.POSITIVE_INFINITY : REPLAY_ITEMS);
+  return [banner, ...(replay ? visibleControlsDeep(history()) : [])];
 }
 
 /** What was spent between `before` and `now` (the cost unknown when it is unknown now). */

@@ -20,19 +20,18 @@ import type { Runtime } from "@attractor/runtime";
 import { attractorHome } from "@attractor/runtime/config";
 import { render } from "ink";
 import { createElement } from "react";
-import { suspendProcess, takeKeyboard } from "../terminal/keyboard-modes.js";
 import { colourRefused, refuseColours } from "../terminal/no-color.js";
+import { handleSuspend, takeTerminal } from "../terminal/terminal-modes.js";
 import { App } from "./app.js";
 import { createInteractiveUi as createBridge, type InteractiveUi } from "./bridge.js";
 import { InputHistory } from "./input/history.js";
+import { onKittyQueryAnswer } from "./input/keys.js";
+import { eraseLiveAreas } from "./render/live-area.js";
 
 export { DISMISSED_ANSWER, type InteractiveUi, type PendingPrompt } from "./bridge.js";
 export { InputHistory } from "./input/history.js";
 
 let lastCreated: InteractiveUi | undefined;
-
-const BRACKETED_PASTE_ON = "\x1b[?2004h";
-const BRACKETED_PASTE_OFF = "\x1b[?2004l";
 
 /** Creates the RuntimeUi bridge to pass to createRuntime and then to runInteractive. */
 export function createInteractiveUi(): InteractiveUi {
@@ -80,15 +79,15 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   let code = 0;
   // Everything the UI shows goes through this stream: filtering it honours NO_COLOR everywhere.
   if (colourRefused()) refuseColours(stdout);
-  // Bracketed paste: the terminal marks pasted text, so its newlines are not taken for Enter.
-  if (stdout.isTTY) stdout.write(BRACKETED_PASTE_ON);
-  // The terminal stops echoing keys before the first frame, not when Ink starts reading them a
-  // moment after it: keys typed in between would otherwise be echoed into the drawn frame (and an
-  // echoed Enter moves the cursor a row down, so every later frame would be drawn a row off).
-  // Ink turns raw mode off again on the way out.
-  if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(true);
-  // Shift+Enter and Ctrl+Enter as keys of their own (a new line), where the terminal can say so.
-  const keyboard = takeKeyboard(stdout);
+  // Raw mode, bracketed paste and enhanced keys, given back on exit, suspend and crash. Raw mode
+  // starts before the first frame, not when Ink starts reading keys a moment after it: keys typed
+  // in between would otherwise be echoed into the drawn frame (and an echoed Enter moves the
+  // cursor a row down, so every later frame would be drawn a row off).
+  const terminal = takeTerminal(stdin, stdout);
+  onKittyQueryAnswer(terminal.kittyAnswered);
+  // The live area is erased before the process stops: the shell's lines follow it, and the frame
+  // is drawn afresh below them when the process continues.
+  const suspension = handleSuspend(terminal, eraseLiveAreas, () => stdout.emit("resize"));
   const instance = render(
     createElement(App, {
       runtime,
@@ -98,12 +97,7 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
       onExit: (c: number) => {
         code = c;
       },
-      onSuspend: () => {
-        // The live area is erased first: the shell's lines follow it, and the frame is drawn
-        // afresh below them when the process continues.
-        instance.clear();
-        suspendProcess(stdin, keyboard, () => stdout.emit("resize"));
-      },
+      onSuspend: () => suspension.suspend(),
     }),
     // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
     {
@@ -112,8 +106,9 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
       stderr,
       exitOnCtrlC: false,
       incrementalRendering: true,
-      // Ink asks the terminal (`CSI ? u`) and pushes the disambiguate flag only when it answers.
-      kittyKeyboard: { mode: "auto", flags: ["disambiguateEscapeCodes"] },
+      // Not Ink's kitty detection: it asks only terminals it knows by name and gives up on an
+      // answer after 200 ms (a later one was typed into the draft). takeTerminal asks every
+      // terminal, and the answer enables the protocol whenever it comes.
     },
   );
   // The first frame is written once render() returns. MCP servers start a moment later: their
@@ -124,10 +119,10 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
     await instance.waitUntilExit();
   } finally {
     clearTimeout(mcpStart);
-    if (stdout.isTTY) stdout.write(BRACKETED_PASTE_OFF);
-    keyboard.restore();
+    suspension.dispose();
+    onKittyQueryAnswer(undefined);
     // Ink has let go of the keyboard by now; the terminal is never left without its echo.
-    if (stdin.isTTY && typeof stdin.setRawMode === "function") stdin.setRawMode(false);
+    terminal.release();
   }
   stdout.write(
     `\nConversation ${runtime.session.id} is stored; resume it with: attractor --resume ${runtime.session.id}\n`,

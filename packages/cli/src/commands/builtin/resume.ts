@@ -1,4 +1,6 @@
-import type { SessionSummary } from "@attractor/runtime/store";
+import type { Turn } from "@attractor/agent";
+import { typedText } from "@attractor/runtime";
+import { type SessionSummary, turnsOf } from "@attractor/runtime/store";
 import type { SlashCommand } from "../types.js";
 
 /** /resume [id]: picks a stored session of this project (or takes an id or its prefix) and resumes it. */
@@ -35,6 +37,8 @@ export const resumeCommand: SlashCommand = {
           label: oneLine(s.firstUserMessage ?? "(no message yet)"),
           detail: `${ago(s.updatedAt)} · ${s.sessionId}`,
           value: s,
+          preview: async () =>
+            sessionPreview(turnsOf<Turn>(await runtime.store.load(s.sessionId, runtime.projectDir))),
         })),
       );
     }
@@ -44,6 +48,33 @@ export const resumeCommand: SlashCommand = {
     host.show({ kind: "text", tone: "success", text: `Resumed conversation ${chosen.sessionId}.` });
   },
 };
+
+/** User messages listed in a preview before the rest are counted. */
+const PREVIEW_MESSAGES = 6;
+
+/**
+ * What the picker shows of a stored conversation when it is expanded: its size, the user's
+ * messages (a line each) and the start of the last answer.
+ */
+export function sessionPreview(turns: readonly Turn[]): string[] {
+  const asked = turns.flatMap((t) => (t.kind === "user" ? [oneLine(typedText(t.content))] : []));
+  const calls = turns.reduce((n, t) => n + (t.kind === "assistant" ? t.toolCalls.length : 0), 0);
+  const answer = turns.findLast((t) => t.kind === "assistant" && t.content.trim() !== "");
+  const lines = [
+    `${asked.length} message${asked.length === 1 ? "" : "s"} from you · ${calls} tool call${calls === 1 ? "" : "s"}`,
+    ...asked.slice(0, PREVIEW_MESSAGES).map((m) => `› ${m}`),
+  ];
+  if (asked.length > PREVIEW_MESSAGES) lines.push(`  … ${asked.length - PREVIEW_MESSAGES} more`);
+  if (answer?.kind === "assistant") {
+    const start = answer.content
+      .trim()
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .slice(0, 2);
+    lines.push(...start.map((l, i) => `${i === 0 ? "●" : " "} ${oneLine(l)}`));
+  }
+  return lines;
+}
 
 function oneLine(text: string): string {
   const line = text.replace(/\s+/g, " ").trim();

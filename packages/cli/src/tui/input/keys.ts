@@ -8,6 +8,20 @@ import type { KeyHandler } from "./key-handoff.js";
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the ESC is what the sequence starts with
 const MODIFY_OTHER_KEYS = /^\x1b?\[27;(\d+);(\d+)~$/;
 
+/**
+ * The terminal's answer to kitty's `CSI ? u` query: it arrives among the keys, whenever the
+ * terminal sends it (a slow link makes it late), and is never typed into a draft as `[?1u`.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ESC is what the sequence starts with
+const KITTY_QUERY_ANSWER = /^\x1b?\[\?\d*u$/;
+
+let kittyAnswer: (() => void) | undefined;
+
+/** Has `handler` called each time the terminal's answer to the kitty query arrives (undefined: none). */
+export function onKittyQueryAnswer(handler: (() => void) | undefined): void {
+  kittyAnswer = handler;
+}
+
 /** Kitty and xterm share the modifier bits, sent as 1 + the bits. */
 const SHIFT = 1;
 const ALT = 2;
@@ -56,6 +70,10 @@ export function isNewlineEnter(key: Key): boolean {
 /** Ink's useInput with modifyOtherKeys sequences decoded first (see decodeKey). */
 export function useKeys(handler: KeyHandler, options: { readonly isActive?: boolean } = {}): void {
   useInput((input, key) => {
+    if (KITTY_QUERY_ANSWER.test(input)) {
+      kittyAnswer?.();
+      return;
+    }
     const decoded = decodeKey(input, key);
     handler(decoded.input, decoded.key);
   }, options);

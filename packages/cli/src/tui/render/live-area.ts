@@ -266,6 +266,17 @@ export function fitFrame(frame: string, rows: number): { readonly frame: string;
   return { frame: frame.endsWith("\n") ? `${kept}\n` : kept, cut };
 }
 
+/** Each live area's "erase and draw whole next time" (one per renderer: one in practice). */
+const erasers = new Set<() => void>();
+
+/**
+ * Erases every live area from the screen and has the next frame drawn whole, even if it did not
+ * change: before the process is suspended, as the shell's lines will follow where the area was.
+ */
+export function eraseLiveAreas(): void {
+  for (const erase of erasers) erase();
+}
+
 /** A live area drawn on `stream`; the cursor is hidden while it is drawn unless `showCursor`. */
 export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = {}): LiveArea {
   let previousFrame = "";
@@ -274,6 +285,8 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
   let cursor: CursorPosition | undefined;
   let cursorDirty = false;
   let shownCursor: CursorPosition | undefined;
+  /** Erased for a suspend: the renderer must draw again although its frame did not change. */
+  let erased = false;
 
   const activeCursor = () => (cursorDirty ? cursor : undefined);
   const sameCursor = (a: CursorPosition | undefined, b: CursorPosition | undefined) =>
@@ -326,6 +339,7 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
 
   const render = ((whole: string): boolean => {
     hide();
+    erased = false;
     const { frame, wanted } = fit(whole);
     if (!hasChanges(frame, wanted)) return false;
     if (frame === previousFrame) {
@@ -341,6 +355,7 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
 
   render.insertAbove = (text, whole) => {
     hide();
+    erased = false;
     const { frame, wanted } = fit(whole);
     stream.write(returnToBottom() + transition(text, frame) + cursorSuffix(frame, wanted));
     remember(frame, linesOf(frame), wanted);
@@ -366,8 +381,20 @@ export function createLiveArea(stream: LiveAreaStream, { showCursor = false } = 
     cursor = position;
     cursorDirty = true;
   };
-  render.isCursorDirty = () => cursorDirty;
-  render.willRender = (whole) => hasChanges(fitFrame(whole, stream.rows ?? 24).frame, activeCursor());
+  // Ink draws an unchanged frame only when the caret moved: an erased area says so to be drawn.
+  render.isCursorDirty = () => cursorDirty || erased;
+  render.willRender = (whole) =>
+    erased || hasChanges(fitFrame(whole, stream.rows ?? 24).frame, activeCursor());
+  const erase = () => {
+    render.clear();
+    erased = true;
+  };
+  erasers.add(erase);
+  const finish = render.done;
+  render.done = () => {
+    erasers.delete(erase);
+    finish();
+  };
   return render;
 }
 

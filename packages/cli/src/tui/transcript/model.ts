@@ -51,6 +51,8 @@ export interface TranscriptState {
   readonly unanswered?: string;
   /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
   readonly outputs: readonly FullOutput[];
+  /** Why the compaction running now started (a /compact reports its own outcome). */
+  readonly compacting?: string;
 }
 
 /** A finished tool call's whole output, kept for viewing it beyond the block's preview. */
@@ -317,10 +319,12 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       );
     }
     case "warning":
-      // A RuntimeNotice of the same kind carries `message` instead of `data`.
-      return "data" in e
-        ? commit(state, [{ kind: "notice", tone: "warning", text: e.data.message }])
-        : onOther(state, event);
+      // A RuntimeNotice of the same kind carries `message` instead of `data`. A summary that
+      // failed is part of the outcome /compact reports in its one line.
+      if (!("data" in e)) return onOther(state, event);
+      return e.data.code === "compaction"
+        ? state
+        : commit(state, [{ kind: "notice", tone: "warning", text: e.data.message }]);
     case "error": {
       // The advice (what to do about it) is added where the provider and model are known.
       const failure = e.data as AdvisedFailure;
@@ -441,15 +445,27 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
   }
   const loose = event as LooseEvent;
   const data = (loose.data ?? {}) as Record<string, unknown>;
-  if (loose.kind === "compaction_start") return { ...state, activity: "Compacting the conversation" };
+  if (loose.kind === "compaction_start")
+    return { ...state, activity: "Compacting the conversation", compacting: String(data.reason) };
   if (loose.kind === "compaction_end") {
+    // /compact prints one line of its own with the outcome (a failure included).
+    if (state.compacting === "manual") return { ...state, activity: undefined, compacting: undefined };
     const before = Number(data.tokensBefore);
     const after = Number(data.tokensAfter);
     const parts = [`Compacted the conversation: ${tokens(before)} → ${tokens(after)} tokens`];
     const pruned = Number(data.prunedToolOutputs);
+    // Never "compacted" for a history left as it was.
+    if (!(pruned > 0) && data.summarized !== true)
+      return commit({ ...state, activity: undefined, compacting: undefined }, [
+        {
+          kind: "notice",
+          tone: "warning",
+          text: `Compaction shrank nothing (${tokens(before)} tokens in use).`,
+        },
+      ]);
     if (pruned > 0) parts.push(`${pruned} old tool output${pruned === 1 ? "" : "s"} pruned`);
     if (data.summarized === true) parts.push("earlier turns summarised");
-    return commit({ ...state, activity: undefined }, [
+    return commit({ ...state, activity: undefined, compacting: undefined }, [
       { kind: "notice", tone: "info", text: parts.join(", ") },
     ]);
   }

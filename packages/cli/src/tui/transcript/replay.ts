@@ -12,9 +12,10 @@ export const REPLAY_ITEMS = 5000;
 
 /**
  * The transcript items of a restored history (resume): user messages, answers, and tool calls
- * with the results the model saw; past REPLAY_ITEMS, the oldest are counted in one line.
+ * with the results the model saw; past `limit` (REPLAY_ITEMS), the oldest are counted in one line
+ * that says how to show them (/history).
  */
-export function replayHistory(turns: readonly Turn[]): NewItem[] {
+export function replayHistory(turns: readonly Turn[], limit: number = REPLAY_ITEMS): NewItem[] {
   const items: NewItem[] = [];
   const pending = new Map<string, { toolName: string; arguments: Readonly<Record<string, unknown>> }>();
   for (const turn of turns) {
@@ -62,11 +63,11 @@ export function replayHistory(turns: readonly Turn[]): NewItem[] {
         break;
     }
   }
-  if (items.length <= REPLAY_ITEMS) return items;
-  const hidden = items.length - REPLAY_ITEMS;
+  if (items.length <= limit) return items;
+  const hidden = items.length - limit;
   return [
-    { kind: "notice", tone: "info", text: `… ${hidden} earlier items not shown` },
-    ...items.slice(-REPLAY_ITEMS),
+    { kind: "notice", tone: "info", text: `… ${hidden} earlier items not shown: /history shows them` },
+    ...items.slice(-limit),
   ];
 }
 
