@@ -6,7 +6,7 @@ import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
 import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { mapAnthropicError } from "./errors.js";
-import { buildMessagesRequest } from "./request.js";
+import { buildMessagesRequest, providerToolWarnings } from "./request.js";
 import { responseFromMessage } from "./response.js";
 import { captureSdkWarnings } from "./sdk-warnings.js";
 import { encodeBody } from "./serialize.js";
@@ -75,7 +75,7 @@ export class AnthropicAdapter implements ProviderAdapter {
           })
           .withResponse(),
       );
-      sdkWarnings = started.warnings;
+      sdkWarnings = [...providerToolWarnings(request), ...started.warnings];
       const { data, response } = await started.result;
       const result = responseFromMessage(
         data as unknown as WireEvent,
@@ -110,7 +110,10 @@ export class AnthropicAdapter implements ProviderAdapter {
     const { data: wire, response } = opened;
     const cancel = () => wire.controller.abort();
     request.signal?.addEventListener("abort", cancel, { once: true });
-    const translator = new StreamTranslator(rateLimitFromHeaders(response.headers));
+    const translator = new StreamTranslator(
+      rateLimitFromHeaders(response.headers),
+      providerToolWarnings(request),
+    );
     try {
       const events = withIdleTimeout(wire, timeouts.streamReadMs, cancel, PROVIDER);
       for await (const event of events) {

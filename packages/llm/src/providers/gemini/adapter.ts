@@ -7,7 +7,7 @@ import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
 import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
-import { PROVIDER, toGeminiCall } from "./request.js";
+import { PROVIDER, providerToolWarnings, toGeminiCall } from "./request.js";
 import { type ClientSettings, createGeminiClient } from "./sdk.js";
 import { reframeSse } from "./sse-reframe.js";
 import { GeminiEventTranslator } from "./translate.js";
@@ -91,7 +91,7 @@ export class GeminiAdapter implements ProviderAdapter {
       const client = await this.sdk();
       const params = await this.params(request, t, recordingFetch(t.exchange, this.pool, timeouts.connectMs));
       const result = await client.models.generateContent(params);
-      const translator = new GeminiEventTranslator(request.model);
+      const translator = new GeminiEventTranslator(request.model, providerToolWarnings(request));
       for (const _ of translator.chunk(result));
       for (const _ of translator.finish(rateLimitFromHeaders(t.exchange.response?.headers)));
       return translator.response();
@@ -118,7 +118,7 @@ export class GeminiAdapter implements ProviderAdapter {
       const chunks = await client.models.generateContentStream(params);
       clearTimeout(headerTimer);
       phase = "stream";
-      const translator = new GeminiEventTranslator(request.model);
+      const translator = new GeminiEventTranslator(request.model, providerToolWarnings(request));
       const idle = withIdleTimeout<GenerateContentResponse>(
         chunks,
         timeouts.streamReadMs,

@@ -15,6 +15,7 @@ import type {
   Request,
   ToolChoice,
   ToolResultData,
+  Warning,
 } from "../../types/index.js";
 import { mimeFromPath, resolveMedia } from "../shared/media.js";
 
@@ -225,6 +226,33 @@ function alternate(contents: readonly Content[]): Content[] {
   return out;
 }
 
+/**
+ * Google Search grounding. The Gemini API has no domain filters, so a request restricted to or
+ * away from some domains fails rather than search everywhere.
+ */
+function providerTools(request: Request): NonNullable<GenerateContentConfig["tools"]> {
+  return (request.providerTools ?? []).map((tool) => {
+    if ((tool.allowedDomains?.length ?? 0) > 0 || (tool.blockedDomains?.length ?? 0) > 0) {
+      throw new InvalidRequestError("Gemini's Google Search grounding cannot restrict domains", {
+        provider: PROVIDER,
+      });
+    }
+    return { googleSearch: {} };
+  });
+}
+
+/** Warnings for the web search options Google Search grounding has no setting for. */
+export function providerToolWarnings(request: Request): Warning[] {
+  const ignored = (request.providerTools ?? []).flatMap((t) => [
+    ...(t.maxUses !== undefined ? ["maxUses"] : []),
+    ...(t.userLocation !== undefined ? ["userLocation"] : []),
+    ...(t.searchContextSize !== undefined ? ["searchContextSize"] : []),
+  ]);
+  return ignored.length === 0
+    ? []
+    : [{ message: `Google Search grounding has no ${ignored.join(", ")}; ignored`, code: "ignored_option" }];
+}
+
 /** Translates a unified request into the SDK's generateContent parameters. */
 export async function toGeminiCall(request: Request): Promise<GeminiCall> {
   const names = new Map<string, string>();
@@ -277,6 +305,8 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
     ];
     config.toolConfig = toolConfigFor(request.toolChoice ?? { mode: "auto" });
   }
+  const grounding = providerTools(request);
+  if (grounding.length > 0) config.tools = [...(config.tools ?? []), ...grounding];
   const format = request.responseFormat;
   if (format?.type === "json") config.responseMimeType = "application/json";
   if (format?.type === "json_schema") {
