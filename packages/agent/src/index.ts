@@ -240,6 +240,11 @@ export {
   WebFetchError,
   type WebFetchToolOptions,
 } from "./tools/web-fetch/index.js";
+export {
+  createWebSearchTool,
+  WEB_SEARCH_TOOL,
+  type WebSearchToolOptions,
+} from "./tools/web-search/tool.js";
 export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,

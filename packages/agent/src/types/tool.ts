@@ -1,4 +1,4 @@
-import type { ImageData, Tool as LlmTool, ToolDefinition } from "@attractor/llm";
+import type { ImageData, Tool as LlmTool, ProviderTool, ToolDefinition } from "@attractor/llm";
 import type { BackgroundProcessTable } from "./background-process.js";
 import type { ExecutionEnvironment } from "./environment.js";
 
@@ -81,6 +81,12 @@ export interface RegisteredTool {
    * (checkpoints, permissions). Undefined for tools that modify nothing; ["*"] when unknown (shell).
    */
   readonly targets?: (args: Readonly<Record<string, unknown>>) => readonly string[];
+  /**
+   * Set on a tool the model provider runs (web_search): the session sends it as this provider
+   * tool where the profile's provider runs it (ProviderProfile.serverTools) and leaves it out
+   * elsewhere; it is never sent as a function.
+   */
+  readonly providerTool?: ProviderTool;
 }
 
 /**
