@@ -197,6 +197,8 @@ export {
 export {
   DEFAULT_PDF_PAGES,
   extractPdfText,
+  PDF_DOCUMENT_MAX_BYTES,
+  PDF_DOCUMENT_MAX_PAGES,
   type PdfPageText,
   type PdfText,
   readPdfText,

@@ -41,6 +41,19 @@ export interface ToolResultData {
   /** The tool's name; adapters that key results by name (Gemini) look it up from history when absent. */
   readonly name?: string;
   readonly image?: ImageData;
+  /**
+   * A document the result carries (a PDF read by a tool). Adapters whose API takes documents in
+   * tool results (Anthropic, OpenAI Responses, Gemini) send it with its `text` in place of
+   * `content`; the others send `content`, which should then hold what the model can use without
+   * it (the document's extracted text).
+   */
+  readonly document?: ToolResultDocument;
+}
+
+/** A document sent as a tool's result, with the text that goes with it instead of `content`. */
+export interface ToolResultDocument {
+  readonly document: DocumentData;
+  readonly text: string;
 }
 
 export interface ThinkingData {

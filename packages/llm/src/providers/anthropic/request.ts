@@ -84,11 +84,15 @@ async function documentBlock(document: DocumentData): Promise<WireBlock> {
 }
 
 async function toolResultBlock(result: ToolResultData): Promise<WireBlock> {
-  const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  const text =
+    result.document?.text ??
+    (typeof result.content === "string" ? result.content : JSON.stringify(result.content));
+  const media = [
+    ...(result.document !== undefined ? [await documentBlock(result.document.document)] : []),
+    ...(result.image !== undefined ? [await imageBlock(result.image)] : []),
+  ];
   const content: string | WireBlock[] =
-    result.image === undefined
-      ? text
-      : [...(text === "" ? [] : [{ type: "text", text }]), await imageBlock(result.image)];
+    media.length === 0 ? text : [...(text === "" ? [] : [{ type: "text", text }]), ...media];
   return { type: "tool_result", tool_use_id: result.toolCallId, content, is_error: result.isError };
 }
 

@@ -101,7 +101,8 @@ async function mediaPart(media: MediaData, defaultType: string): Promise<Part> {
 }
 
 function functionResponse(result: ToolResultData): Record<string, unknown> {
-  const { content, isError } = result;
+  const { isError } = result;
+  const content = result.document?.text ?? result.content;
   if (isError) return { error: typeof content === "string" ? content : JSON.stringify(content) };
   if (typeof content === "string") return { result: content };
   if (Array.isArray(content)) return { result: content };
@@ -164,9 +165,9 @@ function assistantParts(content: readonly ContentPart[], model: string): Part[] 
 }
 
 /**
- * The function responses of a tool message, in order, and the images they returned. Gemini 3
- * takes an inline image inside its functionResponse (`parts`), next to the result it belongs to;
- * earlier models, and images given by URL, get the image as a part after all the responses.
+ * The function responses of a tool message, in order, and the images and documents they
+ * returned. Gemini 3 takes inline media inside its functionResponse (`parts`), next to the result
+ * it belongs to; earlier models, and media given by URL, get it as a part after all the responses.
  */
 async function toolResultParts(
   message: Message,
@@ -185,17 +186,23 @@ async function toolResultParts(
         { provider: PROVIDER },
       );
     }
-    const image = result.image === undefined ? undefined : await mediaPart(result.image, "image/png");
-    const nested = image?.inlineData !== undefined && isGemini3(model) ? image.inlineData : undefined;
+    const media = [
+      ...(result.document !== undefined
+        ? [await mediaPart(result.document.document, "application/pdf")]
+        : []),
+      ...(result.image !== undefined ? [await mediaPart(result.image, "image/png")] : []),
+    ];
+    // Gemini 3 takes inline images and PDFs inside the function response; the rest go after.
+    const nested = isGemini3(model) ? media.filter((m) => m.inlineData !== undefined) : [];
     parts.push({
       functionResponse: {
         name,
         response: functionResponse(result),
         ...(!isSyntheticCallId(result.toolCallId) && { id: result.toolCallId }),
-        ...(nested !== undefined && { parts: [{ inlineData: nested }] }),
+        ...(nested.length > 0 && { parts: nested.map((m) => ({ inlineData: m.inlineData })) }),
       },
     });
-    if (image !== undefined && nested === undefined) images.push(image);
+    for (const m of media) if (!nested.includes(m)) images.push(m);
   }
   return [...parts, ...images];
 }

@@ -3,6 +3,7 @@ import { InvalidRequestError } from "../../errors.js";
 import type {
   Citation,
   ContentPart,
+  DocumentData,
   ImageData,
   Message,
   OutputItemRef,
@@ -36,6 +37,14 @@ export async function inputImage(image: ImageData, provider = PROVIDER): Promise
   };
 }
 
+/** The document as an `input_file` content item (URL, or its bytes as a data URL). */
+async function inputFile(document: DocumentData): Promise<Item> {
+  const media = await resolveMedia(document, PROVIDER, "application/pdf");
+  return media.kind === "url"
+    ? { type: "input_file", file_url: media.url }
+    : { type: "input_file", filename: document.fileName ?? "document.pdf", file_data: toDataUrl(media) };
+}
+
 /** A tool result's content as the text the model reads; failures are marked as such. */
 export function toolOutputText(result: ToolResultData): string {
   const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
@@ -52,19 +61,9 @@ async function userContent(parts: readonly ContentPart[], warnings: Warning[]): 
       case "image":
         content.push(await inputImage(part.image));
         break;
-      case "document": {
-        const media = await resolveMedia(part.document, PROVIDER, "application/pdf");
-        content.push(
-          media.kind === "url"
-            ? { type: "input_file", file_url: media.url }
-            : {
-                type: "input_file",
-                filename: part.document.fileName ?? "document.pdf",
-                file_data: toDataUrl(media),
-              },
-        );
+      case "document":
+        content.push(await inputFile(part.document));
         break;
-      }
       case "audio":
         warnings.push({
           message: "audio input is not supported by the Responses API; dropped",
@@ -177,11 +176,15 @@ function providerToolItem(tool: ProviderTool, warnings: Warning[]): Item {
  * output's content list, so the outputs of parallel calls stay together.
  */
 async function toolResultItems(result: ToolResultData, input: Item[]): Promise<void> {
-  const text = toolOutputText(result);
+  const document = result.document;
+  const text =
+    document !== undefined ? toolOutputText({ ...result, content: document.text }) : toolOutputText(result);
+  const media = [
+    ...(document !== undefined ? [await inputFile(document.document)] : []),
+    ...(result.image !== undefined ? [await inputImage(result.image)] : []),
+  ];
   const output: string | Item[] =
-    result.image === undefined
-      ? text
-      : [...(text === "" ? [] : [{ type: "input_text", text }]), await inputImage(result.image)];
+    media.length === 0 ? text : [...(text === "" ? [] : [{ type: "input_text", text }]), ...media];
   input.push({ type: "function_call_output", call_id: result.toolCallId, output });
 }
 
