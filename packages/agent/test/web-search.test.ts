@@ -21,6 +21,7 @@ import {
   webSearchStreamEvents,
 } from "@attractor/llm/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claudeCodeNamesOf, toolNamesFor } from "../src/customization/claude-code-names.js";
 import { LocalExecutionEnvironment } from "../src/environment/local.js";
 import { createAnthropicProfile } from "../src/profiles/anthropic/index.js";
 import { createGeminiProfile } from "../src/profiles/gemini/index.js";
@@ -230,6 +231,11 @@ describe("web_search where the provider runs none", () => {
   it("Gemini: the agent does not offer it beside function tools", async () => {
     const profile = createGeminiProfile("gemini-2.5-pro");
     expect(profile.serverTools ?? []).not.toContain("web_search");
+  });
+
+  it("Claude Code's WebSearch names it in settings, hooks and commands", () => {
+    expect(toolNamesFor("WebSearch")).toEqual(["web_search"]);
+    expect(claudeCodeNamesOf("web_search")).toEqual(["WebSearch"]);
   });
 
   it("a model that calls it as a function gets an error saying search is unavailable", async () => {
