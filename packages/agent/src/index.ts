@@ -199,6 +199,8 @@ export {
 export {
   DEFAULT_PDF_PAGES,
   extractPdfText,
+  PDF_DOCUMENT_MAX_BYTES,
+  PDF_DOCUMENT_MAX_PAGES,
   type PdfPageText,
   type PdfText,
   readPdfText,
@@ -242,6 +244,11 @@ export {
   WebFetchError,
   type WebFetchToolOptions,
 } from "./tools/web-fetch/index.js";
+export {
+  createWebSearchTool,
+  WEB_SEARCH_TOOL,
+  type WebSearchToolOptions,
+} from "./tools/web-search/tool.js";
 export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,

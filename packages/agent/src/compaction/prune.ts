@@ -39,7 +39,7 @@ export function pruneToolOutputs(
     let changed = false;
     const results = turn.results.map((r): ToolResultRecord => {
       const small = r.content.length < MIN_PRUNED_CHARS || r.content.startsWith(PRUNED_PREFIX);
-      if (small && r.image === undefined) return r;
+      if (small && r.image === undefined && r.document === undefined) return r;
       changed = true;
       pruned++;
       return {

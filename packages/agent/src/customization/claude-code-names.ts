@@ -26,6 +26,7 @@ export const CLAUDE_CODE_TOOL_NAMES: Readonly<Record<string, readonly string[]>>
   AskUserQuestion: ["ask_user"],
   Skill: ["skill"],
   WebFetch: ["web_fetch"],
+  WebSearch: ["web_search"],
   BashOutput: ["shell_output"],
   KillShell: ["shell_kill"],
   KillBash: ["shell_kill"],

@@ -39,6 +39,7 @@ function turnMessages(turn: Turn): readonly Message[] {
         toolResultMessage(r.toolCallId, r.content, r.isError, {
           name: r.toolName,
           ...(r.image !== undefined && { image: r.image }),
+          ...(r.document !== undefined && { document: r.document }),
         }),
       );
       break;

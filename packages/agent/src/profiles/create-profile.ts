@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "@attractor/llm";
+import type { ProviderTool, ToolDefinition } from "@attractor/llm";
 import { assembleSystemPrompt } from "../prompts/system-prompt.js";
 import type {
   ProfileToolRegistry,
@@ -28,6 +28,8 @@ export interface ProfileSpec {
   readonly toolCallMode?: ToolCallMode;
   /** `<think>` blocks in the answer text are reasoning. */
   readonly thinkTags?: boolean;
+  /** Provider tools the provider runs beside function tools (ProviderProfile.serverTools). */
+  readonly serverTools?: readonly ProviderTool["kind"][];
   /** Recomputes model-dependent facts (context window, capabilities) for withModel. */
   readonly forModel?: (model: string) => Partial<ProfileSpec>;
 }
@@ -46,6 +48,7 @@ export function createProviderProfile(spec: ProfileSpec): ProviderProfile {
     contextWindowSize: spec.contextWindowSize ?? 128_000,
     toolCallMode: spec.toolCallMode ?? "native",
     ...(spec.thinkTags !== undefined && { thinkTags: spec.thinkTags }),
+    ...(spec.serverTools !== undefined && { serverTools: spec.serverTools }),
     ...(spec.defaultCommandTimeoutMs !== undefined && {
       defaultCommandTimeoutMs: spec.defaultCommandTimeoutMs,
     }),

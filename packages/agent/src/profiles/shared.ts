@@ -1,3 +1,4 @@
+import type { ProviderTool } from "@attractor/llm";
 import { subagentTools } from "../subagent/tools.js";
 import { backgroundProcessTools } from "../tools/processes/tools.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -36,6 +37,8 @@ export interface ProviderProfileKind {
   readonly tools: (factories: ToolFactories) => RegisteredTool[];
   readonly defaultCommandTimeoutMs: number;
   readonly supportsParallelToolCalls: boolean;
+  /** Provider tools the provider runs beside function tools (web search). */
+  readonly serverTools?: readonly ProviderTool["kind"][];
   /** Used for models the llm catalog does not know. */
   readonly fallback: { readonly contextWindowSize: number; readonly supportsReasoning: boolean };
 }
@@ -62,6 +65,7 @@ export function buildProviderProfile(
     supportsStreaming: true,
     supportsParallelToolCalls: kind.supportsParallelToolCalls,
     defaultCommandTimeoutMs: kind.defaultCommandTimeoutMs,
+    ...(kind.serverTools !== undefined && { serverTools: kind.serverTools }),
     ...modelFacts(model, kind.fallback, options.contextWindowSize),
     ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions }),
     ...(options.toolCallMode !== undefined && { toolCallMode: options.toolCallMode }),

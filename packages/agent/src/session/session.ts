@@ -45,6 +45,7 @@ import { runGuardedToolRound } from "./guarded-round.js";
 import { DEFAULT_MAX_LOOP_DETECTIONS, LoopDetector, loopStopMessage, loopWarning } from "./loop-detection.js";
 import { retryingOpenStream } from "./model-stream.js";
 import { decideOnProviderError, describeError } from "./provider-errors.js";
+import { searchesAndCitations, splitProviderTools } from "./provider-tools.js";
 import { MessageQueue } from "./steering.js";
 import { type PromptContext, preparePromptContext } from "./system-context.js";
 import { createSystemPromptMemo } from "./system-prompt-memo.js";
@@ -158,6 +159,8 @@ export class Session {
   private readonly followUps = new MessageQueue();
   private stateValue: SessionState = SessionState.IDLE;
   private usageTotals: UsageTotals = EMPTY_USAGE;
+  /** Provider-run tools already reported as not offered. */
+  private readonly unavailableNoted = new Set<string>();
   private started = false;
   private cycle: Promise<void> | undefined;
   private readonly control = new CycleControl();
@@ -627,6 +630,7 @@ export class Session {
         finishReason: response.finishReason.reason,
         usage: turn.usage,
         ...(turn.responseId !== undefined && { responseId: turn.responseId }),
+        ...searchesAndCitations(turn.parts),
       });
       this.checkContext(request);
       switch (finish.kind) {
@@ -1041,8 +1045,10 @@ export class Session {
       const tool = profile.toolRegistry.get(t.name);
       return tool !== undefined && this.isToolAllowed(t.name) && offeredInMode(mode, tool);
     });
-    const offered = withSubagentTypes(tools, this.configValue.subagentTypes);
-    const offer = toolOffer(profile, offered);
+    const split = splitProviderTools(profile, withSubagentTypes(tools, this.configValue.subagentTypes));
+    this.noteUnavailable(split.unavailable);
+    const offered = split.offered;
+    const offer = toolOffer(profile, split.functions);
     const skills = this.configValue.skills;
     const toolInstructions = this.toolInstructions?.();
     const promptInputs = [
@@ -1076,12 +1082,27 @@ export class Session {
         tools: offer.requestTools,
         toolChoice: { mode: "auto" } as const,
       }),
+      ...(split.providerTools.length > 0 && { providerTools: split.providerTools }),
       ...(this.configValue.reasoningEffort !== undefined && {
         reasoningEffort: this.configValue.reasoningEffort,
       }),
       ...(providerOptions !== undefined && { providerOptions }),
       signal,
     };
+  }
+
+  /** Says once per tool that a provider-run tool is not offered because the provider has none. */
+  private noteUnavailable(names: readonly string[]): void {
+    for (const name of names) {
+      if (this.unavailableNoted.has(name)) continue;
+      this.unavailableNoted.add(name);
+      this.emit("warning", {
+        code: "config",
+        message:
+          `${name} is not offered: the ${this.profileValue.provider} provider runs no such tool of its ` +
+          "own with this profile.",
+      });
+    }
   }
 
   private buildSystemPrompt(

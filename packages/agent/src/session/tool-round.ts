@@ -53,6 +53,7 @@ const record = (o: CompletedToolCall): ToolResultRecord => ({
   content: o.modelOutput,
   isError: o.isError,
   ...(o.image !== undefined && { image: o.image }),
+  ...(o.document !== undefined && { document: o.document }),
 });
 
 const interrupted = (call: ToolCallData, content: string): ToolResultRecord => ({

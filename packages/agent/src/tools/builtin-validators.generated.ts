@@ -2563,10 +2563,66 @@ validate33.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b08ab8d4319fcf23 = validate34;
-const schema35 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
+export const validate_9ccc0667f834f5a7 = validate34;
+const schema35 = {"additionalProperties":false,"type":"object","required":["query"],"properties":{"query":{"description":"What to search for.","type":"string"}}};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.query === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "query")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.query !== undefined){
+if(typeof data.query !== "string"){
+const err2 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_b08ab8d4319fcf23 = validate35;
+const schema36 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
+
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2689,14 +2745,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b20b9892e5454ce0 = validate35;
-const schema36 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"},"run_in_background":{"description":"With a subagent_type: true returns the agent_id at once instead of waiting for the answer.","type":"boolean"}}};
+export const validate_b20b9892e5454ce0 = validate36;
+const schema37 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"},"run_in_background":{"description":"With a subagent_type: true returns the agent_id at once instead of waiting for the answer.","type":"boolean"}}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2818,14 +2874,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_bb715a2fa8a54a4a = validate36;
-const schema37 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
+export const validate_bb715a2fa8a54a4a = validate37;
+const schema38 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2928,14 +2984,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_c9aa4444dd5da1d7 = validate37;
-const schema38 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
+export const validate_c9aa4444dd5da1d7 = validate38;
+const schema39 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3048,7 +3104,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "incoming") || (data4 === "outgoing")) || (data4 === "both"))){
-const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema38.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema39.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3104,14 +3160,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_d4cf2b92299bb83f = validate38;
-const schema39 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
+export const validate_d4cf2b92299bb83f = validate39;
+const schema40 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3185,14 +3241,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_da99b9214540626f = validate39;
-const schema40 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
+export const validate_da99b9214540626f = validate40;
+const schema41 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3303,14 +3359,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_fc4f7093ed2bf098 = validate40;
-const schema41 = {"additionalProperties":false,"type":"object","required":["id","text"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"text":{"description":"The text to write, e.g. \"yes\\n\".","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for the reply to arrive and settle (default 2000).","type":"integer"}}};
+export const validate_fc4f7093ed2bf098 = validate41;
+const schema42 = {"additionalProperties":false,"type":"object","required":["id","text"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"text":{"description":"The text to write, e.g. \"yes\\n\".","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for the reply to arrive and settle (default 2000).","type":"integer"}}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3429,7 +3485,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
 
@@ -3459,6 +3515,7 @@ export const BUILTIN_VALIDATORS = {
   "87b914f93469651d": validate_87b914f93469651d,
   "93f5370a26d1f1dc": validate_93f5370a26d1f1dc,
   "9ad6de3b9a9e4446": validate_9ad6de3b9a9e4446,
+  "9ccc0667f834f5a7": validate_9ccc0667f834f5a7,
   "b08ab8d4319fcf23": validate_b08ab8d4319fcf23,
   "b20b9892e5454ce0": validate_b20b9892e5454ce0,
   "bb715a2fa8a54a4a": validate_bb715a2fa8a54a4a,

@@ -1,4 +1,4 @@
-import type { ImageData, ToolCallData } from "@attractor/llm";
+import type { ImageData, ToolCallData, ToolResultDocument } from "@attractor/llm";
 import { type TruncationConfig, truncateToolOutput } from "../truncation/index.js";
 import type { BackgroundProcessTable } from "../types/background-process.js";
 import type { AfterToolCallHook, BeforeToolCallHook, ToolCallInfo } from "../types/config.js";
@@ -33,6 +33,8 @@ export interface CompletedToolCall {
   /** Why the call failed (see ToolOutput.errorCode); absent on success. */
   readonly errorCode?: string;
   readonly image?: ImageData;
+  /** A document sent in place of modelOutput where the provider takes one (see ToolOutput). */
+  readonly document?: ToolResultDocument;
   readonly details?: ToolDetails;
   readonly durationMs: number;
 }
@@ -186,6 +188,7 @@ async function runCall(
       isError: result.isError,
       ...(result.isError && result.errorCode !== undefined && { errorCode: result.errorCode }),
       ...(result.image !== undefined && { image: result.image }),
+      ...(result.document !== undefined && { document: result.document }),
       ...(result.details !== undefined && { details: result.details }),
       durationMs: Math.round(performance.now() - started),
     };
@@ -245,6 +248,7 @@ async function runCall(
       ...(out.errorCode !== undefined && { errorCode: out.errorCode }),
       ...(out.details !== undefined && { details: out.details }),
       ...(out.image !== undefined && { image: out.image }),
+      ...(out.document !== undefined && { document: out.document }),
     };
   } catch (err) {
     // One failure contract: an expected failure's message is the result as it is, with its code;

@@ -1,4 +1,4 @@
-import type { Usage } from "@attractor/llm";
+import type { Citation, Usage, WebSearchData } from "@attractor/llm";
 import type { SessionState } from "./session.js";
 import type { ToolDetails } from "./tool.js";
 
@@ -72,6 +72,10 @@ export interface EventDataMap {
     readonly finishReason: string;
     readonly usage: UsageTotals;
     readonly responseId?: string;
+    /** The web searches the provider ran for this response (the web_search tool), without `raw`. */
+    readonly webSearches?: readonly Omit<WebSearchData, "raw">[];
+    /** The sources the answer cites, in order, without the provider's `raw` object. */
+    readonly citations?: readonly Omit<Citation, "raw">[];
   };
   tool_call_start: {
     readonly toolName: string;

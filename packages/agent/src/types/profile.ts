@@ -1,4 +1,4 @@
-import type { ToolDefinition } from "@attractor/llm";
+import type { ProviderTool, ToolDefinition } from "@attractor/llm";
 import type { ExecutionEnvironment } from "./environment.js";
 import type { AnyTool, RegisteredTool } from "./tool.js";
 
@@ -83,6 +83,8 @@ export interface ProviderProfile {
   readonly toolCallMode?: ToolCallMode;
   /** Whether `<think>…</think>` in the answer text is reasoning (local reasoning models). */
   readonly thinkTags?: boolean;
+  /** The provider tools the profile's provider runs beside its function tools (none when absent). */
+  readonly serverTools?: readonly ProviderTool["kind"][];
   /** A copy of this profile for another model (subagents, setModel), sharing the registry. */
   withModel(model: string): ProviderProfile;
 }

@@ -1,4 +1,10 @@
-import type { ImageData, Tool as LlmTool, ToolDefinition } from "@attractor/llm";
+import type {
+  ImageData,
+  Tool as LlmTool,
+  ProviderTool,
+  ToolDefinition,
+  ToolResultDocument,
+} from "@attractor/llm";
 import type { BackgroundProcessTable } from "./background-process.js";
 import type { ExecutionEnvironment } from "./environment.js";
 
@@ -22,6 +28,11 @@ export interface ToolOutput {
   readonly errorCode?: string;
   /** An image for multimodal models (read_file on a picture). */
   readonly image?: ImageData;
+  /**
+   * A document (read_file on a PDF) with the text that goes with it: sent in place of `output`
+   * to providers that take documents in tool results; the others get `output`.
+   */
+  readonly document?: ToolResultDocument;
   /** Structured details for hosts: a unified diff, an exit code, counts. Never sent to the model. */
   readonly details?: ToolDetails;
 }
@@ -81,6 +92,12 @@ export interface RegisteredTool {
    * (checkpoints, permissions). Undefined for tools that modify nothing; ["*"] when unknown (shell).
    */
   readonly targets?: (args: Readonly<Record<string, unknown>>) => readonly string[];
+  /**
+   * Set on a tool the model provider runs (web_search): the session sends it as this provider
+   * tool where the profile's provider runs it (ProviderProfile.serverTools) and leaves it out
+   * elsewhere; it is never sent as a function.
+   */
+  readonly providerTool?: ProviderTool;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ContentPart, ImageData, ToolCallData, Usage } from "@attractor/llm";
+import type { ContentPart, ImageData, ToolCallData, ToolResultDocument, Usage } from "@attractor/llm";
 
 /**
  * One entry of a session's history. Every turn is plain JSON-serialisable data, so a host can
@@ -47,6 +47,8 @@ export interface ToolResultRecord {
   readonly content: string;
   readonly isError: boolean;
   readonly image?: ImageData;
+  /** A document sent in place of `content` to providers that take one (read_file on a PDF). */
+  readonly document?: ToolResultDocument;
 }
 
 export interface ToolResultsTurn {

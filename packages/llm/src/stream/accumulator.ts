@@ -1,4 +1,5 @@
 import type {
+  Citation,
   ContentPart,
   FinishReason,
   Message,
@@ -10,11 +11,20 @@ import type {
   ToolCallData,
   Usage,
   Warning,
+  WebSearchData,
 } from "../types/index.js";
 import { EMPTY_USAGE } from "../types/index.js";
 
 type Segment =
-  | { kind: "text"; id: string; text: string; signature?: string; item?: OutputItemRef }
+  | {
+      kind: "text";
+      id: string;
+      text: string;
+      signature?: string;
+      item?: OutputItemRef;
+      citations?: Citation[];
+    }
+  | { kind: "search"; data: WebSearchData }
   | { kind: "thinking"; id: string; text: string; done?: ThinkingData }
   | { kind: "redacted"; data: string }
   | { kind: "tool"; id: string; name: string; args: string; done?: ToolCallData };
@@ -121,6 +131,19 @@ export class StreamAccumulator {
         if (seg.kind === "tool") seg.done = event.toolCall;
         return;
       }
+      case "web_search": {
+        const seg = this.byId.get(`w:${event.webSearch.id}`);
+        if (seg?.kind === "search") seg.data = event.webSearch;
+        else this.open(`w:${event.webSearch.id}`, { kind: "search", data: event.webSearch });
+        return;
+      }
+      case "citation": {
+        const seg =
+          this.byId.get(`t:${event.textId}`) ??
+          this.open(`t:${event.textId}`, { kind: "text", id: event.textId, text: "" });
+        if (seg.kind === "text") seg.citations = [...(seg.citations ?? []), event.citation];
+        return;
+      }
       case "finish":
         this.finished = event.response;
         return;
@@ -141,8 +164,11 @@ export class StreamAccumulator {
             text: seg.text,
             ...(seg.signature !== undefined && { thoughtSignature: seg.signature }),
             ...(seg.item !== undefined && { item: seg.item }),
+            ...(seg.citations !== undefined && { citations: seg.citations }),
           });
         }
+      } else if (seg.kind === "search") {
+        content.push({ kind: "web_search", webSearch: seg.data });
       } else if (seg.kind === "thinking") {
         const thinking: ThinkingData = seg.done ?? { text: seg.text };
         content.push({ kind: "thinking", thinking });

@@ -41,6 +41,19 @@ export interface ToolResultData {
   /** The tool's name; adapters that key results by name (Gemini) look it up from history when absent. */
   readonly name?: string;
   readonly image?: ImageData;
+  /**
+   * A document the result carries (a PDF read by a tool). Adapters whose API takes documents in
+   * tool results (Anthropic, OpenAI Responses, Gemini) send it with its `text` in place of
+   * `content`; the others send `content`, which should then hold what the model can use without
+   * it (the document's extracted text).
+   */
+  readonly document?: ToolResultDocument;
+}
+
+/** A document sent as a tool's result, with the text that goes with it instead of `content`. */
+export interface ToolResultDocument {
+  readonly document: DocumentData;
+  readonly text: string;
 }
 
 export interface ThinkingData {
@@ -58,9 +71,27 @@ export interface ThinkingData {
   readonly details?: readonly unknown[];
 }
 
+/**
+ * A source the model cites for a stretch of its answer. `raw` is the provider's own citation
+ * object, sent back verbatim to that provider (`provider`) when the text returns in the history.
+ */
+export interface Citation {
+  readonly url: string;
+  readonly title?: string;
+  /** The cited passage (Anthropic) or the answer's text the source supports (Gemini). */
+  readonly citedText?: string;
+  /** Character range of the cited answer text within the text part (OpenAI). */
+  readonly startIndex?: number;
+  readonly endIndex?: number;
+  readonly provider?: string;
+  readonly raw?: unknown;
+}
+
 export interface TextPart {
   readonly kind: "text";
   readonly text: string;
+  /** The sources the model cited for this text (web search). */
+  readonly citations?: readonly Citation[];
   /** Gemini: the thought signature the API attached to this text part, sent back verbatim. */
   readonly thoughtSignature?: string;
   /** OpenAI Responses: the output message item this text came in, replayed with its id and phase. */
@@ -74,6 +105,37 @@ export interface OutputItemRef {
   /** The item's phase ("commentary", "final_answer"), when the model gave one. */
   readonly phase?: string;
 }
+/** One page a web search found. */
+export interface WebSearchResult {
+  readonly url: string;
+  readonly title?: string;
+  /** How old the page is, as the provider reports it (Anthropic `page_age`). */
+  readonly pageAge?: string;
+}
+
+/**
+ * A web search the provider ran itself (a provider tool): its queries, the pages found, and the
+ * provider's own blocks or items, which go back verbatim to that provider (the results carry
+ * encrypted content the model needs on the next request) and are dropped for any other.
+ */
+export interface WebSearchData {
+  /** The provider's id for the search call. */
+  readonly id: string;
+  readonly provider: string;
+  readonly queries: readonly string[];
+  readonly results: readonly WebSearchResult[];
+  /** "in_progress" when the response ended before the result (a paused turn). */
+  readonly status: "completed" | "failed" | "in_progress";
+  /** The provider's reason when the search failed (e.g. `max_uses_exceeded`). */
+  readonly error?: string;
+  readonly raw?: readonly unknown[];
+}
+
+export interface WebSearchPart {
+  readonly kind: "web_search";
+  readonly webSearch: WebSearchData;
+}
+
 export interface ImagePart {
   readonly kind: "image";
   readonly image: ImageData;
@@ -113,7 +175,8 @@ export type ContentPart =
   | ToolCallPart
   | ToolResultPart
   | ThinkingPart
-  | RedactedThinkingPart;
+  | RedactedThinkingPart
+  | WebSearchPart;
 
 export type ContentKind = ContentPart["kind"];
 

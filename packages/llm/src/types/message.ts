@@ -32,7 +32,7 @@ export const toolResultMessage = (
   toolCallId: string,
   content: ToolResultData["content"],
   isError = false,
-  extra: Pick<ToolResultData, "name" | "image"> = {},
+  extra: Pick<ToolResultData, "name" | "image" | "document"> = {},
 ): Message => ({
   role: "tool",
   toolCallId,

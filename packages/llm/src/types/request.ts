@@ -10,6 +10,36 @@ export interface ToolDefinition {
   readonly parameters: JsonSchema;
 }
 
+/**
+ * The provider's own web search (Anthropic `web_search_20250305`, OpenAI Responses `web_search`,
+ * Gemini `googleSearch` grounding). An option a provider cannot honour is a warning on the
+ * response, except domain restrictions, which it must honour: a request it cannot restrict as
+ * asked fails with InvalidRequestError rather than search more widely.
+ */
+export interface WebSearchTool {
+  readonly kind: "web_search";
+  /** Most searches per request (Anthropic). */
+  readonly maxUses?: number;
+  /** Search only these domains (Anthropic, OpenAI). */
+  readonly allowedDomains?: readonly string[];
+  /** Never search these domains (Anthropic). */
+  readonly blockedDomains?: readonly string[];
+  /** Where the user is, for local results (Anthropic, OpenAI). */
+  readonly userLocation?: {
+    readonly city?: string;
+    readonly region?: string;
+    /** ISO 3166-1 alpha-2. */
+    readonly country?: string;
+    /** IANA time zone. */
+    readonly timezone?: string;
+  };
+  /** How much found content the model reads (OpenAI). */
+  readonly searchContextSize?: "low" | "medium" | "high";
+}
+
+/** A tool the provider runs on its side; its calls and results come back as content parts. */
+export type ProviderTool = WebSearchTool;
+
 export type ToolChoice =
   | { readonly mode: "auto" }
   | { readonly mode: "none" }
@@ -49,6 +79,11 @@ export interface Request {
   /** Adapter to route to; the client's default when absent. */
   readonly provider?: string;
   readonly tools?: readonly ToolDefinition[];
+  /**
+   * Tools the provider runs itself (web search). Adapters without them (OpenAI-compatible servers)
+   * refuse the request with InvalidRequestError rather than answer without.
+   */
+  readonly providerTools?: readonly ProviderTool[];
   /** Defaults to auto when tools are present. */
   readonly toolChoice?: ToolChoice;
   readonly responseFormat?: ResponseFormat;

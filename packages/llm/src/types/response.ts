@@ -16,6 +16,8 @@ export interface Usage {
   readonly reasoningTokens?: number;
   readonly cacheReadTokens?: number;
   readonly cacheWriteTokens?: number;
+  /** Web searches the provider ran (Anthropic's reported count; OpenAI's search calls). */
+  readonly webSearches?: number;
   readonly raw?: unknown;
 }
 
@@ -61,9 +63,11 @@ export function addUsage(a: Usage, b: Usage): Usage {
   const reasoning = addOptional(a.reasoningTokens, b.reasoningTokens);
   const cacheRead = addOptional(a.cacheReadTokens, b.cacheReadTokens);
   const cacheWrite = addOptional(a.cacheWriteTokens, b.cacheWriteTokens);
+  const searches = addOptional(a.webSearches, b.webSearches);
   if (reasoning !== undefined) sum.reasoningTokens = reasoning;
   if (cacheRead !== undefined) sum.cacheReadTokens = cacheRead;
   if (cacheWrite !== undefined) sum.cacheWriteTokens = cacheWrite;
+  if (searches !== undefined) sum.webSearches = searches;
   return sum;
 }
 

@@ -1,4 +1,4 @@
-import type { OutputItemRef, ThinkingData, ToolCallData } from "./content.js";
+import type { Citation, OutputItemRef, ThinkingData, ToolCallData, WebSearchData } from "./content.js";
 import type { FinishReason, Response, Usage } from "./response.js";
 
 /**
@@ -29,6 +29,13 @@ export type StreamEvent =
   | { readonly type: "tool_call_start"; readonly id: string; readonly name: string }
   | { readonly type: "tool_call_delta"; readonly id: string; readonly argumentsDelta: string }
   | { readonly type: "tool_call_end"; readonly toolCall: ToolCallData }
+  /**
+   * A provider-run web search, as far as it has got; a later event with the same id (the result
+   * after the call) replaces it in place.
+   */
+  | { readonly type: "web_search"; readonly webSearch: WebSearchData }
+  /** A source cited by the text segment textId. */
+  | { readonly type: "citation"; readonly textId: string; readonly citation: Citation }
   | {
       readonly type: "finish";
       readonly finishReason: FinishReason;

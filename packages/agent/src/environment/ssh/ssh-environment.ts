@@ -9,7 +9,9 @@ import type {
   GlobResult,
   GrepOptions,
   GrepResult,
+  LongLivedProcess,
   ReadFileOptions,
+  StartProcessOptions,
 } from "../../types/environment.js";
 import { NON_INTERACTIVE_ENV } from "../env-policy.js";
 import { FileNotFoundError, InvalidPatternError, IsADirectoryError, NotADirectoryError } from "../errors.js";
@@ -23,6 +25,7 @@ import { DEFAULT_CAPTURE_LIMIT } from "../run-command.js";
 import { SshConnection, type SshConnectionOptions } from "./connection.js";
 import { ExecFiles } from "./exec-files.js";
 import { runRemoteCommand, shellQuote } from "./remote-command.js";
+import { startRemoteProcess } from "./remote-process.js";
 import {
   fromSftpError,
   isDirMode,
@@ -65,7 +68,8 @@ export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
  * An ExecutionEnvironment on a remote host over one SSH connection: files over SFTP (windowed
  * reads, atomic writes; over exec when the host has no SFTP subsystem), commands through one
  * helper shell kept open on the connection, each in a process group of its own that never
- * outlives the call, grep and glob through the host's `rg` when it has one. The connection is
+ * outlives the call, long-lived programs (background commands, language servers) on channels of
+ * their own, stopped with their process group, grep and glob through the host's `rg` when it has one. The connection is
  * made on first use, kept alive, and made again after it drops; a call running when it drops
  * fails with RemoteConnectionError. Host keys must be in the known_hosts file given.
  */
@@ -73,6 +77,8 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
   private readonly connection: SshConnection;
   private cwd: string;
   private readonly running = new Set<() => void>();
+  /** Programs started by startProcess that still run, by their stoppers. */
+  private readonly processes = new Set<() => Promise<void>>();
   private remote: Promise<{ platform: string; osVersion: string; rg: boolean }> | undefined;
 
   constructor(private readonly options: SshExecutionEnvironmentOptions) {
@@ -99,10 +105,35 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
     await this.probe();
   }
 
-  /** Stops every command still running and closes the connection. */
+  /**
+   * Stops every command still running and every program startProcess started (their process
+   * groups on the host, which the connection's end alone would leave running), then closes the
+   * connection.
+   */
   async cleanup(): Promise<void> {
     for (const stop of [...this.running]) stop();
+    await Promise.all([...this.processes].map((stop) => stop()));
     await this.connection.close();
+  }
+
+  /**
+   * Starts a long-lived program on the host (a background command, a language server) with its
+   * streams piped over a channel of its own; kill() and cleanup() stop its whole process group
+   * there. Rejects with CommandError when the program or the directory is missing.
+   */
+  async startProcess(
+    command: string,
+    args: readonly string[],
+    options: StartProcessOptions = {},
+  ): Promise<LongLivedProcess> {
+    return startRemoteProcess(this.connection, command, args, {
+      cwd: options.workingDir === undefined ? this.cwd : this.resolvePath(options.workingDir),
+      env: { ...NON_INTERACTIVE_ENV, ...this.options.env, ...options.env },
+      register: (stop) => {
+        this.processes.add(stop);
+        return () => this.processes.delete(stop);
+      },
+    });
   }
 
   workingDirectory(): string {

@@ -23,6 +23,7 @@ export function createAnthropicProfile(model: string, options: ProfileOptions = 
       ],
       // Claude Code's default; a call's own timeout_ms still wins, and maxCommandTimeoutMs caps both.
       defaultCommandTimeoutMs: 120_000,
+      serverTools: ["web_search"],
       supportsParallelToolCalls: true,
       fallback: { contextWindowSize: 200_000, supportsReasoning: true },
     },

@@ -22,6 +22,7 @@ export function createOpenAIProfile(model: string, options: ProfileOptions = {})
         t.glob(),
       ],
       defaultCommandTimeoutMs: 10_000,
+      serverTools: ["web_search"],
       supportsParallelToolCalls: true,
       fallback: { contextWindowSize: 400_000, supportsReasoning: true },
     },

@@ -6,7 +6,7 @@ import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
 import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { mapAnthropicError } from "./errors.js";
-import { buildMessagesRequest } from "./request.js";
+import { buildMessagesRequest, providerToolWarnings } from "./request.js";
 import { responseFromMessage } from "./response.js";
 import { captureSdkWarnings } from "./sdk-warnings.js";
 import { encodeBody } from "./serialize.js";
@@ -76,7 +76,7 @@ export class AnthropicAdapter implements ProviderAdapter {
           })
           .withResponse(),
       );
-      sdkWarnings = started.warnings;
+      sdkWarnings = [...providerToolWarnings(request), ...started.warnings];
       const { data, response } = await started.result;
       const result = responseFromMessage(
         data as unknown as WireEvent,
@@ -115,7 +115,10 @@ export class AnthropicAdapter implements ProviderAdapter {
       } catch (err) {
         throw mapAnthropicError(err, sdk, "request", request.signal, connect);
       }
-      const translator = new StreamTranslator(rateLimitFromHeaders(response.headers));
+      const translator = new StreamTranslator(
+        rateLimitFromHeaders(response.headers),
+        providerToolWarnings(request),
+      );
       try {
         const batches = withIdleTimeout(
           anthropicEventBatches(response, sdk),

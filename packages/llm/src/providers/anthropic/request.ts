@@ -4,10 +4,12 @@ import type {
   DocumentData,
   ImageData,
   Message,
+  ProviderTool,
   Request,
   ToolChoice,
   ToolDefinition,
   ToolResultData,
+  Warning,
 } from "../../types/index.js";
 import { resolveMedia } from "../shared/media.js";
 import { applyCacheBreakpoints, countCacheBreakpoints } from "./cache.js";
@@ -82,22 +84,45 @@ async function documentBlock(document: DocumentData): Promise<WireBlock> {
 }
 
 async function toolResultBlock(result: ToolResultData): Promise<WireBlock> {
-  const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
+  const text =
+    result.document?.text ??
+    (typeof result.content === "string" ? result.content : JSON.stringify(result.content));
+  const media = [
+    ...(result.document !== undefined ? [await documentBlock(result.document.document)] : []),
+    ...(result.image !== undefined ? [await imageBlock(result.image)] : []),
+  ];
   const content: string | WireBlock[] =
-    result.image === undefined
-      ? text
-      : [...(text === "" ? [] : [{ type: "text", text }]), await imageBlock(result.image)];
+    media.length === 0 ? text : [...(text === "" ? [] : [{ type: "text", text }]), ...media];
   return { type: "tool_result", tool_use_id: result.toolCallId, content, is_error: result.isError };
 }
 
 /** Signatures are bound to the provider that made them; another provider's thinking is dropped. */
 const isOurs = (provider: string | undefined): boolean => provider === undefined || provider === PROVIDER;
 
-async function partToBlock(part: ContentPart, role: WireMessage["role"]): Promise<WireBlock | undefined> {
+/** A text block, with its web search citations when they are ours (their encrypted index goes back). */
+function textBlock(part: Extract<ContentPart, { kind: "text" }>): WireBlock {
+  const citations = (part.citations ?? []).filter((c) => c.provider === PROVIDER && c.raw !== undefined);
+  return citations.length > 0
+    ? { type: "text", text: part.text, citations: citations.map((c) => c.raw) }
+    : { type: "text", text: part.text };
+}
+
+async function partToBlock(
+  part: ContentPart,
+  role: WireMessage["role"],
+): Promise<WireBlock | readonly WireBlock[] | undefined> {
   switch (part.kind) {
     case "text":
       // The API rejects empty text blocks.
-      return part.text === "" ? undefined : { type: "text", text: part.text };
+      return part.text === "" ? undefined : textBlock(part);
+    case "web_search": {
+      // Our own server_tool_use and web_search_tool_result blocks, verbatim; another provider's
+      // search means nothing here (its answer text stays in the history).
+      const { provider, raw } = part.webSearch;
+      return role === "assistant" && provider === PROVIDER && raw !== undefined
+        ? (raw as WireBlock[])
+        : undefined;
+    }
     case "image":
       // Claude reads images only from the user side of the conversation.
       return role === "user" ? imageBlock(part.image) : undefined;
@@ -159,7 +184,8 @@ async function translateOne(message: Message): Promise<Translated> {
     const role = wireRole(message);
     for (const part of message.content) {
       const block = await partToBlock(part, role);
-      if (block !== undefined) blocks.push(block);
+      if (Array.isArray(block)) blocks.push(...block);
+      else if (block !== undefined) blocks.push(block as WireBlock);
     }
     // Copied to its length: an array grown by push keeps spare room, and every message is kept.
     entry = { role, content: blocks.slice() };
@@ -274,6 +300,28 @@ function toolBlock(tool: ToolDefinition): WireBlock {
   return block;
 }
 
+/** A provider tool's wire definition: web search as `web_search_20250305`. */
+function providerToolBlock(tool: ProviderTool): WireBlock {
+  const location = tool.userLocation;
+  return {
+    type: "web_search_20250305",
+    name: "web_search",
+    ...(tool.maxUses !== undefined && { max_uses: tool.maxUses }),
+    ...(tool.allowedDomains !== undefined && { allowed_domains: [...tool.allowedDomains] }),
+    ...(tool.blockedDomains !== undefined && { blocked_domains: [...tool.blockedDomains] }),
+    ...(location !== undefined && { user_location: { type: "approximate", ...location } }),
+  };
+}
+
+/** Warnings for the provider tool options the Messages API has no field for. */
+export function providerToolWarnings(request: Request): Warning[] {
+  return (request.providerTools ?? []).flatMap((t) =>
+    t.searchContextSize !== undefined
+      ? [{ message: "searchContextSize is OpenAI's; ignored by Anthropic", code: "ignored_option" }]
+      : [],
+  );
+}
+
 const toolChoiceBlock = (choice: ToolChoice): WireBlock | undefined => {
   switch (choice.mode) {
     case "auto":
@@ -336,8 +384,12 @@ export async function buildMessagesRequest(request: Request): Promise<MessagesRe
   if (system.length > 0) body.system = system;
 
   const choice = request.toolChoice ?? { mode: "auto" };
-  if (request.tools !== undefined && request.tools.length > 0 && choice.mode !== "none") {
-    body.tools = request.tools.map(toolBlock);
+  const tools = [
+    ...(request.tools ?? []).map(toolBlock),
+    ...(request.providerTools ?? []).map(providerToolBlock),
+  ];
+  if (tools.length > 0 && choice.mode !== "none") {
+    body.tools = tools;
     if (request.toolChoice !== undefined) body.tool_choice = toolChoiceBlock(choice);
   }
 

@@ -13,8 +13,15 @@ export function messageToWireEvents(message: WireEvent): WireEvent[] {
   content.forEach((block, index) => {
     switch (block.type) {
       case "text":
-        events.push({ type: "content_block_start", index, content_block: { ...block, text: "" } });
+        events.push({
+          type: "content_block_start",
+          index,
+          content_block: { type: "text", text: "" },
+        });
         events.push({ type: "content_block_delta", index, delta: { type: "text_delta", text: block.text } });
+        for (const citation of Array.isArray(block.citations) ? block.citations : []) {
+          events.push({ type: "content_block_delta", index, delta: { type: "citations_delta", citation } });
+        }
         break;
       case "tool_use":
         events.push({ type: "content_block_start", index, content_block: { ...block, input: {} } });

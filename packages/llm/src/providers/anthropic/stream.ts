@@ -1,5 +1,14 @@
 import { parseToolArguments, StreamAccumulator } from "../../stream/index.js";
-import type { FinishReason, RateLimitInfo, StreamEvent, Usage } from "../../types/index.js";
+import type {
+  Citation,
+  FinishReason,
+  RateLimitInfo,
+  StreamEvent,
+  Usage,
+  Warning,
+  WebSearchData,
+  WebSearchResult,
+} from "../../types/index.js";
 
 const PROVIDER = "anthropic";
 
@@ -39,6 +48,8 @@ export function usageFrom(wire: Record<string, unknown>, thinkingChars: number):
   const details = wire.output_tokens_details as Record<string, unknown> | null | undefined;
   const reported = count(details?.thinking_tokens);
   const reasoningTokens = reported ?? (thinkingChars > 0 ? Math.ceil(thinkingChars / 4) : undefined);
+  const server = wire.server_tool_use as Record<string, unknown> | null | undefined;
+  const webSearches = count(server?.web_search_requests);
   return {
     inputTokens,
     outputTokens,
@@ -46,6 +57,7 @@ export function usageFrom(wire: Record<string, unknown>, thinkingChars: number):
     ...(reasoningTokens !== undefined && { reasoningTokens }),
     ...(cacheRead !== undefined && { cacheReadTokens: cacheRead }),
     ...(cacheWrite !== undefined && { cacheWriteTokens: cacheWrite }),
+    ...(webSearches !== undefined && { webSearches }),
     raw: wire,
   };
 }
@@ -54,7 +66,46 @@ type Block =
   | { kind: "text"; id: string }
   | { kind: "tool"; id: string; name: string; args: string }
   | { kind: "thinking"; id: string; text: string; signature: string }
+  /** A server_tool_use block (the provider runs the tool); its input streams like a tool call's. */
+  | { kind: "server"; block: WireEvent; args: string }
   | { kind: "other" };
+
+/** A web_search_result_location citation in our terms, the wire object kept to go back. */
+export function citationFrom(raw: WireEvent): Citation {
+  return {
+    url: String(raw.url ?? ""),
+    ...(typeof raw.title === "string" && { title: raw.title }),
+    ...(typeof raw.cited_text === "string" && { citedText: raw.cited_text }),
+    provider: PROVIDER,
+    raw,
+  };
+}
+
+/** The web search of a server_tool_use block, and of its web_search_tool_result when it came. */
+function webSearchFrom(call: WireEvent, result?: WireEvent): WebSearchData {
+  const query = call.input?.query;
+  const content = result?.content;
+  const results: WebSearchResult[] = Array.isArray(content)
+    ? content
+        .filter((r: WireEvent) => r?.type === "web_search_result")
+        .map((r: WireEvent) => ({
+          url: String(r.url ?? ""),
+          ...(typeof r.title === "string" && { title: r.title }),
+          ...(typeof r.page_age === "string" && { pageAge: r.page_age }),
+        }))
+    : [];
+  const error =
+    !Array.isArray(content) && content?.error_code !== undefined ? String(content.error_code) : undefined;
+  return {
+    id: String(call.id),
+    provider: PROVIDER,
+    queries: typeof query === "string" ? [query] : [],
+    results,
+    status: result === undefined ? "in_progress" : error !== undefined ? "failed" : "completed",
+    ...(error !== undefined && { error }),
+    raw: result === undefined ? [call] : [call, result],
+  };
+}
 
 /**
  * Translates Messages API stream events into ours, one wire event at a time. Every event it
@@ -69,10 +120,15 @@ export class StreamTranslator {
   private thinkingChars = 0;
   private id = "";
   private model = "";
+  /** Web search calls by id, waiting for their result block. */
+  private readonly searches = new Map<string, WireEvent>();
   /** True once message_stop arrived and `finish` was emitted. */
   finished = false;
 
-  constructor(private readonly rateLimit?: RateLimitInfo) {}
+  constructor(
+    private readonly rateLimit?: RateLimitInfo,
+    private readonly warnings: readonly Warning[] = [],
+  ) {}
 
   /** The events for one wire event (often one, sometimes none or two). */
   push(event: WireEvent): StreamEvent[] {
@@ -120,10 +176,25 @@ export class StreamTranslator {
       case "text": {
         this.blocks.set(index, { kind: "text", id });
         const text = typeof block.text === "string" ? block.text : "";
+        const citations: WireEvent[] = Array.isArray(block.citations) ? block.citations : [];
         return [
           { type: "text_start", textId: id },
           ...(text !== "" ? [{ type: "text_delta" as const, textId: id, delta: text }] : []),
+          ...citations.map((c) => ({ type: "citation" as const, textId: id, citation: citationFrom(c) })),
         ];
+      }
+      case "server_tool_use": {
+        const input = block.input;
+        const given = input && typeof input === "object" && Object.keys(input).length > 0;
+        this.blocks.set(index, { kind: "server", block, args: given ? JSON.stringify(input) : "" });
+        return [];
+      }
+      case "web_search_tool_result": {
+        this.blocks.set(index, { kind: "other" });
+        const call = this.searches.get(String(block.tool_use_id));
+        if (call === undefined) return [{ type: "provider_event", raw: block }];
+        this.searches.delete(String(block.tool_use_id));
+        return [{ type: "web_search", webSearch: webSearchFrom(call, block) }];
       }
       case "tool_use": {
         // Input normally streams as input_json_delta; a non-empty input here is a complete one.
@@ -162,6 +233,13 @@ export class StreamTranslator {
     if (delta.type === "text_delta" && block?.kind === "text") {
       return [{ type: "text_delta", textId: block.id, delta: String(delta.text) }];
     }
+    if (delta.type === "citations_delta" && block?.kind === "text" && delta.citation !== undefined) {
+      return [{ type: "citation", textId: block.id, citation: citationFrom(delta.citation) }];
+    }
+    if (delta.type === "input_json_delta" && block?.kind === "server") {
+      block.args += String(delta.partial_json ?? "");
+      return [];
+    }
     if (delta.type === "input_json_delta" && block?.kind === "tool") {
       const piece = String(delta.partial_json ?? "");
       block.args += piece;
@@ -199,6 +277,16 @@ export class StreamTranslator {
           },
         ];
       }
+      case "server": {
+        const call: WireEvent = {
+          ...block.block,
+          input: parseToolArguments(block.args === "" ? "{}" : block.args),
+        };
+        // Other server tools (code execution, web fetch) are not modelled: they stay provider events.
+        if (call.name !== "web_search") return [{ type: "provider_event", raw: call }];
+        this.searches.set(String(call.id), call);
+        return [{ type: "web_search", webSearch: webSearchFrom(call) }];
+      }
       case "thinking":
         return [
           {
@@ -225,6 +313,7 @@ export class StreamTranslator {
       provider: PROVIDER,
       finishReason,
       usage,
+      warnings: this.warnings,
       ...(this.rateLimit !== undefined && { rateLimit: this.rateLimit }),
     });
     this.finished = true;

@@ -7,7 +7,7 @@ import type { AdapterOptions, ProviderAdapter } from "../adapter.js";
 import { ConnectionPool } from "../shared/connection-pool.js";
 import { rateLimitFromHeaders } from "../shared/rate-limit.js";
 import { type Exchange, mapGeminiError } from "./errors.js";
-import { PROVIDER, toGeminiCall } from "./request.js";
+import { PROVIDER, providerToolWarnings, toGeminiCall } from "./request.js";
 import { type ClientSettings, createGeminiClient, loadGeminiSdk } from "./sdk.js";
 import { geminiChunkBatches } from "./sse.js";
 import { GeminiEventTranslator } from "./translate.js";
@@ -85,7 +85,7 @@ export class GeminiAdapter implements ProviderAdapter {
       const client = await this.sdk();
       const params = await this.params(request, t, recordingFetch(t.exchange, this.pool, timeouts.connectMs));
       const result = await client.models.generateContent(params);
-      const translator = new GeminiEventTranslator(request.model);
+      const translator = new GeminiEventTranslator(request.model, providerToolWarnings(request));
       for (const _ of translator.chunk(result));
       for (const _ of translator.finish(rateLimitFromHeaders(t.exchange.response?.headers)));
       return translator.response();
@@ -116,7 +116,7 @@ export class GeminiAdapter implements ProviderAdapter {
       phase = "stream";
       const body = t.exchange.response?.body as unknown as AsyncIterable<Uint8Array> | null | undefined;
       if (body == null) throw new Error("Response body is empty");
-      const translator = new GeminiEventTranslator(request.model);
+      const translator = new GeminiEventTranslator(request.model, providerToolWarnings(request));
       const idle = withIdleTimeout(
         geminiChunkBatches(body, await loadGeminiSdk()),
         timeouts.streamReadMs,

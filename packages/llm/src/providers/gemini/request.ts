@@ -15,6 +15,7 @@ import type {
   Request,
   ToolChoice,
   ToolResultData,
+  Warning,
 } from "../../types/index.js";
 import { mimeFromPath, resolveMedia } from "../shared/media.js";
 
@@ -100,7 +101,8 @@ async function mediaPart(media: MediaData, defaultType: string): Promise<Part> {
 }
 
 function functionResponse(result: ToolResultData): Record<string, unknown> {
-  const { content, isError } = result;
+  const { isError } = result;
+  const content = result.document?.text ?? result.content;
   if (isError) return { error: typeof content === "string" ? content : JSON.stringify(content) };
   if (typeof content === "string") return { result: content };
   if (Array.isArray(content)) return { result: content };
@@ -163,9 +165,9 @@ function assistantParts(content: readonly ContentPart[], model: string): Part[] 
 }
 
 /**
- * The function responses of a tool message, in order, and the images they returned. Gemini 3
- * takes an inline image inside its functionResponse (`parts`), next to the result it belongs to;
- * earlier models, and images given by URL, get the image as a part after all the responses.
+ * The function responses of a tool message, in order, and the images and documents they
+ * returned. Gemini 3 takes inline media inside its functionResponse (`parts`), next to the result
+ * it belongs to; earlier models, and media given by URL, get it as a part after all the responses.
  */
 async function toolResultParts(
   message: Message,
@@ -184,17 +186,23 @@ async function toolResultParts(
         { provider: PROVIDER },
       );
     }
-    const image = result.image === undefined ? undefined : await mediaPart(result.image, "image/png");
-    const nested = image?.inlineData !== undefined && isGemini3(model) ? image.inlineData : undefined;
+    const media = [
+      ...(result.document !== undefined
+        ? [await mediaPart(result.document.document, "application/pdf")]
+        : []),
+      ...(result.image !== undefined ? [await mediaPart(result.image, "image/png")] : []),
+    ];
+    // Gemini 3 takes inline images and PDFs inside the function response; the rest go after.
+    const nested = isGemini3(model) ? media.filter((m) => m.inlineData !== undefined) : [];
     parts.push({
       functionResponse: {
         name,
         response: functionResponse(result),
         ...(!isSyntheticCallId(result.toolCallId) && { id: result.toolCallId }),
-        ...(nested !== undefined && { parts: [{ inlineData: nested }] }),
+        ...(nested.length > 0 && { parts: nested.map((m) => ({ inlineData: m.inlineData })) }),
       },
     });
-    if (image !== undefined && nested === undefined) images.push(image);
+    for (const m of media) if (!nested.includes(m)) images.push(m);
   }
   return [...parts, ...images];
 }
@@ -223,6 +231,33 @@ function alternate(contents: readonly Content[]): Content[] {
     ];
   }
   return out;
+}
+
+/**
+ * Google Search grounding. The Gemini API has no domain filters, so a request restricted to or
+ * away from some domains fails rather than search everywhere.
+ */
+function providerTools(request: Request): NonNullable<GenerateContentConfig["tools"]> {
+  return (request.providerTools ?? []).map((tool) => {
+    if ((tool.allowedDomains?.length ?? 0) > 0 || (tool.blockedDomains?.length ?? 0) > 0) {
+      throw new InvalidRequestError("Gemini's Google Search grounding cannot restrict domains", {
+        provider: PROVIDER,
+      });
+    }
+    return { googleSearch: {} };
+  });
+}
+
+/** Warnings for the web search options Google Search grounding has no setting for. */
+export function providerToolWarnings(request: Request): Warning[] {
+  const ignored = (request.providerTools ?? []).flatMap((t) => [
+    ...(t.maxUses !== undefined ? ["maxUses"] : []),
+    ...(t.userLocation !== undefined ? ["userLocation"] : []),
+    ...(t.searchContextSize !== undefined ? ["searchContextSize"] : []),
+  ]);
+  return ignored.length === 0
+    ? []
+    : [{ message: `Google Search grounding has no ${ignored.join(", ")}; ignored`, code: "ignored_option" }];
 }
 
 /** Translates a unified request into the SDK's generateContent parameters. */
@@ -277,6 +312,8 @@ export async function toGeminiCall(request: Request): Promise<GeminiCall> {
     ];
     config.toolConfig = toolConfigFor(request.toolChoice ?? { mode: "auto" });
   }
+  const grounding = providerTools(request);
+  if (grounding.length > 0) config.tools = [...(config.tools ?? []), ...grounding];
   const format = request.responseFormat;
   if (format?.type === "json") config.responseMimeType = "application/json";
   if (format?.type === "json_schema") {

@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
-import type { GenerateContentResponse, GenerateContentResponseUsageMetadata, Part } from "@google/genai";
+import type {
+  GenerateContentResponse,
+  GenerateContentResponseUsageMetadata,
+  GroundingMetadata,
+  Part,
+} from "@google/genai";
 import { ContentFilterError, StreamError } from "../../errors.js";
 import { StreamAccumulator } from "../../stream/accumulator.js";
 import type {
@@ -11,6 +16,8 @@ import type {
   ThinkingData,
   ToolCallData,
   Usage,
+  Warning,
+  WebSearchData,
 } from "../../types/index.js";
 import { EMPTY_USAGE } from "../../types/index.js";
 import { PROVIDER } from "./request.js";
@@ -77,6 +84,25 @@ export function checkPromptBlocked(chunk: GenerateContentResponse): void {
   });
 }
 
+/**
+ * Google Search grounding as a web search: the queries Gemini ran and the pages it grounded on.
+ * Nothing of it goes back to Gemini (the API takes no grounding in the history).
+ */
+export function webSearchFrom(meta: GroundingMetadata, id: string): WebSearchData {
+  return {
+    id,
+    provider: PROVIDER,
+    queries: [...(meta.webSearchQueries ?? [])],
+    results: (meta.groundingChunks ?? []).flatMap((c) =>
+      c.web?.uri !== undefined
+        ? [{ url: c.web.uri, ...(c.web.title !== undefined && { title: c.web.title }) }]
+        : [],
+    ),
+    status: "completed",
+    raw: [meta],
+  };
+}
+
 /** Strips the SDK's transport bookkeeping so `raw` is the JSON the server sent. */
 function rawOf(chunk: GenerateContentResponse): unknown {
   const { sdkHttpResponse: _ignored, ...rest } = chunk as GenerateContentResponse & Record<string, unknown>;
@@ -100,8 +126,13 @@ export class GeminiEventTranslator {
   private id?: string;
   private modelVersion?: string;
   private lastRaw?: unknown;
+  private grounding?: GroundingMetadata;
+  private lastText?: string;
 
-  constructor(private readonly model: string) {}
+  constructor(
+    private readonly model: string,
+    private readonly warnings: readonly Warning[] = [],
+  ) {}
 
   /** Events for one chunk, in wire order. */
   *chunk(chunk: GenerateContentResponse): Generator<StreamEvent> {
@@ -120,6 +151,8 @@ export class GeminiEventTranslator {
     }
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) yield* this.part(part);
+    // Streams repeat or complete the grounding in later chunks; the last one is the whole of it.
+    if (candidate?.groundingMetadata !== undefined) this.grounding = candidate.groundingMetadata;
     if (candidate?.finishReason !== undefined) {
       this.finishRaw = String(candidate.finishReason);
       yield* this.closeAll();
@@ -132,6 +165,7 @@ export class GeminiEventTranslator {
       throw new StreamError("gemini stream ended without a finishReason", { provider: PROVIDER });
     }
     yield* this.closeAll();
+    yield* this.groundingEvents();
     const finishReason = finishReasonFor(this.finishRaw, this.hasToolCalls);
     const usage = usageFrom(this.usageMeta);
     const response: Response = this.acc.response({
@@ -141,6 +175,7 @@ export class GeminiEventTranslator {
       finishReason,
       usage,
       raw: this.lastRaw,
+      warnings: this.warnings,
       ...(rateLimit !== undefined && { rateLimit }),
     });
     yield* this.emit({ type: "finish", finishReason, usage, response });
@@ -149,6 +184,39 @@ export class GeminiEventTranslator {
   /** The response built so far (after finish(): the final one). */
   response(): Response {
     return this.acc.response();
+  }
+
+  /**
+   * The search Gemini grounded the answer on, and its supports as citations of the answer's last
+   * text segment (supports index the whole answer text, which our segments split).
+   */
+  private *groundingEvents(): Generator<StreamEvent> {
+    const meta = this.grounding;
+    if (meta === undefined || (meta.webSearchQueries === undefined && meta.groundingChunks === undefined))
+      return;
+    yield* this.emit({
+      type: "web_search",
+      webSearch: webSearchFrom(meta, `search_${this.id ?? this.counter}`),
+    });
+    const textId = this.lastText;
+    if (textId === undefined) return;
+    const chunks = meta.groundingChunks ?? [];
+    for (const support of meta.groundingSupports ?? []) {
+      for (const index of support.groundingChunkIndices ?? []) {
+        const web = chunks[index]?.web;
+        if (web?.uri === undefined) continue;
+        yield* this.emit({
+          type: "citation",
+          textId,
+          citation: {
+            url: web.uri,
+            ...(web.title !== undefined && { title: web.title }),
+            ...(support.segment?.text !== undefined && { citedText: support.segment.text }),
+            provider: PROVIDER,
+          },
+        });
+      }
+    }
   }
 
   private *emit(event: StreamEvent): Generator<StreamEvent> {
@@ -196,6 +264,7 @@ export class GeminiEventTranslator {
     yield* this.closeReasoning();
     if (this.text === undefined) {
       this.text = `t${this.counter++}`;
+      this.lastText = this.text;
       yield* this.emit({ type: "text_start", textId: this.text });
     }
     if (text !== "") yield* this.emit({ type: "text_delta", textId: this.text, delta: text });

@@ -1,3 +1,4 @@
+import { InvalidRequestError } from "../../errors.js";
 import type { ContentPart, ImageData, Message, Request, ToolChoice, Warning } from "../../types/index.js";
 import { textFormat, toolOutputText } from "../openai/request.js";
 import { resolveMedia, toDataUrl } from "../shared/media.js";
@@ -142,6 +143,14 @@ export async function buildChatBody(
     }
   }
   flushImages(images, messages);
+  // Chat Completions servers run no tools of their own: answering without the search asked for
+  // would pass the model's guess off as a search result.
+  if ((request.providerTools ?? []).length > 0) {
+    throw new InvalidRequestError(
+      `OpenAI-compatible servers have no provider tools (${(request.providerTools ?? []).map((t) => t.kind).join(", ")})`,
+      { provider: PROVIDER },
+    );
+  }
   const body: Json = { model: request.model, messages };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map((t) => ({

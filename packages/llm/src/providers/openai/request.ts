@@ -1,10 +1,13 @@
 import { getModelInfo } from "../../catalog/index.js";
 import { InvalidRequestError } from "../../errors.js";
 import type {
+  Citation,
   ContentPart,
+  DocumentData,
   ImageData,
   Message,
   OutputItemRef,
+  ProviderTool,
   Request,
   ResponseFormat,
   ToolChoice,
@@ -34,6 +37,14 @@ export async function inputImage(image: ImageData, provider = PROVIDER): Promise
   };
 }
 
+/** The document as an `input_file` content item (URL, or its bytes as a data URL). */
+async function inputFile(document: DocumentData): Promise<Item> {
+  const media = await resolveMedia(document, PROVIDER, "application/pdf");
+  return media.kind === "url"
+    ? { type: "input_file", file_url: media.url }
+    : { type: "input_file", filename: document.fileName ?? "document.pdf", file_data: toDataUrl(media) };
+}
+
 /** A tool result's content as the text the model reads; failures are marked as such. */
 export function toolOutputText(result: ToolResultData): string {
   const text = typeof result.content === "string" ? result.content : JSON.stringify(result.content);
@@ -50,19 +61,9 @@ async function userContent(parts: readonly ContentPart[], warnings: Warning[]): 
       case "image":
         content.push(await inputImage(part.image));
         break;
-      case "document": {
-        const media = await resolveMedia(part.document, PROVIDER, "application/pdf");
-        content.push(
-          media.kind === "url"
-            ? { type: "input_file", file_url: media.url }
-            : {
-                type: "input_file",
-                filename: part.document.fileName ?? "document.pdf",
-                file_data: toDataUrl(media),
-              },
-        );
+      case "document":
+        content.push(await inputFile(part.document));
         break;
-      }
       case "audio":
         warnings.push({
           message: "audio input is not supported by the Responses API; dropped",
@@ -108,7 +109,14 @@ function assistantItems(message: Message, input: Item[]): void {
       if (text.length > 0 && own?.id !== item?.id) flush();
       item = own;
       // OpenAI's specification requires logprobs on output text; none were asked for, so none.
-      text.push({ type: "output_text", text: part.text, annotations: [], logprobs: [] });
+      const annotations = own !== undefined ? ownAnnotations(part.citations) : [];
+      text.push({ type: "output_text", text: part.text, annotations, logprobs: [] });
+    } else if (part.kind === "web_search") {
+      // Our own web_search_call items go back as they came; another provider's mean nothing here.
+      const { provider, raw } = part.webSearch;
+      if (provider !== PROVIDER || raw === undefined) continue;
+      flush();
+      for (const item of raw) input.push(item as Item);
     } else if (part.kind === "tool_call") {
       flush();
       const call = part.toolCall;
@@ -134,16 +142,49 @@ function assistantItems(message: Message, input: Item[]): void {
   flush();
 }
 
+/** The url_citation annotations of our own output text, as the API sent them. */
+const ownAnnotations = (citations: readonly Citation[] | undefined): unknown[] =>
+  (citations ?? []).flatMap((c) => (c.provider === PROVIDER && c.raw !== undefined ? [c.raw] : []));
+
+/**
+ * The Responses API's web search tool. Blocked domains have no field here, so a request with
+ * some fails rather than search them; a use limit is a warning.
+ */
+function providerToolItem(tool: ProviderTool, warnings: Warning[]): Item {
+  if (tool.blockedDomains !== undefined && tool.blockedDomains.length > 0) {
+    throw new InvalidRequestError("the Responses API web_search tool cannot block domains (blockedDomains)", {
+      provider: PROVIDER,
+    });
+  }
+  if (tool.maxUses !== undefined) {
+    warnings.push({
+      message: "the Responses API web_search tool has no use limit; maxUses ignored",
+      code: "ignored_option",
+    });
+  }
+  const location = tool.userLocation;
+  return {
+    type: "web_search",
+    ...(tool.searchContextSize !== undefined && { search_context_size: tool.searchContextSize }),
+    ...(location !== undefined && { user_location: { type: "approximate", ...location } }),
+    ...(tool.allowedDomains !== undefined && { filters: { allowed_domains: [...tool.allowedDomains] } }),
+  };
+}
+
 /**
  * A tool result as a function_call_output item. An image the tool produced goes inside the
  * output's content list, so the outputs of parallel calls stay together.
  */
 async function toolResultItems(result: ToolResultData, input: Item[]): Promise<void> {
-  const text = toolOutputText(result);
+  const document = result.document;
+  const text =
+    document !== undefined ? toolOutputText({ ...result, content: document.text }) : toolOutputText(result);
+  const media = [
+    ...(document !== undefined ? [await inputFile(document.document)] : []),
+    ...(result.image !== undefined ? [await inputImage(result.image)] : []),
+  ];
   const output: string | Item[] =
-    result.image === undefined
-      ? text
-      : [...(text === "" ? [] : [{ type: "input_text", text }]), await inputImage(result.image)];
+    media.length === 0 ? text : [...(text === "" ? [] : [{ type: "input_text", text }]), ...media];
   input.push({ type: "function_call_output", call_id: result.toolCallId, output });
 }
 
@@ -218,14 +259,18 @@ export async function buildResponsesBody(request: Request): Promise<ResponsesBod
 
   const body: Record<string, unknown> = { model: request.model, input, store: false };
   if (instructions.length > 0) body.instructions = instructions.join("\n\n");
-  if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
+  const tools: Item[] = [
+    ...(request.tools ?? []).map((t) => ({
       type: "function",
       name: t.name,
       description: t.description,
       parameters: t.parameters,
       strict: false,
-    }));
+    })),
+    ...(request.providerTools ?? []).map((t) => providerToolItem(t, warnings)),
+  ];
+  if (tools.length > 0) {
+    body.tools = tools;
     body.tool_choice = toolChoice(request.toolChoice ?? { mode: "auto" });
   } else if (request.toolChoice !== undefined && request.toolChoice.mode !== "auto") {
     warnings.push({ message: "toolChoice without tools was ignored", code: "ignored_tool_choice" });
@@ -238,9 +283,13 @@ export async function buildResponsesBody(request: Request): Promise<ResponsesBod
   // Without storage the only way reasoning survives a tool round is its encrypted content, sent
   // back in the next request; a reasoning model reasons at its default effort too.
   const options = request.providerOptions?.[PROVIDER];
+  const include: string[] = [];
   if (options?.store !== true && (request.reasoningEffort !== undefined || reasons(request.model))) {
-    body.include = ["reasoning.encrypted_content"];
+    include.push("reasoning.encrypted_content");
   }
+  // The pages a search read, which the answer's citations cover only in part.
+  if ((request.providerTools ?? []).length > 0) include.push("web_search_call.action.sources");
+  if (include.length > 0) body.include = include;
   if (request.cacheKey !== undefined) body.prompt_cache_key = request.cacheKey;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;

@@ -1,5 +1,6 @@
 import { parseToolArguments } from "../../stream/accumulator.js";
 import type {
+  Citation,
   ContentPart,
   FinishReason,
   OutputItemRef,
@@ -9,6 +10,7 @@ import type {
   ToolCallData,
   Usage,
   Warning,
+  WebSearchData,
 } from "../../types/index.js";
 
 const PROVIDER = "openai";
@@ -20,10 +22,64 @@ export interface WireOutputItem {
   readonly call_id?: string;
   readonly name?: string;
   readonly arguments?: string;
-  readonly content?: readonly { readonly type: string; readonly text?: string; readonly refusal?: string }[];
+  readonly content?: readonly {
+    readonly type: string;
+    readonly text?: string;
+    readonly refusal?: string;
+    readonly annotations?: readonly WireAnnotation[];
+  }[];
+  readonly status?: string;
+  readonly action?: {
+    readonly type?: string;
+    readonly query?: string;
+    readonly queries?: readonly string[];
+    readonly sources?: readonly { readonly type?: string; readonly url?: string }[];
+    readonly url?: string | null;
+  };
   readonly summary?: readonly { readonly type: string; readonly text?: string }[];
   readonly encrypted_content?: string | null;
   readonly phase?: string | null;
+}
+
+/** An output_text annotation; url_citation is the one web search makes. */
+export interface WireAnnotation {
+  readonly type: string;
+  readonly url?: string;
+  readonly title?: string;
+  readonly start_index?: number;
+  readonly end_index?: number;
+}
+
+/** The url_citation annotations of an output_text, as citations keeping the wire object. */
+export function citationsFrom(annotations: readonly WireAnnotation[] | undefined): Citation[] {
+  return (annotations ?? [])
+    .filter((a) => a.type === "url_citation" && typeof a.url === "string")
+    .map((a) => ({
+      url: a.url as string,
+      ...(typeof a.title === "string" && { title: a.title }),
+      ...(typeof a.start_index === "number" && { startIndex: a.start_index }),
+      ...(typeof a.end_index === "number" && { endIndex: a.end_index }),
+      provider: PROVIDER,
+      raw: a,
+    }));
+}
+
+/** A web_search_call item as a web search: its queries and the sources it read (when included). */
+export function webSearchFromItem(item: WireOutputItem): WebSearchData {
+  const action = item.action ?? {};
+  const queries = action.queries ?? (typeof action.query === "string" ? [action.query] : []);
+  const pages = action.type === "open_page" && typeof action.url === "string" ? [{ url: action.url }] : [];
+  const sources = (action.sources ?? []).flatMap((s) => (typeof s.url === "string" ? [{ url: s.url }] : []));
+  const failed = item.status === "failed";
+  return {
+    id: item.id ?? "",
+    provider: PROVIDER,
+    queries: [...queries],
+    results: [...sources, ...pages],
+    status: failed ? "failed" : item.status === "completed" ? "completed" : "in_progress",
+    ...(failed && { error: "failed" }),
+    raw: [item],
+  };
 }
 
 export interface WireUsage {
@@ -46,8 +102,10 @@ export interface WireResponse {
 }
 
 /** Usage in our terms; reasoning and cached tokens only when reported. */
-export function usageFromWire(usage: WireUsage | null | undefined): Usage {
-  if (usage === null || usage === undefined) return { inputTokens: 0, outputTokens: 0, totalTokens: 0 };
+export function usageFromWire(usage: WireUsage | null | undefined, webSearches = 0): Usage {
+  const searched = webSearches > 0 ? { webSearches } : {};
+  if (usage === null || usage === undefined)
+    return { inputTokens: 0, outputTokens: 0, totalTokens: 0, ...searched };
   const inputTokens = usage.input_tokens ?? 0;
   const outputTokens = usage.output_tokens ?? 0;
   const reasoning = usage.output_tokens_details?.reasoning_tokens;
@@ -58,6 +116,7 @@ export function usageFromWire(usage: WireUsage | null | undefined): Usage {
     totalTokens: usage.total_tokens ?? inputTokens + outputTokens,
     ...(reasoning !== undefined && { reasoningTokens: reasoning }),
     ...(cached !== undefined && { cacheReadTokens: cached }),
+    ...searched,
     raw: usage,
   };
 }
@@ -120,8 +179,16 @@ export function partsFromItem(item: WireOutputItem): ContentPart[] {
       const ref = itemRef(item);
       return (item.content ?? []).flatMap((c): ContentPart[] => {
         const text = c.type === "refusal" ? c.refusal : c.text;
+        const citations = citationsFrom(c.annotations);
         return typeof text === "string" && text !== ""
-          ? [{ kind: "text", text, ...(ref !== undefined && { item: ref }) }]
+          ? [
+              {
+                kind: "text",
+                text,
+                ...(ref !== undefined && { item: ref }),
+                ...(citations.length > 0 && { citations }),
+              },
+            ]
           : [];
       });
     }
@@ -129,10 +196,16 @@ export function partsFromItem(item: WireOutputItem): ContentPart[] {
       return [{ kind: "tool_call", toolCall: toolCallFromItem(item) }];
     case "reasoning":
       return [{ kind: "thinking", thinking: thinkingFromItem(item) }];
+    case "web_search_call":
+      return [{ kind: "web_search", webSearch: webSearchFromItem(item) }];
     default:
       return [];
   }
 }
+
+/** How many web searches a response ran (one web_search_call item each). */
+export const searchCount = (wire: WireResponse): number =>
+  (wire.output ?? []).filter((i) => i.type === "web_search_call").length;
 
 /** The wire response without the SDK's convenience `output_text`, so raw is what the server sent. */
 export function wireRaw(response: object): unknown {
@@ -151,7 +224,7 @@ export function responseFromWire(
     provider: PROVIDER,
     message: { role: "assistant", content: (wire.output ?? []).flatMap(partsFromItem) },
     finishReason: finishFromWire(wire),
-    usage: usageFromWire(wire.usage),
+    usage: usageFromWire(wire.usage, searchCount(wire)),
     raw: wireRaw(wire),
     warnings: extra.warnings ?? [],
     ...(extra.rateLimit !== undefined && { rateLimit: extra.rateLimit }),

@@ -3,13 +3,16 @@ import { StreamAccumulator } from "../../stream/accumulator.js";
 import type { RateLimitInfo, StreamEvent, Warning } from "../../types/index.js";
 import { errorFromStreamPayload } from "../shared/openai-sdk-errors.js";
 import {
+  citationsFrom,
   finishFromWire,
   itemRef,
+  searchCount,
   thinkingFromItem,
   toolCallFromItem,
   usageFromWire,
   type WireOutputItem,
   type WireResponse,
+  webSearchFromItem,
   wireRaw,
 } from "./response.js";
 
@@ -109,6 +112,15 @@ export async function* translateResponsesStream(
             ...(ref !== undefined && { item: ref }),
           });
           const open = openText.get(itemId);
+          // Citations come whole with the finished item, before its text segments end.
+          if (open !== undefined) {
+            for (const [index, c] of (item.content ?? []).entries()) {
+              const textId = `${itemId}:${index}`;
+              if (!open.has(textId)) continue;
+              for (const citation of citationsFrom(c.annotations))
+                yield* emit({ type: "citation", textId, citation });
+            }
+          }
           if (open === undefined) {
             // Servers that send no deltas still send the finished item; its text must not be lost.
             for (const [index, c] of (item.content ?? []).entries()) {
@@ -116,6 +128,8 @@ export async function* translateResponsesStream(
               if (typeof text !== "string" || text === "") continue;
               const textId = `${itemId}:${index}`;
               yield* emit({ type: "text_start", textId }, { type: "text_delta", textId, delta: text });
+              for (const citation of citationsFrom(c.annotations))
+                yield* emit({ type: "citation", textId, citation });
               yield* emit(end(textId));
             }
           }
@@ -123,6 +137,8 @@ export async function* translateResponsesStream(
           openText.delete(itemId);
         } else if (item?.type === "function_call") {
           yield* emit({ type: "tool_call_end", toolCall: toolCallFromItem(item) });
+        } else if (item?.type === "web_search_call") {
+          yield* emit({ type: "web_search", webSearch: webSearchFromItem(item) });
         } else if (item?.type === "reasoning" && item.id !== undefined) {
           yield* emit({ type: "reasoning_end", reasoningId: item.id, thinking: thinkingFromItem(item) });
         }
@@ -132,7 +148,7 @@ export async function* translateResponsesStream(
       case "response.incomplete": {
         const wire = event.response ?? {};
         const finishReason = finishFromWire(wire);
-        const usage = usageFromWire(wire.usage);
+        const usage = usageFromWire(wire.usage, searchCount(wire));
         const response = acc.response({
           id: wire.id ?? "",
           model: wire.model ?? "",
