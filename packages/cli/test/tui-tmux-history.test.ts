@@ -7,8 +7,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Turn } from "@attractor/agent";
 import { streamEventsFor } from "@attractor/llm/testing";
-import { describe, expect, it } from "vitest";
 import { createSessionStore, packTurn } from "@attractor/runtime/store";
+import { describe, expect, it } from "vitest";
 import { sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
 /** Exchanges stored: two items each, 200 past the cap. */
