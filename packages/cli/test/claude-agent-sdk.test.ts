@@ -307,6 +307,33 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
     expect(JSON.stringify(request?.body.system)).toContain("You are the release bot of this project.");
     expect(JSON.stringify(request?.body.messages)).toContain("Ticket REL-42 is open.");
   });
+
+  it("agents: a subagent the program defines is offered by name, runs with its prompt and tools, and its answer comes back", async () => {
+    model.script([
+      {
+        calls: [{ name: "spawn_agent", args: { task: "check src/math.js", subagent_type: "math-reviewer" } }],
+      },
+      { text: "the reviewer says: minus should be plus" },
+      { expect: lastResultMentions(/minus should be plus/), text: "done" },
+    ]);
+    const { messages, stderr } = await collect("review the arithmetic", {
+      agents: {
+        "math-reviewer": {
+          description: "Reviews arithmetic code",
+          prompt: "You review arithmetic.",
+          tools: ["Read"],
+        },
+      },
+    });
+    expect(results(messages)[0], stderr).toMatchObject({ subtype: "success", result: "done" });
+    expect(stderr).not.toContain("not honoured: agents");
+    const [parent, child] = model.seen();
+    expect(JSON.stringify(parent?.body.tools)).toContain("math-reviewer");
+    expect(JSON.stringify(child?.body.system)).toContain("You review arithmetic.");
+    // The definition's tools, not the parent's: the child may read, not run commands.
+    expect(child?.tools).toContain("read_file");
+    expect(child?.tools).not.toContain("shell");
+  });
 });
 
 describe("a program written for the Claude Agent SDK", () => {

@@ -1,4 +1,4 @@
-import type { HookEventName } from "@attractor/agent";
+import type { HookEventName, SubagentType } from "@attractor/agent";
 import { HOOK_EVENTS } from "@attractor/runtime";
 
 /** The callbacks the program registered for one event and matcher, by id. */
@@ -14,6 +14,8 @@ export interface SdkHookRegistration {
 export interface SdkInitialize {
   /** The callbacks registered per event and matcher. */
   readonly hooks: readonly SdkHookRegistration[];
+  /** The program's `agents`: subagent types the model may start by name. */
+  readonly agents: readonly SubagentType[];
   /** The names of the program's in-process MCP servers. */
   readonly sdkMcpServers: readonly string[];
   /** `systemPrompt`: replaces the agent's own instructions (as `--system-prompt`). */
@@ -32,7 +34,35 @@ const READ = new Set([
   "sdkMcpServerManifests",
   "systemPrompt",
   "appendSystemPrompt",
+  "agents",
 ]);
+
+/** The program's `agents` ({name: {description, prompt, tools?, model?}}); a malformed one is named. */
+function readAgents(agents: unknown, unhonoured: string[]): SubagentType[] {
+  if (agents === null || typeof agents !== "object" || Array.isArray(agents)) return [];
+  const types: SubagentType[] = [];
+  for (const [name, value] of Object.entries(agents as Record<string, unknown>)) {
+    const a = value as { description?: unknown; prompt?: unknown; tools?: unknown; model?: unknown } | null;
+    if (typeof a?.description !== "string" || typeof a.prompt !== "string" || name.trim() === "") {
+      unhonoured.push(`agents.${name} (needs a description and a prompt)`);
+      continue;
+    }
+    const extra = Object.keys(a).filter((k) => !["description", "prompt", "tools", "model"].includes(k));
+    for (const key of extra) unhonoured.push(`agents.${name}.${key}`);
+    const tools = Array.isArray(a.tools)
+      ? a.tools.filter((t): t is string => typeof t === "string")
+      : undefined;
+    types.push({
+      name,
+      description: a.description,
+      prompt: a.prompt,
+      ...(tools !== undefined && { tools }),
+      ...(typeof a.model === "string" && { model: a.model }),
+      file: "the Claude Agent SDK's agents option",
+    });
+  }
+  return types;
+}
 
 /**
  * Reads an `initialize` request: `hooks` ({event: [{matcher, hookCallbackIds, timeout}]}) the
@@ -78,6 +108,7 @@ export function readInitialize(request: Readonly<Record<string, unknown>>): SdkI
     ...(typeof systemPrompt === "string" && systemPrompt.trim() !== "" && { systemPrompt }),
     ...(typeof append === "string" && append.trim() !== "" && { appendSystemPrompt: append }),
     hooks: registrations,
+    agents: readAgents(request.agents, unhonoured),
     sdkMcpServers,
     unhonoured,
   };

@@ -1,4 +1,4 @@
-import type { McpServerConfig } from "@attractor/agent";
+import type { McpServerConfig, SubagentType } from "@attractor/agent";
 import type { HookFunctionGroup, McpRunOptions, PermissionMode, RuntimeUi } from "@attractor/runtime";
 import { type ControlChannel, createControlChannel } from "./control-channel.js";
 import { readInitialize } from "./initialize.js";
@@ -13,6 +13,8 @@ export interface SdkConnection {
   readonly ui: RuntimeUi;
   /** The system prompt options of the client's initialize. */
   readonly prompts: { readonly systemPrompt?: string; readonly appendSystemPrompt?: string };
+  /** The client's `agents`: subagent types added to the project's. */
+  readonly subagentTypes: readonly SubagentType[];
   /** The client's hook callbacks (its initialize's), each a `hook_callback` request. */
   readonly hookCallbacks: readonly HookFunctionGroup[];
   /** The run's MCP servers with the client's in-process ones added (and `--mcp-config` "sdk" entries wired). */
@@ -74,6 +76,7 @@ export function connectSdkClient(options: {
       ...(init?.appendSystemPrompt !== undefined && { appendSystemPrompt: init.appendSystemPrompt }),
     },
     hookCallbacks,
+    subagentTypes: init?.agents ?? [],
     mcp(base) {
       const named = init?.sdkMcpServers ?? [];
       const listed = Object.entries(base?.servers ?? {});

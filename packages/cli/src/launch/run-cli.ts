@@ -213,6 +213,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       }),
       ...(mcp !== undefined && { mcp }),
       ...(sdk !== undefined && sdk.hookCallbacks.length > 0 && { hookCallbacks: sdk.hookCallbacks }),
+      ...(sdk !== undefined && sdk.subagentTypes.length > 0 && { subagentTypes: sdk.subagentTypes }),
     });
   } catch (error) {
     const message = configurationMessage(error);
