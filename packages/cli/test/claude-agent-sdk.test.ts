@@ -316,6 +316,7 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
       { text: "the reviewer says: minus should be plus" },
       { expect: lastResultMentions(/minus should be plus/), text: "done" },
     ]);
+    const before = model.seen().length;
     const { messages, stderr } = await collect("review the arithmetic", {
       agents: {
         "math-reviewer": {
@@ -327,7 +328,7 @@ describe("the Claude Agent SDK with attractor as its executable", () => {
     });
     expect(results(messages)[0], stderr).toMatchObject({ subtype: "success", result: "done" });
     expect(stderr).not.toContain("not honoured: agents");
-    const [parent, child] = model.seen();
+    const [parent, child] = model.seen().slice(before);
     expect(JSON.stringify(parent?.body.tools)).toContain("math-reviewer");
     expect(JSON.stringify(child?.body.system)).toContain("You review arithmetic.");
     // The definition's tools, not the parent's: the child may read, not run commands.
