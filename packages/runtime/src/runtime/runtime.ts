@@ -1263,7 +1263,10 @@ class AgentRuntime implements Runtime {
    * in it (once per folder and session), as Claude Code loads nested CLAUDE.md files.
    */
   private withNestedDocs(inner: AfterToolCallHook): AfterToolCallHook {
-    const nested = createNestedDocs(this.environment, { providerFiles: this.profile.projectDocFiles });
+    const nested = createNestedDocs(this.environment, {
+      providerFiles: this.profile.projectDocFiles,
+      ...(this.parts.env.HOME !== undefined && { homeDir: this.parts.env.HOME }),
+    });
     return async (call, result) => {
       const replaced = await inner(call, result);
       const kind = callKind(call.toolName);
