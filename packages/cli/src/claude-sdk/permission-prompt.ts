@@ -1,16 +1,12 @@
 import { claudeCodeNamesOf, withClaudeCodeFields } from "@attractor/agent";
-import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import {
-  type AskReply,
+  type PermissionAnswer,
   type PermissionMode,
   type PermissionRequest,
   permissionSuggestions,
-  readPermissionUpdates,
+  readPermissionResult,
 } from "@attractor/runtime";
 import { type ControlChannel, ControlRequestError } from "./control-channel.js";
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /**
  * The permission question of a headless run put to the Claude Agent SDK's `canUseTool` as a
@@ -28,7 +24,7 @@ export function sdkPermissionPrompt(
     /** Reports updates that are not honoured, and answers that could not be read. */
     readonly warn: (message: string) => void;
   },
-): (request: PermissionRequest) => Promise<AskReply> {
+): (request: PermissionRequest) => Promise<PermissionAnswer> {
   return async (request) => {
     const { call } = request;
     let answer: Record<string, unknown>;
@@ -54,30 +50,9 @@ export function sdkPermissionPrompt(
           : String(error);
       return { answer: "deny", message: `${why}; the call was not run.` };
     }
-    if (answer.behavior === "deny") {
-      const message = typeof answer.message === "string" ? answer.message : undefined;
-      return {
-        answer: answer.interrupt === true ? "abort" : "deny",
-        ...(message !== undefined && { message }),
-      };
-    }
-    if (answer.behavior !== "allow") {
-      options.warn(`canUseTool answered ${JSON.stringify(answer).slice(0, 200)}: read as a denial`);
-      return { answer: "deny", message: "the permission callback gave no decision; the call was not run." };
-    }
-    if (answer.updatedInput !== undefined && !isObject(answer.updatedInput)) {
-      return { answer: "deny", message: "the permission callback's updatedInput is not an object." };
-    }
-    const updates = readPermissionUpdates(answer.updatedPermissions);
-    if (updates.mode !== undefined) options.setMode?.(updates.mode);
-    if (updates.ignored.length > 0)
-      options.warn(`permission updates not honoured: ${updates.ignored.join(", ")}`);
-    return {
-      answer: "allow_once",
-      ...(isObject(answer.updatedInput) && {
-        arguments: fromClaudeCodeFields(call.toolName, answer.updatedInput, call.arguments),
-      }),
-      ...(updates.rules.length > 0 && { rules: updates.rules }),
-    };
+    return readPermissionResult(answer, call, {
+      ...(options.setMode && { setMode: options.setMode }),
+      warn: options.warn,
+    });
   };
 }

@@ -214,8 +214,12 @@ async function runHookCallback(
       return { kind: "error", message: `hook function timed out after ${timeoutMs} ms` };
     if (result === undefined || result === null) return { kind: "ok", stdout: "" };
     const stdout = JSON.stringify(result);
-    const json = parseHookJson(stdout);
-    return json ? { kind: "ok", stdout, json } : { kind: "ok", stdout: "" };
+    const json = typeof result === "object" ? parseHookJson(stdout) : undefined;
+    // An answer that is not a hook output object is the hook's error (shown, not blocking), as a
+    // command hook that prints something unreadable: never a silent "no objection".
+    if (json === undefined)
+      return { kind: "error", message: "hook function answered with no hook output object" };
+    return { kind: "ok", stdout, json };
   } catch (error) {
     return {
       kind: "error",

@@ -10,6 +10,7 @@ export { QueryControlError, QueryError, QueryOptionError } from "./errors.js";
 export {
   type PermissionRuleValue,
   permissionSuggestions,
+  readPermissionResult,
   readPermissionUpdates,
 } from "./permission-updates.js";
 export { QueryStartError, query } from "./query.js";

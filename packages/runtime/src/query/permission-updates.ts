@@ -1,6 +1,7 @@
-import { claudeCodeNamesOf } from "@attractor/agent";
+import { claudeCodeNamesOf, type ToolCallInfo } from "@attractor/agent";
+import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import { type PermissionMode, toPermissionMode } from "../permissions/modes.js";
-import type { PermissionRequest } from "../permissions/policy.js";
+import type { PermissionAnswer, PermissionRequest } from "../permissions/policy.js";
 
 /** One rule as the Claude Agent SDK writes it: `{ toolName: "Bash", ruleContent: "npm test:*" }`. */
 export interface PermissionRuleValue {
@@ -60,4 +61,45 @@ export function readPermissionUpdates(updates: unknown): {
     }
   }
   return { rules, ...(mode !== undefined && { mode }), ignored };
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A program's answer to a permission question (the Claude Agent SDK's PermissionResult, from
+ * `canUseTool` or a `can_use_tool` reply) as the policy's answer. Allow runs the call, with
+ * `updatedInput` in our field names (the policy judges it again) and `updatedPermissions`' allow
+ * rules for the session; a `setMode` update goes to `setMode`, others to `warn`. Deny carries its
+ * message, and `interrupt: true` stops the run. Anything else is a denial, never a yes.
+ */
+export function readPermissionResult(
+  answer: unknown,
+  call: ToolCallInfo,
+  host: { readonly setMode?: (mode: PermissionMode) => void; readonly warn: (message: string) => void },
+): PermissionAnswer {
+  const result = isObject(answer) ? answer : {};
+  if (result.behavior === "deny") {
+    const message = typeof result.message === "string" ? result.message : undefined;
+    return {
+      answer: result.interrupt === true ? "abort" : "deny",
+      ...(message !== undefined && { message }),
+    };
+  }
+  if (result.behavior !== "allow") {
+    host.warn(`canUseTool answered ${JSON.stringify(answer)?.slice(0, 200)}: read as a denial`);
+    return { answer: "deny", message: "the permission callback gave no decision; the call was not run." };
+  }
+  if (result.updatedInput !== undefined && !isObject(result.updatedInput))
+    return { answer: "deny", message: "the permission callback's updatedInput is not an object." };
+  const updates = readPermissionUpdates(result.updatedPermissions);
+  if (updates.mode !== undefined) host.setMode?.(updates.mode);
+  if (updates.ignored.length > 0) host.warn(`permission updates not honoured: ${updates.ignored.join(", ")}`);
+  return {
+    answer: "allow_once",
+    ...(isObject(result.updatedInput) && {
+      arguments: fromClaudeCodeFields(call.toolName, result.updatedInput, call.arguments),
+    }),
+    ...(updates.rules.length > 0 && { rules: updates.rules }),
+  };
 }

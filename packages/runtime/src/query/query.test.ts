@@ -460,6 +460,19 @@ describe("query(): hooks as functions", () => {
       messages.some((m) => m.type === "system" && "message" in m && /hook exploded/.test(m.message)),
     ).toBe(true);
   });
+
+  it("a hook that answers with something other than a hook output object is reported, never read as no objection", async () => {
+    const client = model([SHELL("node test.js"), { text: "x" }]);
+    const messages = await collect(kit, "test", {
+      client,
+      permissionMode: "bypassPermissions",
+      // A program's mistake: the decision as a bare string.
+      hooks: { PreToolUse: [{ hooks: [async () => "block" as never] }] },
+    });
+    expect(
+      messages.some((m) => m.type === "system" && "message" in m && /no hook output object/.test(m.message)),
+    ).toBe(true);
+  });
 });
 
 const SCHEMA = {

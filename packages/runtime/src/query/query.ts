@@ -12,7 +12,6 @@ import {
   type SubagentType,
   withClaudeCodeFields,
 } from "@attractor/agent";
-import { fromClaudeCodeFields } from "@attractor/agent/internals";
 import { attractorHome, claudeUserDir, loadSettings, SettingsError } from "../config/index.js";
 import type { HookFunctionGroup } from "../hooks/index.js";
 import {
@@ -32,7 +31,7 @@ import {
 import { createSessionStore, type SessionStore } from "../store/index.js";
 import { createClaudeStream } from "./claude-stream.js";
 import { QueryControlError, QueryError, QueryOptionError } from "./errors.js";
-import { permissionSuggestions, readPermissionUpdates } from "./permission-updates.js";
+import { permissionSuggestions, readPermissionResult } from "./permission-updates.js";
 import { createRunTracker } from "./run-result.js";
 import { type ConnectedSdkServer, connectSdkServer } from "./sdk-mcp.js";
 import { copyStoredSession } from "./session-copy.js";
@@ -224,7 +223,7 @@ async function execute(
             uuid: randomUUID(),
           }),
       }),
-      headless: options.canUseTool === undefined,
+      headless: true,
       env,
       home,
       settings: await loadChosenSettings(options, home, projectDir, env),
@@ -662,6 +661,7 @@ function permissionUi(
 ): RuntimeUi {
   return {
     askPermission: async (request) => (canUseTool ? decide(canUseTool, request, signal, host) : "deny"),
+    answersPermissions: canUseTool !== undefined,
     askUser: async () =>
       "No user is present: this is a non-interactive run. Make a reasonable assumption and continue.",
   };
@@ -690,22 +690,7 @@ async function decide(
       reason: request.reason,
       attractorToolName: ours,
     });
-    if (result?.behavior === "allow") {
-      const updates = readPermissionUpdates(result.updatedPermissions);
-      if (updates.mode !== undefined) host.setMode(updates.mode);
-      if (updates.ignored.length > 0)
-        host.warn(`permission updates not honoured: ${updates.ignored.join(", ")}`);
-      return {
-        answer: "allow_once",
-        ...(result.updatedInput !== undefined && {
-          arguments: fromClaudeCodeFields(ours, result.updatedInput, request.call.arguments),
-        }),
-        ...(updates.rules.length > 0 && { rules: updates.rules }),
-      };
-    }
-    if (result?.behavior === "deny")
-      return { answer: result.interrupt === true ? "abort" : "deny", message: result.message };
-    return { answer: "deny", message: "the permission callback gave no decision." };
+    return readPermissionResult(result, request.call, host);
   } catch (error) {
     return {
       answer: "deny",
