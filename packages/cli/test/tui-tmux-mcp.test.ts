@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   terminal?.kill();
   await model?.close();
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe("MCP servers in the interactive UI", () => {

@@ -26,7 +26,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   terminal?.kill();
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe("/memory in tmux", () => {

@@ -79,7 +79,7 @@ afterAll(async () => {
   terminal?.kill();
   server?.closeAllConnections();
   if (server) await new Promise((r) => server.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const texts = (blocks: readonly SentBlock[]) =>

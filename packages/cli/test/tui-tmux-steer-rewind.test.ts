@@ -74,7 +74,7 @@ afterAll(async () => {
   terminal?.kill();
   server?.closeAllConnections();
   await new Promise((r) => server?.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 describe("steering and /rewind in tmux", () => {

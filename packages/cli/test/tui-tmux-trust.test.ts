@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const t of terminals) t.kill();
   await new Promise((r) => server?.close(r));
-  if (root) await rm(root, { recursive: true, force: true });
+  if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 });
 
 const open = (name: string) => {

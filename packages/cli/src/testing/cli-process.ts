@@ -130,7 +130,12 @@ export async function buggyProject(): Promise<{
   await mkdir(join(root, "user"), { recursive: true });
   await writeFile(join(project, "src", "math.js"), BUGGY_MATH);
   await writeFile(join(project, "test.js"), TEST_JS);
-  return { root, project, remove: () => rm(root, { recursive: true, force: true }) };
+  // A command just stopped may still be writing its transcript: removal retries on ENOTEMPTY.
+  return {
+    root,
+    project,
+    remove: () => rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }),
+  };
 }
 
 export const BUGGY_LINE = "  return a - b;";

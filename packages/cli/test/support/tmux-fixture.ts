@@ -62,7 +62,7 @@ export function tmuxFixture(
     const started = server;
     started?.closeAllConnections();
     if (started) await new Promise((r) => started.close(r));
-    if (root) await rm(root, { recursive: true, force: true });
+    if (root) await rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   });
 
   return {
