@@ -245,10 +245,27 @@ export {
   type WebFetchToolOptions,
 } from "./tools/web-fetch/index.js";
 export {
+  type AnswerSegment,
+  createProviderWebSearchTool,
   createWebSearchTool,
+  type ModelWebSearcherOptions,
+  modelWebSearcher,
+  type NumberedSource,
+  PROVIDERS_WITH_WEB_SEARCH,
+  type ProviderWebSearchToolOptions,
+  providerRunsWebSearch,
+  type SearxngSearcherOptions,
+  searxngWebSearcher,
   WEB_SEARCH_TOOL,
+  type WebSearcher,
+  type WebSearchFindings,
+  type WebSearchQuery,
+  type WebSearchReport,
+  type WebSearchSource,
   type WebSearchToolOptions,
-} from "./tools/web-search/tool.js";
+  webSearchReport,
+  webSearchReportText,
+} from "./tools/web-search/index.js";
 export { type WriteFileArgs, writeFileTool } from "./tools/write-file.js";
 export {
   DEFAULT_TOOL_LIMITS,

@@ -1,7 +1,9 @@
-// The web_search tool in the agent loop: where the provider runs search it goes as the provider
-// tool (never as a function), the searches and citations reach the events, and the provider's own
-// blocks go back with the next request; where it runs none the tool is not offered and the
-// session says so, and a model that calls it anyway gets an error, never results.
+// web_search run inside the model's response (createProviderWebSearchTool): where the provider
+// runs search it goes as the provider tool (never as a function), the searches and citations reach
+// the events, and the provider's own blocks go back with the next request; where it runs none the
+// tool is not offered and the session says so, and a model that calls it anyway gets an error,
+// never results. The function tool that searches in a side request is tested in
+// web-search-tool.test.ts.
 import { AnthropicAdapter, Client, OpenAIAdapter, OpenAICompatibleAdapter } from "@attractor/llm";
 import {
   chunkReply,
@@ -28,7 +30,7 @@ import { createGeminiProfile } from "../src/profiles/gemini/index.js";
 import { createOpenAIProfile } from "../src/profiles/openai/index.js";
 import { createOpenAICompatibleProfile } from "../src/profiles/openai-compatible/index.js";
 import { Session } from "../src/session/session.js";
-import { createWebSearchTool } from "../src/tools/web-search/tool.js";
+import { createProviderWebSearchTool } from "../src/tools/web-search/tool.js";
 import type { SessionEvent, SessionEventOf } from "../src/types/events.js";
 import { tempDir } from "./support/fixtures.js";
 
@@ -94,7 +96,9 @@ describe("web_search where the provider runs it", () => {
     server.setHandler([searchThenShell, finalText]);
     server.requests.length = 0;
     const profile = createAnthropicProfile("claude-sonnet-4-5");
-    profile.toolRegistry.register(createWebSearchTool({ maxUses: 2, blockedDomains: ["example.com"] }));
+    profile.toolRegistry.register(
+      createProviderWebSearchTool({ maxUses: 2, blockedDomains: ["example.com"] }),
+    );
     const session = new Session({
       profile,
       environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
@@ -164,7 +168,7 @@ describe("web_search where the provider runs it", () => {
     server.setHandler([{ kind: "sse", chunking: WHOLE, frames: streamFrames(wire) }]);
     server.requests.length = 0;
     const profile = createOpenAIProfile("gpt-5.2");
-    profile.toolRegistry.register(createWebSearchTool({ searchContextSize: "low" }));
+    profile.toolRegistry.register(createProviderWebSearchTool({ searchContextSize: "low" }));
     const session = new Session({
       profile,
       environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
@@ -201,7 +205,7 @@ describe("web_search where the provider runs none", () => {
     ]);
     server.requests.length = 0;
     const profile = createOpenAICompatibleProfile("qwen3:8b");
-    profile.toolRegistry.register(createWebSearchTool());
+    profile.toolRegistry.register(createProviderWebSearchTool());
     const session = new Session({
       profile,
       environment: new LocalExecutionEnvironment({ workingDirectory: dir }),
@@ -239,7 +243,7 @@ describe("web_search where the provider runs none", () => {
   });
 
   it("a model that calls it as a function gets an error saying search is unavailable", async () => {
-    const tool = createWebSearchTool();
+    const tool = createProviderWebSearchTool();
     const env = new LocalExecutionEnvironment({ workingDirectory: dir });
     const out = await tool.executor({ query: "node 24" }, env, { toolCallId: "c1" });
     expect(out).toMatchObject({ isError: true, errorCode: "unavailable" });

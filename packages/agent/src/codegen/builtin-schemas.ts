@@ -9,7 +9,7 @@ import { createAskUserTool } from "../tools/ask-user.js";
 import { notebookEditTool } from "../tools/notebook/edit-tool.js";
 import { createTodoTool } from "../tools/todo.js";
 import { createWebFetchTool } from "../tools/web-fetch/tool.js";
-import { createWebSearchTool } from "../tools/web-search/tool.js";
+import { createProviderWebSearchTool, createWebSearchTool } from "../tools/web-search/tool.js";
 import type { ToolDefinition } from "../types/tool.js";
 
 /**
@@ -30,7 +30,8 @@ export function builtinToolDefinitions(): ToolDefinition[] {
       createAskUserTool({ ask: async () => "" }),
       createSkillTool(() => []),
       createWebFetchTool(),
-      createWebSearchTool(),
+      createWebSearchTool({ search: async () => ({ backend: "none", queries: [], results: [] }) }),
+      createProviderWebSearchTool(),
       notebookEditTool(),
     ].map((t) => t.definition),
     ...Object.values(codeIntelligenceDefinitions()),

@@ -2060,10 +2060,161 @@ validate29.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_86cb84dc8fe546d0 = validate30;
-const schema31 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"},"output_mode":{"description":"content: matching lines (default); files_with_matches: file paths; count: matches per file.","type":"string","enum":["content","files_with_matches","count"]}}};
+export const validate_85cd9088dbc23e93 = validate30;
+const schema31 = {"additionalProperties":false,"type":"object","required":["query"],"properties":{"query":{"minLength":2,"description":"What to search for.","type":"string"},"allowed_domains":{"description":"Only include results from these domains (and their subdomains).","type":"array","items":{"minLength":1,"type":"string"}},"blocked_domains":{"description":"Never include results from these domains (and their subdomains).","type":"array","items":{"minLength":1,"type":"string"}}}};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.query === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "query"},message:"must have required property '"+"query"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "query") || (key0 === "allowed_domains")) || (key0 === "blocked_domains"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.query !== undefined){
+let data0 = data.query;
+if(typeof data0 === "string"){
+if(func2(data0) < 2){
+const err2 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/query",schemaPath:"#/properties/query/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.allowed_domains !== undefined){
+let data1 = data.allowed_domains;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err4 = {instancePath:instancePath+"/allowed_domains/" + i0,schemaPath:"#/properties/allowed_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/allowed_domains/" + i0,schemaPath:"#/properties/allowed_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/allowed_domains",schemaPath:"#/properties/allowed_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.blocked_domains !== undefined){
+let data3 = data.blocked_domains;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+let data4 = data3[i1];
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+const err7 = {instancePath:instancePath+"/blocked_domains/" + i1,schemaPath:"#/properties/blocked_domains/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/blocked_domains/" + i1,schemaPath:"#/properties/blocked_domains/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/blocked_domains",schemaPath:"#/properties/blocked_domains/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_86cb84dc8fe546d0 = validate31;
+const schema32 = {"additionalProperties":false,"type":"object","required":["pattern"],"properties":{"pattern":{"minLength":1,"description":"Regular expression to search for.","type":"string"},"path":{"description":"File or directory to search (default: the working directory).","type":"string"},"glob_filter":{"description":"Only search files matching this glob, e.g. \"*.py\" or \"src/**/*.ts\".","type":"string"},"case_insensitive":{"description":"Ignore case (default false).","type":"boolean"},"max_results":{"minimum":1,"description":"Maximum results returned (default 100).","type":"integer"},"context_lines":{"minimum":0,"maximum":50,"description":"Lines of context around each match.","type":"integer"},"output_mode":{"description":"content: matching lines (default); files_with_matches: file paths; count: matches per file.","type":"string","enum":["content","files_with_matches","count"]}}};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2223,7 +2374,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((data6 === "content") || (data6 === "files_with_matches")) || (data6 === "count"))){
-const err13 = {instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/enum",keyword:"enum",params:{allowedValues: schema31.properties.output_mode.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/output_mode",schemaPath:"#/properties/output_mode/enum",keyword:"enum",params:{allowedValues: schema32.properties.output_mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2244,14 +2395,14 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_87b914f93469651d = validate31;
-const schema32 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"},"run_in_background":{"description":"Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.","type":"boolean"},"tty":{"description":"With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).","type":"boolean"}}};
+export const validate_87b914f93469651d = validate32;
+const schema33 = {"additionalProperties":false,"type":"object","required":["command"],"properties":{"command":{"minLength":1,"description":"The command line, run with /bin/bash -c.","type":"string"},"timeout_ms":{"minimum":1,"description":"Timeout in milliseconds (default 60000, at most 600000).","type":"integer"},"description":{"description":"A short description of what the command does.","type":"string"},"run_in_background":{"description":"Start the command and return at once with an id, for servers, watchers and long jobs; read it with shell_output, write to it with shell_input, stop it with shell_kill.","type":"boolean"},"tty":{"description":"With run_in_background: run under a pseudo-terminal, for programs that prompt or behave differently without one (read -p, REPLs, installers).","type":"boolean"}}};
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2374,14 +2525,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_93f5370a26d1f1dc = validate32;
-const schema33 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"}}};
+export const validate_93f5370a26d1f1dc = validate33;
+const schema34 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2430,14 +2581,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_9ad6de3b9a9e4446 = validate33;
-const schema34 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"filter":{"minLength":1,"description":"A regular expression lines must match to be shown.","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for output to arrive and settle, or the process to exit (default 0).","type":"integer"}}};
+export const validate_9ad6de3b9a9e4446 = validate34;
+const schema35 = {"additionalProperties":false,"type":"object","required":["id"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"filter":{"minLength":1,"description":"A regular expression lines must match to be shown.","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for output to arrive and settle, or the process to exit (default 0).","type":"integer"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2559,14 +2710,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_9ccc0667f834f5a7 = validate34;
-const schema35 = {"additionalProperties":false,"type":"object","required":["query"],"properties":{"query":{"description":"What to search for.","type":"string"}}};
+export const validate_9ccc0667f834f5a7 = validate35;
+const schema36 = {"additionalProperties":false,"type":"object","required":["query"],"properties":{"query":{"description":"What to search for.","type":"string"}}};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2615,14 +2766,14 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b08ab8d4319fcf23 = validate35;
-const schema36 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
+export const validate_b08ab8d4319fcf23 = validate36;
+const schema37 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"includeDeclaration":{"description":"Also list the declaration (default false).","type":"boolean"}}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2745,14 +2896,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_b20b9892e5454ce0 = validate36;
-const schema37 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"},"run_in_background":{"description":"With a subagent_type: true returns the agent_id at once instead of waiting for the answer.","type":"boolean"}}};
+export const validate_b20b9892e5454ce0 = validate37;
+const schema38 = {"additionalProperties":false,"type":"object","required":["task"],"properties":{"task":{"description":"What the subagent should do, with all the context it needs.","type":"string"},"working_dir":{"description":"Subdirectory (relative to the working directory) to scope the subagent to.","type":"string"},"model":{"description":"Model for the subagent; defaults to yours.","type":"string"},"max_turns":{"minimum":0,"description":"Limit on the subagent's model turns; 0 = unlimited.","type":"integer"},"subagent_type":{"description":"A specialised subagent listed in this description; a general one when omitted.","type":"string"},"run_in_background":{"description":"With a subagent_type: true returns the agent_id at once instead of waiting for the answer.","type":"boolean"}}};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2874,14 +3025,14 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_bb715a2fa8a54a4a = validate37;
-const schema38 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
+export const validate_bb715a2fa8a54a4a = validate38;
+const schema39 = {"additionalProperties":false,"type":"object","required":["paths"],"properties":{"paths":{"minItems":1,"description":"Files, directories or glob patterns, relative to the working directory.","type":"array","items":{"type":"string"}},"exclude":{"description":"Glob patterns of files to leave out.","type":"array","items":{"type":"string"}}}};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -2984,14 +3135,14 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_c9aa4444dd5da1d7 = validate38;
-const schema39 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
+export const validate_c9aa4444dd5da1d7 = validate39;
+const schema40 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"},"direction":{"description":"Which calls to list (default both).","type":"string","enum":["incoming","outgoing","both"]},"depth":{"minimum":1,"maximum":3,"description":"Levels to follow (default 1).","type":"integer"}}};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3104,7 +3255,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data4 === "incoming") || (data4 === "outgoing")) || (data4 === "both"))){
-const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema39.properties.direction.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/direction",schemaPath:"#/properties/direction/enum",keyword:"enum",params:{allowedValues: schema40.properties.direction.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3160,14 +3311,14 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_d4cf2b92299bb83f = validate39;
-const schema40 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
+export const validate_d4cf2b92299bb83f = validate40;
+const schema41 = {"additionalProperties":false,"type":"object","properties":{"path":{"description":"Directory to list (default: the working directory).","type":"string"},"depth":{"minimum":1,"maximum":10,"description":"How many levels to show (default 1: direct children).","type":"integer"}}};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3241,14 +3392,14 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_da99b9214540626f = validate40;
-const schema41 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
+export const validate_da99b9214540626f = validate41;
+const schema42 = {"additionalProperties":false,"type":"object","required":["path"],"properties":{"path":{"description":"The file, relative to the project or absolute.","type":"string"},"symbolName":{"description":"The symbol to look at, by name as it appears in the file (the occurrence nearest to line is used when line is given).","type":"string"},"line":{"minimum":1,"description":"1-based line number.","type":"integer"},"character":{"minimum":1,"description":"1-based column; with line, an exact position.","type":"integer"}}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3359,14 +3510,14 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_fc4f7093ed2bf098 = validate41;
-const schema42 = {"additionalProperties":false,"type":"object","required":["id","text"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"text":{"description":"The text to write, e.g. \"yes\\n\".","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for the reply to arrive and settle (default 2000).","type":"integer"}}};
+export const validate_fc4f7093ed2bf098 = validate42;
+const schema43 = {"additionalProperties":false,"type":"object","required":["id","text"],"properties":{"id":{"minLength":1,"description":"The background process's id, e.g. bg1.","type":"string"},"text":{"description":"The text to write, e.g. \"yes\\n\".","type":"string"},"wait_ms":{"minimum":0,"maximum":60000,"description":"Wait up to this many milliseconds for the reply to arrive and settle (default 2000).","type":"integer"}}};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(data && typeof data == "object" && !Array.isArray(data)){
@@ -3485,7 +3636,7 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
 
@@ -3511,6 +3662,7 @@ export const BUILTIN_VALIDATORS = {
   "7a1b4292cd7b4654": validate_7a1b4292cd7b4654,
   "80e2ac5b8f68f9d8": validate_80e2ac5b8f68f9d8,
   "80e3ec3b769914f0": validate_80e3ec3b769914f0,
+  "85cd9088dbc23e93": validate_85cd9088dbc23e93,
   "86cb84dc8fe546d0": validate_86cb84dc8fe546d0,
   "87b914f93469651d": validate_87b914f93469651d,
   "93f5370a26d1f1dc": validate_93f5370a26d1f1dc,

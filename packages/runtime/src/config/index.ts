@@ -43,6 +43,7 @@ export {
   SETTINGS_SCHEMA,
   type Settings,
   TOOL_MODES,
+  type WebSearchSettings,
 } from "./settings-schema.js";
 export {
   isProjectTrusted,

@@ -78,12 +78,26 @@ export interface Settings {
    * refused headless), "allow" without asking, "deny" always (user settings only).
    */
   readonly mcpSampling?: "ask" | "allow" | "deny";
+  /** The web_search tool: on or off, and a search service for providers without a search of their own. */
+  readonly webSearch?: WebSearchSettings;
   /** Retries of a failed model request: how many, the first wait and the longest (ms). */
   readonly retry?: {
     readonly maxRetries?: number;
     readonly baseDelayMs?: number;
     readonly maxDelayMs?: number;
   };
+}
+
+/** The `webSearch` section. */
+export interface WebSearchSettings {
+  /** False: no web_search tool (default true). */
+  readonly enabled?: boolean;
+  /**
+   * A SearXNG instance (`http(s)://host[:port][/path]`, its JSON format enabled) that searches
+   * instead of the model provider, for every provider; without it the provider's own search is
+   * used where it has one (Anthropic, OpenAI, Gemini) and no web_search is offered elsewhere.
+   */
+  readonly searxngUrl?: string;
 }
 
 /** One language server as settings configure it (the key of `lsp.servers` is its id). */
@@ -203,6 +217,14 @@ export const SETTINGS_SCHEMA = {
     disabledMcpjsonServers: { type: "array", items: { type: "string", minLength: 1 } },
     mcpStartupWaitMs: { type: "integer", minimum: 0 },
     mcpSampling: { enum: ["ask", "allow", "deny"] },
+    webSearch: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        enabled: { type: "boolean" },
+        searxngUrl: { type: "string", pattern: "^https?://[^\\s]+$" },
+      },
+    },
     retry: {
       type: "object",
       properties: {

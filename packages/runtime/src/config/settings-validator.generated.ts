@@ -4,12 +4,13 @@
 import func3Module from "ajv/dist/runtime/ucs2length.js";
 export const validate = validate10;
 export default validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"apiKeyHelper":{"type":"string","minLength":1},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","additionalProperties":false,"properties":{"$schema":{"type":"string"},"model":{"type":"string","minLength":1},"provider":{"type":"string","minLength":1},"baseUrl":{"type":"string","pattern":"^https?://"},"apiKeyHelper":{"type":"string","minLength":1},"mode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"reasoningEffort":{"enum":["minimal","low","medium","high","xhigh"]},"maxTurns":{"type":"integer","minimum":0},"toolMode":{"enum":["native","prompted"]},"remote":{"type":"string","minLength":1},"permissions":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","minLength":1}},"ask":{"type":"array","items":{"type":"string","minLength":1}},"deny":{"type":"array","items":{"type":"string","minLength":1}},"defaultMode":{"enum":["plan","normal","auto-edit","yolo","default","acceptEdits","bypassPermissions","auto_edit"]},"additionalDirectories":{"type":"array","items":{"type":"string","minLength":1}}}},"mcpServers":{"type":"object","additionalProperties":{"type":"object"}},"enableAllProjectMcpServers":{"type":"boolean"},"enabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"disabledMcpjsonServers":{"type":"array","items":{"type":"string","minLength":1}},"mcpStartupWaitMs":{"type":"integer","minimum":0},"mcpSampling":{"enum":["ask","allow","deny"]},"webSearch":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"searxngUrl":{"type":"string","pattern":"^https?://[^\\s]+$"}}},"retry":{"type":"object","properties":{"maxRetries":{"type":"integer","minimum":0,"maximum":20},"baseDelayMs":{"type":"integer","minimum":0},"maxDelayMs":{"type":"integer","minimum":0}},"additionalProperties":false},"env":{"type":"object","additionalProperties":false,"properties":{"allow":{"type":"array","items":{"type":"string","pattern":"^[A-Za-z_*][A-Za-z0-9_*]*$"}}}},"lsp":{"type":"object","additionalProperties":false,"properties":{"enabled":{"type":"boolean"},"diagnosticsWaitMs":{"type":"integer","minimum":0,"maximum":60000},"servers":{"type":"object","additionalProperties":{"type":"object","additionalProperties":false,"required":["command","extensions"],"properties":{"command":{"type":"string","minLength":1},"args":{"type":"array","items":{"type":"string"}},"extensions":{"type":"array","minItems":1,"items":{"type":"string","pattern":"^\\.[^./\\\\]+$"}},"rootMarkers":{"type":"array","items":{"type":"string","minLength":1}},"initializationOptions":{}}}}}},"hooks":{"type":"object","additionalProperties":false,"properties":{"PreToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PostToolUse":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"UserPromptSubmit":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Stop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SubagentStop":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionStart":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"SessionEnd":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"PreCompact":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}},"Notification":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["hooks"],"properties":{"matcher":{"type":"string"},"hooks":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","minLength":1},"command":{"type":"string","minLength":1},"prompt":{"type":"string","minLength":1},"timeout":{"type":"number","exclusiveMinimum":0}}}}}}}}},"sandbox":{"type":"object","additionalProperties":false,"properties":{"mode":{"enum":["read-only","workspace-write","danger-full-access"]},"network":{"type":"boolean"},"writableDirs":{"type":"array","items":{"type":"string","minLength":1}}}}}};
 const func2 = Object.prototype.hasOwnProperty;
 const func3 = typeof func3Module === "function" ? func3Module : func3Module.default;
 const pattern0 = new RegExp("^https?://", "u");
-const pattern1 = new RegExp("^[A-Za-z_*][A-Za-z0-9_*]*$", "u");
-const pattern2 = new RegExp("^\\.[^./\\\\]+$", "u");
+const pattern1 = new RegExp("^https?://[^\\s]+$", "u");
+const pattern2 = new RegExp("^[A-Za-z_*][A-Za-z0-9_*]*$", "u");
+const pattern3 = new RegExp("^\\.[^./\\\\]+$", "u");
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -592,12 +593,12 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.retry !== undefined){
-let data29 = data.retry;
+if(data.webSearch !== undefined){
+let data29 = data.webSearch;
 if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
 for(const key3 in data29){
-if(!(((key3 === "maxRetries") || (key3 === "baseDelayMs")) || (key3 === "maxDelayMs"))){
-const err44 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(!((key3 === "enabled") || (key3 === "searxngUrl"))){
+const err44 = {instancePath:instancePath+"/webSearch",schemaPath:"#/properties/webSearch/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -607,10 +608,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data29.maxRetries !== undefined){
-let data30 = data29.maxRetries;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err45 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data29.enabled !== undefined){
+if(typeof data29.enabled !== "boolean"){
+const err45 = {instancePath:instancePath+"/webSearch/enabled",schemaPath:"#/properties/webSearch/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -619,9 +619,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 > 20 || isNaN(data30)){
-const err46 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
+}
+if(data29.searxngUrl !== undefined){
+let data31 = data29.searxngUrl;
+if(typeof data31 === "string"){
+if(!pattern1.test(data31)){
+const err46 = {instancePath:instancePath+"/webSearch/searxngUrl",schemaPath:"#/properties/webSearch/properties/searxngUrl/pattern",keyword:"pattern",params:{pattern: "^https?://[^\\s]+$"},message:"must match pattern \""+"^https?://[^\\s]+$"+"\""};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -630,8 +633,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data30 < 0 || isNaN(data30)){
-const err47 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err47 = {instancePath:instancePath+"/webSearch/searxngUrl",schemaPath:"#/properties/webSearch/properties/searxngUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -642,10 +646,8 @@ errors++;
 }
 }
 }
-if(data29.baseDelayMs !== undefined){
-let data31 = data29.baseDelayMs;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err48 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err48 = {instancePath:instancePath+"/webSearch",schemaPath:"#/properties/webSearch/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -654,9 +656,13 @@ vErrors.push(err48);
 }
 errors++;
 }
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err49 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.retry !== undefined){
+let data32 = data.retry;
+if(data32 && typeof data32 == "object" && !Array.isArray(data32)){
+for(const key4 in data32){
+if(!(((key4 === "maxRetries") || (key4 === "baseDelayMs")) || (key4 === "maxDelayMs"))){
+const err49 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -666,11 +672,10 @@ vErrors.push(err49);
 errors++;
 }
 }
-}
-if(data29.maxDelayMs !== undefined){
-let data32 = data29.maxDelayMs;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err50 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data32.maxRetries !== undefined){
+let data33 = data32.maxRetries;
+if(!(((typeof data33 == "number") && (!(data33 % 1) && !isNaN(data33))) && (isFinite(data33)))){
+const err50 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -679,9 +684,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 < 0 || isNaN(data32)){
-const err51 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data33 == "number") && (isFinite(data33))){
+if(data33 > 20 || isNaN(data33)){
+const err51 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 20},message:"must be <= 20"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -690,11 +695,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err52 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data33 < 0 || isNaN(data33)){
+const err52 = {instancePath:instancePath+"/retry/maxRetries",schemaPath:"#/properties/retry/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -704,12 +706,11 @@ vErrors.push(err52);
 errors++;
 }
 }
-if(data.env !== undefined){
-let data33 = data.env;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key4 in data33){
-if(!(key4 === "allow")){
-const err53 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+}
+if(data32.baseDelayMs !== undefined){
+let data34 = data32.baseDelayMs;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err53 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -718,16 +719,9 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-if(data33.allow !== undefined){
-let data34 = data33.allow;
-if(Array.isArray(data34)){
-const len6 = data34.length;
-for(let i6=0; i6<len6; i6++){
-let data35 = data34[i6];
-if(typeof data35 === "string"){
-if(!pattern1.test(data35)){
-const err54 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 < 0 || isNaN(data34)){
+const err54 = {instancePath:instancePath+"/retry/baseDelayMs",schemaPath:"#/properties/retry/properties/baseDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -737,8 +731,11 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data32.maxDelayMs !== undefined){
+let data35 = data32.maxDelayMs;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err55 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -747,10 +744,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-}
-else {
-const err56 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err56 = {instancePath:instancePath+"/retry/maxDelayMs",schemaPath:"#/properties/retry/properties/maxDelayMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -761,8 +757,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err57 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err57 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -772,12 +769,12 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data.lsp !== undefined){
-let data36 = data.lsp;
+if(data.env !== undefined){
+let data36 = data.env;
 if(data36 && typeof data36 == "object" && !Array.isArray(data36)){
 for(const key5 in data36){
-if(!(((key5 === "enabled") || (key5 === "diagnosticsWaitMs")) || (key5 === "servers"))){
-const err58 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(!(key5 === "allow")){
+const err58 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -787,9 +784,15 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data36.enabled !== undefined){
-if(typeof data36.enabled !== "boolean"){
-const err59 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data36.allow !== undefined){
+let data37 = data36.allow;
+if(Array.isArray(data37)){
+const len6 = data37.length;
+for(let i6=0; i6<len6; i6++){
+let data38 = data37[i6];
+if(typeof data38 === "string"){
+if(!pattern2.test(data38)){
+const err59 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_*][A-Za-z0-9_*]*$"},message:"must match pattern \""+"^[A-Za-z_*][A-Za-z0-9_*]*$"+"\""};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -799,10 +802,8 @@ vErrors.push(err59);
 errors++;
 }
 }
-if(data36.diagnosticsWaitMs !== undefined){
-let data38 = data36.diagnosticsWaitMs;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err60 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err60 = {instancePath:instancePath+"/env/allow/" + i6,schemaPath:"#/properties/env/properties/allow/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -811,9 +812,10 @@ vErrors.push(err60);
 }
 errors++;
 }
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 > 60000 || isNaN(data38)){
-const err61 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/env/allow",schemaPath:"#/properties/env/properties/allow/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -822,8 +824,10 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data38 < 0 || isNaN(data38)){
-const err62 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err62 = {instancePath:instancePath+"/env",schemaPath:"#/properties/env/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -833,15 +837,12 @@ vErrors.push(err62);
 errors++;
 }
 }
-}
-if(data36.servers !== undefined){
-let data39 = data36.servers;
+if(data.lsp !== undefined){
+let data39 = data.lsp;
 if(data39 && typeof data39 == "object" && !Array.isArray(data39)){
 for(const key6 in data39){
-let data40 = data39[key6];
-if(data40 && typeof data40 == "object" && !Array.isArray(data40)){
-if(data40.command === undefined){
-const err63 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
+if(!(((key6 === "enabled") || (key6 === "diagnosticsWaitMs")) || (key6 === "servers"))){
+const err63 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key6},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -850,8 +851,10 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data40.extensions === undefined){
-const err64 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
+}
+if(data39.enabled !== undefined){
+if(typeof data39.enabled !== "boolean"){
+const err64 = {instancePath:instancePath+"/lsp/enabled",schemaPath:"#/properties/lsp/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -860,9 +863,11 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key7 in data40){
-if(!(((((key7 === "command") || (key7 === "args")) || (key7 === "extensions")) || (key7 === "rootMarkers")) || (key7 === "initializationOptions"))){
-const err65 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key7},message:"must NOT have additional properties"};
+}
+if(data39.diagnosticsWaitMs !== undefined){
+let data41 = data39.diagnosticsWaitMs;
+if(!(((typeof data41 == "number") && (!(data41 % 1) && !isNaN(data41))) && (isFinite(data41)))){
+const err65 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -871,12 +876,9 @@ vErrors.push(err65);
 }
 errors++;
 }
-}
-if(data40.command !== undefined){
-let data41 = data40.command;
-if(typeof data41 === "string"){
-if(func3(data41) < 1){
-const err66 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data41 == "number") && (isFinite(data41))){
+if(data41 > 60000 || isNaN(data41)){
+const err66 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 60000},message:"must be <= 60000"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -885,9 +887,8 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-else {
-const err67 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data41 < 0 || isNaN(data41)){
+const err67 = {instancePath:instancePath+"/lsp/diagnosticsWaitMs",schemaPath:"#/properties/lsp/properties/diagnosticsWaitMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -897,13 +898,15 @@ vErrors.push(err67);
 errors++;
 }
 }
-if(data40.args !== undefined){
-let data42 = data40.args;
-if(Array.isArray(data42)){
-const len7 = data42.length;
-for(let i7=0; i7<len7; i7++){
-if(typeof data42[i7] !== "string"){
-const err68 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data39.servers !== undefined){
+let data42 = data39.servers;
+if(data42 && typeof data42 == "object" && !Array.isArray(data42)){
+for(const key7 in data42){
+let data43 = data42[key7];
+if(data43 && typeof data43 == "object" && !Array.isArray(data43)){
+if(data43.command === undefined){
+const err68 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "command"},message:"must have required property '"+"command"+"'"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -912,10 +915,8 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-}
-else {
-const err69 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.extensions === undefined){
+const err69 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/required",keyword:"required",params:{missingProperty: "extensions"},message:"must have required property '"+"extensions"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -924,12 +925,9 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-if(data40.extensions !== undefined){
-let data44 = data40.extensions;
-if(Array.isArray(data44)){
-if(data44.length < 1){
-const err70 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+for(const key8 in data43){
+if(!(((((key8 === "command") || (key8 === "args")) || (key8 === "extensions")) || (key8 === "rootMarkers")) || (key8 === "initializationOptions"))){
+const err70 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -938,12 +936,12 @@ vErrors.push(err70);
 }
 errors++;
 }
-const len8 = data44.length;
-for(let i8=0; i8<len8; i8++){
-let data45 = data44[i8];
-if(typeof data45 === "string"){
-if(!pattern2.test(data45)){
-const err71 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
+}
+if(data43.command !== undefined){
+let data44 = data43.command;
+if(typeof data44 === "string"){
+if(func3(data44) < 1){
+const err71 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -954,7 +952,7 @@ errors++;
 }
 }
 else {
-const err72 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err72 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/command",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -964,9 +962,13 @@ vErrors.push(err72);
 errors++;
 }
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data43.args !== undefined){
+let data45 = data43.args;
+if(Array.isArray(data45)){
+const len7 = data45.length;
+for(let i7=0; i7<len7; i7++){
+if(typeof data45[i7] !== "string"){
+const err73 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/args/" + i7,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -976,15 +978,9 @@ vErrors.push(err73);
 errors++;
 }
 }
-if(data40.rootMarkers !== undefined){
-let data46 = data40.rootMarkers;
-if(Array.isArray(data46)){
-const len9 = data46.length;
-for(let i9=0; i9<len9; i9++){
-let data47 = data46[i9];
-if(typeof data47 === "string"){
-if(func3(data47) < 1){
-const err74 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err74 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/args",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/args/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -994,8 +990,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-else {
-const err75 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data43.extensions !== undefined){
+let data47 = data43.extensions;
+if(Array.isArray(data47)){
+if(data47.length < 1){
+const err75 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1004,10 +1003,12 @@ vErrors.push(err75);
 }
 errors++;
 }
-}
-}
-else {
-const err76 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len8 = data47.length;
+for(let i8=0; i8<len8; i8++){
+let data48 = data47[i8];
+if(typeof data48 === "string"){
+if(!pattern3.test(data48)){
+const err76 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/pattern",keyword:"pattern",params:{pattern: "^\\.[^./\\\\]+$"},message:"must match pattern \""+"^\\.[^./\\\\]+$"+"\""};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1017,9 +1018,8 @@ vErrors.push(err76);
 errors++;
 }
 }
-}
 else {
-const err77 = {instancePath:instancePath+"/lsp/servers/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err77 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions/" + i8,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1031,7 +1031,7 @@ errors++;
 }
 }
 else {
-const err78 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err78 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/extensions",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1041,9 +1041,15 @@ vErrors.push(err78);
 errors++;
 }
 }
-}
-else {
-const err79 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data43.rootMarkers !== undefined){
+let data49 = data43.rootMarkers;
+if(Array.isArray(data49)){
+const len9 = data49.length;
+for(let i9=0; i9<len9; i9++){
+let data50 = data49[i9];
+if(typeof data50 === "string"){
+if(func3(data50) < 1){
+const err79 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1053,12 +1059,8 @@ vErrors.push(err79);
 errors++;
 }
 }
-if(data.hooks !== undefined){
-let data48 = data.hooks;
-if(data48 && typeof data48 == "object" && !Array.isArray(data48)){
-for(const key8 in data48){
-if(!(func2.call(schema11.properties.hooks.properties, key8))){
-const err80 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key8},message:"must NOT have additional properties"};
+else {
+const err80 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers/" + i9,schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1068,15 +1070,9 @@ vErrors.push(err80);
 errors++;
 }
 }
-if(data48.PreToolUse !== undefined){
-let data49 = data48.PreToolUse;
-if(Array.isArray(data49)){
-const len10 = data49.length;
-for(let i10=0; i10<len10; i10++){
-let data50 = data49[i10];
-if(data50 && typeof data50 == "object" && !Array.isArray(data50)){
-if(data50.hooks === undefined){
-const err81 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+}
+else {
+const err81 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1")+"/rootMarkers",schemaPath:"#/properties/lsp/properties/servers/additionalProperties/properties/rootMarkers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1085,9 +1081,10 @@ vErrors.push(err81);
 }
 errors++;
 }
-for(const key9 in data50){
-if(!((key9 === "matcher") || (key9 === "hooks"))){
-const err82 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
+}
+}
+else {
+const err82 = {instancePath:instancePath+"/lsp/servers/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/lsp/properties/servers/additionalProperties/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1097,9 +1094,9 @@ vErrors.push(err82);
 errors++;
 }
 }
-if(data50.matcher !== undefined){
-if(typeof data50.matcher !== "string"){
-const err83 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err83 = {instancePath:instancePath+"/lsp/servers",schemaPath:"#/properties/lsp/properties/servers/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1109,15 +1106,9 @@ vErrors.push(err83);
 errors++;
 }
 }
-if(data50.hooks !== undefined){
-let data52 = data50.hooks;
-if(Array.isArray(data52)){
-const len11 = data52.length;
-for(let i11=0; i11<len11; i11++){
-let data53 = data52[i11];
-if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
-if(data53.type === undefined){
-const err84 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err84 = {instancePath:instancePath+"/lsp",schemaPath:"#/properties/lsp/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1126,9 +1117,13 @@ vErrors.push(err84);
 }
 errors++;
 }
-for(const key10 in data53){
-if(!((((key10 === "type") || (key10 === "command")) || (key10 === "prompt")) || (key10 === "timeout"))){
-const err85 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
+}
+if(data.hooks !== undefined){
+let data51 = data.hooks;
+if(data51 && typeof data51 == "object" && !Array.isArray(data51)){
+for(const key9 in data51){
+if(!(func2.call(schema11.properties.hooks.properties, key9))){
+const err85 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key9},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1138,11 +1133,15 @@ vErrors.push(err85);
 errors++;
 }
 }
-if(data53.type !== undefined){
-let data54 = data53.type;
-if(typeof data54 === "string"){
-if(func3(data54) < 1){
-const err86 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.PreToolUse !== undefined){
+let data52 = data51.PreToolUse;
+if(Array.isArray(data52)){
+const len10 = data52.length;
+for(let i10=0; i10<len10; i10++){
+let data53 = data52[i10];
+if(data53 && typeof data53 == "object" && !Array.isArray(data53)){
+if(data53.hooks === undefined){
+const err86 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -1151,9 +1150,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-else {
-const err87 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key10 in data53){
+if(!((key10 === "matcher") || (key10 === "hooks"))){
+const err87 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key10},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -1163,11 +1162,9 @@ vErrors.push(err87);
 errors++;
 }
 }
-if(data53.command !== undefined){
-let data55 = data53.command;
-if(typeof data55 === "string"){
-if(func3(data55) < 1){
-const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data53.matcher !== undefined){
+if(typeof data53.matcher !== "string"){
+const err88 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/matcher",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -1177,8 +1174,15 @@ vErrors.push(err88);
 errors++;
 }
 }
-else {
-const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data53.hooks !== undefined){
+let data55 = data53.hooks;
+if(Array.isArray(data55)){
+const len11 = data55.length;
+for(let i11=0; i11<len11; i11++){
+let data56 = data55[i11];
+if(data56 && typeof data56 == "object" && !Array.isArray(data56)){
+if(data56.type === undefined){
+const err89 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err89];
 }
@@ -1187,12 +1191,9 @@ vErrors.push(err89);
 }
 errors++;
 }
-}
-if(data53.prompt !== undefined){
-let data56 = data53.prompt;
-if(typeof data56 === "string"){
-if(func3(data56) < 1){
-const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key11 in data56){
+if(!((((key11 === "type") || (key11 === "command")) || (key11 === "prompt")) || (key11 === "timeout"))){
+const err90 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err90];
 }
@@ -1202,8 +1203,11 @@ vErrors.push(err90);
 errors++;
 }
 }
-else {
-const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data56.type !== undefined){
+let data57 = data56.type;
+if(typeof data57 === "string"){
+if(func3(data57) < 1){
+const err91 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err91];
 }
@@ -1213,11 +1217,8 @@ vErrors.push(err91);
 errors++;
 }
 }
-if(data53.timeout !== undefined){
-let data57 = data53.timeout;
-if((typeof data57 == "number") && (isFinite(data57))){
-if(data57 <= 0 || isNaN(data57)){
-const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err92 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/type",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err92];
 }
@@ -1227,8 +1228,11 @@ vErrors.push(err92);
 errors++;
 }
 }
-else {
-const err93 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data56.command !== undefined){
+let data58 = data56.command;
+if(typeof data58 === "string"){
+if(func3(data58) < 1){
+const err93 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err93];
 }
@@ -1238,9 +1242,8 @@ vErrors.push(err93);
 errors++;
 }
 }
-}
 else {
-const err94 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err94 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/command",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err94];
 }
@@ -1250,9 +1253,11 @@ vErrors.push(err94);
 errors++;
 }
 }
-}
-else {
-const err95 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data56.prompt !== undefined){
+let data59 = data56.prompt;
+if(typeof data59 === "string"){
+if(func3(data59) < 1){
+const err95 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err95];
 }
@@ -1262,9 +1267,8 @@ vErrors.push(err95);
 errors++;
 }
 }
-}
 else {
-const err96 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err96 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/prompt",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err96];
 }
@@ -1274,9 +1278,11 @@ vErrors.push(err96);
 errors++;
 }
 }
-}
-else {
-const err97 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data56.timeout !== undefined){
+let data60 = data56.timeout;
+if((typeof data60 == "number") && (isFinite(data60))){
+if(data60 <= 0 || isNaN(data60)){
+const err97 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err97];
 }
@@ -1286,15 +1292,8 @@ vErrors.push(err97);
 errors++;
 }
 }
-if(data48.PostToolUse !== undefined){
-let data58 = data48.PostToolUse;
-if(Array.isArray(data58)){
-const len12 = data58.length;
-for(let i12=0; i12<len12; i12++){
-let data59 = data58[i12];
-if(data59 && typeof data59 == "object" && !Array.isArray(data59)){
-if(data59.hooks === undefined){
-const err98 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err98 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11+"/timeout",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err98];
 }
@@ -1303,9 +1302,10 @@ vErrors.push(err98);
 }
 errors++;
 }
-for(const key11 in data59){
-if(!((key11 === "matcher") || (key11 === "hooks"))){
-const err99 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key11},message:"must NOT have additional properties"};
+}
+}
+else {
+const err99 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks/" + i11,schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err99];
 }
@@ -1315,9 +1315,9 @@ vErrors.push(err99);
 errors++;
 }
 }
-if(data59.matcher !== undefined){
-if(typeof data59.matcher !== "string"){
-const err100 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err100 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10+"/hooks",schemaPath:"#/properties/hooks/properties/PreToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err100];
 }
@@ -1327,15 +1327,9 @@ vErrors.push(err100);
 errors++;
 }
 }
-if(data59.hooks !== undefined){
-let data61 = data59.hooks;
-if(Array.isArray(data61)){
-const len13 = data61.length;
-for(let i13=0; i13<len13; i13++){
-let data62 = data61[i13];
-if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
-if(data62.type === undefined){
-const err101 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err101 = {instancePath:instancePath+"/hooks/PreToolUse/" + i10,schemaPath:"#/properties/hooks/properties/PreToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err101];
 }
@@ -1344,9 +1338,10 @@ vErrors.push(err101);
 }
 errors++;
 }
-for(const key12 in data62){
-if(!((((key12 === "type") || (key12 === "command")) || (key12 === "prompt")) || (key12 === "timeout"))){
-const err102 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
+}
+}
+else {
+const err102 = {instancePath:instancePath+"/hooks/PreToolUse",schemaPath:"#/properties/hooks/properties/PreToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err102];
 }
@@ -1356,11 +1351,15 @@ vErrors.push(err102);
 errors++;
 }
 }
-if(data62.type !== undefined){
-let data63 = data62.type;
-if(typeof data63 === "string"){
-if(func3(data63) < 1){
-const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.PostToolUse !== undefined){
+let data61 = data51.PostToolUse;
+if(Array.isArray(data61)){
+const len12 = data61.length;
+for(let i12=0; i12<len12; i12++){
+let data62 = data61[i12];
+if(data62 && typeof data62 == "object" && !Array.isArray(data62)){
+if(data62.hooks === undefined){
+const err103 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err103];
 }
@@ -1369,9 +1368,9 @@ vErrors.push(err103);
 }
 errors++;
 }
-}
-else {
-const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key12 in data62){
+if(!((key12 === "matcher") || (key12 === "hooks"))){
+const err104 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key12},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err104];
 }
@@ -1381,11 +1380,9 @@ vErrors.push(err104);
 errors++;
 }
 }
-if(data62.command !== undefined){
-let data64 = data62.command;
-if(typeof data64 === "string"){
-if(func3(data64) < 1){
-const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data62.matcher !== undefined){
+if(typeof data62.matcher !== "string"){
+const err105 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/matcher",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err105];
 }
@@ -1395,8 +1392,15 @@ vErrors.push(err105);
 errors++;
 }
 }
-else {
-const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data62.hooks !== undefined){
+let data64 = data62.hooks;
+if(Array.isArray(data64)){
+const len13 = data64.length;
+for(let i13=0; i13<len13; i13++){
+let data65 = data64[i13];
+if(data65 && typeof data65 == "object" && !Array.isArray(data65)){
+if(data65.type === undefined){
+const err106 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err106];
 }
@@ -1405,12 +1409,9 @@ vErrors.push(err106);
 }
 errors++;
 }
-}
-if(data62.prompt !== undefined){
-let data65 = data62.prompt;
-if(typeof data65 === "string"){
-if(func3(data65) < 1){
-const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key13 in data65){
+if(!((((key13 === "type") || (key13 === "command")) || (key13 === "prompt")) || (key13 === "timeout"))){
+const err107 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err107];
 }
@@ -1420,8 +1421,11 @@ vErrors.push(err107);
 errors++;
 }
 }
-else {
-const err108 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data65.type !== undefined){
+let data66 = data65.type;
+if(typeof data66 === "string"){
+if(func3(data66) < 1){
+const err108 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err108];
 }
@@ -1431,11 +1435,8 @@ vErrors.push(err108);
 errors++;
 }
 }
-if(data62.timeout !== undefined){
-let data66 = data62.timeout;
-if((typeof data66 == "number") && (isFinite(data66))){
-if(data66 <= 0 || isNaN(data66)){
-const err109 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err109 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/type",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err109];
 }
@@ -1445,8 +1446,11 @@ vErrors.push(err109);
 errors++;
 }
 }
-else {
-const err110 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data65.command !== undefined){
+let data67 = data65.command;
+if(typeof data67 === "string"){
+if(func3(data67) < 1){
+const err110 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err110];
 }
@@ -1456,9 +1460,8 @@ vErrors.push(err110);
 errors++;
 }
 }
-}
 else {
-const err111 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err111 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/command",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err111];
 }
@@ -1468,9 +1471,11 @@ vErrors.push(err111);
 errors++;
 }
 }
-}
-else {
-const err112 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data65.prompt !== undefined){
+let data68 = data65.prompt;
+if(typeof data68 === "string"){
+if(func3(data68) < 1){
+const err112 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err112];
 }
@@ -1480,9 +1485,8 @@ vErrors.push(err112);
 errors++;
 }
 }
-}
 else {
-const err113 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err113 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/prompt",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err113];
 }
@@ -1492,9 +1496,11 @@ vErrors.push(err113);
 errors++;
 }
 }
-}
-else {
-const err114 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data65.timeout !== undefined){
+let data69 = data65.timeout;
+if((typeof data69 == "number") && (isFinite(data69))){
+if(data69 <= 0 || isNaN(data69)){
+const err114 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err114];
 }
@@ -1504,15 +1510,8 @@ vErrors.push(err114);
 errors++;
 }
 }
-if(data48.UserPromptSubmit !== undefined){
-let data67 = data48.UserPromptSubmit;
-if(Array.isArray(data67)){
-const len14 = data67.length;
-for(let i14=0; i14<len14; i14++){
-let data68 = data67[i14];
-if(data68 && typeof data68 == "object" && !Array.isArray(data68)){
-if(data68.hooks === undefined){
-const err115 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err115 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13+"/timeout",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err115];
 }
@@ -1521,9 +1520,10 @@ vErrors.push(err115);
 }
 errors++;
 }
-for(const key13 in data68){
-if(!((key13 === "matcher") || (key13 === "hooks"))){
-const err116 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key13},message:"must NOT have additional properties"};
+}
+}
+else {
+const err116 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks/" + i13,schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err116];
 }
@@ -1533,9 +1533,9 @@ vErrors.push(err116);
 errors++;
 }
 }
-if(data68.matcher !== undefined){
-if(typeof data68.matcher !== "string"){
-const err117 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err117 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12+"/hooks",schemaPath:"#/properties/hooks/properties/PostToolUse/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err117];
 }
@@ -1545,15 +1545,9 @@ vErrors.push(err117);
 errors++;
 }
 }
-if(data68.hooks !== undefined){
-let data70 = data68.hooks;
-if(Array.isArray(data70)){
-const len15 = data70.length;
-for(let i15=0; i15<len15; i15++){
-let data71 = data70[i15];
-if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
-if(data71.type === undefined){
-const err118 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err118 = {instancePath:instancePath+"/hooks/PostToolUse/" + i12,schemaPath:"#/properties/hooks/properties/PostToolUse/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err118];
 }
@@ -1562,9 +1556,10 @@ vErrors.push(err118);
 }
 errors++;
 }
-for(const key14 in data71){
-if(!((((key14 === "type") || (key14 === "command")) || (key14 === "prompt")) || (key14 === "timeout"))){
-const err119 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
+}
+}
+else {
+const err119 = {instancePath:instancePath+"/hooks/PostToolUse",schemaPath:"#/properties/hooks/properties/PostToolUse/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err119];
 }
@@ -1574,11 +1569,15 @@ vErrors.push(err119);
 errors++;
 }
 }
-if(data71.type !== undefined){
-let data72 = data71.type;
-if(typeof data72 === "string"){
-if(func3(data72) < 1){
-const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.UserPromptSubmit !== undefined){
+let data70 = data51.UserPromptSubmit;
+if(Array.isArray(data70)){
+const len14 = data70.length;
+for(let i14=0; i14<len14; i14++){
+let data71 = data70[i14];
+if(data71 && typeof data71 == "object" && !Array.isArray(data71)){
+if(data71.hooks === undefined){
+const err120 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err120];
 }
@@ -1587,9 +1586,9 @@ vErrors.push(err120);
 }
 errors++;
 }
-}
-else {
-const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key14 in data71){
+if(!((key14 === "matcher") || (key14 === "hooks"))){
+const err121 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key14},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -1599,11 +1598,9 @@ vErrors.push(err121);
 errors++;
 }
 }
-if(data71.command !== undefined){
-let data73 = data71.command;
-if(typeof data73 === "string"){
-if(func3(data73) < 1){
-const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data71.matcher !== undefined){
+if(typeof data71.matcher !== "string"){
+const err122 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/matcher",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -1613,8 +1610,15 @@ vErrors.push(err122);
 errors++;
 }
 }
-else {
-const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data71.hooks !== undefined){
+let data73 = data71.hooks;
+if(Array.isArray(data73)){
+const len15 = data73.length;
+for(let i15=0; i15<len15; i15++){
+let data74 = data73[i15];
+if(data74 && typeof data74 == "object" && !Array.isArray(data74)){
+if(data74.type === undefined){
+const err123 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err123];
 }
@@ -1623,12 +1627,9 @@ vErrors.push(err123);
 }
 errors++;
 }
-}
-if(data71.prompt !== undefined){
-let data74 = data71.prompt;
-if(typeof data74 === "string"){
-if(func3(data74) < 1){
-const err124 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key15 in data74){
+if(!((((key15 === "type") || (key15 === "command")) || (key15 === "prompt")) || (key15 === "timeout"))){
+const err124 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err124];
 }
@@ -1638,8 +1639,11 @@ vErrors.push(err124);
 errors++;
 }
 }
-else {
-const err125 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data74.type !== undefined){
+let data75 = data74.type;
+if(typeof data75 === "string"){
+if(func3(data75) < 1){
+const err125 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err125];
 }
@@ -1649,11 +1653,8 @@ vErrors.push(err125);
 errors++;
 }
 }
-if(data71.timeout !== undefined){
-let data75 = data71.timeout;
-if((typeof data75 == "number") && (isFinite(data75))){
-if(data75 <= 0 || isNaN(data75)){
-const err126 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err126 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/type",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err126];
 }
@@ -1663,8 +1664,11 @@ vErrors.push(err126);
 errors++;
 }
 }
-else {
-const err127 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data74.command !== undefined){
+let data76 = data74.command;
+if(typeof data76 === "string"){
+if(func3(data76) < 1){
+const err127 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err127];
 }
@@ -1674,9 +1678,8 @@ vErrors.push(err127);
 errors++;
 }
 }
-}
 else {
-const err128 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err128 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/command",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err128];
 }
@@ -1686,9 +1689,11 @@ vErrors.push(err128);
 errors++;
 }
 }
-}
-else {
-const err129 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.prompt !== undefined){
+let data77 = data74.prompt;
+if(typeof data77 === "string"){
+if(func3(data77) < 1){
+const err129 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err129];
 }
@@ -1698,9 +1703,8 @@ vErrors.push(err129);
 errors++;
 }
 }
-}
 else {
-const err130 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err130 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/prompt",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err130];
 }
@@ -1710,9 +1714,11 @@ vErrors.push(err130);
 errors++;
 }
 }
-}
-else {
-const err131 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data74.timeout !== undefined){
+let data78 = data74.timeout;
+if((typeof data78 == "number") && (isFinite(data78))){
+if(data78 <= 0 || isNaN(data78)){
+const err131 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err131];
 }
@@ -1722,15 +1728,8 @@ vErrors.push(err131);
 errors++;
 }
 }
-if(data48.Stop !== undefined){
-let data76 = data48.Stop;
-if(Array.isArray(data76)){
-const len16 = data76.length;
-for(let i16=0; i16<len16; i16++){
-let data77 = data76[i16];
-if(data77 && typeof data77 == "object" && !Array.isArray(data77)){
-if(data77.hooks === undefined){
-const err132 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err132 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15+"/timeout",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err132];
 }
@@ -1739,9 +1738,10 @@ vErrors.push(err132);
 }
 errors++;
 }
-for(const key15 in data77){
-if(!((key15 === "matcher") || (key15 === "hooks"))){
-const err133 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key15},message:"must NOT have additional properties"};
+}
+}
+else {
+const err133 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks/" + i15,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err133];
 }
@@ -1751,9 +1751,9 @@ vErrors.push(err133);
 errors++;
 }
 }
-if(data77.matcher !== undefined){
-if(typeof data77.matcher !== "string"){
-const err134 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err134 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14+"/hooks",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err134];
 }
@@ -1763,15 +1763,9 @@ vErrors.push(err134);
 errors++;
 }
 }
-if(data77.hooks !== undefined){
-let data79 = data77.hooks;
-if(Array.isArray(data79)){
-const len17 = data79.length;
-for(let i17=0; i17<len17; i17++){
-let data80 = data79[i17];
-if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
-if(data80.type === undefined){
-const err135 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err135 = {instancePath:instancePath+"/hooks/UserPromptSubmit/" + i14,schemaPath:"#/properties/hooks/properties/UserPromptSubmit/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err135];
 }
@@ -1780,9 +1774,10 @@ vErrors.push(err135);
 }
 errors++;
 }
-for(const key16 in data80){
-if(!((((key16 === "type") || (key16 === "command")) || (key16 === "prompt")) || (key16 === "timeout"))){
-const err136 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
+}
+}
+else {
+const err136 = {instancePath:instancePath+"/hooks/UserPromptSubmit",schemaPath:"#/properties/hooks/properties/UserPromptSubmit/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err136];
 }
@@ -1792,11 +1787,15 @@ vErrors.push(err136);
 errors++;
 }
 }
-if(data80.type !== undefined){
-let data81 = data80.type;
-if(typeof data81 === "string"){
-if(func3(data81) < 1){
-const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.Stop !== undefined){
+let data79 = data51.Stop;
+if(Array.isArray(data79)){
+const len16 = data79.length;
+for(let i16=0; i16<len16; i16++){
+let data80 = data79[i16];
+if(data80 && typeof data80 == "object" && !Array.isArray(data80)){
+if(data80.hooks === undefined){
+const err137 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err137];
 }
@@ -1805,9 +1804,9 @@ vErrors.push(err137);
 }
 errors++;
 }
-}
-else {
-const err138 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key16 in data80){
+if(!((key16 === "matcher") || (key16 === "hooks"))){
+const err138 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key16},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err138];
 }
@@ -1817,11 +1816,9 @@ vErrors.push(err138);
 errors++;
 }
 }
-if(data80.command !== undefined){
-let data82 = data80.command;
-if(typeof data82 === "string"){
-if(func3(data82) < 1){
-const err139 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data80.matcher !== undefined){
+if(typeof data80.matcher !== "string"){
+const err139 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/matcher",schemaPath:"#/properties/hooks/properties/Stop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err139];
 }
@@ -1831,8 +1828,15 @@ vErrors.push(err139);
 errors++;
 }
 }
-else {
-const err140 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data80.hooks !== undefined){
+let data82 = data80.hooks;
+if(Array.isArray(data82)){
+const len17 = data82.length;
+for(let i17=0; i17<len17; i17++){
+let data83 = data82[i17];
+if(data83 && typeof data83 == "object" && !Array.isArray(data83)){
+if(data83.type === undefined){
+const err140 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err140];
 }
@@ -1841,12 +1845,9 @@ vErrors.push(err140);
 }
 errors++;
 }
-}
-if(data80.prompt !== undefined){
-let data83 = data80.prompt;
-if(typeof data83 === "string"){
-if(func3(data83) < 1){
-const err141 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key17 in data83){
+if(!((((key17 === "type") || (key17 === "command")) || (key17 === "prompt")) || (key17 === "timeout"))){
+const err141 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err141];
 }
@@ -1856,8 +1857,11 @@ vErrors.push(err141);
 errors++;
 }
 }
-else {
-const err142 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data83.type !== undefined){
+let data84 = data83.type;
+if(typeof data84 === "string"){
+if(func3(data84) < 1){
+const err142 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err142];
 }
@@ -1867,11 +1871,8 @@ vErrors.push(err142);
 errors++;
 }
 }
-if(data80.timeout !== undefined){
-let data84 = data80.timeout;
-if((typeof data84 == "number") && (isFinite(data84))){
-if(data84 <= 0 || isNaN(data84)){
-const err143 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err143 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/type",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err143];
 }
@@ -1881,8 +1882,11 @@ vErrors.push(err143);
 errors++;
 }
 }
-else {
-const err144 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data83.command !== undefined){
+let data85 = data83.command;
+if(typeof data85 === "string"){
+if(func3(data85) < 1){
+const err144 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err144];
 }
@@ -1892,9 +1896,8 @@ vErrors.push(err144);
 errors++;
 }
 }
-}
 else {
-const err145 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err145 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/command",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err145];
 }
@@ -1904,9 +1907,11 @@ vErrors.push(err145);
 errors++;
 }
 }
-}
-else {
-const err146 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data83.prompt !== undefined){
+let data86 = data83.prompt;
+if(typeof data86 === "string"){
+if(func3(data86) < 1){
+const err146 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err146];
 }
@@ -1916,9 +1921,8 @@ vErrors.push(err146);
 errors++;
 }
 }
-}
 else {
-const err147 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err147 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/prompt",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err147];
 }
@@ -1928,9 +1932,11 @@ vErrors.push(err147);
 errors++;
 }
 }
-}
-else {
-const err148 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data83.timeout !== undefined){
+let data87 = data83.timeout;
+if((typeof data87 == "number") && (isFinite(data87))){
+if(data87 <= 0 || isNaN(data87)){
+const err148 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err148];
 }
@@ -1940,15 +1946,8 @@ vErrors.push(err148);
 errors++;
 }
 }
-if(data48.SubagentStop !== undefined){
-let data85 = data48.SubagentStop;
-if(Array.isArray(data85)){
-const len18 = data85.length;
-for(let i18=0; i18<len18; i18++){
-let data86 = data85[i18];
-if(data86 && typeof data86 == "object" && !Array.isArray(data86)){
-if(data86.hooks === undefined){
-const err149 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err149 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17+"/timeout",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err149];
 }
@@ -1957,9 +1956,10 @@ vErrors.push(err149);
 }
 errors++;
 }
-for(const key17 in data86){
-if(!((key17 === "matcher") || (key17 === "hooks"))){
-const err150 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key17},message:"must NOT have additional properties"};
+}
+}
+else {
+const err150 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks/" + i17,schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err150];
 }
@@ -1969,9 +1969,9 @@ vErrors.push(err150);
 errors++;
 }
 }
-if(data86.matcher !== undefined){
-if(typeof data86.matcher !== "string"){
-const err151 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err151 = {instancePath:instancePath+"/hooks/Stop/" + i16+"/hooks",schemaPath:"#/properties/hooks/properties/Stop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err151];
 }
@@ -1981,15 +1981,9 @@ vErrors.push(err151);
 errors++;
 }
 }
-if(data86.hooks !== undefined){
-let data88 = data86.hooks;
-if(Array.isArray(data88)){
-const len19 = data88.length;
-for(let i19=0; i19<len19; i19++){
-let data89 = data88[i19];
-if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
-if(data89.type === undefined){
-const err152 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err152 = {instancePath:instancePath+"/hooks/Stop/" + i16,schemaPath:"#/properties/hooks/properties/Stop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err152];
 }
@@ -1998,9 +1992,10 @@ vErrors.push(err152);
 }
 errors++;
 }
-for(const key18 in data89){
-if(!((((key18 === "type") || (key18 === "command")) || (key18 === "prompt")) || (key18 === "timeout"))){
-const err153 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
+}
+}
+else {
+const err153 = {instancePath:instancePath+"/hooks/Stop",schemaPath:"#/properties/hooks/properties/Stop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err153];
 }
@@ -2010,11 +2005,15 @@ vErrors.push(err153);
 errors++;
 }
 }
-if(data89.type !== undefined){
-let data90 = data89.type;
-if(typeof data90 === "string"){
-if(func3(data90) < 1){
-const err154 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.SubagentStop !== undefined){
+let data88 = data51.SubagentStop;
+if(Array.isArray(data88)){
+const len18 = data88.length;
+for(let i18=0; i18<len18; i18++){
+let data89 = data88[i18];
+if(data89 && typeof data89 == "object" && !Array.isArray(data89)){
+if(data89.hooks === undefined){
+const err154 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err154];
 }
@@ -2023,9 +2022,9 @@ vErrors.push(err154);
 }
 errors++;
 }
-}
-else {
-const err155 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key18 in data89){
+if(!((key18 === "matcher") || (key18 === "hooks"))){
+const err155 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key18},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err155];
 }
@@ -2035,11 +2034,9 @@ vErrors.push(err155);
 errors++;
 }
 }
-if(data89.command !== undefined){
-let data91 = data89.command;
-if(typeof data91 === "string"){
-if(func3(data91) < 1){
-const err156 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data89.matcher !== undefined){
+if(typeof data89.matcher !== "string"){
+const err156 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/matcher",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err156];
 }
@@ -2049,8 +2046,15 @@ vErrors.push(err156);
 errors++;
 }
 }
-else {
-const err157 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data89.hooks !== undefined){
+let data91 = data89.hooks;
+if(Array.isArray(data91)){
+const len19 = data91.length;
+for(let i19=0; i19<len19; i19++){
+let data92 = data91[i19];
+if(data92 && typeof data92 == "object" && !Array.isArray(data92)){
+if(data92.type === undefined){
+const err157 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err157];
 }
@@ -2059,12 +2063,9 @@ vErrors.push(err157);
 }
 errors++;
 }
-}
-if(data89.prompt !== undefined){
-let data92 = data89.prompt;
-if(typeof data92 === "string"){
-if(func3(data92) < 1){
-const err158 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key19 in data92){
+if(!((((key19 === "type") || (key19 === "command")) || (key19 === "prompt")) || (key19 === "timeout"))){
+const err158 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err158];
 }
@@ -2074,8 +2075,11 @@ vErrors.push(err158);
 errors++;
 }
 }
-else {
-const err159 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data92.type !== undefined){
+let data93 = data92.type;
+if(typeof data93 === "string"){
+if(func3(data93) < 1){
+const err159 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err159];
 }
@@ -2085,11 +2089,8 @@ vErrors.push(err159);
 errors++;
 }
 }
-if(data89.timeout !== undefined){
-let data93 = data89.timeout;
-if((typeof data93 == "number") && (isFinite(data93))){
-if(data93 <= 0 || isNaN(data93)){
-const err160 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err160 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/type",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err160];
 }
@@ -2099,8 +2100,11 @@ vErrors.push(err160);
 errors++;
 }
 }
-else {
-const err161 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data92.command !== undefined){
+let data94 = data92.command;
+if(typeof data94 === "string"){
+if(func3(data94) < 1){
+const err161 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err161];
 }
@@ -2110,9 +2114,8 @@ vErrors.push(err161);
 errors++;
 }
 }
-}
 else {
-const err162 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err162 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/command",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err162];
 }
@@ -2122,9 +2125,11 @@ vErrors.push(err162);
 errors++;
 }
 }
-}
-else {
-const err163 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data92.prompt !== undefined){
+let data95 = data92.prompt;
+if(typeof data95 === "string"){
+if(func3(data95) < 1){
+const err163 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err163];
 }
@@ -2134,9 +2139,8 @@ vErrors.push(err163);
 errors++;
 }
 }
-}
 else {
-const err164 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err164 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/prompt",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err164];
 }
@@ -2146,9 +2150,11 @@ vErrors.push(err164);
 errors++;
 }
 }
-}
-else {
-const err165 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data92.timeout !== undefined){
+let data96 = data92.timeout;
+if((typeof data96 == "number") && (isFinite(data96))){
+if(data96 <= 0 || isNaN(data96)){
+const err165 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err165];
 }
@@ -2158,15 +2164,8 @@ vErrors.push(err165);
 errors++;
 }
 }
-if(data48.SessionStart !== undefined){
-let data94 = data48.SessionStart;
-if(Array.isArray(data94)){
-const len20 = data94.length;
-for(let i20=0; i20<len20; i20++){
-let data95 = data94[i20];
-if(data95 && typeof data95 == "object" && !Array.isArray(data95)){
-if(data95.hooks === undefined){
-const err166 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err166 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19+"/timeout",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err166];
 }
@@ -2175,9 +2174,10 @@ vErrors.push(err166);
 }
 errors++;
 }
-for(const key19 in data95){
-if(!((key19 === "matcher") || (key19 === "hooks"))){
-const err167 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key19},message:"must NOT have additional properties"};
+}
+}
+else {
+const err167 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks/" + i19,schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err167];
 }
@@ -2187,9 +2187,9 @@ vErrors.push(err167);
 errors++;
 }
 }
-if(data95.matcher !== undefined){
-if(typeof data95.matcher !== "string"){
-const err168 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err168 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18+"/hooks",schemaPath:"#/properties/hooks/properties/SubagentStop/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err168];
 }
@@ -2199,15 +2199,9 @@ vErrors.push(err168);
 errors++;
 }
 }
-if(data95.hooks !== undefined){
-let data97 = data95.hooks;
-if(Array.isArray(data97)){
-const len21 = data97.length;
-for(let i21=0; i21<len21; i21++){
-let data98 = data97[i21];
-if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
-if(data98.type === undefined){
-const err169 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err169 = {instancePath:instancePath+"/hooks/SubagentStop/" + i18,schemaPath:"#/properties/hooks/properties/SubagentStop/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err169];
 }
@@ -2216,9 +2210,10 @@ vErrors.push(err169);
 }
 errors++;
 }
-for(const key20 in data98){
-if(!((((key20 === "type") || (key20 === "command")) || (key20 === "prompt")) || (key20 === "timeout"))){
-const err170 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
+}
+}
+else {
+const err170 = {instancePath:instancePath+"/hooks/SubagentStop",schemaPath:"#/properties/hooks/properties/SubagentStop/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err170];
 }
@@ -2228,11 +2223,15 @@ vErrors.push(err170);
 errors++;
 }
 }
-if(data98.type !== undefined){
-let data99 = data98.type;
-if(typeof data99 === "string"){
-if(func3(data99) < 1){
-const err171 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.SessionStart !== undefined){
+let data97 = data51.SessionStart;
+if(Array.isArray(data97)){
+const len20 = data97.length;
+for(let i20=0; i20<len20; i20++){
+let data98 = data97[i20];
+if(data98 && typeof data98 == "object" && !Array.isArray(data98)){
+if(data98.hooks === undefined){
+const err171 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err171];
 }
@@ -2241,9 +2240,9 @@ vErrors.push(err171);
 }
 errors++;
 }
-}
-else {
-const err172 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key20 in data98){
+if(!((key20 === "matcher") || (key20 === "hooks"))){
+const err172 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key20},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err172];
 }
@@ -2253,11 +2252,9 @@ vErrors.push(err172);
 errors++;
 }
 }
-if(data98.command !== undefined){
-let data100 = data98.command;
-if(typeof data100 === "string"){
-if(func3(data100) < 1){
-const err173 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data98.matcher !== undefined){
+if(typeof data98.matcher !== "string"){
+const err173 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/matcher",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err173];
 }
@@ -2267,8 +2264,15 @@ vErrors.push(err173);
 errors++;
 }
 }
-else {
-const err174 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data98.hooks !== undefined){
+let data100 = data98.hooks;
+if(Array.isArray(data100)){
+const len21 = data100.length;
+for(let i21=0; i21<len21; i21++){
+let data101 = data100[i21];
+if(data101 && typeof data101 == "object" && !Array.isArray(data101)){
+if(data101.type === undefined){
+const err174 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err174];
 }
@@ -2277,12 +2281,9 @@ vErrors.push(err174);
 }
 errors++;
 }
-}
-if(data98.prompt !== undefined){
-let data101 = data98.prompt;
-if(typeof data101 === "string"){
-if(func3(data101) < 1){
-const err175 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key21 in data101){
+if(!((((key21 === "type") || (key21 === "command")) || (key21 === "prompt")) || (key21 === "timeout"))){
+const err175 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err175];
 }
@@ -2292,8 +2293,11 @@ vErrors.push(err175);
 errors++;
 }
 }
-else {
-const err176 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data101.type !== undefined){
+let data102 = data101.type;
+if(typeof data102 === "string"){
+if(func3(data102) < 1){
+const err176 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err176];
 }
@@ -2303,11 +2307,8 @@ vErrors.push(err176);
 errors++;
 }
 }
-if(data98.timeout !== undefined){
-let data102 = data98.timeout;
-if((typeof data102 == "number") && (isFinite(data102))){
-if(data102 <= 0 || isNaN(data102)){
-const err177 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err177 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/type",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err177];
 }
@@ -2317,8 +2318,11 @@ vErrors.push(err177);
 errors++;
 }
 }
-else {
-const err178 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data101.command !== undefined){
+let data103 = data101.command;
+if(typeof data103 === "string"){
+if(func3(data103) < 1){
+const err178 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err178];
 }
@@ -2328,9 +2332,8 @@ vErrors.push(err178);
 errors++;
 }
 }
-}
 else {
-const err179 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err179 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/command",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err179];
 }
@@ -2340,9 +2343,11 @@ vErrors.push(err179);
 errors++;
 }
 }
-}
-else {
-const err180 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.prompt !== undefined){
+let data104 = data101.prompt;
+if(typeof data104 === "string"){
+if(func3(data104) < 1){
+const err180 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err180];
 }
@@ -2352,9 +2357,8 @@ vErrors.push(err180);
 errors++;
 }
 }
-}
 else {
-const err181 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err181 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/prompt",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err181];
 }
@@ -2364,9 +2368,11 @@ vErrors.push(err181);
 errors++;
 }
 }
-}
-else {
-const err182 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data101.timeout !== undefined){
+let data105 = data101.timeout;
+if((typeof data105 == "number") && (isFinite(data105))){
+if(data105 <= 0 || isNaN(data105)){
+const err182 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err182];
 }
@@ -2376,15 +2382,8 @@ vErrors.push(err182);
 errors++;
 }
 }
-if(data48.SessionEnd !== undefined){
-let data103 = data48.SessionEnd;
-if(Array.isArray(data103)){
-const len22 = data103.length;
-for(let i22=0; i22<len22; i22++){
-let data104 = data103[i22];
-if(data104 && typeof data104 == "object" && !Array.isArray(data104)){
-if(data104.hooks === undefined){
-const err183 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err183 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21+"/timeout",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err183];
 }
@@ -2393,9 +2392,10 @@ vErrors.push(err183);
 }
 errors++;
 }
-for(const key21 in data104){
-if(!((key21 === "matcher") || (key21 === "hooks"))){
-const err184 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key21},message:"must NOT have additional properties"};
+}
+}
+else {
+const err184 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks/" + i21,schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err184];
 }
@@ -2405,9 +2405,9 @@ vErrors.push(err184);
 errors++;
 }
 }
-if(data104.matcher !== undefined){
-if(typeof data104.matcher !== "string"){
-const err185 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err185 = {instancePath:instancePath+"/hooks/SessionStart/" + i20+"/hooks",schemaPath:"#/properties/hooks/properties/SessionStart/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err185];
 }
@@ -2417,15 +2417,9 @@ vErrors.push(err185);
 errors++;
 }
 }
-if(data104.hooks !== undefined){
-let data106 = data104.hooks;
-if(Array.isArray(data106)){
-const len23 = data106.length;
-for(let i23=0; i23<len23; i23++){
-let data107 = data106[i23];
-if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
-if(data107.type === undefined){
-const err186 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err186 = {instancePath:instancePath+"/hooks/SessionStart/" + i20,schemaPath:"#/properties/hooks/properties/SessionStart/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err186];
 }
@@ -2434,9 +2428,10 @@ vErrors.push(err186);
 }
 errors++;
 }
-for(const key22 in data107){
-if(!((((key22 === "type") || (key22 === "command")) || (key22 === "prompt")) || (key22 === "timeout"))){
-const err187 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
+}
+}
+else {
+const err187 = {instancePath:instancePath+"/hooks/SessionStart",schemaPath:"#/properties/hooks/properties/SessionStart/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err187];
 }
@@ -2446,11 +2441,15 @@ vErrors.push(err187);
 errors++;
 }
 }
-if(data107.type !== undefined){
-let data108 = data107.type;
-if(typeof data108 === "string"){
-if(func3(data108) < 1){
-const err188 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.SessionEnd !== undefined){
+let data106 = data51.SessionEnd;
+if(Array.isArray(data106)){
+const len22 = data106.length;
+for(let i22=0; i22<len22; i22++){
+let data107 = data106[i22];
+if(data107 && typeof data107 == "object" && !Array.isArray(data107)){
+if(data107.hooks === undefined){
+const err188 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err188];
 }
@@ -2459,9 +2458,9 @@ vErrors.push(err188);
 }
 errors++;
 }
-}
-else {
-const err189 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key22 in data107){
+if(!((key22 === "matcher") || (key22 === "hooks"))){
+const err189 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key22},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err189];
 }
@@ -2471,11 +2470,9 @@ vErrors.push(err189);
 errors++;
 }
 }
-if(data107.command !== undefined){
-let data109 = data107.command;
-if(typeof data109 === "string"){
-if(func3(data109) < 1){
-const err190 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data107.matcher !== undefined){
+if(typeof data107.matcher !== "string"){
+const err190 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/matcher",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err190];
 }
@@ -2485,8 +2482,15 @@ vErrors.push(err190);
 errors++;
 }
 }
-else {
-const err191 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data107.hooks !== undefined){
+let data109 = data107.hooks;
+if(Array.isArray(data109)){
+const len23 = data109.length;
+for(let i23=0; i23<len23; i23++){
+let data110 = data109[i23];
+if(data110 && typeof data110 == "object" && !Array.isArray(data110)){
+if(data110.type === undefined){
+const err191 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err191];
 }
@@ -2495,12 +2499,9 @@ vErrors.push(err191);
 }
 errors++;
 }
-}
-if(data107.prompt !== undefined){
-let data110 = data107.prompt;
-if(typeof data110 === "string"){
-if(func3(data110) < 1){
-const err192 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key23 in data110){
+if(!((((key23 === "type") || (key23 === "command")) || (key23 === "prompt")) || (key23 === "timeout"))){
+const err192 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err192];
 }
@@ -2510,8 +2511,11 @@ vErrors.push(err192);
 errors++;
 }
 }
-else {
-const err193 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data110.type !== undefined){
+let data111 = data110.type;
+if(typeof data111 === "string"){
+if(func3(data111) < 1){
+const err193 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err193];
 }
@@ -2521,11 +2525,8 @@ vErrors.push(err193);
 errors++;
 }
 }
-if(data107.timeout !== undefined){
-let data111 = data107.timeout;
-if((typeof data111 == "number") && (isFinite(data111))){
-if(data111 <= 0 || isNaN(data111)){
-const err194 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err194 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/type",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err194];
 }
@@ -2535,8 +2536,11 @@ vErrors.push(err194);
 errors++;
 }
 }
-else {
-const err195 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data110.command !== undefined){
+let data112 = data110.command;
+if(typeof data112 === "string"){
+if(func3(data112) < 1){
+const err195 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err195];
 }
@@ -2546,9 +2550,8 @@ vErrors.push(err195);
 errors++;
 }
 }
-}
 else {
-const err196 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err196 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/command",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err196];
 }
@@ -2558,9 +2561,11 @@ vErrors.push(err196);
 errors++;
 }
 }
-}
-else {
-const err197 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data110.prompt !== undefined){
+let data113 = data110.prompt;
+if(typeof data113 === "string"){
+if(func3(data113) < 1){
+const err197 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err197];
 }
@@ -2570,9 +2575,8 @@ vErrors.push(err197);
 errors++;
 }
 }
-}
 else {
-const err198 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err198 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/prompt",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err198];
 }
@@ -2582,9 +2586,11 @@ vErrors.push(err198);
 errors++;
 }
 }
-}
-else {
-const err199 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data110.timeout !== undefined){
+let data114 = data110.timeout;
+if((typeof data114 == "number") && (isFinite(data114))){
+if(data114 <= 0 || isNaN(data114)){
+const err199 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err199];
 }
@@ -2594,15 +2600,8 @@ vErrors.push(err199);
 errors++;
 }
 }
-if(data48.PreCompact !== undefined){
-let data112 = data48.PreCompact;
-if(Array.isArray(data112)){
-const len24 = data112.length;
-for(let i24=0; i24<len24; i24++){
-let data113 = data112[i24];
-if(data113 && typeof data113 == "object" && !Array.isArray(data113)){
-if(data113.hooks === undefined){
-const err200 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err200 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23+"/timeout",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err200];
 }
@@ -2611,9 +2610,10 @@ vErrors.push(err200);
 }
 errors++;
 }
-for(const key23 in data113){
-if(!((key23 === "matcher") || (key23 === "hooks"))){
-const err201 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key23},message:"must NOT have additional properties"};
+}
+}
+else {
+const err201 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks/" + i23,schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err201];
 }
@@ -2623,9 +2623,9 @@ vErrors.push(err201);
 errors++;
 }
 }
-if(data113.matcher !== undefined){
-if(typeof data113.matcher !== "string"){
-const err202 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err202 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22+"/hooks",schemaPath:"#/properties/hooks/properties/SessionEnd/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err202];
 }
@@ -2635,15 +2635,9 @@ vErrors.push(err202);
 errors++;
 }
 }
-if(data113.hooks !== undefined){
-let data115 = data113.hooks;
-if(Array.isArray(data115)){
-const len25 = data115.length;
-for(let i25=0; i25<len25; i25++){
-let data116 = data115[i25];
-if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
-if(data116.type === undefined){
-const err203 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err203 = {instancePath:instancePath+"/hooks/SessionEnd/" + i22,schemaPath:"#/properties/hooks/properties/SessionEnd/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err203];
 }
@@ -2652,9 +2646,10 @@ vErrors.push(err203);
 }
 errors++;
 }
-for(const key24 in data116){
-if(!((((key24 === "type") || (key24 === "command")) || (key24 === "prompt")) || (key24 === "timeout"))){
-const err204 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
+}
+}
+else {
+const err204 = {instancePath:instancePath+"/hooks/SessionEnd",schemaPath:"#/properties/hooks/properties/SessionEnd/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err204];
 }
@@ -2664,11 +2659,15 @@ vErrors.push(err204);
 errors++;
 }
 }
-if(data116.type !== undefined){
-let data117 = data116.type;
-if(typeof data117 === "string"){
-if(func3(data117) < 1){
-const err205 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.PreCompact !== undefined){
+let data115 = data51.PreCompact;
+if(Array.isArray(data115)){
+const len24 = data115.length;
+for(let i24=0; i24<len24; i24++){
+let data116 = data115[i24];
+if(data116 && typeof data116 == "object" && !Array.isArray(data116)){
+if(data116.hooks === undefined){
+const err205 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err205];
 }
@@ -2677,9 +2676,9 @@ vErrors.push(err205);
 }
 errors++;
 }
-}
-else {
-const err206 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key24 in data116){
+if(!((key24 === "matcher") || (key24 === "hooks"))){
+const err206 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key24},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err206];
 }
@@ -2689,11 +2688,9 @@ vErrors.push(err206);
 errors++;
 }
 }
-if(data116.command !== undefined){
-let data118 = data116.command;
-if(typeof data118 === "string"){
-if(func3(data118) < 1){
-const err207 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data116.matcher !== undefined){
+if(typeof data116.matcher !== "string"){
+const err207 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/matcher",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err207];
 }
@@ -2703,8 +2700,15 @@ vErrors.push(err207);
 errors++;
 }
 }
-else {
-const err208 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data116.hooks !== undefined){
+let data118 = data116.hooks;
+if(Array.isArray(data118)){
+const len25 = data118.length;
+for(let i25=0; i25<len25; i25++){
+let data119 = data118[i25];
+if(data119 && typeof data119 == "object" && !Array.isArray(data119)){
+if(data119.type === undefined){
+const err208 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err208];
 }
@@ -2713,12 +2717,9 @@ vErrors.push(err208);
 }
 errors++;
 }
-}
-if(data116.prompt !== undefined){
-let data119 = data116.prompt;
-if(typeof data119 === "string"){
-if(func3(data119) < 1){
-const err209 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key25 in data119){
+if(!((((key25 === "type") || (key25 === "command")) || (key25 === "prompt")) || (key25 === "timeout"))){
+const err209 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err209];
 }
@@ -2728,8 +2729,11 @@ vErrors.push(err209);
 errors++;
 }
 }
-else {
-const err210 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data119.type !== undefined){
+let data120 = data119.type;
+if(typeof data120 === "string"){
+if(func3(data120) < 1){
+const err210 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err210];
 }
@@ -2739,11 +2743,8 @@ vErrors.push(err210);
 errors++;
 }
 }
-if(data116.timeout !== undefined){
-let data120 = data116.timeout;
-if((typeof data120 == "number") && (isFinite(data120))){
-if(data120 <= 0 || isNaN(data120)){
-const err211 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err211 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/type",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err211];
 }
@@ -2753,8 +2754,11 @@ vErrors.push(err211);
 errors++;
 }
 }
-else {
-const err212 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data119.command !== undefined){
+let data121 = data119.command;
+if(typeof data121 === "string"){
+if(func3(data121) < 1){
+const err212 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err212];
 }
@@ -2764,9 +2768,8 @@ vErrors.push(err212);
 errors++;
 }
 }
-}
 else {
-const err213 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err213 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/command",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err213];
 }
@@ -2776,9 +2779,11 @@ vErrors.push(err213);
 errors++;
 }
 }
-}
-else {
-const err214 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data119.prompt !== undefined){
+let data122 = data119.prompt;
+if(typeof data122 === "string"){
+if(func3(data122) < 1){
+const err214 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err214];
 }
@@ -2788,9 +2793,8 @@ vErrors.push(err214);
 errors++;
 }
 }
-}
 else {
-const err215 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err215 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/prompt",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err215];
 }
@@ -2800,9 +2804,11 @@ vErrors.push(err215);
 errors++;
 }
 }
-}
-else {
-const err216 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data119.timeout !== undefined){
+let data123 = data119.timeout;
+if((typeof data123 == "number") && (isFinite(data123))){
+if(data123 <= 0 || isNaN(data123)){
+const err216 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err216];
 }
@@ -2812,15 +2818,8 @@ vErrors.push(err216);
 errors++;
 }
 }
-if(data48.Notification !== undefined){
-let data121 = data48.Notification;
-if(Array.isArray(data121)){
-const len26 = data121.length;
-for(let i26=0; i26<len26; i26++){
-let data122 = data121[i26];
-if(data122 && typeof data122 == "object" && !Array.isArray(data122)){
-if(data122.hooks === undefined){
-const err217 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
+else {
+const err217 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25+"/timeout",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err217];
 }
@@ -2829,9 +2828,10 @@ vErrors.push(err217);
 }
 errors++;
 }
-for(const key25 in data122){
-if(!((key25 === "matcher") || (key25 === "hooks"))){
-const err218 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key25},message:"must NOT have additional properties"};
+}
+}
+else {
+const err218 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks/" + i25,schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err218];
 }
@@ -2841,9 +2841,9 @@ vErrors.push(err218);
 errors++;
 }
 }
-if(data122.matcher !== undefined){
-if(typeof data122.matcher !== "string"){
-const err219 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err219 = {instancePath:instancePath+"/hooks/PreCompact/" + i24+"/hooks",schemaPath:"#/properties/hooks/properties/PreCompact/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err219];
 }
@@ -2853,15 +2853,9 @@ vErrors.push(err219);
 errors++;
 }
 }
-if(data122.hooks !== undefined){
-let data124 = data122.hooks;
-if(Array.isArray(data124)){
-const len27 = data124.length;
-for(let i27=0; i27<len27; i27++){
-let data125 = data124[i27];
-if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
-if(data125.type === undefined){
-const err220 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+}
+else {
+const err220 = {instancePath:instancePath+"/hooks/PreCompact/" + i24,schemaPath:"#/properties/hooks/properties/PreCompact/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err220];
 }
@@ -2870,9 +2864,10 @@ vErrors.push(err220);
 }
 errors++;
 }
-for(const key26 in data125){
-if(!((((key26 === "type") || (key26 === "command")) || (key26 === "prompt")) || (key26 === "timeout"))){
-const err221 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
+}
+}
+else {
+const err221 = {instancePath:instancePath+"/hooks/PreCompact",schemaPath:"#/properties/hooks/properties/PreCompact/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err221];
 }
@@ -2882,11 +2877,15 @@ vErrors.push(err221);
 errors++;
 }
 }
-if(data125.type !== undefined){
-let data126 = data125.type;
-if(typeof data126 === "string"){
-if(func3(data126) < 1){
-const err222 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data51.Notification !== undefined){
+let data124 = data51.Notification;
+if(Array.isArray(data124)){
+const len26 = data124.length;
+for(let i26=0; i26<len26; i26++){
+let data125 = data124[i26];
+if(data125 && typeof data125 == "object" && !Array.isArray(data125)){
+if(data125.hooks === undefined){
+const err222 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/required",keyword:"required",params:{missingProperty: "hooks"},message:"must have required property '"+"hooks"+"'"};
 if(vErrors === null){
 vErrors = [err222];
 }
@@ -2895,9 +2894,9 @@ vErrors.push(err222);
 }
 errors++;
 }
-}
-else {
-const err223 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key26 in data125){
+if(!((key26 === "matcher") || (key26 === "hooks"))){
+const err223 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key26},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err223];
 }
@@ -2907,11 +2906,9 @@ vErrors.push(err223);
 errors++;
 }
 }
-if(data125.command !== undefined){
-let data127 = data125.command;
-if(typeof data127 === "string"){
-if(func3(data127) < 1){
-const err224 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data125.matcher !== undefined){
+if(typeof data125.matcher !== "string"){
+const err224 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/matcher",schemaPath:"#/properties/hooks/properties/Notification/items/properties/matcher/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err224];
 }
@@ -2921,8 +2918,15 @@ vErrors.push(err224);
 errors++;
 }
 }
-else {
-const err225 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data125.hooks !== undefined){
+let data127 = data125.hooks;
+if(Array.isArray(data127)){
+const len27 = data127.length;
+for(let i27=0; i27<len27; i27++){
+let data128 = data127[i27];
+if(data128 && typeof data128 == "object" && !Array.isArray(data128)){
+if(data128.type === undefined){
+const err225 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
 if(vErrors === null){
 vErrors = [err225];
 }
@@ -2931,12 +2935,9 @@ vErrors.push(err225);
 }
 errors++;
 }
-}
-if(data125.prompt !== undefined){
-let data128 = data125.prompt;
-if(typeof data128 === "string"){
-if(func3(data128) < 1){
-const err226 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key27 in data128){
+if(!((((key27 === "type") || (key27 === "command")) || (key27 === "prompt")) || (key27 === "timeout"))){
+const err226 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err226];
 }
@@ -2946,8 +2947,11 @@ vErrors.push(err226);
 errors++;
 }
 }
-else {
-const err227 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data128.type !== undefined){
+let data129 = data128.type;
+if(typeof data129 === "string"){
+if(func3(data129) < 1){
+const err227 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err227];
 }
@@ -2957,11 +2961,8 @@ vErrors.push(err227);
 errors++;
 }
 }
-if(data125.timeout !== undefined){
-let data129 = data125.timeout;
-if((typeof data129 == "number") && (isFinite(data129))){
-if(data129 <= 0 || isNaN(data129)){
-const err228 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+else {
+const err228 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/type",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err228];
 }
@@ -2971,8 +2972,11 @@ vErrors.push(err228);
 errors++;
 }
 }
-else {
-const err229 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data128.command !== undefined){
+let data130 = data128.command;
+if(typeof data130 === "string"){
+if(func3(data130) < 1){
+const err229 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err229];
 }
@@ -2982,9 +2986,8 @@ vErrors.push(err229);
 errors++;
 }
 }
-}
 else {
-const err230 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err230 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/command",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/command/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err230];
 }
@@ -2994,9 +2997,11 @@ vErrors.push(err230);
 errors++;
 }
 }
-}
-else {
-const err231 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data128.prompt !== undefined){
+let data131 = data128.prompt;
+if(typeof data131 === "string"){
+if(func3(data131) < 1){
+const err231 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err231];
 }
@@ -3006,9 +3011,8 @@ vErrors.push(err231);
 errors++;
 }
 }
-}
 else {
-const err232 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err232 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/prompt",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/prompt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err232];
 }
@@ -3018,9 +3022,11 @@ vErrors.push(err232);
 errors++;
 }
 }
-}
-else {
-const err233 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data128.timeout !== undefined){
+let data132 = data128.timeout;
+if((typeof data132 == "number") && (isFinite(data132))){
+if(data132 <= 0 || isNaN(data132)){
+const err233 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err233];
 }
@@ -3030,9 +3036,8 @@ vErrors.push(err233);
 errors++;
 }
 }
-}
 else {
-const err234 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err234 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27+"/timeout",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/properties/timeout/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err234];
 }
@@ -3042,12 +3047,9 @@ vErrors.push(err234);
 errors++;
 }
 }
-if(data.sandbox !== undefined){
-let data130 = data.sandbox;
-if(data130 && typeof data130 == "object" && !Array.isArray(data130)){
-for(const key27 in data130){
-if(!(((key27 === "mode") || (key27 === "network")) || (key27 === "writableDirs"))){
-const err235 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key27},message:"must NOT have additional properties"};
+}
+else {
+const err235 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks/" + i27,schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err235];
 }
@@ -3057,10 +3059,9 @@ vErrors.push(err235);
 errors++;
 }
 }
-if(data130.mode !== undefined){
-let data131 = data130.mode;
-if(!(((data131 === "read-only") || (data131 === "workspace-write")) || (data131 === "danger-full-access"))){
-const err236 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err236 = {instancePath:instancePath+"/hooks/Notification/" + i26+"/hooks",schemaPath:"#/properties/hooks/properties/Notification/items/properties/hooks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err236];
 }
@@ -3070,9 +3071,9 @@ vErrors.push(err236);
 errors++;
 }
 }
-if(data130.network !== undefined){
-if(typeof data130.network !== "boolean"){
-const err237 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+else {
+const err237 = {instancePath:instancePath+"/hooks/Notification/" + i26,schemaPath:"#/properties/hooks/properties/Notification/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err237];
 }
@@ -3082,15 +3083,9 @@ vErrors.push(err237);
 errors++;
 }
 }
-if(data130.writableDirs !== undefined){
-let data133 = data130.writableDirs;
-if(Array.isArray(data133)){
-const len28 = data133.length;
-for(let i28=0; i28<len28; i28++){
-let data134 = data133[i28];
-if(typeof data134 === "string"){
-if(func3(data134) < 1){
-const err238 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err238 = {instancePath:instancePath+"/hooks/Notification",schemaPath:"#/properties/hooks/properties/Notification/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err238];
 }
@@ -3100,8 +3095,9 @@ vErrors.push(err238);
 errors++;
 }
 }
+}
 else {
-const err239 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err239 = {instancePath:instancePath+"/hooks",schemaPath:"#/properties/hooks/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err239];
 }
@@ -3111,9 +3107,12 @@ vErrors.push(err239);
 errors++;
 }
 }
-}
-else {
-const err240 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.sandbox !== undefined){
+let data133 = data.sandbox;
+if(data133 && typeof data133 == "object" && !Array.isArray(data133)){
+for(const key28 in data133){
+if(!(((key28 === "mode") || (key28 === "network")) || (key28 === "writableDirs"))){
+const err240 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key28},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err240];
 }
@@ -3123,9 +3122,10 @@ vErrors.push(err240);
 errors++;
 }
 }
-}
-else {
-const err241 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data133.mode !== undefined){
+let data134 = data133.mode;
+if(!(((data134 === "read-only") || (data134 === "workspace-write")) || (data134 === "danger-full-access"))){
+const err241 = {instancePath:instancePath+"/sandbox/mode",schemaPath:"#/properties/sandbox/properties/mode/enum",keyword:"enum",params:{allowedValues: schema11.properties.sandbox.properties.mode.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err241];
 }
@@ -3135,9 +3135,9 @@ vErrors.push(err241);
 errors++;
 }
 }
-}
-else {
-const err242 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data133.network !== undefined){
+if(typeof data133.network !== "boolean"){
+const err242 = {instancePath:instancePath+"/sandbox/network",schemaPath:"#/properties/sandbox/properties/network/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err242];
 }
@@ -3146,9 +3146,74 @@ vErrors.push(err242);
 }
 errors++;
 }
+}
+if(data133.writableDirs !== undefined){
+let data136 = data133.writableDirs;
+if(Array.isArray(data136)){
+const len28 = data136.length;
+for(let i28=0; i28<len28; i28++){
+let data137 = data136[i28];
+if(typeof data137 === "string"){
+if(func3(data137) < 1){
+const err243 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err243];
+}
+else {
+vErrors.push(err243);
+}
+errors++;
+}
+}
+else {
+const err244 = {instancePath:instancePath+"/sandbox/writableDirs/" + i28,schemaPath:"#/properties/sandbox/properties/writableDirs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err244];
+}
+else {
+vErrors.push(err244);
+}
+errors++;
+}
+}
+}
+else {
+const err245 = {instancePath:instancePath+"/sandbox/writableDirs",schemaPath:"#/properties/sandbox/properties/writableDirs/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err245];
+}
+else {
+vErrors.push(err245);
+}
+errors++;
+}
+}
+}
+else {
+const err246 = {instancePath:instancePath+"/sandbox",schemaPath:"#/properties/sandbox/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err246];
+}
+else {
+vErrors.push(err246);
+}
+errors++;
+}
+}
+}
+else {
+const err247 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err247];
+}
+else {
+vErrors.push(err247);
+}
+errors++;
+}
 validate10.errors = vErrors;
 return errors === 0;
 }
 
 
-export const SETTINGS_SCHEMA_KEY = "8029b00b46093a2a";
+export const SETTINGS_SCHEMA_KEY = "651740383bad9048";

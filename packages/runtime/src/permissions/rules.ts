@@ -36,6 +36,7 @@ const TOOL_ALIASES: Readonly<Record<string, string>> = {
   ls: "list_dir",
   notebookedit: "notebook_edit",
   webfetch: "web_fetch",
+  websearch: "web_search",
   bashoutput: "shell_output",
   killshell: "shell_kill",
   killbash: "shell_kill",
@@ -70,6 +71,12 @@ export function parseRule(source: string): PermissionRule {
       );
     return { source, tools, pattern: pattern.trim() };
   }
+  // A search has no path or command to match: a pattern would silently match nothing.
+  if (pattern !== undefined && tools.includes("web_search"))
+    throw new RuleSyntaxError(
+      source,
+      "a web_search rule takes no pattern: it names the tool alone, e.g. WebSearch",
+    );
   if (
     pattern !== undefined &&
     tools.every((t) => t !== "shell") &&

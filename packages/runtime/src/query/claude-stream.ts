@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { SessionEvent, SessionEventOf } from "@attractor/agent";
+import type { SessionEvent, SessionEventOf, WebSearchReport } from "@attractor/agent";
 import type { PermissionMode } from "../permissions/index.js";
 import type { RuntimeNotice } from "../runtime/index.js";
 
@@ -74,6 +74,8 @@ export type ClaudeStreamLine =
       readonly uuid: string;
       readonly parent_tool_use_id: null;
       readonly message: { readonly role: "user"; readonly content: readonly ClaudeContentBlock[] };
+      /** The tool's structured result, as Claude Code gives it (web_search: WebSearchToolResult). */
+      readonly tool_use_result?: WebSearchToolResult;
     }
   | {
       readonly type: "system";
@@ -89,6 +91,53 @@ export type ClaudeStreamLine =
       readonly uuid: string;
       readonly event: SessionEvent | { readonly kind: "notice"; readonly data: RuntimeNotice };
     };
+
+/**
+ * A web_search result in Claude Code's shape for its WebSearch output (query, results with title,
+ * url and snippet, total_results), each result's `metadata` saying whether and what the answer
+ * cites from it, and the answer itself with `[n]` marks numbering the results from 1.
+ */
+export interface WebSearchToolResult {
+  readonly query: string;
+  readonly results: readonly {
+    readonly title: string;
+    readonly url: string;
+    readonly snippet: string;
+    readonly metadata: {
+      readonly n: number;
+      readonly cited: boolean;
+      readonly cited_text?: readonly string[];
+      readonly page_age?: string;
+    };
+  }[];
+  readonly total_results: number;
+  readonly answer?: string;
+  /** Who searched: the model provider or the search service. */
+  readonly backend: string;
+}
+
+/** The stream-json form of a web_search call's report (its details.webSearch), if it has one. */
+export function webSearchToolResult(details: unknown): WebSearchToolResult | undefined {
+  const report = (details as { webSearch?: WebSearchReport } | undefined)?.webSearch;
+  if (report === undefined || !Array.isArray(report.sources)) return undefined;
+  return {
+    query: report.query,
+    results: report.sources.map((s) => ({
+      title: s.title ?? s.url,
+      url: s.url,
+      snippet: s.snippet ?? s.citedTexts?.join(" … ") ?? "",
+      metadata: {
+        n: s.n,
+        cited: s.cited,
+        ...(s.citedTexts !== undefined && { cited_text: s.citedTexts }),
+        ...(s.pageAge !== undefined && { page_age: s.pageAge }),
+      },
+    })),
+    total_results: report.sources.length,
+    ...(report.answer !== undefined && { answer: report.answer }),
+    backend: report.backend,
+  };
+}
 
 const isSessionEvent = (e: SessionEvent | RuntimeNotice): e is SessionEvent =>
   "sessionId" in e && "data" in e && "timestamp" in e;
@@ -173,6 +222,7 @@ export function createClaudeStream(options: {
   };
 
   const emitResult = (end: SessionEventOf<"tool_call_end">) => {
+    const search = end.data.isError ? undefined : webSearchToolResult(end.data.details);
     options.emit({
       type: "user",
       session_id: sessionId,
@@ -189,6 +239,7 @@ export function createClaudeStream(options: {
           },
         ],
       },
+      ...(search !== undefined && { tool_use_result: search }),
     });
   };
 

@@ -5,6 +5,8 @@ export {
   type ClaudeStreamLine,
   createClaudeStream,
   type StreamInit,
+  type WebSearchToolResult,
+  webSearchToolResult,
 } from "./claude-stream.js";
 export { QueryControlError, QueryError, QueryOptionError } from "./errors.js";
 export {

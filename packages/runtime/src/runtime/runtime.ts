@@ -120,6 +120,7 @@ import type {
   UserMessageInput,
 } from "./types.js";
 import { shellContextBlock, USER_CONTEXT_INSTRUCTIONS } from "./user-context.js";
+import { chooseWebSearch } from "./web-search.js";
 
 /** How long a `!command` may run: long enough for a build or a test run. */
 const USER_COMMAND_TIMEOUT_MS = 600_000;
@@ -655,12 +656,28 @@ class AgentRuntime implements Runtime {
           })
         ).behavior === "allow",
     });
+    // Searches are calls of their own, which the permission policy judges like any other.
+    const webSearch = chooseWebSearch({
+      settings: parts.settings.webSearch,
+      provider: parts.choice.provider,
+      client: this.client,
+      model: () => this.modelValue,
+    });
     this.profile = createProfile(
       parts.choice,
-      [this.todoTool, askUser, webFetch, notebookEditTool(), ...skillTools, ...parts.tools],
+      [
+        this.todoTool,
+        askUser,
+        webFetch,
+        ...(webSearch.kind === "offered" ? [webSearch.tool] : []),
+        notebookEditTool(),
+        ...skillTools,
+        ...parts.tools,
+      ],
       parts.toolMode,
     );
     for (const message of parts.startupWarnings) this.notify({ kind: "warning", message });
+    if (webSearch.kind === "unavailable") this.notify({ kind: "warning", message: webSearch.notice });
     this.hooks = createCommandHooks(
       parts.hookSources,
       {

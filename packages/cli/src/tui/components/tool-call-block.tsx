@@ -66,6 +66,19 @@ function Result({ call, failed }: { readonly call: ToolCallView; readonly failed
         {summary.diff ? (
           <DiffView diff={summary.diff} showFiles={call.toolName === "apply_patch"} compact />
         ) : null}
+        {summary.sources?.map((source) => (
+          <Box key={source.n} flexDirection="row">
+            <Box width={`[${source.n}] `.length} flexShrink={0}>
+              <Text>[{source.n}]</Text>
+            </Box>
+            <Box flexDirection="column" flexGrow={1}>
+              <Text wrap="wrap">{source.title}</Text>
+              <Text dimColor wrap="wrap">
+                {source.url}
+              </Text>
+            </Box>
+          </Box>
+        ))}
         {summary.body.map((line, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: lines of one finished output never reorder
           <Text key={i} color={failed && call.toolName !== "shell" ? "red" : undefined} wrap="truncate-end">

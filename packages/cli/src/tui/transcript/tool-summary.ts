@@ -16,6 +16,15 @@ export interface ToolSummary {
   readonly hiddenLines: number;
   /** A unified diff to render coloured. */
   readonly diff?: string;
+  /** A web search's numbered sources, shown whole (wrapped, never cut) under the summary. */
+  readonly sources?: readonly SourceLine[];
+}
+
+/** One source of a web search as its block lists it. */
+export interface SourceLine {
+  readonly n: number;
+  readonly title: string;
+  readonly url: string;
 }
 
 const LABELS: Readonly<Record<string, string>> = {
@@ -30,6 +39,7 @@ const LABELS: Readonly<Record<string, string>> = {
   list_dir: "List",
   todo: "Todos",
   ask_user: "Ask",
+  web_search: "Web search",
   spawn_agent: "Agent",
   send_input: "Agent",
   wait: "Agent",
@@ -137,6 +147,19 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
     }
     case "todo":
       return { label, target, line: "updated", body: [], hiddenLines: 0 };
+    case "web_search": {
+      const sources = webSearchSources(d.webSearch);
+      if (sources === undefined) return { label, target, line: "done", ...shown(3) };
+      const backend = (d.webSearch as { backend?: unknown }).backend;
+      return {
+        label,
+        target,
+        line: `${count(sources.length, "source")}${typeof backend === "string" ? ` · ${backend}` : ""}`,
+        body: [],
+        hiddenLines: 0,
+        sources,
+      };
+    }
     case "ask_user":
       return { label, target, line: lines[0] ?? "answered", body: [], hiddenLines: 0 };
     case "find_definition":
@@ -185,6 +208,10 @@ export function targetOf(toolName: string, args: Readonly<Record<string, unknown
       return str(args.path) ?? str(args.dir_path) ?? ".";
     case "ask_user":
       return oneLine(str(args.question) ?? "");
+    case "web_search": {
+      const only = Array.isArray(args.allowed_domains) ? ` (only ${args.allowed_domains.join(", ")})` : "";
+      return `${oneLine(str(args.query) ?? "")}${only}`;
+    }
     case "todo":
       return Array.isArray(args.todos)
         ? `${args.todos.length} item${args.todos.length === 1 ? "" : "s"}`
@@ -210,6 +237,17 @@ export function targetOf(toolName: string, args: Readonly<Record<string, unknown
       return json === "{}" ? "" : oneLine(json);
     }
   }
+}
+
+/** The numbered sources of a web_search report (details.webSearch), or undefined when it has none. */
+function webSearchSources(report: unknown): SourceLine[] | undefined {
+  const sources = (report as { sources?: unknown } | undefined)?.sources;
+  if (!Array.isArray(sources)) return undefined;
+  return sources.flatMap((s: { n?: unknown; title?: unknown; url?: unknown }) =>
+    typeof s.n === "number" && typeof s.url === "string"
+      ? [{ n: s.n, url: s.url, title: typeof s.title === "string" ? oneLine(s.title, 200) : s.url }]
+      : [],
+  );
 }
 
 /** Counts of added and removed lines in a unified diff (file headers excluded). */
