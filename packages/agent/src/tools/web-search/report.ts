@@ -27,10 +27,20 @@ const SNIPPET_CHARS = 300;
 function numberSources(findings: WebSearchFindings): Map<string, NumberedSource> {
   const byUrl = new Map<string, NumberedSource>();
   const resultOf = new Map(findings.results.map((r) => [r.url, r]));
-  const citations = (findings.answer ?? []).flatMap((s) => s.citations);
+  // A citation without the passage (OpenAI's) gives the stretch of the answer it supports.
+  const citations = (findings.answer ?? []).flatMap((s) =>
+    s.citations.map((c) => ({
+      ...c,
+      passage:
+        c.citedText ??
+        (c.startIndex !== undefined && c.endIndex !== undefined && c.endIndex > c.startIndex
+          ? s.text.slice(c.startIndex, c.endIndex)
+          : undefined),
+    })),
+  );
   for (const c of citations) {
     const known = byUrl.get(c.url);
-    const cited = c.citedText !== undefined ? [c.citedText] : [];
+    const cited = c.passage !== undefined ? [c.passage] : [];
     if (known !== undefined) {
       const texts = [...(known.citedTexts ?? []), ...cited.filter((t) => !known.citedTexts?.includes(t))];
       byUrl.set(c.url, { ...known, ...(texts.length > 0 && { citedTexts: texts }) });
