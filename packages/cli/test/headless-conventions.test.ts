@@ -426,9 +426,9 @@ describe("the flags people already type", () => {
 
   it("a rule naming a tool attractor does not have is reported", async () => {
     fx.model = await startScriptedModel("anthropic", [{ text: "ok" }]);
-    const result = await run(["-p", "x", "--allowedTools", "WebSearch,Bash(ls:*)"]);
+    const result = await run(["-p", "x", "--allowedTools", "ExitPlanMode,Bash(ls:*)"]);
     expect(result.code).toBe(0);
-    expect(result.stderr).toContain("the permission rule WebSearch names a tool this agent does not have");
+    expect(result.stderr).toContain("the permission rule ExitPlanMode names a tool this agent does not have");
     expect(result.stderr).not.toContain("Bash(ls:*)");
   });
 });
