@@ -191,6 +191,9 @@ describe("web_search in a headless run, with stream-json", () => {
       expect(content.is_error).toBe(false);
       expect(content.content).toMatch(new RegExp(`\\[1\\] ${first.title}\\n {4}https://`));
       expect(out.at(-1)).toMatchObject({ type: "result", subtype: "success", result: "Found it [1]." });
+      // The side request's tokens count in the run's usage (the scripted replies use 120 each).
+      if (provider === "anthropic")
+        expect((out.at(-1)!.usage as { input_tokens: number }).input_tokens).toBe(120 * 2 + 6039);
     });
   }
 

@@ -662,6 +662,8 @@ class AgentRuntime implements Runtime {
       provider: parts.choice.provider,
       client: this.client,
       model: () => this.modelValue,
+      // The search's side request is spending of this run, as the conversation's requests are.
+      onUsage: (usage, model) => this.spending.record(model, usage),
     });
     this.profile = createProfile(
       parts.choice,

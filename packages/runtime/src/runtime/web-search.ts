@@ -5,7 +5,7 @@ import {
   type RegisteredTool,
   searxngWebSearcher,
 } from "@attractor/agent";
-import type { Request, StreamEvent } from "@attractor/llm";
+import type { Request, StreamEvent, Usage } from "@attractor/llm";
 import type { WebSearchSettings } from "../config/settings-schema.js";
 
 /** The session's web_search tool, or why there is none. */
@@ -25,6 +25,8 @@ export function chooseWebSearch(options: {
   readonly client: { stream(request: Request): AsyncIterable<StreamEvent> };
   /** The session's current model. */
   readonly model: () => string;
+  /** Counts what a side request used with the session's spending. */
+  readonly onUsage?: (usage: Usage, model: string) => void;
 }): WebSearchChoice {
   const { settings, provider } = options;
   if (settings?.enabled === false) return { kind: "off" };
@@ -39,7 +41,11 @@ export function chooseWebSearch(options: {
       kind: "offered",
       backend: provider,
       tool: createWebSearchTool({
-        search: modelWebSearcher(options.client, { model: options.model, provider }),
+        search: modelWebSearcher(options.client, {
+          model: options.model,
+          provider,
+          ...(options.onUsage !== undefined && { onUsage: options.onUsage }),
+        }),
       }),
     };
   return {

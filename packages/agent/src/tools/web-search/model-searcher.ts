@@ -4,6 +4,7 @@ import {
   StreamAccumulator,
   type StreamEvent,
   systemMessage,
+  type Usage,
   userMessage,
   type WebSearchTool,
 } from "@attractor/llm";
@@ -44,6 +45,8 @@ export interface ModelWebSearcherOptions {
   readonly tool?: Omit<WebSearchTool, "kind" | "allowedDomains" | "blockedDomains">;
   /** Output tokens of the answer (default 2048). */
   readonly maxTokens?: number;
+  /** Told what each side request used, so a host can count it with the session's spending. */
+  readonly onUsage?: (usage: Usage, model: string) => void;
 }
 
 const SYSTEM = [
@@ -164,6 +167,8 @@ export function modelWebSearcher(
         { cause: error },
       );
     }
-    return findingsOf(provider, query, accumulator.response(), afterwards);
+    const response = accumulator.response();
+    options.onUsage?.(response.usage, model);
+    return findingsOf(provider, query, response, afterwards);
   };
 }
