@@ -3,13 +3,19 @@
 // Markdown, the turn does not block on the server, and once the command has exited no process it
 // started is left (checked by the host pids and process groups seen while it ran), with the
 // sandbox on and off.
-import { execFileSync } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { probeBubblewrap } from "@attractor/agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedModel } from "../src/testing/index.js";
 import { headlessFixture } from "./support/headless-fixture.js";
+import {
+  alive,
+  groupMembers,
+  type HostProcess,
+  ownProcessGroup,
+  processesWith,
+} from "./support/host-processes.js";
 
 const fx = headlessFixture();
 const bwrap = await probeBubblewrap();
@@ -29,41 +35,7 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => docs.close(() => resolve())));
 
-interface HostProcess {
-  readonly pid: number;
-  readonly pgid: number;
-  readonly args: string;
-}
-
-/** This machine's processes whose command line holds `marker` (the ps itself left out). */
-function processesWith(marker: string): HostProcess[] {
-  return execFileSync("ps", ["-eo", "pid=,pgid=,args="], { encoding: "utf8" })
-    .split("\n")
-    .flatMap((line) => {
-      const m = /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line);
-      if (!m || !m[3]!.includes(marker) || m[3]!.startsWith("ps ")) return [];
-      return [{ pid: Number(m[1]), pgid: Number(m[2]), args: m[3]! }];
-    });
-}
-/** Whether a process exists and has not ended: a zombie has ended, only its exit status waits to be read. */
-const alive = (pid: number) => {
-  try {
-    return !/^Z/.test(execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).trim());
-  } catch {
-    return false;
-  }
-};
-/** Processes of a group that have not ended. */
-const groupMembers = (pgid: number) =>
-  execFileSync("ps", ["-eo", "pgid=,stat="], { encoding: "utf8" })
-    .split("\n")
-    .filter((l) => {
-      const [group, stat] = l.trim().split(/\s+/);
-      return Number(group) === pgid && !stat?.startsWith("Z");
-    }).length;
-const ownGroup = Number(
-  execFileSync("ps", ["-o", "pgid=", "-p", String(process.pid)], { encoding: "utf8" }).trim(),
-);
+const ownGroup = ownProcessGroup();
 
 const MODES = [
   { sandbox: "workspace-write", skip: !bwrap.available },
