@@ -234,6 +234,40 @@ describe("web_search as a function tool that searches in a side request", () => 
     expect(server.violations).toEqual([]);
   });
 
+  it("Anthropic: a paused search turn is sent back as it is, and the search goes on", async () => {
+    const searchBlocks = webSearchStreamEvents.slice(0, 10);
+    const paused = frames([...searchBlocks, messageDelta("pause_turn"), { type: "message_stop" }]);
+    // The rest of the answer, its blocks numbered from 0 in the new response.
+    const rest = webSearchStreamEvents.slice(10, 18).map((e) => ({ ...e, index: Number(e.index) - 3 }));
+    const resumed = frames([
+      messageStart({ input_tokens: 60 }, "msg_2"),
+      ...rest,
+      messageDelta("end_turn"),
+      { type: "message_stop" },
+    ]);
+    fresh([
+      { kind: "sse", chunking: WHOLE, frames: paused },
+      { kind: "sse", chunking: WHOLE, frames: resumed },
+    ]);
+    const used: number[] = [];
+    const tool = createWebSearchTool({
+      search: modelWebSearcher(clientFor("anthropic"), {
+        model: MODELS.anthropic,
+        provider: "anthropic",
+        onUsage: (u) => used.push(u.inputTokens),
+      }),
+    });
+    const report = reportOf(await run(tool, { query: "When was Claude Shannon born?" }));
+    expect(server.requests).toHaveLength(2);
+    const again = server.requests[1]!.body.messages;
+    expect(again.at(-1)).toMatchObject({ role: "assistant" });
+    expect(JSON.stringify(again.at(-1))).toContain("server_tool_use");
+    expect(report.answer).toContain("Petoskey, Michigan[1]");
+    expect(report.sources.map((s) => s.url)).toEqual([SHANNON]);
+    expect(used).toEqual([6039, 60]);
+    expect(server.violations).toEqual([]);
+  });
+
   it("domain filters go to the provider where it applies them", async () => {
     fresh(() => ({ kind: "sse", chunking: WHOLE, frames: frames(webSearchStreamEvents) }));
     await run(searchTool("anthropic"), { query: "claude shannon", allowed_domains: ["wikipedia.org"] });

@@ -1,6 +1,7 @@
 import {
+  type ContentPart,
+  type Message,
   type Request,
-  type Response,
   StreamAccumulator,
   type StreamEvent,
   systemMessage,
@@ -25,6 +26,9 @@ export const PROVIDERS_WITH_WEB_SEARCH: readonly string[] = ["anthropic", "opena
 export function providerRunsWebSearch(provider: string): boolean {
   return PROVIDERS_WITH_WEB_SEARCH.includes(provider);
 }
+
+/** Pauses of a long search turn sent back before the search gives up waiting. */
+const MAX_PAUSES = 3;
 
 /** Which domain filters each provider's search applies itself. */
 const FILTERS: Readonly<Record<string, { allowed: boolean; blocked: boolean; both: boolean }>> = {
@@ -77,15 +81,17 @@ function splitFilters(
 function findingsOf(
   provider: string,
   query: WebSearchQuery,
-  response: Response,
+  parts: readonly ContentPart[],
   afterwards: boolean,
+  cut: boolean,
+  paused: boolean,
 ): WebSearchFindings {
   const queries: string[] = [];
   const results: WebSearchSource[] = [];
   const seen = new Set<string>();
   const failures: string[] = [];
   let answer: AnswerSegment[] = [];
-  for (const part of response.message.content) {
+  for (const part of parts) {
     if (part.kind === "web_search") {
       queries.push(...part.webSearch.queries);
       if (part.webSearch.status === "failed") failures.push(part.webSearch.error ?? "failed");
@@ -120,7 +126,9 @@ function findingsOf(
     kept = results.filter((r) => passesDomainFilters(r, query));
     answer = [];
     note = `The ${provider} search cannot restrict domains as asked, so its results were filtered afterwards and its answer, which may draw on other sites, is left out.`;
-  }
+  } else if (paused)
+    note = `The search was still going after ${MAX_PAUSES} pauses of the provider's turn; these are its results so far.`;
+  else if (cut) note = "The answer reached the length limit and is cut short.";
   return {
     backend: provider,
     queries: queries.length > 0 ? queries : [query.query],
@@ -146,29 +154,41 @@ export function modelWebSearcher(
     if (!providerRunsWebSearch(provider))
       throw new ToolError("unavailable", `The ${provider} provider runs no web search of its own.`);
     const { sent, afterwards } = splitFilters(provider, query);
-    const accumulator = new StreamAccumulator(provider);
-    const request: Request = {
-      model,
-      provider,
-      messages: [systemMessage(SYSTEM), userMessage(`Search the web for: ${query.query}`)],
-      providerTools: [
-        { kind: "web_search", ...(provider === "anthropic" && { maxUses: 5 }), ...options.tool, ...sent },
-      ],
-      maxTokens: options.maxTokens ?? 2048,
-      ...(query.signal !== undefined && { signal: query.signal }),
-    };
-    try {
-      for await (const event of client.stream(request)) accumulator.process(event);
-    } catch (error) {
-      if (query.signal?.aborted) throw error;
-      throw new ToolError(
-        "search_failed",
-        `The web search request to ${provider} failed: ${(error as Error).message}`,
-        { cause: error },
-      );
+    const messages: Message[] = [systemMessage(SYSTEM), userMessage(`Search the web for: ${query.query}`)];
+    const parts: ContentPart[] = [];
+    let cut = false;
+    let paused = false;
+    // Anthropic may pause a long search turn; sent back as it is, the model goes on.
+    for (let round = 0; round <= MAX_PAUSES; round++) {
+      const accumulator = new StreamAccumulator(provider);
+      const request: Request = {
+        model,
+        provider,
+        messages,
+        providerTools: [
+          { kind: "web_search", ...(provider === "anthropic" && { maxUses: 5 }), ...options.tool, ...sent },
+        ],
+        maxTokens: options.maxTokens ?? 2048,
+        ...(query.signal !== undefined && { signal: query.signal }),
+      };
+      try {
+        for await (const event of client.stream(request)) accumulator.process(event);
+      } catch (error) {
+        if (query.signal?.aborted) throw error;
+        throw new ToolError(
+          "search_failed",
+          `The web search request to ${provider} failed: ${(error as Error).message}`,
+          { cause: error },
+        );
+      }
+      const response = accumulator.response();
+      options.onUsage?.(response.usage, model);
+      parts.push(...response.message.content);
+      cut = response.finishReason.reason === "length";
+      paused = response.finishReason.raw === "pause_turn";
+      if (!paused) break;
+      messages.push(response.message);
     }
-    const response = accumulator.response();
-    options.onUsage?.(response.usage, model);
-    return findingsOf(provider, query, response, afterwards);
+    return findingsOf(provider, query, parts, afterwards, cut, paused);
   };
 }
