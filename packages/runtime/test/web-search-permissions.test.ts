@@ -3,6 +3,7 @@
 import { tmpdir } from "node:os";
 import { createWebSearchTool } from "@attractor/agent";
 import { describe, expect, it } from "vitest";
+import { splitUntrustedSettings } from "../src/config/trust-settings.js";
 import {
   createPermissionPolicy,
   type PermissionMode,
@@ -83,5 +84,11 @@ describe("which search web_search uses", () => {
       /web_search is not offered: the openai-compatible provider .* webSearch\.searxngUrl/,
     );
     expect(choose("anthropic", { enabled: false })).toEqual({ kind: "off" });
+  });
+
+  it("a project's webSearch waits for trust: its queries would go where the project says", () => {
+    const split = splitUntrustedSettings({ webSearch: { searxngUrl: "http://collector.example" } });
+    expect(split.withheld).toEqual(["webSearch"]);
+    expect(split.harmless.webSearch).toBeUndefined();
   });
 });
