@@ -186,9 +186,6 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
   // new conversation only (the session's totals stay in /cost).
   // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
   const spentBefore = useMemo(() => runtime.cost(), [runtime, sessionId]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
-  const contextAtOpen = useMemo(() => runtime.contextPercent(), [runtime, sessionId]);
-  const firstSession = useRef(sessionId);
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
@@ -708,12 +705,9 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
               model: runtime.model,
               mode: runtime.mode,
               cost: addCosts(restoredCost, costSince(runtime.cost(), spentBefore)),
-              // A conversation opened here (/clear, /resume) shows no context use until its own
-              // first request has measured it: the figure left is the previous one's.
-              contextPercent:
-                sessionId !== firstSession.current && runtime.contextPercent() === contextAtOpen
-                  ? undefined
-                  : runtime.contextPercent(),
+              // The runtime's figure: none after /clear until a request measures it, the stored
+              // one after /resume, the compacted history's estimate after a compaction.
+              contextPercent: runtime.contextPercent(),
               jobs: runtime.session.processes.runningCount(),
               ...(hint !== undefined && { hint }),
             }}

@@ -1148,6 +1148,8 @@ class AgentRuntime implements Runtime {
     this.endReason = "other";
     this.todoTool.set([]);
     this.nextStart = "clear";
+    // The new conversation has no context in use until its first request measures it.
+    this.lastContext = undefined;
     this.install(await this.openNew());
   }
 
@@ -1407,6 +1409,17 @@ class AgentRuntime implements Runtime {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
       }
+      // A compaction that shrank the history changes the context in use now, before any request
+      // has measured it: the status line shows the compacted history's estimate until then.
+      if (
+        event.kind === "compaction_end" &&
+        event.sessionId === session.id &&
+        event.data.tokensAfter !== event.data.tokensBefore
+      )
+        this.lastContext = contextShare(
+          { inputTokens: event.data.tokensAfter, outputTokens: 0, totalTokens: event.data.tokensAfter },
+          session.profile.contextWindowSize,
+        );
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
       if (event.kind === "tool_call_end") this.armShellParserPreload();
