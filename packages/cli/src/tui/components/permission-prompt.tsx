@@ -108,6 +108,9 @@ export function PermissionPrompt({
             <Text dimColor>$ </Text>
             <Text bold>{preview.command}</Text>
           </Text>
+        ) : preview.kind === "diff" && total === 0 ? (
+          // A write of what the file already holds: an empty diff would leave a blank gap.
+          <Text dimColor>(no change: the file already has this content)</Text>
         ) : preview.kind === "diff" ? (
           <DiffView diff={preview.diff} maxLines={previewLines} offset={offset} />
         ) : preview.kind === "arguments" ? (
