@@ -12,12 +12,18 @@ import { requestText, tmuxFixture } from "./support/tmux-fixture.js";
 let requests = 0;
 /** Requests from this one on are answered whole. */
 let answerFrom = Number.POSITIVE_INFINITY;
+/** Requests after the first fail before any byte (the connection breaks at once). */
+let refuseRetries = false;
 
 const fx = tmuxFixture(
   "dropped",
   async (req, res) => {
     await requestText(req);
     requests++;
+    if (refuseRetries && requests > 1) {
+      res.destroy();
+      return;
+    }
     res.writeHead(200, { "content-type": "text/event-stream" });
     const text = (t: string) => ({
       type: "content_block_delta",
@@ -111,5 +117,34 @@ describe("a connection dropped mid-answer", () => {
     expect(flat(done)).toContain("Attempt 2 says hello. And the rest of it.");
     expect(retryLines(done)).toEqual([]);
     expect(inputLine(done)).toContain("Ask anything");
+  }, 60_000);
+
+  it("counts the retries of a broken stream and of the connections after it as one series", async () => {
+    requests = 0;
+    answerFrom = Number.POSITIVE_INFINITY;
+    refuseRetries = true;
+    const t = fx.start("dropped-refused", undefined, undefined, { columns: 80, rows: 24 });
+    await t.waitFor("Ask anything");
+    t.type("please answer me");
+    t.press("Enter");
+    // Every count the screen shows while the retries run, in order.
+    const seen: string[] = [];
+    const deadline = Date.now() + 30_000;
+    let screen = "";
+    while (Date.now() < deadline) {
+      screen = t.screen();
+      expect(retryLines(screen).length).toBeLessThanOrEqual(1);
+      const count = /retry (\d+ of \d+)/.exec(screen)?.[1];
+      if (count !== undefined && seen.at(-1) !== count) seen.push(count);
+      if (screen.includes("send the message again")) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    refuseRetries = false;
+    // The broken stream's retry, then the connection's: 1, 2 of the same two.
+    expect(seen).toEqual(["1 of 2", "2 of 2"]);
+    expect(requests).toBe(3);
+    expect(flat(screen)).toContain("Attempt 1 says hello.");
+    expect(screen).toMatch(/cut off/);
+    expect(inputLine(screen)).toMatch(/^│ › please answer me\s+│$/);
   }, 60_000);
 });

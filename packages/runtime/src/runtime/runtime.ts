@@ -99,7 +99,7 @@ import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, NoProviderError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
-import { createModelClient, modelRetryPolicy } from "./model-client.js";
+import { createModelClient, modelRetryPolicy, requestRetries } from "./model-client.js";
 import { createProfile, type ToolMode } from "./profile.js";
 import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
 import { planRewindTargets } from "./rewind-targets.js";
@@ -1332,10 +1332,13 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     const policy = samePolicy ?? this.createPolicy(this.active?.policy.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy(
-      (message, detail) =>
-        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
-      this.parts.settings.retry,
+    // A request's connection retries and its mid-answer retries share one count.
+    const retries = requestRetries(
+      modelRetryPolicy(
+        (message, detail) =>
+          this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+        this.parts.settings.retry,
+      ),
     );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
@@ -1354,11 +1357,12 @@ class AgentRuntime implements Runtime {
         toolInstructions: this.mcpManager.instructions,
       }),
       startSource: this.nextStart,
+      retry: retries.midStream,
       // Every completed turn is written to the transcript before the next model request goes out.
       openStream: (client, request) => {
         const stream = flushedThen(
           () => this.active.recorder.flush(),
-          streamWithRetry(client, request, retry),
+          streamWithRetry(client, request, retries.forStream(request)),
         );
         // MCP servers not started yet (their tools came from the cache) start once the model has
         // begun to answer: their start-up (and the MCP SDK's loading) then takes the CPU while the

@@ -47,6 +47,11 @@ export interface TranscriptState {
   readonly subagents: readonly SubagentView[];
   /** A failed model request waiting to be tried again (shown with a countdown). */
   readonly retrying: RetryWait | undefined;
+  /**
+   * Retries reported for the model request under way, whoever reported them (the connection's or
+   * a stream broken mid-answer): the countdown counts them as one series.
+   */
+  readonly retries?: number;
   /** The user's latest message while its turn has not ended well: a failed turn gives it back. */
   readonly unanswered?: string;
   /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
@@ -232,7 +237,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const streamedText = current !== undefined && (current.committedAny || current.text !== "");
       const rest = streamedText ? current.text : e.data.text;
       if (rest.trim()) items.push({ kind: "assistant", text: rest.trim(), first: !current?.committedAny });
-      return commit({ ...state, streaming: undefined }, items);
+      // The request got its answer: the next one counts its retries afresh.
+      return commit({ ...state, streaming: undefined, retries: 0 }, items);
     }
     case "tool_call_start":
       return {
@@ -303,12 +309,14 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
             { kind: "notice", tone: "warning", text: `cut off (${e.data.message}); the answer starts again` },
           ]
         : [];
+      const retries = (state.retries ?? 0) + 1;
       return commit(
         {
           ...state,
+          retries,
           streaming: e.data.discardPartial ? undefined : state.streaming,
           retrying: {
-            attempt: e.data.attempt,
+            attempt: Math.max(retries, e.data.attempt),
             maxRetries: e.data.maxRetries,
             delayMs: e.data.delayMs,
             reason: e.data.message,
@@ -337,7 +345,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           ? [{ kind: "notice", tone: "warning", text: "cut off" }]
           : [];
       const back = state.unanswered !== undefined ? fillInput(cut, [state.unanswered]) : cut;
-      return commit({ ...back, retrying: undefined, unanswered: undefined }, [
+      return commit({ ...back, retrying: undefined, retries: 0, unanswered: undefined }, [
         ...marked,
         { kind: "notice", tone: "error", text },
       ]);
@@ -354,6 +362,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           busy: false,
           activity: undefined,
           retrying: undefined,
+          retries: 0,
           queued: aborted ? [] : next.queued,
         },
         items,
@@ -430,9 +439,12 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
       // A warning about a retry is the countdown's line (it shows the reason), not one more notice.
-      return n.retry
-        ? { ...state, retrying: n.retry }
-        : commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      if (n.retry === undefined) return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      return {
+        ...state,
+        retries: (state.retries ?? 0) + 1,
+        retrying: { ...n.retry, attempt: Math.max((state.retries ?? 0) + 1, n.retry.attempt) },
+      };
     case "hook_output":
       return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":
