@@ -359,7 +359,12 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
 
   /** Sends text (and the draft's images) to the model as the user's message (a slash command's text included). */
   sendMessage.current = (text: string, draft?: SentDraft) => {
-    dispatch({ type: "submitted", text, whileBusy: busyRef.current });
+    dispatch({
+      type: "submitted",
+      text,
+      whileBusy: busyRef.current,
+      ...(draft?.shown !== undefined && { shown: draft.shown }),
+    });
     busyRef.current = true;
     inflight.current++;
     // Project files change; the next @ lists them afresh.

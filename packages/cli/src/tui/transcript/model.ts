@@ -58,6 +58,11 @@ export interface TranscriptState {
   readonly outputs: readonly FullOutput[];
   /** Why the compaction running now started (a /compact reports its own outcome). */
   readonly compacting?: string;
+  /**
+   * Messages sent whose transcript line shows the draft as the input did: a paste of thousands
+   * of lines stays its placeholder instead of filling the scrollback (the model gets it whole).
+   */
+  readonly shownAs?: readonly { readonly text: string; readonly shown: string }[];
 }
 
 /** A finished tool call's whole output, kept for viewing it beyond the block's preview. */
@@ -94,7 +99,13 @@ export type TranscriptAction =
   | { readonly type: "output"; readonly block: OutputBlock }
   | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
   /** The user queued a message; while busy it waits as a follow-up until its user_input event. */
-  | { readonly type: "submitted"; readonly text: string; readonly whileBusy: boolean }
+  | {
+      readonly type: "submitted";
+      readonly text: string;
+      readonly whileBusy: boolean;
+      /** The draft as the input showed it (a long paste as its placeholder), if not the text. */
+      readonly shown?: string;
+    }
   /** Submitting failed before the session took it up (closed session). */
   | { readonly type: "failed"; readonly message: string }
   /** Every submitted message's cycle has ended (a backstop when no processing_end arrived). */
@@ -149,12 +160,17 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
       return commit(state, [{ kind: "output", block: action.block }]);
     case "notice":
       return commit(state, [{ kind: "notice", tone: action.tone, text: action.text }]);
-    case "submitted":
+    case "submitted": {
+      const shown =
+        action.shown === undefined
+          ? state
+          : { ...state, shownAs: [...(state.shownAs ?? []), { text: action.text, shown: action.shown }] };
       return action.whileBusy
-        ? { ...state, queued: [...state.queued, action.text] }
-        : { ...state, busy: true };
+        ? { ...shown, queued: [...state.queued, action.text] }
+        : { ...shown, busy: true };
+    }
     case "failed":
-      return commit({ ...state, busy: false, queued: [] }, [
+      return commit({ ...state, busy: false, queued: [], shownAs: [] }, [
         { kind: "notice", tone: "error", text: action.message },
       ]);
     case "settled":
@@ -206,7 +222,19 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const at = queued.indexOf(e.data.content);
       if (at >= 0) queued.splice(at, 1);
       const text = typedText(e.data.content);
-      return commit({ ...state, busy: true, queued, unanswered: text }, [{ kind: "user", text }]);
+      const shownAs = state.shownAs ?? [];
+      const pair = shownAs.findIndex((s) => s.text === text);
+      const shown = pair >= 0 ? (shownAs[pair]?.shown ?? text) : text;
+      return commit(
+        {
+          ...state,
+          busy: true,
+          queued,
+          unanswered: text,
+          ...(pair >= 0 && { shownAs: shownAs.filter((_, i) => i !== pair) }),
+        },
+        [{ kind: "user", text: shown }],
+      );
     }
     case "assistant_text_start":
       return {
