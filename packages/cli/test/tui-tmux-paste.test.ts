@@ -4,13 +4,21 @@
  * the message as the input did: the paste's placeholder, not five thousand lines pushing the
  * conversation out of the scrollback.
  */
-import { streamEventsFor } from "@attractor/llm/testing";
+import { errorBody, streamEventsFor } from "@attractor/llm/testing";
 import { describe, expect, it } from "vitest";
 import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js";
 
 const bodies: string[] = [];
+/** Requests refused (a 400 is not retried: the turn fails) before the server answers again. */
+let refusals = 0;
 const fx = tmuxFixture("paste", async (req, res) => {
   bodies.push(await requestText(req));
+  if (refusals > 0) {
+    refusals--;
+    res.writeHead(400, { "content-type": "application/json" });
+    res.end(JSON.stringify(errorBody("invalid_request_error", "refused by the test server")));
+    return;
+  }
   sendEvents(
     res,
     streamEventsFor([{ type: "text", text: "Read your log." }], "end_turn", { input: 10, output: 5 }),
@@ -40,5 +48,22 @@ describe("a large paste in tmux", () => {
     expect(history).not.toContain("log line 2 of");
     // The banner is still in the scrollback, above the message.
     expect(history).toContain("│ attractor");
+  }, 60_000);
+
+  it("gives a failed message back as it was typed: the paste collapsed again, and sent whole", async () => {
+    const terminal = fx.start("paste-failed", undefined, undefined, { columns: 80, rows: 24 });
+    await terminal.waitFor("Ask anything");
+    refusals = 1;
+    terminal.paste(LOG);
+    terminal.type(" explain");
+    await terminal.waitFor(`[Pasted text #1 +${LINES - 1} lines] explain`);
+    terminal.press("Enter");
+    await terminal.waitFor("refused by the test server");
+    // The input gets it back in the frame after the error's.
+    await terminal.waitFor(`│ › [Pasted text #1 +${LINES - 1} lines] explain`);
+    terminal.press("Enter");
+    await terminal.waitFor("Read your log.");
+    const sent = JSON.stringify(JSON.parse(bodies.at(-1) ?? "{}").messages.at(-1));
+    expect(sent).toContain(`log line ${LINES} of the pasted output explain`);
   }, 60_000);
 });

@@ -157,6 +157,9 @@ export function InputBox({
     lastFill.current = fresh.at(-1)?.id ?? lastFill.current;
     const typed = ref.current.text;
     const given = fresh.map((f) => f.text).join("\n");
+    // A message of this run given back (its turn failed) comes back as it was sent: a large
+    // paste collapsed again, its images attached.
+    if (typed === "" && sent.current.has(given.trim())) return recall(given);
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
