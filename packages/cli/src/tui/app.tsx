@@ -116,13 +116,23 @@ export interface AppProps {
   readonly onExit: (code: number) => void;
   /** Ctrl+Z: hands the terminal back to the shell and stops the process until it is continued. */
   readonly onSuspend?: () => void;
+  /** The terminal's modes (paste markers, enhanced keys), given to a program the UI runs and taken back. */
+  readonly terminal?: { readonly release: () => void; readonly retake: () => void };
 }
 
 /**
  * The interactive UI: finished transcript items through <Static> (printed once), the live part
  * (streaming answer, running tools, prompts) below, then the input and the status line.
  */
-export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }: AppProps): ReactNode {
+export function App({
+  runtime,
+  ui,
+  initialMessage,
+  history,
+  onExit,
+  onSuspend,
+  terminal,
+}: AppProps): ReactNode {
   const { exit } = useApp();
   const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
@@ -278,10 +288,13 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
         const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+        // As the shell would start it: no paste markers, no enhanced key encodings it never asked for.
         if (isRawModeSupported) setRawMode(false);
+        terminal?.release();
         try {
           spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "editor", path], { stdio: "inherit" });
         } finally {
+          terminal?.retake();
           if (isRawModeSupported) setRawMode(true);
           write(CLEAR_SCREEN);
           dispatch({ type: "reset" });
@@ -290,7 +303,7 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
         }
       },
     };
-  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported]);
+  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported, terminal]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {

@@ -106,6 +106,7 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
         code = c;
       },
       onSuspend: () => suspension.suspend(),
+      terminal,
     }),
     // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
     {
