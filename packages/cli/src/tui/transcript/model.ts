@@ -52,6 +52,11 @@ export interface TranscriptState {
    * a stream broken mid-answer): the countdown counts them as one series.
    */
   readonly retries?: number;
+  /**
+   * The request under way already kept a broken answer's text (marked as cut): the attempts
+   * after it start the same answer again, and their text is not kept once more.
+   */
+  readonly cutKept?: boolean;
   /** The user's latest message while its turn has not ended well: a failed turn gives it back. */
   readonly unanswered?: string;
   /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
@@ -266,7 +271,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const rest = streamedText ? current.text : e.data.text;
       if (rest.trim()) items.push({ kind: "assistant", text: rest.trim(), first: !current?.committedAny });
       // The request got its answer: the next one counts its retries afresh.
-      return commit({ ...state, streaming: undefined, retries: 0 }, items);
+      return commit({ ...state, streaming: undefined, retries: 0, cutKept: false }, items);
     }
     case "tool_call_start":
       return {
@@ -330,7 +335,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "retry": {
       // One line, the countdown, says a request is tried again (and updates in place); a stream
       // that broke mid-answer keeps what was shown, marked as cut, and the answer starts again.
-      const broken = e.data.discardPartial && state.streaming?.text.trim() ? state.streaming : undefined;
+      const broken =
+        e.data.discardPartial && !state.cutKept && state.streaming?.text.trim() ? state.streaming : undefined;
       const kept: NewItem[] = broken
         ? [
             { kind: "assistant", text: broken.text.trim(), first: !broken.committedAny },
@@ -342,6 +348,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
         {
           ...state,
           retries,
+          ...(broken !== undefined && { cutKept: true }),
           streaming: e.data.discardPartial ? undefined : state.streaming,
           retrying: {
             attempt: Math.max(retries, e.data.attempt),
@@ -367,13 +374,14 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const text = `${failure.errorName}: ${failure.message}${failure.advice ? `\n${failure.advice}` : ""}`;
       // What was streamed before the failure stays, marked as cut; the message goes back into
       // the input, ready to be sent again.
-      const cut = flushLive(state);
+      // (Unless an earlier attempt's text is kept already: this one started the same answer again.)
+      const cut = flushLive(state.cutKept ? { ...state, streaming: undefined } : state);
       const marked: NewItem[] =
-        cut !== state && state.streaming?.text.trim()
+        !state.cutKept && state.streaming?.text.trim()
           ? [{ kind: "notice", tone: "warning", text: "cut off" }]
           : [];
       const back = state.unanswered !== undefined ? fillInput(cut, [state.unanswered]) : cut;
-      return commit({ ...back, retrying: undefined, retries: 0, unanswered: undefined }, [
+      return commit({ ...back, retrying: undefined, retries: 0, cutKept: false, unanswered: undefined }, [
         ...marked,
         { kind: "notice", tone: "error", text },
       ]);
@@ -391,6 +399,7 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           activity: undefined,
           retrying: undefined,
           retries: 0,
+          cutKept: false,
           queued: aborted ? [] : next.queued,
         },
         items,
