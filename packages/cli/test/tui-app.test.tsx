@@ -132,6 +132,21 @@ describe("the interactive app", () => {
     await see("Ask anything");
   });
 
+  it("says a write of what the file already holds changes nothing (no blank gap for a diff)", async () => {
+    await writeFile(join(fx.project, "same.txt"), "kept\n");
+    const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project, ask: ui.askPermission });
+    const decision = policy.check({
+      callId: "w1",
+      toolName: "write_file",
+      arguments: { file_path: "same.txt", content: "kept\n" },
+    });
+    await see("Change files?");
+    expect(frame()).toContain("(no change: the file already has this content)");
+    await press("n");
+    await expect(decision).resolves.toMatchObject({ behavior: "deny" });
+    await vi.waitFor(() => expect(frame()).not.toContain("Change files?"));
+  });
+
   it("queues prompts, remembers 'always', and Esc aborts the run", async () => {
     const policy = createPermissionPolicy({ mode: "normal", projectRoot: fx.project, ask: ui.askPermission });
     const first = policy.check({

@@ -10,6 +10,10 @@ import { requestText, sendEvents, tmuxFixture } from "./support/tmux-fixture.js"
 /** How the server answers the summary request. */
 let summary: "answer" | "fail" = "answer";
 let answers = 0;
+/** The input tokens each answer reports (the context a request filled). */
+let inputTokens = 1000;
+/** How often the answers after the first repeat their words. */
+let repeats = 200;
 
 const fx = tmuxFixture("compact", async (req, res) => {
   const body = await requestText(req);
@@ -17,11 +21,11 @@ const fx = tmuxFixture("compact", async (req, res) => {
     // The first answer is short (the recent turns keep it verbatim), the second long enough
     // that the older turns are worth a summary.
     answers++;
-    const words = "Words to keep. ".repeat(answers === 1 ? 10 : 200);
+    const words = "Words to keep. ".repeat(answers === 1 ? 10 : repeats);
     sendEvents(
       res,
       streamEventsFor([{ type: "text", text: `Answer ${answers}. ${words}` }], "end_turn", {
-        input: 1000,
+        input: inputTokens,
         output: 200,
       }),
     );
@@ -86,5 +90,54 @@ describe("/compact in tmux", () => {
     expect(lines[2]).toMatch(
       /^✓ Compacted the conversation: 1\.2k → [\d.]+k? tokens \(earlier turns summarised\)\.$/,
     );
+  }, 60_000);
+
+  it("updates the status line's context share at once after /compact and /clear", async () => {
+    answers = 0;
+    summary = "answer";
+    // A model the catalog does not list has a window of 200k tokens: each request fills 20% of
+    // it, and the answers are long enough that the older ones are summarised.
+    inputTokens = 40_000;
+    repeats = 2000;
+    const terminal = fx.start("compact-status", [
+      "--provider",
+      "anthropic",
+      "--model",
+      "claude-unlisted-test",
+    ]);
+    await terminal.waitFor("Ask anything");
+    const status = () =>
+      terminal
+        .screen()
+        .split("\n")
+        .find((l) => l.includes("shift+tab mode")) ?? "";
+    for (const [message, answer] of [
+      ["explain the words", "Answer 1."],
+      ["more words please", "Answer 2."],
+      ["and more", "Answer 3."],
+    ]) {
+      terminal.type(message);
+      terminal.press("Enter");
+      // A long answer scrolls its first line off the screen: the scrollback has it.
+      await terminal.waitForScreen(() => terminal.history().includes(answer), answer);
+    }
+    await terminal.waitForScreen(() => / ctx 20%/.test(status()), "the context share of the last answer");
+    terminal.type("/compact");
+    terminal.press("Enter");
+    const line = await terminal.waitForScreen(
+      (s) => /Compacted the conversation: \S+ → ([\d.]+)k tokens/.test(s),
+      "the compaction's line",
+    );
+    // No request since: the share is the compacted history's estimate, shown with the line.
+    const after = Number(/Compacted the conversation: \S+ → ([\d.]+)k tokens/.exec(line)?.[1]) * 1000;
+    const share = Number(/ ctx (\d+)%/.exec(status())?.[1]);
+    expect(share).toBeLessThan(20);
+    expect(Math.abs(share - (after / 200_000) * 100)).toBeLessThanOrEqual(1);
+    terminal.type("/clear");
+    terminal.press("Enter");
+    await terminal.waitForScreen(() => / 0 tokens/.test(status()), "the figures reset");
+    expect(status()).not.toMatch(/ctx \d/);
+    repeats = 200;
+    inputTokens = 1000;
   }, 60_000);
 });

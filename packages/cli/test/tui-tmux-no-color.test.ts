@@ -1,7 +1,8 @@
 /**
- * NO_COLOR in a real terminal: the screen (its cells' attributes as tmux reports them) holds no
- * colour at all, with a highlighted code block, inline code and a heading on it; without NO_COLOR
- * the same screen is coloured (so the count means something), and FORCE_COLOR overrides NO_COLOR.
+ * NO_COLOR (and TERM=dumb) in a real terminal: the screen (its cells' attributes as tmux reports
+ * them) holds no colour at all, with a highlighted code block, inline code and a heading on it,
+ * and no style but the cursor's; without NO_COLOR the same screen is coloured (so the count means
+ * something), and FORCE_COLOR overrides NO_COLOR.
  */
 import { execFileSync } from "node:child_process";
 import { streamEventsFor } from "@attractor/llm/testing";
@@ -65,13 +66,21 @@ describe("NO_COLOR in tmux", () => {
   it("no colour escapes on the screen with NO_COLOR; coloured without it; FORCE_COLOR wins", async () => {
     const plain = await answered("plain", { NO_COLOR: "1" });
     expect(colouredLines(plain)).toEqual([]);
-    // Only the inverse cursor (and underlined links) may remain: a couple of lines at most.
+    // Only the inverse cursor remains: the heading's underline goes with the colours.
     const styled = plain.filter((line) =>
       [...line.matchAll(SGR)].some(({ 1: list = "" }) =>
         list.split(";").some((p) => !["0", "39", "49"].includes(p)),
       ),
     );
-    expect(styled.length).toBeLessThanOrEqual(2);
+    expect(styled).toHaveLength(1);
+    expect(styled[0]).toContain("Ask anything");
+    // Every escape on the screen is on that line (tmux ends a styled run with resets on the next).
+    expect(plain.filter((line) => line.includes("\x1b")).length).toBeLessThanOrEqual(2);
+
+    // TERM=dumb asks for the same.
+    const dumb = await answered("dumb", { TERM: "dumb" });
+    expect(colouredLines(dumb)).toEqual([]);
+    expect(dumb.filter((line) => line.includes("\x1b")).length).toBeLessThanOrEqual(2);
 
     const coloured = await answered("coloured", {});
     expect(colouredLines(coloured).length).toBeGreaterThan(3);

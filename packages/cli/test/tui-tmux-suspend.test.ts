@@ -110,6 +110,16 @@ function modesAfter(bytes: string) {
   };
 }
 
+/** The text of a file another process writes, once it has some. */
+async function fileWithText(path: string, limitMs = 10_000): Promise<string> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const text = await readFile(path, "utf8").catch(() => "");
+    if (text.trim() !== "" || Date.now() > deadline) return text;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const OFF = { cursorHidden: false, bracketedPaste: false, modifyOtherKeys: false, kittyDepth: 0 };
 
 /** The command line that starts the built CLI against this file's model server. */
@@ -189,6 +199,57 @@ describe("suspend, continue and crash in tmux", () => {
     await shell.waitFor((s) => s.includes("resume it with"), "the exit");
     expect(modesAfter(await shell.output())).toEqual(OFF);
   }, 90_000);
+
+  for (const [signal, code] of [
+    ["SIGTERM", 143],
+    ["SIGHUP", 129],
+    ["SIGINT", 130],
+  ] as const) {
+    it(`${signal} from outside gives the terminal back (kitty flags popped) and exits with ${code}`, async () => {
+      const { module, pidFile } = await preload(signal.toLowerCase());
+      const stty = join(fx.root, `${signal}.stty`);
+      const shell = shellWindow(signal.toLowerCase(), fx.env());
+      await shell.waitFor((s) => s.includes("$ "), "the shell's prompt");
+      // `sh -c`: nothing between the exit and `stty` sets the terminal's modes.
+      shell.type(
+        `sh -c ${quote(`${cliCommand({ NODE_OPTIONS: `--import=${module}` })}; echo "exit=$?"; stty -a > ${quote(stty)}`)}`,
+      );
+      shell.press("Enter");
+      await shell.waitForOutput("\x1b[?u");
+      shell.type("\x1b[?0u");
+      const started = await shell.waitForOutput("\x1b[>1u");
+      await shell.waitFor((s) => s.includes("Ask anything"), "the UI");
+      expect(modesAfter(started)).toMatchObject({
+        bracketedPaste: true,
+        modifyOtherKeys: true,
+        kittyDepth: 1,
+      });
+      shell.type("a draft");
+      await shell.waitFor((s) => s.includes("a draft"), "the draft");
+      process.kill(Number(await readFile(pidFile, "utf8")), signal);
+      const screen = await shell.waitFor((s) => /exit=\d+/.test(s), "the exit status");
+      expect(screen).toContain(`exit=${code}`);
+      expect(modesAfter(await shell.output())).toEqual(OFF);
+      expect(shell.cursorShown()).toBe(true);
+      expect(screen).toContain("resume it with");
+      const modes = (await fileWithText(stty)).split(/\s+/);
+      expect(modes).toContain("icanon");
+      expect(modes).toContain("echo");
+      // A program run next gets a paste as plain text, with no paste markers around it.
+      await shell.waitFor((s) => /\n\$$/.test(s.trimEnd()), "the shell's prompt again");
+      shell.type("cat -v");
+      shell.press("Enter");
+      tmux("set-buffer", "-b", "probe", "pasted-text");
+      tmux("paste-buffer", "-p", "-b", "probe", "-t", `keep:${signal.toLowerCase()}`);
+      shell.press("Enter");
+      const probed = await shell.waitFor(
+        (s) => /pasted-text\n.*pasted-text/s.test(s),
+        "cat's echo of the paste",
+      );
+      expect(probed).not.toContain("^[[200~");
+      shell.press("C-d");
+    }, 60_000);
+  }
 
   it("an uncaught error gives the terminal back before its report", async () => {
     // Loaded before the CLI: an error thrown from a signal handler is uncaught by anything.

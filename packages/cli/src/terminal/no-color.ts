@@ -1,8 +1,9 @@
 /**
  * NO_COLOR (no-color.org): no colour escapes at all, whoever produces them (the renderer's
- * colours, the code highlighter, a tool's coloured output). Bold and dim go too: in a plain
- * screen they mostly stood in for colour (a dimmed hint, a bold marker). Inverse (the cursor,
- * the selected item of a list) and underline stay: without them the screen loses information.
+ * colours, the code highlighter, a tool's coloured output). Bold, dim and underline go too: in a
+ * plain screen they mostly stood in for colour (a dimmed hint, a bold marker, an underlined
+ * heading; a link's address is printed beside it). Inverse stays (the cursor, the selected item
+ * of a list): without it the screen loses information.
  */
 
 /**
@@ -19,8 +20,8 @@ export function colourRefused(env: NodeJS.ProcessEnv = process.env): boolean {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: SGR sequences start with ESC
 const SGR = /\x1b\[([0-9;:]*)m/g;
 
-/** Reset, underline and inverse, and their ends: all a colourless screen keeps. */
-const KEPT = new Set([0, 4, 7, 24, 27]);
+/** Reset, inverse and its end: all a colourless screen keeps. */
+const KEPT = new Set([0, 7, 27]);
 
 /** The SGR parameters of one sequence that a colourless screen keeps (see KEPT). */
 function keptParameters(list: string): string[] {

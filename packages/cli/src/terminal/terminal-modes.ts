@@ -111,3 +111,51 @@ export function handleSuspend(modes: TerminalModes, beforeStop: () => void, redr
   process.on("SIGTSTP", suspend);
   return { suspend, dispose: () => process.off("SIGTSTP", suspend) };
 }
+
+/** The signals that end the UI from outside, with their numbers (the exit code is 128 + the number). */
+export const TERMINATING_SIGNALS = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const;
+export type TerminatingSignal = keyof typeof TERMINATING_SIGNALS;
+
+/** Ending the UI's process by a signal from outside (in raw mode Ctrl+C is a key, not a SIGINT). */
+export interface Termination {
+  /** The signal that ended the UI, once one came. */
+  readonly signal: () => TerminatingSignal | undefined;
+  /** Stops listening to the signals. */
+  readonly dispose: () => void;
+}
+
+/**
+ * On SIGTERM, SIGHUP or SIGINT: `stop` (the live area's last frame left, the UI unmounted), then
+ * the terminal given back at once, whatever the rest of the shutdown does; a second signal exits
+ * at once with 128 + its number. Listening to the signals also keeps a library's own signal
+ * handling (which re-raises the signal and dies without the process's 'exit' event, modes left
+ * on) from acting: it only acts when it is the signal's only listener.
+ */
+export function handleTermination(
+  modes: TerminalModes,
+  stop: (signal: TerminatingSignal) => void,
+): Termination {
+  let received: TerminatingSignal | undefined;
+  const listeners = (Object.keys(TERMINATING_SIGNALS) as TerminatingSignal[]).map((signal) => {
+    const listener = () => {
+      if (received !== undefined) {
+        modes.release();
+        process.exit(128 + TERMINATING_SIGNALS[signal]);
+      }
+      received = signal;
+      try {
+        stop(signal);
+      } finally {
+        modes.release();
+      }
+    };
+    process.on(signal, listener);
+    return [signal, listener] as const;
+  });
+  return {
+    signal: () => received,
+    dispose: () => {
+      for (const [signal, listener] of listeners) process.off(signal, listener);
+    },
+  };
+}

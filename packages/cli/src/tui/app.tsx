@@ -116,13 +116,23 @@ export interface AppProps {
   readonly onExit: (code: number) => void;
   /** Ctrl+Z: hands the terminal back to the shell and stops the process until it is continued. */
   readonly onSuspend?: () => void;
+  /** The terminal's modes (paste markers, enhanced keys), given to a program the UI runs and taken back. */
+  readonly terminal?: { readonly release: () => void; readonly retake: () => void };
 }
 
 /**
  * The interactive UI: finished transcript items through <Static> (printed once), the live part
  * (streaming answer, running tools, prompts) below, then the input and the status line.
  */
-export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }: AppProps): ReactNode {
+export function App({
+  runtime,
+  ui,
+  initialMessage,
+  history,
+  onExit,
+  onSuspend,
+  terminal,
+}: AppProps): ReactNode {
   const { exit } = useApp();
   const { write, stdout } = useStdout();
   const { setRawMode, isRawModeSupported } = useStdin();
@@ -186,9 +196,6 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
   // new conversation only (the session's totals stay in /cost).
   // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
   const spentBefore = useMemo(() => runtime.cost(), [runtime, sessionId]);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: taken per session on purpose
-  const contextAtOpen = useMemo(() => runtime.contextPercent(), [runtime, sessionId]);
-  const firstSession = useRef(sessionId);
   // After the first frame: code blocks get colours once the grammars are in.
   useEffect(() => void loadHighlighter(), []);
   // When the agent became busy, for the elapsed time shown beside the spinner.
@@ -281,10 +288,13 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
       editFile: async (path) => {
         // The editor owns the terminal until it exits; then the transcript is drawn again.
         const editor = process.env.VISUAL || process.env.EDITOR || "vi";
+        // As the shell would start it: no paste markers, no enhanced key encodings it never asked for.
         if (isRawModeSupported) setRawMode(false);
+        terminal?.release();
         try {
           spawnSync("/bin/sh", ["-c", `${editor} "$1"`, "editor", path], { stdio: "inherit" });
         } finally {
+          terminal?.retake();
           if (isRawModeSupported) setRawMode(true);
           write(CLEAR_SCREEN);
           dispatch({ type: "reset" });
@@ -293,7 +303,7 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
         }
       },
     };
-  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported]);
+  }, [runtime, write, stdout, leave, setRawMode, isRawModeSupported, terminal]);
 
   const runSlash = useCallback(
     async (name: string, args: string) => {
@@ -362,7 +372,12 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
 
   /** Sends text (and the draft's images) to the model as the user's message (a slash command's text included). */
   sendMessage.current = (text: string, draft?: SentDraft) => {
-    dispatch({ type: "submitted", text, whileBusy: busyRef.current });
+    dispatch({
+      type: "submitted",
+      text,
+      whileBusy: busyRef.current,
+      ...(draft?.shown !== undefined && { shown: draft.shown }),
+    });
     busyRef.current = true;
     inflight.current++;
     // Project files change; the next @ lists them afresh.
@@ -708,12 +723,9 @@ export function App({ runtime, ui, initialMessage, history, onExit, onSuspend }:
               model: runtime.model,
               mode: runtime.mode,
               cost: addCosts(restoredCost, costSince(runtime.cost(), spentBefore)),
-              // A conversation opened here (/clear, /resume) shows no context use until its own
-              // first request has measured it: the figure left is the previous one's.
-              contextPercent:
-                sessionId !== firstSession.current && runtime.contextPercent() === contextAtOpen
-                  ? undefined
-                  : runtime.contextPercent(),
+              // The runtime's figure: none after /clear until a request measures it, the stored
+              // one after /resume, the compacted history's estimate after a compaction.
+              contextPercent: runtime.contextPercent(),
               jobs: runtime.session.processes.runningCount(),
               ...(hint !== undefined && { hint }),
             }}

@@ -21,7 +21,12 @@ import { attractorHome } from "@attractor/runtime/config";
 import { render } from "ink";
 import { createElement } from "react";
 import { colourRefused, refuseColours } from "../terminal/no-color.js";
-import { handleSuspend, takeTerminal } from "../terminal/terminal-modes.js";
+import {
+  handleSuspend,
+  handleTermination,
+  TERMINATING_SIGNALS,
+  takeTerminal,
+} from "../terminal/terminal-modes.js";
 import { App } from "./app.js";
 import { createInteractiveUi as createBridge, type InteractiveUi } from "./bridge.js";
 import { InputHistory } from "./input/history.js";
@@ -38,6 +43,9 @@ export function createInteractiveUi(): InteractiveUi {
   lastCreated = createBridge();
   return lastCreated;
 }
+
+/** How long closing the conversation may take after a terminating signal. */
+const SIGNAL_CLOSE_LIMIT_MS = 3000;
 
 /** How long after the first frame the MCP servers start. */
 const MCP_START_DELAY_MS = 100;
@@ -98,6 +106,7 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
         code = c;
       },
       onSuspend: () => suspension.suspend(),
+      terminal,
     }),
     // Only the lines that changed are rewritten: a spinner's tick costs its own line, not the screen.
     {
@@ -115,14 +124,34 @@ export async function runInteractive(runtime: Runtime, options: InteractiveOptio
   // start-up (and the MCP SDK's loading) takes the CPU for a few hundred milliseconds, and the
   // terminal should have painted the frame by then. A message sent earlier starts them itself.
   const mcpStart = setTimeout(() => runtime.mcp?.start(), MCP_START_DELAY_MS);
+  // SIGTERM, SIGHUP or a SIGINT from outside: the UI stops where it is and the terminal is given
+  // back at once; the conversation is then closed as on /exit (within a bound: the signal's sender
+  // expects the process to end) and the process exits with 128 + the signal's number.
+  const termination = handleTermination(terminal, () => {
+    ui.cancelAll();
+    instance.unmount();
+  });
   try {
     await instance.waitUntilExit();
   } finally {
     clearTimeout(mcpStart);
+    termination.dispose();
     suspension.dispose();
     onKittyQueryAnswer(undefined);
     // Ink has let go of the keyboard by now; the terminal is never left without its echo.
     terminal.release();
+  }
+  const signal = termination.signal();
+  if (signal !== undefined) {
+    let bound: NodeJS.Timeout | undefined;
+    await Promise.race([
+      runtime.close().catch(() => undefined),
+      new Promise((r) => {
+        bound = setTimeout(r, SIGNAL_CLOSE_LIMIT_MS);
+      }),
+    ]);
+    clearTimeout(bound);
+    code = 128 + TERMINATING_SIGNALS[signal];
   }
   stdout.write(
     `\nConversation ${runtime.session.id} is stored; resume it with: attractor --resume ${runtime.session.id}\n`,

@@ -2,6 +2,7 @@ import {
   AnthropicAdapter,
   Client,
   GeminiAdapter,
+  isRetryable,
   OpenAIAdapter,
   OpenAICompatibleAdapter,
   type ProviderAdapter,
@@ -62,7 +63,7 @@ export interface ModelRetry {
 export function modelRetryPolicy(
   onRetry: (message: string, retry: ModelRetry) => void,
   settings: ModelRetrySettings = {},
-): RetryPolicy {
+): RetryPolicy & { readonly maxRetries: number } {
   const policy = { ...MODEL_RETRY_DEFAULTS, ...settings };
   return {
     ...policy,
@@ -74,6 +75,50 @@ export function modelRetryPolicy(
         delayMs: Math.round(delayMs),
         reason: why,
       });
+    },
+  };
+}
+
+/** The retries of a model request, shared by both ways it is tried again (see requestRetries). */
+export interface RequestRetries {
+  /** The policy for opening `request`'s stream (again): the retries left, numbered on from those used. */
+  forStream(request: object): RetryPolicy;
+  /** The session's policy for a stream broken mid-answer: it asks again while the request's retries last. */
+  readonly midStream: RetryPolicy;
+}
+
+/**
+ * One budget of retries per model request, whether its connection failed (the stream is opened
+ * again) or its stream broke mid-answer (the session asks again, opening it anew): counted once,
+ * from 1 to `policy.maxRetries`, so what the user is told ("retry 2 of 4") is one count, not one
+ * per layer. `policy.onRetry` hears of the connection's retries, numbered in that count.
+ */
+export function requestRetries(policy: RetryPolicy & { readonly maxRetries: number }): RequestRetries {
+  let current: { request: object | undefined; used: number } = { request: undefined, used: 0 };
+  const budgetOf = (request: object) => {
+    if (current.request !== request) current = { request, used: 0 };
+    return current;
+  };
+  const { onRetry, ...timing } = policy;
+  return {
+    forStream(request) {
+      const budget = budgetOf(request);
+      return {
+        ...timing,
+        maxRetries: Math.max(0, policy.maxRetries - budget.used),
+        onRetry: (error, _attempt, delayMs) => {
+          budget.used++;
+          onRetry?.(error, budget.used, delayMs);
+        },
+      };
+    },
+    midStream: {
+      ...timing,
+      // The request broken is the one opened last: its budget decides.
+      shouldRetry: (error) => isRetryable(error) && current.used < policy.maxRetries,
+      onRetry: () => {
+        current.used++;
+      },
     },
   };
 }

@@ -99,7 +99,7 @@ import { allowedSecrets, createCommandEnvironment, sandboxStartupNotice } from "
 import { contextShare, createCostTracker } from "./cost.js";
 import { ConfigurationError, NoProviderError, RewindError } from "./errors.js";
 import { createHistoryRecorder, type EntryRef, type HistoryRecorder } from "./history-recorder.js";
-import { createModelClient, modelRetryPolicy } from "./model-client.js";
+import { createModelClient, modelRetryPolicy, requestRetries } from "./model-client.js";
 import { createProfile, type ToolMode } from "./profile.js";
 import { type ModelChoice, resolveModelChoice } from "./provider-choice.js";
 import { planRewindTargets } from "./rewind-targets.js";
@@ -1167,6 +1167,8 @@ class AgentRuntime implements Runtime {
     this.endReason = "other";
     this.todoTool.set([]);
     this.nextStart = "clear";
+    // The new conversation has no context in use until its first request measures it.
+    this.lastContext = undefined;
     this.install(await this.openNew());
   }
 
@@ -1349,10 +1351,13 @@ class AgentRuntime implements Runtime {
     // "Always allow" lasts the session: a new or resumed session starts from its own grants,
     // a rebuilt one keeps the policy it had.
     const policy = samePolicy ?? this.createPolicy(this.active?.policy.mode ?? this.parts.mode, parts.grants);
-    const retry = modelRetryPolicy(
-      (message, detail) =>
-        this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
-      this.parts.settings.retry,
+    // A request's connection retries and its mid-answer retries share one count.
+    const retries = requestRetries(
+      modelRetryPolicy(
+        (message, detail) =>
+          this.notify({ kind: "warning", message, retry: { ...detail, until: Date.now() + detail.delayMs } }),
+        this.parts.settings.retry,
+      ),
     );
     const profile =
       this.modelValue === this.profile.model ? this.profile : this.profile.withModel(this.modelValue);
@@ -1371,11 +1376,12 @@ class AgentRuntime implements Runtime {
         toolInstructions: this.mcpManager.instructions,
       }),
       startSource: this.nextStart,
+      retry: retries.midStream,
       // Every completed turn is written to the transcript before the next model request goes out.
       openStream: (client, request) => {
         const stream = flushedThen(
           () => this.active.recorder.flush(),
-          streamWithRetry(client, request, retry),
+          streamWithRetry(client, request, retries.forStream(request)),
         );
         // MCP servers not started yet (their tools came from the cache) start once the model has
         // begun to answer: their start-up (and the MCP SDK's loading) then takes the CPU while the
@@ -1426,6 +1432,17 @@ class AgentRuntime implements Runtime {
         this.spending.record(this.modelValue, event.data.usage);
         this.lastContext = contextShare(event.data.usage, session.profile.contextWindowSize);
       }
+      // A compaction that shrank the history changes the context in use now, before any request
+      // has measured it: the status line shows the compacted history's estimate until then.
+      if (
+        event.kind === "compaction_end" &&
+        event.sessionId === session.id &&
+        event.data.tokensAfter !== event.data.tokensBefore
+      )
+        this.lastContext = contextShare(
+          { inputTokens: event.data.tokensAfter, outputTokens: 0, totalTokens: event.data.tokensAfter },
+          session.profile.contextWindowSize,
+        );
       if (event.kind === "processing_end" && event.sessionId === session.id)
         active.lastEnd = event.data.reason;
       if (event.kind === "tool_call_end") this.armShellParserPreload();

@@ -51,6 +51,8 @@ const PASTE_END = "[201~";
 export interface SentDraft {
   /** Images whose `[Image #N]` placeholders are in the text, in order. */
   readonly images: readonly ImageAttachment[];
+  /** The draft as the input showed it (pastes collapsed), when that differs from the text sent. */
+  readonly shown?: string;
 }
 
 /** Ctrl+R state: the query, how many older matches were skipped, and the draft to go back to. */
@@ -155,6 +157,9 @@ export function InputBox({
     lastFill.current = fresh.at(-1)?.id ?? lastFill.current;
     const typed = ref.current.text;
     const given = fresh.map((f) => f.text).join("\n");
+    // A message of this run given back (its turn failed) comes back as it was sent: a large
+    // paste collapsed again, its images attached.
+    if (typed === "" && sent.current.has(given.trim())) return recall(given);
     setState(editorWith(typed === "" ? given : `${typed}\n${given}`));
   });
 
@@ -359,7 +364,7 @@ export function InputBox({
     history?.push(text);
     remember(text, shown);
     clear();
-    send(text, { images });
+    send(text, { images, ...(shown !== text && { shown }) });
   };
 
   /** Inserts at the cursor as it is when called (an image may be read after more keys came). */

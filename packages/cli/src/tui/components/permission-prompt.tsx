@@ -64,7 +64,9 @@ export function PermissionPrompt({
       ? parseDiff(preview.diff).length
       : preview.kind === "arguments"
         ? preview.text.split("\n").length
-        : 0;
+        : preview.kind === "command"
+          ? preview.command.split("\n").length
+          : 0;
   const longer = total > previewLines;
   const last = Math.max(0, total - previewLines);
   useKeys((input, key) => {
@@ -104,10 +106,10 @@ export function PermissionPrompt({
       <Text dimColor>{request.reason}</Text>
       <Box marginY={1} flexDirection="column">
         {preview.kind === "command" ? (
-          <Text>
-            <Text dimColor>$ </Text>
-            <Text bold>{preview.command}</Text>
-          </Text>
+          <CommandPreview command={preview.command} lines={previewLines} offset={offset} />
+        ) : preview.kind === "diff" && total === 0 ? (
+          // A write of what the file already holds: an empty diff would leave a blank gap.
+          <Text dimColor>(no change: the file already has this content)</Text>
         ) : preview.kind === "diff" ? (
           <DiffView diff={preview.diff} maxLines={previewLines} offset={offset} />
         ) : preview.kind === "arguments" ? (
@@ -124,7 +126,10 @@ export function PermissionPrompt({
       {scroll !== undefined ? (
         <Text color="cyan">↑/↓ PgUp/PgDn scroll · ctrl+o back to the answers</Text>
       ) : longer ? (
-        <Text dimColor>ctrl+o to scroll the whole {preview.kind === "diff" ? "diff" : "input"}</Text>
+        <Text dimColor>
+          ctrl+o to scroll the whole{" "}
+          {preview.kind === "diff" ? "diff" : preview.kind === "command" ? "command" : "input"}
+        </Text>
       ) : null}
       <SelectList
         ignoreKeys={() => scrolling.current}
@@ -132,6 +137,35 @@ export function PermissionPrompt({
         onSelect={(i) => onAnswer(answers[i]?.answer ?? "deny")}
         onCancel={() => onAnswer("abort")}
       />
+    </Box>
+  );
+}
+
+/**
+ * A command as the prompt shows it: at most `lines` of it from `offset`, the lines above and
+ * below counted (a 100-line here-doc must not push the prompt's title and answers off the screen).
+ */
+function CommandPreview({
+  command,
+  lines,
+  offset,
+}: {
+  readonly command: string;
+  readonly lines: number;
+  readonly offset: number;
+}): ReactNode {
+  const all = command.split("\n");
+  const from = Math.max(0, Math.min(offset, all.length - lines));
+  const shown = all.slice(from, from + lines);
+  const below = all.length - from - shown.length;
+  return (
+    <Box flexDirection="column">
+      {from > 0 ? <Text dimColor>↑ {from} lines above</Text> : null}
+      <Box>
+        <Text dimColor>{from === 0 ? "$ " : "  "}</Text>
+        <Text bold>{shown.join("\n")}</Text>
+      </Box>
+      {below > 0 ? <Text dimColor>… {below} more lines</Text> : null}
     </Box>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, type Key, Text } from "ink";
+import { Box, type Key, Text, useStdout } from "ink";
 import { type ReactNode, useContext, useRef, useState } from "react";
 import { useKeyHandoff } from "../input/key-handoff.js";
 import { useKeys } from "../input/keys.js";
@@ -24,8 +24,10 @@ type Preview =
 /** Preview lines shown at once under an expanded option. */
 const PREVIEW_LINES = 12;
 
-/** Options visible at once; longer lists scroll with the highlight. */
-const WINDOW = 10;
+/** Options visible at once at most; longer lists scroll with the highlight. */
+const MAX_WINDOW = 10;
+/** Rows a dialog needs besides its options (the lines above it, its title and hints, the status line). */
+const DIALOG_ROWS = 14;
 
 /**
  * A vertical picker: ↑/↓ (or Tab) move, Enter picks, 1–9 and hotkeys pick directly, Esc cancels;
@@ -112,6 +114,10 @@ export function SelectList({
   useKeys(onKey, { isActive });
   // Keys pressed as the list appears (typed ahead) are not lost to Ink's late subscription.
   useKeyHandoff(onKey, isActive);
+  // A list taller than the terminal would push the dialog's title off the screen: fewer options
+  // show on a short one.
+  const { stdout } = useStdout();
+  const WINDOW = Math.max(3, Math.min(MAX_WINDOW, (stdout.rows ?? 40) - DIALOG_ROWS));
   const start = Math.max(0, Math.min(index - Math.floor(WINDOW / 2), options.length - WINDOW));
   const visible = options.slice(start, start + WINDOW);
   const previews = options.some((o) => o.preview !== undefined);
@@ -124,12 +130,15 @@ export function SelectList({
         return (
           <Box key={`${at}:${option.label}`} flexDirection="column">
             <Box>
-              <Text color={selected ? "cyan" : undefined}>{selected ? "❯ " : "  "}</Text>
-              <Text color={selected ? "cyan" : option.color} bold={selected}>
-                {at < 9 ? `${at + 1}. ` : "   "}
-                {option.label}
-              </Text>
-              {option.hotkey ? <Text dimColor> ({option.hotkey})</Text> : null}
+              {/* A short label keeps its width (a long detail wraps beside it); a long one wraps too. */}
+              <Box flexShrink={option.label.length * 2 <= (stdout.columns ?? 80) ? 0 : 1}>
+                <Text color={selected ? "cyan" : undefined}>{selected ? "❯ " : "  "}</Text>
+                <Text color={selected ? "cyan" : option.color} bold={selected}>
+                  {at < 9 ? `${at + 1}. ` : "   "}
+                  {option.label}
+                </Text>
+                {option.hotkey ? <Text dimColor> ({option.hotkey})</Text> : null}
+              </Box>
               {option.detail ? <Text dimColor> {option.detail}</Text> : null}
             </Box>
             {expanded?.at === at ? <PreviewLines preview={expanded.preview} /> : null}

@@ -47,12 +47,27 @@ export interface TranscriptState {
   readonly subagents: readonly SubagentView[];
   /** A failed model request waiting to be tried again (shown with a countdown). */
   readonly retrying: RetryWait | undefined;
+  /**
+   * Retries reported for the model request under way, whoever reported them (the connection's or
+   * a stream broken mid-answer): the countdown counts them as one series.
+   */
+  readonly retries?: number;
+  /**
+   * The request under way already kept a broken answer's text (marked as cut): the attempts
+   * after it start the same answer again, and their text is not kept once more.
+   */
+  readonly cutKept?: boolean;
   /** The user's latest message while its turn has not ended well: a failed turn gives it back. */
   readonly unanswered?: string;
   /** The whole output of the latest finished tool calls, oldest first, for the output viewer. */
   readonly outputs: readonly FullOutput[];
   /** Why the compaction running now started (a /compact reports its own outcome). */
   readonly compacting?: string;
+  /**
+   * Messages sent whose transcript line shows the draft as the input did: a paste of thousands
+   * of lines stays its placeholder instead of filling the scrollback (the model gets it whole).
+   */
+  readonly shownAs?: readonly { readonly text: string; readonly shown: string }[];
 }
 
 /** A finished tool call's whole output, kept for viewing it beyond the block's preview. */
@@ -89,7 +104,13 @@ export type TranscriptAction =
   | { readonly type: "output"; readonly block: OutputBlock }
   | { readonly type: "notice"; readonly tone: Tone; readonly text: string }
   /** The user queued a message; while busy it waits as a follow-up until its user_input event. */
-  | { readonly type: "submitted"; readonly text: string; readonly whileBusy: boolean }
+  | {
+      readonly type: "submitted";
+      readonly text: string;
+      readonly whileBusy: boolean;
+      /** The draft as the input showed it (a long paste as its placeholder), if not the text. */
+      readonly shown?: string;
+    }
   /** Submitting failed before the session took it up (closed session). */
   | { readonly type: "failed"; readonly message: string }
   /** Every submitted message's cycle has ended (a backstop when no processing_end arrived). */
@@ -144,12 +165,17 @@ export function reduceTranscript(state: TranscriptState, action: TranscriptActio
       return commit(state, [{ kind: "output", block: action.block }]);
     case "notice":
       return commit(state, [{ kind: "notice", tone: action.tone, text: action.text }]);
-    case "submitted":
+    case "submitted": {
+      const shown =
+        action.shown === undefined
+          ? state
+          : { ...state, shownAs: [...(state.shownAs ?? []), { text: action.text, shown: action.shown }] };
       return action.whileBusy
-        ? { ...state, queued: [...state.queued, action.text] }
-        : { ...state, busy: true };
+        ? { ...shown, queued: [...state.queued, action.text] }
+        : { ...shown, busy: true };
+    }
     case "failed":
-      return commit({ ...state, busy: false, queued: [] }, [
+      return commit({ ...state, busy: false, queued: [], shownAs: [] }, [
         { kind: "notice", tone: "error", text: action.message },
       ]);
     case "settled":
@@ -201,7 +227,19 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const at = queued.indexOf(e.data.content);
       if (at >= 0) queued.splice(at, 1);
       const text = typedText(e.data.content);
-      return commit({ ...state, busy: true, queued, unanswered: text }, [{ kind: "user", text }]);
+      const shownAs = state.shownAs ?? [];
+      const pair = shownAs.findIndex((s) => s.text === text);
+      const shown = pair >= 0 ? (shownAs[pair]?.shown ?? text) : text;
+      return commit(
+        {
+          ...state,
+          busy: true,
+          queued,
+          unanswered: text,
+          ...(pair >= 0 && { shownAs: shownAs.filter((_, i) => i !== pair) }),
+        },
+        [{ kind: "user", text: shown }],
+      );
     }
     case "assistant_text_start":
       return {
@@ -232,7 +270,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const streamedText = current !== undefined && (current.committedAny || current.text !== "");
       const rest = streamedText ? current.text : e.data.text;
       if (rest.trim()) items.push({ kind: "assistant", text: rest.trim(), first: !current?.committedAny });
-      return commit({ ...state, streaming: undefined }, items);
+      // The request got its answer: the next one counts its retries afresh.
+      return commit({ ...state, streaming: undefined, retries: 0, cutKept: false }, items);
     }
     case "tool_call_start":
       return {
@@ -296,19 +335,23 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
     case "retry": {
       // One line, the countdown, says a request is tried again (and updates in place); a stream
       // that broke mid-answer keeps what was shown, marked as cut, and the answer starts again.
-      const broken = e.data.discardPartial && state.streaming?.text.trim() ? state.streaming : undefined;
+      const broken =
+        e.data.discardPartial && !state.cutKept && state.streaming?.text.trim() ? state.streaming : undefined;
       const kept: NewItem[] = broken
         ? [
             { kind: "assistant", text: broken.text.trim(), first: !broken.committedAny },
             { kind: "notice", tone: "warning", text: `cut off (${e.data.message}); the answer starts again` },
           ]
         : [];
+      const retries = (state.retries ?? 0) + 1;
       return commit(
         {
           ...state,
+          retries,
+          ...(broken !== undefined && { cutKept: true }),
           streaming: e.data.discardPartial ? undefined : state.streaming,
           retrying: {
-            attempt: e.data.attempt,
+            attempt: Math.max(retries, e.data.attempt),
             maxRetries: e.data.maxRetries,
             delayMs: e.data.delayMs,
             reason: e.data.message,
@@ -331,13 +374,14 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
       const text = `${failure.errorName}: ${failure.message}${failure.advice ? `\n${failure.advice}` : ""}`;
       // What was streamed before the failure stays, marked as cut; the message goes back into
       // the input, ready to be sent again.
-      const cut = flushLive(state);
+      // (Unless an earlier attempt's text is kept already: this one started the same answer again.)
+      const cut = flushLive(state.cutKept ? { ...state, streaming: undefined } : state);
       const marked: NewItem[] =
-        cut !== state && state.streaming?.text.trim()
+        !state.cutKept && state.streaming?.text.trim()
           ? [{ kind: "notice", tone: "warning", text: "cut off" }]
           : [];
       const back = state.unanswered !== undefined ? fillInput(cut, [state.unanswered]) : cut;
-      return commit({ ...back, retrying: undefined, unanswered: undefined }, [
+      return commit({ ...back, retrying: undefined, retries: 0, cutKept: false, unanswered: undefined }, [
         ...marked,
         { kind: "notice", tone: "error", text },
       ]);
@@ -354,6 +398,8 @@ function onEvent(state: TranscriptState, event: SessionEvent | RuntimeNotice | L
           busy: false,
           activity: undefined,
           retrying: undefined,
+          retries: 0,
+          cutKept: false,
           queued: aborted ? [] : next.queued,
         },
         items,
@@ -430,9 +476,12 @@ function onOther(state: TranscriptState, event: RuntimeNotice | LooseEvent): Tra
       return fillInput({ ...state, queued: [], steering: [] }, [n.text]);
     case "warning":
       // A warning about a retry is the countdown's line (it shows the reason), not one more notice.
-      return n.retry
-        ? { ...state, retrying: n.retry }
-        : commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      if (n.retry === undefined) return commit(state, [{ kind: "notice", tone: "warning", text: n.message }]);
+      return {
+        ...state,
+        retries: (state.retries ?? 0) + 1,
+        retrying: { ...n.retry, attempt: Math.max((state.retries ?? 0) + 1, n.retry.attempt) },
+      };
     case "hook_output":
       return commit(state, [{ kind: "notice", tone: "info", text: n.text }]);
     case "mode_changed":

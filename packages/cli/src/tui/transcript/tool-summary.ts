@@ -62,7 +62,13 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
   if (!result) return { label, target, body: [], hiddenLines: 0 };
   const d = result.details ?? {};
   if (d.interrupted === true) return { label, target, line: "interrupted", body: [], hiddenLines: 0 };
-  const output = call.toolName === "shell" ? stripShellFooter(call.output) : call.output;
+  // A call interrupted while it ran ends in the session's note for the model: the block says it
+  // in its own words (a command, as stopped; another tool, as interrupted).
+  const interrupted = endsWithLine(call.output, INTERRUPTED_NOTE);
+  const own = interrupted ? call.output.slice(0, -INTERRUPTED_NOTE.length).replace(/\n$/, "") : call.output;
+  if (interrupted && call.toolName !== "shell")
+    return { label, target, line: "interrupted", body: [], hiddenLines: 0 };
+  const output = call.toolName === "shell" ? stripShellFooter(own) : own;
   const lines = output === "" ? [] : output.replace(/\n$/, "").split("\n");
   // The preview may hold fewer lines than the output; the footer lines are not counted as hidden.
   // A command that ran always ends in the two footer lines (its details then carry the duration),
@@ -70,9 +76,9 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
   const footer =
     call.toolName === "shell" && typeof d.durationMs === "number"
       ? SHELL_FOOTER_LINES
-      : call.output === ""
+      : own === ""
         ? 0
-        : call.output.replace(/\n$/, "").split("\n").length - lines.length;
+        : own.replace(/\n$/, "").split("\n").length - lines.length;
   const total = Math.max(lines.length, result.outputLines - footer);
   // Collapsing saves room only when it hides two lines or more: "… +1 line" takes the line it hides.
   const shown = (max: number) => {
@@ -103,9 +109,9 @@ export function summarizeToolCall(call: ToolCallView): ToolSummary {
     }
     case "shell": {
       // Stopped by the user (Esc): one human line, not the tool's notes for the model.
-      if (lines.at(-1) === ABORTED_NOTE) {
+      if (lines.at(-1) === ABORTED_NOTE || interrupted) {
         const ms = typeof d.durationMs === "number" ? d.durationMs : result.durationMs;
-        const before = lines.slice(0, -1);
+        const before = lines.at(-1) === ABORTED_NOTE ? lines.slice(0, -1) : lines;
         const kept = before.length - SHELL_PREVIEW_LINES === 1 ? before.length : SHELL_PREVIEW_LINES;
         return {
           label,
@@ -265,6 +271,13 @@ export function diffStats(diff: string): { added: number; removed: number } {
 /** The shell tool appends "Exit code: …" and "Duration: …" lines; the summary line says both. */
 /** The line the shell tool adds for the model when the user stopped the command. */
 const ABORTED_NOTE = "[Command was aborted.]";
+/** The line the session adds for the model to the output of a call the user interrupted as it ran. */
+const INTERRUPTED_NOTE = "[Interrupted by the user before this tool call finished.]";
+
+/** Whether `text`'s last line is `line`. */
+function endsWithLine(text: string, line: string): boolean {
+  return text === line || text.endsWith(`\n${line}`);
+}
 
 function stripShellFooter(output: string): string {
   return output.replace(/(?:\n|^)Exit code: [^\n]*\nDuration: [^\n]*\s*$/, "");
