@@ -10,6 +10,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap } from "@attractor/agent";
+import { startTestPodman } from "@attractor/agent/testing";
 import { cleanEnv, requireBuiltCli, runCliProcess } from "@attractor/cli/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { taskDir } from "../src/result-store.js";
@@ -19,6 +20,7 @@ import { startTaskModel, type TaskModel } from "./support/task-model.js";
 
 const skip = redisUnavailable();
 const sandbox = await probeBubblewrap();
+const podman = skip ? { unavailable: "no redis-server" } : startTestPodman();
 let redis: TestRedis;
 let registry: NpmRegistry;
 let root: string;
@@ -82,6 +84,7 @@ beforeAll(async () => {
         "npm test > out/test.log 2>&1; echo $? > out/test.code",
         `${probe(port)} > out/probe`,
         "sed -n 's/^ *\\([^:]*\\):.*/\\1/p' /proc/net/dev | sort > out/interfaces",
+        "(cat /etc/attractor-image 2>/dev/null || echo none) > out/image",
       ].join("; "),
   });
   env = cleanEnv(root, {
@@ -98,6 +101,7 @@ afterAll(async () => {
   await model?.close();
   await registry?.close();
   await redis?.destroy();
+  if (!("unavailable" in podman)) podman.destroy();
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -113,48 +117,119 @@ const added = (patch: string, file: string): string | undefined => {
     .join("\n");
 };
 
-describe.skipIf(skip || !sandbox.available)("a real repository that needs npm install", () => {
+/** Submits one task that runs the tests to `queue`, runs a worker with `workerArgs`, returns its result. */
+async function runTestTask(queue: string, workerArgs: string[], workerEnv = env) {
+  const q = ["--redis", redis.url, "--queue", queue];
+  const cli = (args: string[]) => runCliProcess(["fleet", ...args], { cwd: root, env: workerEnv });
+  const tasks = join(root, `${queue}.jsonl`);
+  await writeFile(
+    tasks,
+    `${JSON.stringify({ id: "svc-test", repo, prompt: "task:svc-test run the tests", provider: "anthropic", isolation: "sandbox" })}\n`,
+  );
+  expect((await cli(["submit", tasks, ...q])).code).toBe(0);
+  const served = registry.served.length;
+  const worker = await cli([
+    "worker",
+    "--exit-when-idle",
+    "--setup",
+    "npm install",
+    "--work-dir",
+    join(root, `work-${queue}`),
+    ...workerArgs,
+    ...q,
+  ]);
+  expect(worker.code, worker.stderr).toBe(0);
+  const out = await cli(["results", "--json", ...q]);
+  expect(out.code, out.stderr).toBe(0);
+  const result = JSON.parse(out.stdout.trim());
+  const log = await readFile(
+    join(taskDir(join(root, "attractor", "fleet"), queue, "svc-test"), "log"),
+    "utf8",
+  );
+  return { result, log, served: registry.served.slice(served) };
+}
+
+/** What every run of the test task must show, wherever it ran: see the file's comment. */
+function expectTestsPassedOffline(result: { patch: string }, served: readonly string[], log: string): void {
+  // The setup reached the registry: the packument and the tarball, once each.
+  expect(served).toEqual(["/fleet-pad", "/fleet-pad/-/fleet-pad-1.2.0.tgz"]);
+  expect(log).toContain("$ npm install");
+  expect(log).toContain("added 1 package");
+  // The agent's tests ran on the installed dependency and passed.
+  expect(added(result.patch, "out/test.log")).toContain("tests passed");
+  expect(added(result.patch, "out/test.code")).toBe("0");
+  // The agent could not reach the registry the setup used: its loopback is its own.
+  expect(added(result.patch, "out/probe")).toBe("ECONNREFUSED");
+  expect(added(result.patch, "out/interfaces")).toBe("lo");
+  // The patch is the agent's change alone.
+  const files = [...result.patch.matchAll(/^\+\+\+ b\/(.+)$/gm)].map((m) => m[1]).sort();
+  expect(files).toEqual(["out/image", "out/interfaces", "out/probe", "out/test.code", "out/test.log"]);
+}
+
+describe.skipIf(skip || !sandbox.available)("a real repository that needs npm install, in bubblewrap", () => {
   it("installs in the setup with network, then the agent's tests pass without network", async () => {
-    const q = ["--redis", redis.url, "--queue", "npm"];
-    const cli = (args: string[]) => runCliProcess(["fleet", ...args], { cwd: root, env });
-    const tasks = join(root, "tasks.jsonl");
-    await writeFile(
-      tasks,
-      `${JSON.stringify({ id: "svc-test", repo, prompt: "task:svc-test run the tests", provider: "anthropic", isolation: "sandbox" })}\n`,
-    );
-    expect((await cli(["submit", tasks, ...q])).code).toBe(0);
-    const worker = await cli([
-      "worker",
-      "--exit-when-idle",
-      "--require-sandbox",
-      "--setup",
-      "npm install",
-      "--work-dir",
-      join(root, "work"),
-      ...q,
-    ]);
-    expect(worker.code, worker.stderr).toBe(0);
-    const out = await cli(["results", "--json", ...q]);
-    expect(out.code, out.stderr).toBe(0);
-    const result = JSON.parse(out.stdout.trim());
+    const { result, log, served } = await runTestTask("npm", ["--require-sandbox"]);
     expect(result).toMatchObject({ id: "svc-test", status: "completed", attempts: 1 });
     expect(result.isolation).toBe("bubblewrap (workspace-write), network off for the agent's commands");
-    // The setup reached the registry: the packument and the tarball, once each.
-    expect(registry.served).toEqual(["/fleet-pad", "/fleet-pad/-/fleet-pad-1.2.0.tgz"]);
-    // The agent's tests ran on the installed dependency and passed.
-    expect(added(result.patch, "out/test.log")).toContain("tests passed");
-    expect(added(result.patch, "out/test.code")).toBe("0");
-    // The agent could not reach the registry the setup used: its loopback is its own.
-    expect(added(result.patch, "out/probe")).toBe("ECONNREFUSED");
-    expect(added(result.patch, "out/interfaces")).toBe("lo");
-    // The patch is the agent's change alone.
-    const files = [...result.patch.matchAll(/^\+\+\+ b\/(.+)$/gm)].map((m) => m[1]).sort();
-    expect(files).toEqual(["out/interfaces", "out/probe", "out/test.code", "out/test.log"]);
-    const log = await readFile(
-      join(taskDir(join(root, "attractor", "fleet"), "npm", "svc-test"), "log"),
-      "utf8",
-    );
-    expect(log).toContain("$ npm install");
-    expect(log).toContain("added 1 package");
+    expectTestsPassedOffline(result, served, log);
+    expect(added(result.patch, "out/image")).toBe("none");
   }, 120_000);
 });
+
+describe.skipIf(skip || !sandbox.available || "unavailable" in podman)(
+  `a real repository that needs npm install, in a container per task${"unavailable" in podman ? ` (skipped: ${podman.unavailable})` : ""}`,
+  () => {
+    it("the setup and the agent's commands run in the image; the agent's container has no network", async () => {
+      if ("unavailable" in podman) return;
+      const { result, log, served } = await runTestTask(
+        "npm-container",
+        ["--container-image", podman.image, "--container-runtime", "podman"],
+        {
+          ...env,
+          CONTAINERS_CONF: podman.env.CONTAINERS_CONF as string,
+          CONTAINERS_STORAGE_CONF: podman.env.CONTAINERS_STORAGE_CONF as string,
+        },
+      );
+      expect(result).toMatchObject({ id: "svc-test", status: "completed", attempts: 1 });
+      expect(result.isolation).toBe(
+        `container ${podman.image} (podman), network off for the agent's commands`,
+      );
+      expectTestsPassedOffline(result, served, log);
+      // The agent's commands ran in the image, not on the worker's machine.
+      expect(added(result.patch, "out/image")).toBe(podman.marker);
+      // Each attempt's containers are gone with it.
+      const left = execFileSync("podman", ["ps", "-a", "--format", "{{.Names}}"], {
+        env: podman.env,
+        encoding: "utf8",
+      });
+      expect(left.trim()).toBe("");
+    }, 180_000);
+
+    it("a worker whose image cannot be had refuses to start, with the runtime's reason", async () => {
+      if ("unavailable" in podman) return;
+      const worker = await runCliProcess(
+        [
+          "fleet",
+          "worker",
+          "--exit-when-idle",
+          "--container-image",
+          "localhost/no-such-image:0",
+          "--redis",
+          redis.url,
+          "--queue",
+          "npm-none",
+        ],
+        {
+          cwd: root,
+          env: {
+            ...env,
+            CONTAINERS_CONF: podman.env.CONTAINERS_CONF as string,
+            CONTAINERS_STORAGE_CONF: podman.env.CONTAINERS_STORAGE_CONF as string,
+          },
+        },
+      );
+      expect(worker.code).toBe(1);
+      expect(worker.stderr).toContain("podman has no image localhost/no-such-image:0 and cannot pull it");
+    }, 60_000);
+  },
+);
