@@ -168,4 +168,47 @@ describe.skipIf(skip)("a host without an SFTP subsystem", () => {
       expect(res.stderr).toBe(`e${i}\n`);
     });
   });
+
+  it("streams (through the helper) a command's output while it runs, each stream whole and in order", async () => {
+    const chunks: { text: string; stream: string; at: number }[] = [];
+    // "é" is split across the pause: its two bytes arrive in different chunks.
+    const pending = remote.execCommand(
+      "printf 'first\\n'; echo warn >&2; printf '\\303'; sleep 1; printf '\\251 second\\n'",
+      { onOutput: (text, stream) => chunks.push({ text, stream, at: Date.now() }) },
+    );
+    const r = await pending;
+    const ended = Date.now();
+    expect(r.stdout).toBe("first\n\u00e9 second\n");
+    expect(r.stderr).toBe("warn\n");
+    const joined = (stream: string) =>
+      chunks
+        .filter((c) => c.stream === stream)
+        .map((c) => c.text)
+        .join("");
+    expect(joined("stdout")).toBe(r.stdout);
+    expect(joined("stderr")).toBe(r.stderr);
+    // What was written before the one-second pause was heard well before the command ended.
+    expect(ended - (chunks.find((c) => c.text.startsWith("first"))?.at ?? ended)).toBeGreaterThan(500);
+    expect(ended - (chunks.find((c) => c.stream === "stderr")?.at ?? ended)).toBeGreaterThan(500);
+  });
+
+  it("streams many commands at once, none's output mixed into another's", async () => {
+    const heard = Array.from({ length: 8 }, () => "");
+    const results = await Promise.all(
+      heard.map((_, i) =>
+        remote.execCommand(
+          `head -c ${i * 20000} /dev/zero | tr '\\0' ${String.fromCharCode(97 + i)}; sleep 0.3; echo done${i}`,
+          {
+            onOutput: (text, stream) => {
+              if (stream === "stdout") heard[i] += text;
+            },
+          },
+        ),
+      ),
+    );
+    results.forEach((res, i) => {
+      expect(res.stdout).toBe(`${String.fromCharCode(97 + i).repeat(i * 20000)}done${i}\n`);
+      expect(heard[i]).toBe(res.stdout);
+    });
+  });
 });

@@ -8,7 +8,9 @@ import { RemoteConnectionError } from "./errors.js";
  * fork on the host rather than a new SSH session (whose login shell reads the user's rc files).
  *
  * Requests on stdin are NUL-separated fields: `R id cwd command exports` runs a command, `K pid`
- * stops one, `C id` sends its output back. Each command runs in a session (process group) of its
+ * stops one, `C id` sends its output back, `T id out err` sends what a running command wrote
+ * past those byte offsets (`S id <stdout bytes> <stderr bytes>` and the bytes, on the same
+ * channel as `D`). Each command runs in a session (process group) of its
  * own with no stdin, stdout and stderr going to files in a private directory; the helper reports
  * `P id pid` when it started and `X id status` when it ended (after killing what it left behind,
  * as locally). `C id` answers `D id <stdout bytes> <stderr bytes>` and the bytes on the
@@ -60,6 +62,15 @@ const HELPER = [
   "    else printf 'D %s 0 0\\n' \"$id\" >&3; fi",
   '    rm -f -- "$d/$id.o" "$d/$id.e"',
   "    ;;",
+  // What a running command wrote past the caller's offsets. The files only grow, so `head -c`
+  // sends exactly the bytes counted, however much more is written meanwhile.
+  "  T) field id; field oo; field eo",
+  '    no=$(wc -c <"$d/$id.o") || no=0; ne=$(wc -c <"$d/$id.e") || ne=0',
+  "    no=$((no > oo ? no - oo : 0)); ne=$((ne > eo ? ne - eo : 0))",
+  '    printf \'S %s %s %s\\n\' "$id" "$no" "$ne" >&3',
+  '    [ "$no" -gt 0 ] && tail -c +"$((oo + 1))" -- "$d/$id.o" | head -c "$no" >&3',
+  '    [ "$ne" -gt 0 ] && tail -c +"$((eo + 1))" -- "$d/$id.e" | head -c "$ne" >&3',
+  "    ;;",
   "  esac",
   "done",
   // Stdin ended. The last steps run detached from the channel, so it closes now.
@@ -78,6 +89,8 @@ interface Pending {
   onStarted(pid: number): void;
   onExit(code: number): void;
   onOutput(stdout: Buffer, stderr: Buffer): void;
+  /** What the command wrote past the offsets of the last `peek` (while it runs). */
+  onStream?(stdout: Buffer, stderr: Buffer): void;
   onDropped(error: RemoteConnectionError): void;
 }
 
@@ -86,7 +99,7 @@ export class RemoteHelper {
   private readonly pending = new Map<string, Pending>();
   private buffer: Buffer = Buffer.alloc(0);
   private outputBuffer: Buffer = Buffer.alloc(0);
-  private expecting: { id: string; stdout: number; stderr: number } | undefined;
+  private expecting: { id: string; stdout: number; stderr: number; final: boolean } | undefined;
   private nextId = 0;
   private dropped: RemoteConnectionError | undefined;
   /** The connection's SFTP session, when the host has one. */
@@ -160,6 +173,11 @@ export class RemoteHelper {
     if (!this.dropped) this.send(["C", id]);
   }
 
+  /** Asks for what a running command wrote past these byte offsets (heard by its onStream). */
+  peek(id: string, stdoutOffset: number, stderrOffset: number): void {
+    if (!this.dropped) this.send(["T", id, String(stdoutOffset), String(stderrOffset)]);
+  }
+
   /** Forgets a command whose output the caller read itself (and deleted). */
   forget(id: string): void {
     this.pending.delete(id);
@@ -192,13 +210,17 @@ export class RemoteHelper {
     this.outputBuffer = this.outputBuffer.length === 0 ? chunk : Buffer.concat([this.outputBuffer, chunk]);
     for (;;) {
       if (this.expecting) {
-        const { id, stdout, stderr } = this.expecting;
+        const { id, stdout, stderr, final } = this.expecting;
         if (this.outputBuffer.length < stdout + stderr) return;
         const out = Buffer.from(this.outputBuffer.subarray(0, stdout));
         const err = Buffer.from(this.outputBuffer.subarray(stdout, stdout + stderr));
         this.outputBuffer = this.outputBuffer.subarray(stdout + stderr);
         this.expecting = undefined;
         const p = this.pending.get(id);
+        if (!final) {
+          p?.onStream?.(out, err);
+          continue;
+        }
         this.pending.delete(id);
         p?.onOutput(out, err);
         continue;
@@ -207,7 +229,8 @@ export class RemoteHelper {
       if (nl === -1) return;
       const [kind, id = "", a = "", b = ""] = this.outputBuffer.subarray(0, nl).toString("utf8").split(" ");
       this.outputBuffer = this.outputBuffer.subarray(nl + 1);
-      if (kind === "D") this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0 };
+      if (kind === "D" || kind === "S")
+        this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0, final: kind === "D" };
     }
   }
 
