@@ -1,7 +1,9 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
 import { basename } from "node:path";
 import { promisify } from "node:util";
+import { alive, processStart } from "./workspace.js";
 
 const run = promisify(execFile);
 
@@ -69,8 +71,46 @@ export async function checkContainer(
   }
 }
 
-/** A fresh container name for one task attempt. */
-export const containerName = (): string => `attractor-task-${randomBytes(6).toString("hex")}`;
+const PREFIX = "attractor-task-";
+
+/** This machine's name as a container name allows it. */
+const host = (): string => hostname().replace(/[^a-zA-Z0-9_.]/g, "_");
+
+/**
+ * A fresh container name for one task attempt, naming its worker (host, pid and start time) so
+ * a later worker can tell the containers of a dead one — also where several workers, each in its
+ * own pid namespace, share one runtime (their host names differ).
+ */
+export const containerName = (): string =>
+  `${PREFIX}${host()}-${process.pid}-${processStart(process.pid) ?? "0"}-${randomBytes(4).toString("hex")}`;
+
+/**
+ * Removes the task containers that dead workers of this host left (killed outright, their
+ * attempt's own clean-up never ran); resolves to how many.
+ */
+export async function removeStaleContainers(
+  spec: ContainerSpec,
+  env: Readonly<Record<string, string>>,
+): Promise<number> {
+  const { stdout } = await run(
+    spec.runtime,
+    ["ps", "-a", "--filter", `name=${PREFIX}`, "--format", "{{.Names}}"],
+    {
+      env,
+    },
+  ).catch(() => ({ stdout: "" }));
+  let removed = 0;
+  for (const name of stdout.split("\n").map((n) => n.trim())) {
+    const owner = new RegExp(`^${PREFIX}(.+)-(\\d+)-(\\d+)-[0-9a-f]+$`).exec(name);
+    if (!owner || owner[1] !== host()) continue;
+    const pid = Number(owner[2]);
+    const started = owner[3] === "0" ? undefined : owner[3];
+    if (alive(pid) && (started === undefined || processStart(pid) === started)) continue;
+    await removeContainer(spec, name, env);
+    removed++;
+  }
+  return removed;
+}
 
 /**
  * The argv that runs `command` with `sh -c` in a new container of the image named `name`, the

@@ -20,6 +20,7 @@ import {
   checkContainer,
   containerName,
   removeContainer,
+  removeStaleContainers,
   setupArgv,
   startAgentContainer,
 } from "./task-container.js";
@@ -136,6 +137,11 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       redis.disconnect();
       throw error;
     }
+  if (container !== undefined) {
+    const left = await removeStaleContainers(container, runtimeEnv);
+    if (left > 0)
+      options.onNotice?.(`removed ${left} container${left === 1 ? "" : "s"} left by a dead worker`);
+  }
   const stale = await removeStaleWorkspaces(workRoot);
   if (stale > 0)
     options.onNotice?.(`removed ${stale} workspace${stale === 1 ? "" : "s"} left by a dead worker`);

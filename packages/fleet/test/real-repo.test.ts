@@ -5,9 +5,10 @@
 // pass on the installed dependency, the probe cannot reach the registry the setup used, the result
 // says the agent had no network, and the patch holds the agent's files only (no node_modules, no
 // lockfile the setup wrote).
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { probeBubblewrap } from "@attractor/agent";
 import { startTestPodman } from "@attractor/agent/testing";
@@ -117,6 +118,15 @@ const added = (patch: string, file: string): string | undefined => {
     .join("\n");
 };
 
+/** The variables that point podman at the test's configuration and storage. */
+const podmanEnv = (): Record<string, string> =>
+  "unavailable" in podman
+    ? {}
+    : {
+        CONTAINERS_CONF: podman.env.CONTAINERS_CONF as string,
+        CONTAINERS_STORAGE_CONF: podman.env.CONTAINERS_STORAGE_CONF as string,
+      };
+
 /** Submits one task that runs the tests to `queue`, runs a worker with `workerArgs`, returns its result. */
 async function runTestTask(queue: string, workerArgs: string[], workerEnv = env) {
   const q = ["--redis", redis.url, "--queue", queue];
@@ -184,11 +194,7 @@ describe.skipIf(skip || !sandbox.available || "unavailable" in podman)(
       const { result, log, served } = await runTestTask(
         "npm-container",
         ["--container-image", podman.image, "--container-runtime", "podman"],
-        {
-          ...env,
-          CONTAINERS_CONF: podman.env.CONTAINERS_CONF as string,
-          CONTAINERS_STORAGE_CONF: podman.env.CONTAINERS_STORAGE_CONF as string,
-        },
+        { ...env, ...podmanEnv() },
       );
       expect(result).toMatchObject({ id: "svc-test", status: "completed", attempts: 1 });
       expect(result.isolation).toBe(
@@ -204,6 +210,44 @@ describe.skipIf(skip || !sandbox.available || "unavailable" in podman)(
       });
       expect(left.trim()).toBe("");
     }, 180_000);
+
+    it("a worker removes at start the containers a dead worker of this host left, not a live one's", async () => {
+      if ("unavailable" in podman) return;
+      const host = hostname().replace(/[^a-zA-Z0-9_.]/g, "_");
+      const started = (pid: number) => {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+      };
+      const dead = spawnSync("true").pid;
+      const names = {
+        dead: `attractor-task-${host}-${dead}-1234-0a0b0c0d`,
+        live: `attractor-task-${host}-${process.pid}-${started(process.pid)}-0a0b0c0e`,
+        otherHost: `attractor-task-elsewhere-${dead}-1234-0a0b0c0f`,
+      };
+      const podmanRun = (args: string[]) =>
+        execFileSync("podman", args, { env: podman.env, encoding: "utf8" }).trim();
+      for (const name of Object.values(names))
+        podmanRun(["run", "-d", "--name", name, "--network", "none", podman.image, "sleep", "infinity"]);
+      const worker = await runCliProcess(
+        [
+          "fleet",
+          "worker",
+          "--exit-when-idle",
+          "--container-image",
+          podman.image,
+          "--redis",
+          redis.url,
+          "--queue",
+          "npm-stale",
+        ],
+        { cwd: root, env: { ...env, ...podmanEnv() } },
+      );
+      expect(worker.code, worker.stderr).toBe(0);
+      expect(worker.stderr).toContain("removed 1 container left by a dead worker");
+      const left = podmanRun(["ps", "-a", "--format", "{{.Names}}"]).split("\n").sort();
+      expect(left).toEqual([names.live, names.otherHost].sort());
+      podmanRun(["rm", "-f", "-t", "0", names.live, names.otherHost]);
+    }, 60_000);
 
     it("a worker whose image cannot be had refuses to start, with the runtime's reason", async () => {
       if ("unavailable" in podman) return;
@@ -221,11 +265,7 @@ describe.skipIf(skip || !sandbox.available || "unavailable" in podman)(
         ],
         {
           cwd: root,
-          env: {
-            ...env,
-            CONTAINERS_CONF: podman.env.CONTAINERS_CONF as string,
-            CONTAINERS_STORAGE_CONF: podman.env.CONTAINERS_STORAGE_CONF as string,
-          },
+          env: { ...env, ...podmanEnv() },
         },
       );
       expect(worker.code).toBe(1);
