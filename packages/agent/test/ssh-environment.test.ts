@@ -407,4 +407,26 @@ describe.skipIf(skip)("a Session whose tools run over SSH", () => {
       await writeFile(join(localDir, "src", "a.ts"), before);
     }
   });
+
+  it("streams a remote command's output to the session's output-delta events while it runs", async () => {
+    const session = new Session({
+      profile: createAnthropicProfile("claude-sonnet-4-5"),
+      environment: remote,
+      client: scriptedClient([
+        { toolCalls: [{ name: "shell", args: { command: "echo first; sleep 1; echo second" } }] },
+        { text: "done" },
+      ]),
+    });
+    const deltas: { text: string; at: number }[] = [];
+    let endedAt = 0;
+    session.subscribe((e) => {
+      if (e.kind === "tool_call_output_delta") deltas.push({ text: e.data.delta, at: Date.now() });
+      if (e.kind === "tool_call_end") endedAt = Date.now();
+    });
+    await session.submit("go");
+    await session.close();
+    expect(deltas.map((d) => d.text).join("")).toBe("first\nsecond\n");
+    // The first line was shown while the command still had a second to run.
+    expect(endedAt - (deltas[0]?.at ?? endedAt)).toBeGreaterThan(500);
+  });
 });
