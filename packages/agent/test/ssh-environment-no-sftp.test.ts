@@ -1,6 +1,7 @@
 // SshExecutionEnvironment against a real OpenSSH server on 127.0.0.1 that has no SFTP subsystem:
 // files go over exec (stat, find, base64, mkdir -p, mv) and every method still gives what the
 // local environment gives for the same files.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -105,6 +106,25 @@ describe.skipIf(skip)("a host without an SFTP subsystem", () => {
     await expect(remote.readFile("nope.txt")).rejects.toBeInstanceOf(FileNotFoundError);
     await expect(remote.readFile("src")).rejects.toBeInstanceOf(IsADirectoryError);
     expect(await remote.stat("nope")).toBeUndefined();
+  });
+
+  it("keeps trailing newlines, odd names and non-ASCII text; a FIFO is refused without holding up the host", async () => {
+    const odd = "odd\nname é.txt";
+    for (const dir of [remoteDir, localDir]) await writeFile(join(dir, odd), "é\n\n\n");
+    try {
+      expect(await both((e) => e.readFile(odd))).toBe("é\n\n\n");
+      expect((await both((e) => e.listDirectory(".", 1))).map((d) => d.name)).toContain(odd);
+      execFileSync("mkfifo", [join(remoteDir, "pipe")]);
+      const started = Date.now();
+      await expect(remote.readFile("pipe")).rejects.toThrow(/not a regular file/);
+      // The helper serves the next operation and command at once.
+      expect(await remote.readFile(odd)).toBe("é\n\n\n");
+      expect((await remote.execCommand("echo still here")).stdout).toBe("still here\n");
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const dir of [remoteDir, localDir]) await rm(join(dir, odd), { force: true });
+      await rm(join(remoteDir, "pipe"), { force: true });
+    }
   });
 
   it("stats, lists (names with spaces, .gitignore honoured), greps and globs as locally", async () => {
