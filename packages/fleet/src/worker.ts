@@ -130,14 +130,13 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   }
   const container = environment.container;
   const runtimeEnv = setupEnv(env);
-  if (container !== undefined)
+  if (container !== undefined) {
     try {
       await checkContainer(container, runtimeEnv);
     } catch (error) {
       redis.disconnect();
       throw error;
     }
-  if (container !== undefined) {
     const left = await removeStaleContainers(container, runtimeEnv);
     if (left > 0)
       options.onNotice?.(`removed ${left} container${left === 1 ? "" : "s"} left by a dead worker`);
