@@ -97,9 +97,10 @@ export function startTestPodman(): TestPodman | { readonly unavailable: string }
     } catch {
       // Nothing to remove.
     }
-    // vfs layers may hold read-only directories: podman removes its own storage.
+    // vfs layers may hold read-only directories: podman removes its images itself (from this
+    // private storage only; `system reset` would also touch the machine's networks).
     try {
-      execFileSync("podman", ["system", "reset", "-f"], { env, stdio: "ignore" });
+      execFileSync("podman", ["rmi", "-a", "-f"], { env, stdio: "ignore" });
     } catch {
       // Removed below.
     }
