@@ -3,7 +3,8 @@
 // against a zero-latency model: the per-task overhead of running the tools over SSH. Then each
 // round's tool work alone (read, edit, run the test, search) through the two environments on the
 // same files, local and remote alternated so the machine's load hits both alike.
-// Needs root and openssh-server. Run after `npm run build`: node bench/remote.mjs   (RUNS=10)
+// Needs root and openssh-server. Run after `npm run build`: node bench/remote.mjs   (RUNS=10;
+// SFTP=0: a host without an SFTP subsystem, files over exec)
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -14,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { anthropicReply } from "./support/anthropic-sse.mjs";
 
 const RUNS = Number(process.env.RUNS ?? 10);
+const SFTP = process.env.SFTP !== "0";
 const CLI = join(
   dirname(fileURLToPath(import.meta.url)),
   "..",
@@ -53,7 +55,7 @@ writeFileSync(
     "UsePAM no",
     "StrictModes no",
     `PidFile ${join(root, "sshd.pid")}`,
-    "Subsystem sftp internal-sftp",
+    ...(SFTP ? ["Subsystem sftp internal-sftp"] : []),
   ].join("\n"),
 );
 const sshd = spawn("/usr/sbin/sshd", ["-D", "-f", join(root, "sshd_config")], { stdio: "ignore" });
@@ -161,7 +163,9 @@ for (let i = 0; i < RUNS; i++) {
   taskSamples.remote.push(await time(["--remote", `benchhost:${project}`], 1));
 }
 const phaseNames = ["start (connect)", ...steps.map((s) => `round: ${s.name}`), "answer and exit"];
-console.log(`fix-bug task by phase, median of ${RUNS} alternated runs (load: ${loadavg()[0].toFixed(1)}):`);
+console.log(
+  `fix-bug task by phase, median of ${RUNS} alternated runs (load: ${loadavg()[0].toFixed(1)})${SFTP ? "" : ", host without SFTP"}:`,
+);
 phaseNames.forEach((name, j) => {
   const l = median(phases.local.map((p) => p[j]));
   const r = median(phases.remote.map((p) => p[j]));

@@ -29,6 +29,11 @@ export {
 } from "./environment/code-running-files.js";
 export { confinedEnvironment } from "./environment/confined.js";
 export {
+  ContainerExecutionEnvironment,
+  type ContainerExecutionEnvironmentOptions,
+  type ContainerTarget,
+} from "./environment/container.js";
+export {
   CommandError,
   EnvironmentError,
   FileNotFoundError,

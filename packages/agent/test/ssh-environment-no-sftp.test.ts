@@ -1,6 +1,7 @@
 // SshExecutionEnvironment against a real OpenSSH server on 127.0.0.1 that has no SFTP subsystem:
 // files go over exec (stat, find, base64, mkdir -p, mv) and every method still gives what the
 // local environment gives for the same files.
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -107,6 +108,25 @@ describe.skipIf(skip)("a host without an SFTP subsystem", () => {
     expect(await remote.stat("nope")).toBeUndefined();
   });
 
+  it("keeps trailing newlines, odd names and non-ASCII text; a FIFO is refused without holding up the host", async () => {
+    const odd = "odd\nname é.txt";
+    for (const dir of [remoteDir, localDir]) await writeFile(join(dir, odd), "é\n\n\n");
+    try {
+      expect(await both((e) => e.readFile(odd))).toBe("é\n\n\n");
+      expect((await both((e) => e.listDirectory(".", 1))).map((d) => d.name)).toContain(odd);
+      execFileSync("mkfifo", [join(remoteDir, "pipe")]);
+      const started = Date.now();
+      await expect(remote.readFile("pipe")).rejects.toThrow(/not a regular file/);
+      // The helper serves the next operation and command at once.
+      expect(await remote.readFile(odd)).toBe("é\n\n\n");
+      expect((await remote.execCommand("echo still here")).stdout).toBe("still here\n");
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      for (const dir of [remoteDir, localDir]) await rm(join(dir, odd), { force: true });
+      await rm(join(remoteDir, "pipe"), { force: true });
+    }
+  });
+
   it("stats, lists (names with spaces, .gitignore honoured), greps and globs as locally", async () => {
     for (const path of ["src", "src/a.ts", "link.ts", "bin.dat"])
       await both(async (e) => {
@@ -166,6 +186,49 @@ describe.skipIf(skip)("a host without an SFTP subsystem", () => {
     results.forEach((res, i) => {
       expect(res.stdout).toBe(String.fromCharCode(97 + i).repeat(i * 5000));
       expect(res.stderr).toBe(`e${i}\n`);
+    });
+  });
+
+  it("streams (through the helper) a command's output while it runs, each stream whole and in order", async () => {
+    const chunks: { text: string; stream: string; at: number }[] = [];
+    // "é" is split across the pause: its two bytes arrive in different chunks.
+    const pending = remote.execCommand(
+      "printf 'first\\n'; echo warn >&2; printf '\\303'; sleep 1; printf '\\251 second\\n'",
+      { onOutput: (text, stream) => chunks.push({ text, stream, at: Date.now() }) },
+    );
+    const r = await pending;
+    const ended = Date.now();
+    expect(r.stdout).toBe("first\n\u00e9 second\n");
+    expect(r.stderr).toBe("warn\n");
+    const joined = (stream: string) =>
+      chunks
+        .filter((c) => c.stream === stream)
+        .map((c) => c.text)
+        .join("");
+    expect(joined("stdout")).toBe(r.stdout);
+    expect(joined("stderr")).toBe(r.stderr);
+    // What was written before the one-second pause was heard well before the command ended.
+    expect(ended - (chunks.find((c) => c.text.startsWith("first"))?.at ?? ended)).toBeGreaterThan(500);
+    expect(ended - (chunks.find((c) => c.stream === "stderr")?.at ?? ended)).toBeGreaterThan(500);
+  });
+
+  it("streams many commands at once, none's output mixed into another's", async () => {
+    const heard = Array.from({ length: 8 }, () => "");
+    const results = await Promise.all(
+      heard.map((_, i) =>
+        remote.execCommand(
+          `head -c ${i * 20000} /dev/zero | tr '\\0' ${String.fromCharCode(97 + i)}; sleep 0.3; echo done${i}`,
+          {
+            onOutput: (text, stream) => {
+              if (stream === "stdout") heard[i] += text;
+            },
+          },
+        ),
+      ),
+    );
+    results.forEach((res, i) => {
+      expect(res.stdout).toBe(`${String.fromCharCode(97 + i).repeat(i * 20000)}done${i}\n`);
+      expect(heard[i]).toBe(res.stdout);
     });
   });
 });

@@ -212,6 +212,29 @@ describe.skipIf(skip)("over SSH, every method gives what the local environment g
     // Non-interactive settings reach remote commands as they reach local ones.
     expect((await remote.execCommand("echo $GIT_PAGER")).stdout.trim()).toBe("cat");
   });
+
+  it("streams a command's output while it runs, each stream whole and in order", async () => {
+    const chunks: { text: string; stream: string; at: number }[] = [];
+    // "é" is split across the pause: its two bytes arrive in different chunks.
+    const pending = remote.execCommand(
+      "printf 'first\\n'; echo warn >&2; printf '\\303'; sleep 1; printf '\\251 second\\n'",
+      { onOutput: (text, stream) => chunks.push({ text, stream, at: Date.now() }) },
+    );
+    const r = await pending;
+    const ended = Date.now();
+    expect(r.stdout).toBe("first\n\u00e9 second\n");
+    expect(r.stderr).toBe("warn\n");
+    const joined = (stream: string) =>
+      chunks
+        .filter((c) => c.stream === stream)
+        .map((c) => c.text)
+        .join("");
+    expect(joined("stdout")).toBe(r.stdout);
+    expect(joined("stderr")).toBe(r.stderr);
+    // What was written before the one-second pause was heard well before the command ended.
+    expect(ended - (chunks.find((c) => c.text.startsWith("first"))?.at ?? ended)).toBeGreaterThan(500);
+    expect(ended - (chunks.find((c) => c.stream === "stderr")?.at ?? ended)).toBeGreaterThan(500);
+  });
 });
 
 describe.skipIf(skip)("remote commands never outlive their call", () => {
@@ -383,5 +406,27 @@ describe.skipIf(skip)("a Session whose tools run over SSH", () => {
       await writeFile(join(remoteDir, "src", "a.ts"), before);
       await writeFile(join(localDir, "src", "a.ts"), before);
     }
+  });
+
+  it("streams a remote command's output to the session's output-delta events while it runs", async () => {
+    const session = new Session({
+      profile: createAnthropicProfile("claude-sonnet-4-5"),
+      environment: remote,
+      client: scriptedClient([
+        { toolCalls: [{ name: "shell", args: { command: "echo first; sleep 1; echo second" } }] },
+        { text: "done" },
+      ]),
+    });
+    const deltas: { text: string; at: number }[] = [];
+    let endedAt = 0;
+    session.subscribe((e) => {
+      if (e.kind === "tool_call_output_delta") deltas.push({ text: e.data.delta, at: Date.now() });
+      if (e.kind === "tool_call_end") endedAt = Date.now();
+    });
+    await session.submit("go");
+    await session.close();
+    expect(deltas.map((d) => d.text).join("")).toBe("first\nsecond\n");
+    // The first line was shown while the command still had a second to run.
+    expect(endedAt - (deltas[0]?.at ?? endedAt)).toBeGreaterThan(500);
   });
 });

@@ -71,7 +71,7 @@ describe.skipIf(skip)("attractor --remote", () => {
     }
   });
 
-  it("a host key mismatch or an unreachable host is a configuration error (exit 2) naming the cause", async () => {
+  it("a host key mismatch, an unreachable host or a container beside the host is a configuration error (exit 2) naming the cause", async () => {
     const model = await startScriptedModel("anthropic", []);
     try {
       await writeFile(
@@ -91,6 +91,13 @@ describe.skipIf(skip)("attractor --remote", () => {
       });
       expect(relative.code).toBe(2);
       expect(relative.stderr).toContain("must be absolute");
+      // Commands cannot run both on the host and in a container: neither is chosen silently.
+      const both = await runCliProcess(["-p", "x", "--remote", "buildbox:/tmp", "--container", "task-1"], {
+        cwd: join(root, "here"),
+        env: { ...env, ...model.env() },
+      });
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain("cannot be used together");
       expect(model.server.requests).toHaveLength(0);
     } finally {
       await model.close();

@@ -18,6 +18,7 @@ export { type AttractorCommand, runTask, type TaskOutcome } from "./run-task.js"
 export { type FleetStatus, fleetStatus, readTranscript } from "./status.js";
 export { type SubmitOptions, submitTasks } from "./submit.js";
 export { type FleetTask, parseTasks, type TaskLineError } from "./task.js";
+export { type ContainerSpec, ContainerUnavailableError } from "./task-container.js";
 export {
   type Isolation,
   IsolationUnavailableError,

@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FleetTask } from "./task.js";
+import type { ContainerSpec } from "./task-container.js";
 
 /** Whether the agent's commands can be sandboxed on this worker (bubblewrap), as its operator's probe found. */
 export type SandboxStatus =
@@ -18,6 +19,8 @@ export interface TaskEnvironment {
   readonly sandbox?: SandboxStatus;
   /** Refuse every task where the sandbox cannot run, and make the agent refuse commands rather than run them unsandboxed. */
   readonly requireSandbox?: boolean;
+  /** Run each task's setup and the agent's commands in containers of this image, in place of bubblewrap. */
+  readonly container?: ContainerSpec;
 }
 
 /** The isolation an attempt runs under, as reported with its result. */
@@ -39,6 +42,15 @@ type Settings = { sandbox?: { mode?: string; network?: boolean } } & Record<stri
  * a sandbox that cannot run.
  */
 export function isolationFor(task: FleetTask, environment: TaskEnvironment, settings: Settings): Isolation {
+  const network = task.network ?? settings.sandbox?.network ?? false;
+  const container = environment.container;
+  // The worker checked at its start that the runtime runs this image.
+  if (container !== undefined)
+    return {
+      sandbox: true,
+      network,
+      description: `container ${container.image} (${container.runtime}), network ${network ? "on" : "off"} for the agent's commands`,
+    };
   const required = task.isolation === "sandbox" || environment.requireSandbox === true;
   const status = environment.sandbox ?? {
     available: false,
@@ -49,7 +61,6 @@ export function isolationFor(task: FleetTask, environment: TaskEnvironment, sett
       `the task requires a sandbox and this worker cannot give one: ${status.reason}`,
     );
   const fullAccess = settings.sandbox?.mode === "danger-full-access";
-  const network = task.network ?? settings.sandbox?.network ?? false;
   if (!status.available || fullAccess)
     return {
       sandbox: false,
@@ -99,22 +110,33 @@ export class SetupError extends Error {
   override readonly name = "SetupError";
 }
 
+/** How a setup command is started elsewhere (in a container): its argv, and how to end it. */
+export interface SetupLauncher {
+  argv(command: string): {
+    readonly argv: readonly [string, ...string[]];
+    readonly stop: () => Promise<void>;
+  };
+}
+
 /**
- * Runs the setup commands (the worker's, then the task's) in the checkout with `sh -c`, in their
- * own process group, ended on `signal`; resolves to their combined output, rejects with SetupError
- * (exit code and the output's tail) at the first that fails.
+ * Runs the setup commands (the worker's, then the task's) in the checkout with `sh -c` (or as
+ * `launcher` starts them), in their own process group, ended on `signal`; resolves to their
+ * combined output, rejects with SetupError (exit code and the output's tail) at the first that fails.
  */
 export async function runSetup(
   commands: readonly string[],
   dir: string,
   env: Record<string, string>,
   signal: AbortSignal | undefined,
+  launcher?: SetupLauncher,
 ): Promise<string> {
   let log = "";
   for (const command of commands) {
     log += `$ ${command}\n`;
+    const launched = launcher?.argv(command);
+    const [file, ...args] = launched?.argv ?? ["/bin/sh", "-c", command];
     const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn("/bin/sh", ["-c", command], {
+      const child = spawn(file, args, {
         cwd: dir,
         env,
         detached: true,
@@ -131,6 +153,7 @@ export async function runSetup(
         } catch {
           // Gone already.
         }
+        void launched?.stop();
       };
       signal?.addEventListener("abort", stop, { once: true });
       if (signal?.aborted) stop();

@@ -17,6 +17,14 @@ import { type StoredResult, storeDir, storeResult } from "./result-store.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
 import type { FleetTask, QueuedTask } from "./task.js";
 import {
+  checkContainer,
+  containerName,
+  removeContainer,
+  removeStaleContainers,
+  setupArgv,
+  startAgentContainer,
+} from "./task-container.js";
+import {
   type Isolation,
   IsolationUnavailableError,
   isolationFor,
@@ -119,6 +127,19 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   } catch (error) {
     redis.disconnect();
     throw error;
+  }
+  const container = environment.container;
+  const runtimeEnv = setupEnv(env);
+  if (container !== undefined) {
+    try {
+      await checkContainer(container, runtimeEnv);
+    } catch (error) {
+      redis.disconnect();
+      throw error;
+    }
+    const left = await removeStaleContainers(container, runtimeEnv);
+    if (left > 0)
+      options.onNotice?.(`removed ${left} container${left === 1 ? "" : "s"} left by a dead worker`);
   }
   const stale = await removeStaleWorkspaces(workRoot);
   if (stale > 0)
@@ -234,6 +255,15 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
                 workspace.dir,
                 setupEnv(env),
                 signal,
+                container && {
+                  argv: (command) => {
+                    const name = containerName();
+                    return {
+                      argv: setupArgv(container, name, workspace.dir, command, setupEnv(env)),
+                      stop: () => removeContainer(container, name, runtimeEnv),
+                    };
+                  },
+                },
               ),
             )
             .catch(async (error: Error) => {
@@ -243,6 +273,17 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
               metrics.record("failed");
               throw error;
             });
+          const agentContainer =
+            container &&
+            (await startAgentContainer(container, workspace.dir, isolation.network, runtimeEnv).catch(
+              async (error: Error) => {
+                options.onOutcome?.(task, { status: "error", error: error.message });
+                if (last)
+                  await finish(typed, recordOf(task, "failed", tries, undefined, error.message, isolation));
+                metrics.record("failed");
+                throw error;
+              },
+            ));
           const ran = await runTask(
             task,
             setupLog === "" ? workspace : await afterSetup(workspace),
@@ -250,9 +291,15 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
             env,
             signal,
             effectiveMode(task, policy),
-            isolation.sandbox && (task.isolation === "sandbox" || environment.requireSandbox === true)
-              ? ["--sandbox", settingsMode(settings)]
-              : [],
+            container !== undefined && agentContainer !== undefined
+              ? ["--container", agentContainer, "--container-runtime", container.runtime]
+              : isolation.sandbox && (task.isolation === "sandbox" || environment.requireSandbox === true)
+                ? ["--sandbox", settingsMode(settings)]
+                : [],
+          ).finally(() =>
+            container !== undefined && agentContainer !== undefined
+              ? removeContainer(container, agentContainer, runtimeEnv)
+              : undefined,
           );
           const outcome: TaskOutcome = setupLog === "" ? ran : { ...ran, log: `${setupLog}${ran.log ?? ""}` };
           options.onOutcome?.(task, outcome);

@@ -70,7 +70,7 @@ export async function prepareWorkspace(
  * When a process started (clock ticks after boot, /proc/PID/stat), or undefined off Linux: with
  * the pid it names one process, even after a restarted container reuses the pid.
  */
-function processStart(pid: number): string | undefined {
+export function processStart(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
@@ -79,7 +79,8 @@ function processStart(pid: number): string | undefined {
   }
 }
 
-const alive = (pid: number): boolean => {
+/** Whether process `pid` exists (one of another user counts). */
+export const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
     return true;

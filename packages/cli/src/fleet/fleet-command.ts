@@ -155,6 +155,11 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     )
     .option("--setup <command>", "run this shell command in every checkout before the agent, with network")
     .option("--require-sandbox", "refuse every task where bubblewrap cannot sandbox the agent's commands")
+    .option(
+      "--container-image <image>",
+      "run each task's setup and the agent's commands in a container of this image (in place of bubblewrap)",
+    )
+    .option("--container-runtime <program>", "podman or docker (default: podman when installed, else docker)")
     .option("--metrics-port <port>", "serve /metrics (Prometheus) and /healthz on this port", positiveInteger)
     .option("--metrics-host <address>", "the address of the metrics server (default 127.0.0.1)")
     .action(
@@ -177,6 +182,8 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           taskHome?: string;
           setup?: string;
           requireSandbox?: boolean;
+          containerImage?: string;
+          containerRuntime?: string;
           metricsPort?: number;
           metricsHost?: string;
         },
@@ -194,9 +201,17 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           ...(o.allowNetwork !== undefined && { network: o.allowNetwork }),
           ...(o.allowTaskSetup !== undefined && { taskSetup: o.allowTaskSetup }),
         };
-        const { probeBubblewrap } = await import("@attractor/agent");
+        const { probeBubblewrap, programOnPath } = await import("@attractor/agent");
         const probe = await probeBubblewrap(io.env.PATH);
+        if (o.containerRuntime !== undefined && o.containerImage === undefined)
+          throw new UsageError("--container-runtime needs --container-image");
+        const container = o.containerImage && {
+          image: o.containerImage,
+          runtime:
+            o.containerRuntime ?? (programOnPath("podman", io.env.PATH) !== "podman" ? "podman" : "docker"),
+        };
         const environment = {
+          ...(container && { container }),
           ...(o.taskHome !== undefined && { home: resolve(io.cwd, o.taskHome) }),
           ...(o.setup !== undefined && { setup: o.setup }),
           ...(o.requireSandbox !== undefined && { requireSandbox: o.requireSandbox }),
@@ -204,7 +219,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
             ? { available: true as const }
             : { available: false as const, reason: probe.reason },
         };
-        if (!probe.available)
+        if (!probe.available && !container)
           io.stderr.write(
             `worker: the agent's commands cannot be sandboxed here (${probe.reason}): ${o.requireSandbox ? "every task will be refused" : "tasks run them unsandboxed, with network, unless they require a sandbox"}\n`,
           );

@@ -65,6 +65,8 @@ export interface CliArgs {
   readonly addDirs: readonly string[];
   /** `[user@]host:/path` from --remote. */
   readonly remote?: string;
+  /** --container NAME and --container-runtime: where shell commands run. */
+  readonly container?: { readonly runtime: string; readonly container: string };
   readonly maxTurns?: number;
   readonly reasoningEffort?: (typeof CLI_REASONING_EFFORTS)[number];
   readonly toolMode?: (typeof TOOL_MODES)[number];
@@ -241,6 +243,11 @@ function buildOptions(version: string, io: ParseIo): Command {
       "--remote <[user@]host:/path>",
       "run the tools on an SSH host (host may be an ~/.ssh/config alias)",
     )
+    .option(
+      "--container <name>",
+      "run shell commands in this running container (the project mounted at the same path)",
+    )
+    .option("--container-runtime <program>", "the container's runtime: podman or docker", "podman")
     .addOption(
       new Option("--max-turns <n>", "model responses allowed per message").argParser(positiveInteger),
     )
@@ -321,6 +328,8 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
     appendSystemPrompt?: string;
     addDir?: string[];
     remote?: string;
+    container?: string;
+    containerRuntime?: string;
     maxTurns?: number;
     reasoningEffort?: CliArgs["reasoningEffort"];
     toolMode?: CliArgs["toolMode"];
@@ -367,6 +376,9 @@ export function parseArgs(argv: readonly string[], version: string, io: ParseIo)
       ...(o.appendSystemPrompt !== undefined && { appendSystemPrompt: o.appendSystemPrompt }),
       addDirs: o.addDir ?? [],
       ...(o.remote !== undefined && { remote: o.remote }),
+      ...(o.container !== undefined && {
+        container: { runtime: o.containerRuntime ?? "podman", container: o.container },
+      }),
       ...(o.maxTurns !== undefined && { maxTurns: o.maxTurns }),
       ...(o.reasoningEffort !== undefined && { reasoningEffort: o.reasoningEffort }),
       ...(o.toolMode !== undefined && { toolMode: o.toolMode }),

@@ -16,6 +16,7 @@ export type RuntimeFlags = Pick<
   | "appendSystemPrompt"
   | "additionalDirectories"
   | "remote"
+  | "container"
   | "maxTurns"
   | "reasoningEffort"
   | "toolMode"
@@ -37,6 +38,7 @@ export function runtimeFlags(args: CliArgs, baseDir: string): RuntimeFlags {
     ...(args.appendSystemPrompt !== undefined && { appendSystemPrompt: args.appendSystemPrompt }),
     ...(args.addDirs.length > 0 && { additionalDirectories: args.addDirs.map((d) => resolve(baseDir, d)) }),
     ...(args.remote !== undefined && { remote: args.remote }),
+    ...(args.container !== undefined && { container: args.container }),
     ...(args.maxTurns !== undefined && { maxTurns: args.maxTurns }),
     ...(args.reasoningEffort !== undefined && { reasoningEffort: args.reasoningEffort }),
     ...(args.toolMode !== undefined && { toolMode: args.toolMode }),

@@ -6,6 +6,8 @@ import {
   type AfterToolCallHook,
   CODE_INTELLIGENCE_TOOL_NAMES,
   type CodeIntelligence,
+  ContainerExecutionEnvironment,
+  type ContainerTarget,
   createAskUserTool,
   createNestedDocs,
   createSkillTool,
@@ -170,6 +172,11 @@ export interface RuntimeOptions {
   readonly additionalDirectories?: readonly string[];
   /** Run the tools on this SSH host, `[user@]host:/path` (--remote, or settings' `remote`). */
   readonly remote?: string;
+  /**
+   * Run the shell commands in this running container (--container), the project mounted at the
+   * same path in it: the container is their sandbox, in place of bubblewrap.
+   */
+  readonly container?: ContainerTarget;
   /** MCP servers to connect to (in the background) and those configured but left out. */
   readonly mcp?: McpRunOptions;
   /**
@@ -351,7 +358,8 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   if (
     process.platform === "linux" &&
     sandboxMode !== "danger-full-access" &&
-    (options.remote ?? loaded.remote) === undefined
+    (options.remote ?? loaded.remote) === undefined &&
+    options.container === undefined
   )
     probeBubblewrap(env.PATH).catch(() => {});
   const store =
@@ -364,6 +372,10 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     });
   const stored = await selectStoredSession(store, projectDir, options);
   const remoteSpec = options.remote ?? loaded.remote;
+  if (remoteSpec !== undefined && options.container !== undefined)
+    throw new ConfigurationError(
+      `--container ${options.container.container} and a remote host (${remoteSpec}) cannot be used together: commands run in one place`,
+    );
   const remote = remoteSpec !== undefined ? await openRemote(remoteSpec, env) : undefined;
   const checkpoints = remote
     ? unavailableCheckpoints(
@@ -420,6 +432,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
     // settings file cannot widen the sandbox.
     sandboxDirectories: options.additionalDirectories ?? [],
     ...(remote !== undefined && { remote }),
+    ...(options.container !== undefined && { container: options.container }),
     ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
     ...(options.appendSystemPrompt !== undefined && { appendSystemPrompt: options.appendSystemPrompt }),
     ...(options.mcp !== undefined && { mcp: options.mcp }),
@@ -523,6 +536,8 @@ interface RuntimeParts {
   readonly sandboxDirectories: readonly string[];
   /** The tools' environment on a remote host, initialized; the local project otherwise. */
   readonly remote?: ExecutionEnvironment;
+  /** The container the shell commands run in, in place of the local sandbox. */
+  readonly container?: ContainerTarget;
   readonly systemPrompt?: string;
   readonly appendSystemPrompt?: string;
   readonly mcp?: McpRunOptions;
@@ -588,7 +603,19 @@ class AgentRuntime implements Runtime {
     this.client = parts.client ?? createModelClient(parts.choice, parts.env);
     const askEscape = parts.ui.askSandboxEscape?.bind(parts.ui);
     // A remote host's commands run there as they are: the sandbox is the local machine's.
-    const commands = parts.remote
+    const container =
+      parts.container === undefined
+        ? undefined
+        : new ContainerExecutionEnvironment({
+            workingDirectory: parts.projectDir,
+            projectDirs: parts.sandboxDirectories,
+            envPolicy: { allowSecrets: allowedSecrets(parts.settings.env.allow, parts.env) },
+            baseEnv: parts.env,
+            target: parts.container,
+          });
+    // Commands that run elsewhere (a remote host, a container) have their own isolation.
+    const elsewhere = parts.remote ?? container;
+    const commands = elsewhere
       ? undefined
       : createCommandEnvironment({
           projectDir: parts.projectDir,
@@ -615,7 +642,7 @@ class AgentRuntime implements Runtime {
         });
     this.sandboxed = commands?.environment;
     this.sandboxRequired = commands?.required ?? false;
-    const environment = parts.remote ?? (commands?.environment as ExecutionEnvironment);
+    const environment = parts.remote ?? container ?? (commands?.environment as ExecutionEnvironment);
     this.environment = parts.wrapEnvironment?.(environment) ?? environment;
     // Language servers run where the files are: an environment that cannot start them has none.
     this.codeIntelligence = codeIntelligenceFromSettings(

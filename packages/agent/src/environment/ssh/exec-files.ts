@@ -30,7 +30,9 @@ function failure(result: ExecResult, path: string): Error {
 
 /**
  * The file operations over exec (stat, find, base64, mkdir -p, mv), for hosts without an SFTP
- * subsystem: same answers and errors as SftpFiles. Needs GNU coreutils and GNU find.
+ * subsystem: same answers and errors as SftpFiles. Needs GNU coreutils and GNU find. Scripts
+ * print no NUL byte (listings are base64) and never wait: reading anything but a regular file is
+ * refused, as the runner may serve nothing else meanwhile.
  */
 export class ExecFiles implements RemoteFiles {
   constructor(private readonly run: RunScript) {}
@@ -66,10 +68,11 @@ export class ExecFiles implements RemoteFiles {
 
   async readdir(path: string): Promise<{ filename: string; attrs: RemoteStats }[]> {
     const out = await this.script(
-      `cd -- ${shellQuote(path)} && find . -mindepth 1 -maxdepth 1 -printf '%y %s %T@ %P\\0'`,
+      `cd -- ${shellQuote(path)} && find . -mindepth 1 -maxdepth 1 -printf '%y %s %T@ %P\\0' | base64 -w0`,
       path,
     );
-    return out
+    return Buffer.from(out, "base64")
+      .toString("utf8")
       .split("\0")
       .filter((entry) => entry !== "")
       .map((entry) => {
@@ -83,12 +86,15 @@ export class ExecFiles implements RemoteFiles {
   }
 
   async readFile(path: string): Promise<Buffer> {
-    return Buffer.from(await this.script(`base64 < ${shellQuote(path)}`, path), "base64");
+    return Buffer.from(await this.script(`${regularOnly(path)}base64 < ${shellQuote(path)}`, path), "base64");
   }
 
   async readHead(path: string, maxBytes: number): Promise<Buffer> {
     const n = Math.max(0, Math.floor(maxBytes));
-    return Buffer.from(await this.script(`head -c ${n} < ${shellQuote(path)} | base64`, path), "base64");
+    return Buffer.from(
+      await this.script(`${regularOnly(path)}head -c ${n} < ${shellQuote(path)} | base64`, path),
+      "base64",
+    );
   }
 
   /** The whole file as a stream (reads over exec are whole). */
@@ -162,6 +168,15 @@ export class ExecFiles implements RemoteFiles {
   walkFs(): WalkFileSystem {
     return remoteWalkFs(this);
   }
+}
+
+/**
+ * The start of a script that reads `path`: a FIFO, a socket or a device (which could wait forever,
+ * or never end) is refused; a missing file and a directory fail as the read itself would.
+ */
+function regularOnly(path: string): string {
+  const q = shellQuote(path);
+  return `if [ -e ${q} ] && [ ! -f ${q} ] && [ ! -d ${q} ]; then echo ${shellQuote(`${path}: not a regular file`)} >&2; exit 1; fi\n`;
 }
 
 function mapped(error: unknown, shown: string): unknown {

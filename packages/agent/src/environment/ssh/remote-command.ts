@@ -6,6 +6,9 @@ import type { SshConnection } from "./connection.js";
 import { helperOf } from "./remote-helper.js";
 import { SftpFiles } from "./sftp-files.js";
 
+/** How often a running command's new output is asked for, when someone listens to it. */
+const STREAM_INTERVAL_MS = 100;
+
 /** Quotes a word for a POSIX shell. */
 export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, "'\\''")}'`;
@@ -28,7 +31,9 @@ export interface RemoteCommandOptions {
  * in the working directory, in a process group of its own that never outlives the call. Resolves
  * like a local command (never rejects for an exit status, a timeout or an abort); rejects with
  * RemoteConnectionError when the connection cannot be used or drops before the command ended.
- * Output reaches `onOutput` when the command has ended (stdout, then stderr).
+ * Output reaches `onOutput` while the command runs: the helper is asked for what it wrote every
+ * STREAM_INTERVAL_MS (a command that ends sooner costs no extra round trip), and the rest when it
+ * has ended.
  */
 export async function runRemoteCommand(
   connection: SshConnection,
@@ -51,8 +56,18 @@ export async function runRemoteCommand(
   return new Promise<ExecResult>((resolve, reject) => {
     let hardClose: NodeJS.Timeout | undefined;
     let settled = false;
+    // Bytes already given to onOutput while the command ran, and the decoders that carry a
+    // character split across two chunks.
+    let streamedOut = 0;
+    let streamedErr = 0;
+    const outDecoder = new StringDecoder("utf8");
+    const errDecoder = new StringDecoder("utf8");
+    let poll: NodeJS.Timeout | undefined;
+    let peeking = false;
+    let exited = false;
     const finish = () => {
       settled = true;
+      clearTimeout(poll);
       clearTimeout(timer);
       clearTimeout(hardClose);
       unregister?.();
@@ -93,8 +108,8 @@ export async function runRemoteCommand(
       stderr.push(err);
       combined.push(out);
       combined.push(err);
-      const outText = new StringDecoder("utf8").end(out);
-      const errText = new StringDecoder("utf8").end(err);
+      const outText = outDecoder.end(out.subarray(Math.min(streamedOut, out.length)));
+      const errText = errDecoder.end(err.subarray(Math.min(streamedErr, err.length)));
       if (outText !== "") options.onOutput?.(outText, "stdout");
       if (errText !== "") options.onOutput?.(errText, "stderr");
       // A command we stopped reports the signal, as a local one killed by its group signal does.
@@ -132,15 +147,37 @@ export async function runRemoteCommand(
       }
       helper.collect(id);
     };
+    const schedulePeek = (id: string) => {
+      if (options.onOutput === undefined || settled || exited) return;
+      poll = setTimeout(() => {
+        if (settled || exited || peeking) return;
+        peeking = true;
+        helper.peek(id, streamedOut, streamedErr);
+      }, STREAM_INTERVAL_MS);
+    };
     try {
       const id: string = helper.run(options.cwd, command, exports, {
         onStarted: (p) => {
           pid = p;
           if (stopping) helper.stop(p);
+          schedulePeek(id);
         },
         onExit: (code) => {
           exitCode = code;
+          exited = true;
+          clearTimeout(poll);
           void fetchOutput(id);
+        },
+        onStream: (out, err) => {
+          peeking = false;
+          if (settled) return;
+          streamedOut += out.length;
+          streamedErr += err.length;
+          const outText = outDecoder.write(out);
+          const errText = errDecoder.write(err);
+          if (outText !== "") options.onOutput?.(outText, "stdout");
+          if (errText !== "") options.onOutput?.(errText, "stderr");
+          schedulePeek(id);
         },
         onOutput: deliver,
         onDropped: (error) => {

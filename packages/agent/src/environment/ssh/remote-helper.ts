@@ -8,7 +8,12 @@ import { RemoteConnectionError } from "./errors.js";
  * fork on the host rather than a new SSH session (whose login shell reads the user's rc files).
  *
  * Requests on stdin are NUL-separated fields: `R id cwd command exports` runs a command, `K pid`
- * stops one, `C id` sends its output back. Each command runs in a session (process group) of its
+ * stops one, `C id` sends its output back, `T id out err` sends what a running command wrote
+ * past those byte offsets (`S id <stdout bytes> <stderr bytes>` and the bytes, on the same
+ * channel as `D`), and `F id script` runs a short file operation (a stat, a read, a rename: the
+ * files over exec of a host without SFTP) in the loop itself — no new bash, no output files —
+ * answering `F id status <stdout bytes> <stderr bytes>` and the bytes. Its output may not hold a
+ * NUL byte, and it must not wait on anything: nothing else is served meanwhile. Each command runs in a session (process group) of its
  * own with no stdin, stdout and stderr going to files in a private directory; the helper reports
  * `P id pid` when it started and `X id status` when it ended (after killing what it left behind,
  * as locally). `C id` answers `D id <stdout bytes> <stderr bytes>` and the bytes on the
@@ -29,6 +34,9 @@ const HELPER = [
   "exec 3>&2 2>/dev/null",
   "printf 'READY %s\\n' \"$d\"",
   "field() { IFS= read -r -d '' \"$1\"; }",
+  // A string's length in bytes, whatever the locale.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  "bytes() { local LC_ALL=C; n=${#1}; }",
   "while field op; do",
   '  case "$op" in',
   "  R) field id; field cwd; field cmd; field exports",
@@ -60,6 +68,26 @@ const HELPER = [
   "    else printf 'D %s 0 0\\n' \"$id\" >&3; fi",
   '    rm -f -- "$d/$id.o" "$d/$id.e"',
   "    ;;",
+  // What a running command wrote past the caller's offsets. The files only grow, so `head -c`
+  // sends exactly the bytes counted, however much more is written meanwhile.
+  "  T) field id; field oo; field eo",
+  '    no=$(wc -c <"$d/$id.o") || no=0; ne=$(wc -c <"$d/$id.e") || ne=0',
+  "    no=$((no > oo ? no - oo : 0)); ne=$((ne > eo ? ne - eo : 0))",
+  '    printf \'S %s %s %s\\n\' "$id" "$no" "$ne" >&3',
+  '    [ "$no" -gt 0 ] && tail -c +"$((oo + 1))" -- "$d/$id.o" | head -c "$no" >&3',
+  '    [ "$ne" -gt 0 ] && tail -c +"$((eo + 1))" -- "$d/$id.e" | head -c "$ne" >&3',
+  "    ;;",
+  // The trap's "." keeps the output's trailing newlines, which $(...) would strip.
+  "  F) field id; field script",
+  `    out=$(trap 'printf .' EXIT; export LC_ALL=C; eval "$script" </dev/null 2>"$d/f.e" 3>&-); code=$?`,
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  "    out=${out%.}; err=",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+  '    [ -s "$d/f.e" ] && err=$(cat -- "$d/f.e"; printf .) && err=${err%.}',
+  '    bytes "$out"; no=$n; bytes "$err"; ne=$n',
+  '    printf \'F %s %s %s %s\\n\' "$id" "$code" "$no" "$ne" >&3',
+  '    printf \'%s%s\' "$out" "$err" >&3',
+  "    ;;",
   "  esac",
   "done",
   // Stdin ended. The last steps run detached from the channel, so it closes now.
@@ -73,11 +101,20 @@ const HELPER = [
   'rm -rf -- "$d"',
 ].join("\n");
 
+/** How a file operation (`F`) ended. */
+export interface FileOpResult {
+  readonly status: number;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+}
+
 /** What the helper reports about one command. */
 interface Pending {
   onStarted(pid: number): void;
   onExit(code: number): void;
   onOutput(stdout: Buffer, stderr: Buffer): void;
+  /** What the command wrote past the offsets of the last `peek` (while it runs). */
+  onStream?(stdout: Buffer, stderr: Buffer): void;
   onDropped(error: RemoteConnectionError): void;
 }
 
@@ -86,7 +123,14 @@ export class RemoteHelper {
   private readonly pending = new Map<string, Pending>();
   private buffer: Buffer = Buffer.alloc(0);
   private outputBuffer: Buffer = Buffer.alloc(0);
-  private expecting: { id: string; stdout: number; stderr: number } | undefined;
+  private expecting:
+    | { id: string; stdout: number; stderr: number; final: boolean; status?: number }
+    | undefined;
+  /** File operations (`F`) waiting for their answer. */
+  private readonly fileOps = new Map<
+    string,
+    { resolve: (r: FileOpResult) => void; reject: (e: RemoteConnectionError) => void }
+  >();
   private nextId = 0;
   private dropped: RemoteConnectionError | undefined;
   /** The connection's SFTP session, when the host has one. */
@@ -160,6 +204,29 @@ export class RemoteHelper {
     if (!this.dropped) this.send(["C", id]);
   }
 
+  /**
+   * Runs a short file operation in the helper's loop (see HELPER): resolves with its status and
+   * output; rejects with RemoteConnectionError when the channel closes first.
+   */
+  fileOp(script: string): Promise<FileOpResult> {
+    if (this.dropped) return Promise.reject(this.dropped);
+    const id = String(++this.nextId);
+    return new Promise<FileOpResult>((resolve, reject) => {
+      this.fileOps.set(id, { resolve, reject });
+      try {
+        this.send(["F", id, script]);
+      } catch (error) {
+        this.fileOps.delete(id);
+        throw error;
+      }
+    });
+  }
+
+  /** Asks for what a running command wrote past these byte offsets (heard by its onStream). */
+  peek(id: string, stdoutOffset: number, stderrOffset: number): void {
+    if (!this.dropped) this.send(["T", id, String(stdoutOffset), String(stderrOffset)]);
+  }
+
   /** Forgets a command whose output the caller read itself (and deleted). */
   forget(id: string): void {
     this.pending.delete(id);
@@ -192,22 +259,44 @@ export class RemoteHelper {
     this.outputBuffer = this.outputBuffer.length === 0 ? chunk : Buffer.concat([this.outputBuffer, chunk]);
     for (;;) {
       if (this.expecting) {
-        const { id, stdout, stderr } = this.expecting;
+        const { id, stdout, stderr, final, status } = this.expecting;
         if (this.outputBuffer.length < stdout + stderr) return;
         const out = Buffer.from(this.outputBuffer.subarray(0, stdout));
         const err = Buffer.from(this.outputBuffer.subarray(stdout, stdout + stderr));
         this.outputBuffer = this.outputBuffer.subarray(stdout + stderr);
         this.expecting = undefined;
+        if (status !== undefined) {
+          const op = this.fileOps.get(id);
+          this.fileOps.delete(id);
+          op?.resolve({ status, stdout: out, stderr: err });
+          continue;
+        }
         const p = this.pending.get(id);
+        if (!final) {
+          p?.onStream?.(out, err);
+          continue;
+        }
         this.pending.delete(id);
         p?.onOutput(out, err);
         continue;
       }
       const nl = this.outputBuffer.indexOf(10);
       if (nl === -1) return;
-      const [kind, id = "", a = "", b = ""] = this.outputBuffer.subarray(0, nl).toString("utf8").split(" ");
+      const [kind, id = "", a = "", b = "", c = ""] = this.outputBuffer
+        .subarray(0, nl)
+        .toString("utf8")
+        .split(" ");
       this.outputBuffer = this.outputBuffer.subarray(nl + 1);
-      if (kind === "D") this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0 };
+      if (kind === "F")
+        this.expecting = {
+          id,
+          stdout: Number(b) || 0,
+          stderr: Number(c) || 0,
+          final: true,
+          status: Number(a),
+        };
+      else if (kind === "D" || kind === "S")
+        this.expecting = { id, stdout: Number(a) || 0, stderr: Number(b) || 0, final: kind === "D" };
     }
   }
 
@@ -220,6 +309,9 @@ export class RemoteHelper {
     const all = [...this.pending.values()];
     this.pending.clear();
     for (const p of all) p.onDropped(this.dropped);
+    const ops = [...this.fileOps.values()];
+    this.fileOps.clear();
+    for (const op of ops) op.reject(this.dropped);
   }
 }
 

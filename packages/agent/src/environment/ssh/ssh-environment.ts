@@ -25,6 +25,7 @@ import { DEFAULT_CAPTURE_LIMIT } from "../run-command.js";
 import { SshConnection, type SshConnectionOptions } from "./connection.js";
 import { ExecFiles } from "./exec-files.js";
 import { runRemoteCommand, shellQuote } from "./remote-command.js";
+import { helperOf } from "./remote-helper.js";
 import { startRemoteProcess } from "./remote-process.js";
 import {
   fromSftpError,
@@ -40,8 +41,6 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 const MAX_TIMEOUT_MS = 600_000;
 /** Output kept of search commands, whose stdout is parsed as it streams (stderr is what matters). */
 const SEARCH_CAPTURE = 16 * 1024;
-/** Output kept of a file operation over exec: the whole file, base64-encoded (up to 1 GiB). */
-const EXEC_FILE_CAPTURE = 1024 * 1024 * 1024;
 
 export interface SshExecutionEnvironmentOptions extends SshConnectionOptions {
   /**
@@ -178,14 +177,22 @@ export class SshExecutionEnvironment implements ExecutionEnvironment {
   private async files(): Promise<RemoteFiles> {
     const sftp = await (await this.connection.live()).sftp();
     if (sftp) return new SftpFiles(sftp);
-    return new ExecFiles((script) =>
-      runRemoteCommand(this.connection, script, {
-        cwd: "/",
-        env: { LC_ALL: "C" },
-        timeoutMs: MAX_TIMEOUT_MS,
-        captureLimit: EXEC_FILE_CAPTURE,
-      }),
-    );
+    // Each operation runs in the helper's own loop: a stat costs the stat, not a new bash.
+    return new ExecFiles(async (script) => {
+      const { status, stdout, stderr } = await (await helperOf(this.connection)).fileOp(script);
+      const out = stdout.toString("utf8");
+      const err = stderr.toString("utf8");
+      return {
+        stdout: out,
+        stderr: err,
+        output: out + err,
+        exitCode: status,
+        timedOut: false,
+        aborted: false,
+        durationMs: 0,
+        droppedBytes: 0,
+      };
+    });
   }
 
   /** Runs an SFTP operation, turning its errors into the environment's. */
