@@ -14,6 +14,7 @@ import { serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 import { openQueue } from "./queue.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
+import { recordFinish } from "./run-counts.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
 import type { FleetTask, QueuedTask } from "./task.js";
 import {
@@ -158,13 +159,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       ...(outcome?.transcript !== undefined && { transcript: outcome.transcript }),
       ...(outcome?.log !== undefined && { log: outcome.log }),
     });
-    const multi = redis
-      .multi()
-      .hset(keys.outcome, record.id, record.status)
-      .zadd(keys.finished, Date.now(), record.id);
-    if (record.error !== undefined) multi.hset(keys.error, record.id, record.error.slice(0, 2_000));
-    else multi.hdel(keys.error, record.id);
-    await multi.exec();
+    await recordFinish(redis, name, {
+      id: record.id,
+      run: job.data.run,
+      status: record.status,
+      ...(record.error !== undefined && { error: record.error }),
+    });
     return { dir, job: job.id };
   };
 
