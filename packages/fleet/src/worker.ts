@@ -12,7 +12,9 @@ import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
 import { serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
+import { type ProviderProxy, startProviderProxy } from "./provider-proxy.js";
 import { openQueue } from "./queue.js";
+import type { ProviderLimit } from "./rate-window.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
 import { recordFinish } from "./run-counts.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
@@ -53,6 +55,14 @@ export interface WorkerOptions extends FleetConnection {
   readonly policy?: WorkerPolicy;
   /** Every task's environment: settings template, setup command, sandbox (see TaskEnvironment). */
   readonly environment?: TaskEnvironment;
+  /**
+   * Limits per model provider, in requests and tokens per minute, shared by every worker on this
+   * Redis: each provider named gets a loopback proxy that the agent reaches it through, which also
+   * holds the provider key in the agent's place (see startProviderProxy). A limit of `{}` only proxies.
+   */
+  readonly providerLimits?: Readonly<Record<string, ProviderLimit>>;
+  /** The window provider limits count over (60 000 ms). */
+  readonly providerLimitWindowMs?: number;
   /** Serve /metrics (Prometheus) and /healthz on this port. */
   readonly metricsPort?: number;
   /** The address the metrics server listens on (127.0.0.1). */
@@ -115,12 +125,27 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const environment = options.environment ?? {};
   const workRoot = options.workRoot ?? join(tmpdir(), "attractor-fleet");
   const backoff = options.rateLimitBackoffMs ?? 30_000;
+  const proxies: ProviderProxy[] = [];
   try {
     await requireDurableRedis(redis, options.allowVolatileRedis ?? false);
+    for (const [provider, limit] of Object.entries(options.providerLimits ?? {}))
+      proxies.push(
+        await startProviderProxy({
+          provider,
+          env,
+          redis,
+          limit,
+          ...(options.providerLimitWindowMs !== undefined && { windowMs: options.providerLimitWindowMs }),
+        }),
+      );
   } catch (error) {
+    await Promise.all(proxies.map((p) => p.close()));
     redis.disconnect();
     throw error;
   }
+  // What the agents get: the worker's environment, with each proxied provider's base URL and key replaced.
+  const taskEnv: Record<string, string | undefined> = { ...env };
+  for (const proxy of proxies) Object.assign(taskEnv, proxy.agentEnv);
   const stale = await removeStaleWorkspaces(workRoot);
   if (stale > 0)
     options.onNotice?.(`removed ${stale} workspace${stale === 1 ? "" : "s"} left by a dead worker`);
@@ -247,7 +272,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
             task,
             setupLog === "" ? workspace : await afterSetup(workspace),
             options.command,
-            env,
+            taskEnv,
             signal,
             effectiveMode(task, policy),
             isolation.sandbox && (task.isolation === "sandbox" || environment.requireSandbox === true)
@@ -347,6 +372,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       while (running.size > 0) await new Promise((r) => setTimeout(r, 100));
       await withTimeout(drained, 5_000);
       await withTimeout(queue.close(), 2_000);
+      await Promise.all(proxies.map((p) => p.close()));
       redis.disconnect();
       void worker.disconnect().catch(() => undefined);
       resolve();
