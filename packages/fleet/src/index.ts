@@ -18,6 +18,14 @@ export {
   type ProviderProxyOptions,
   startProviderProxy,
 } from "./provider-proxy.js";
+export {
+  branchName,
+  githubRepository,
+  PublishError,
+  type Published,
+  publishChanges,
+  type TaskOutput,
+} from "./publish.js";
 export { LIMIT_WINDOW_MS, type ProviderLimit, windowUse } from "./rate-window.js";
 export { type StoredResult, storeDir } from "./result-store.js";
 export { readResults, type TaskResult } from "./results.js";

@@ -23,6 +23,10 @@ export interface StoredResult {
   readonly finished_at: string;
   /** The isolation the attempt ran under, as the worker saw it. */
   readonly isolation?: string;
+  /** The branch the changes were pushed to (a task with `output`). */
+  readonly branch?: string;
+  /** The pull request opened for them. */
+  readonly pull_request?: string;
 }
 
 /** The store's directory in force: given, else ATTRACTOR_FLEET_STORE, else `fleet` under the attractor home. */

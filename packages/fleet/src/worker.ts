@@ -13,6 +13,7 @@ import { fleetKeys } from "./keys.js";
 import { serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 import { type ProviderProxy, startProviderProxy } from "./provider-proxy.js";
+import { FORGE_TOKENS, PublishError, type Published, publishChanges } from "./publish.js";
 import { openQueue } from "./queue.js";
 import type { ProviderLimit } from "./rate-window.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
@@ -146,6 +147,8 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   // What the agents get: the worker's environment, with each proxied provider's base URL and key replaced.
   const taskEnv: Record<string, string | undefined> = { ...env };
   for (const proxy of proxies) Object.assign(taskEnv, proxy.agentEnv);
+  // The token that opens pull requests is the worker's: the agent does not get it.
+  if (policy.push === true) for (const v of FORGE_TOKENS) delete taskEnv[v];
   const stale = await removeStaleWorkspaces(workRoot);
   if (stale > 0)
     options.onNotice?.(`removed ${stale} workspace${stale === 1 ? "" : "s"} left by a dead worker`);
@@ -291,16 +294,46 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
             metrics.record("lost_lock", outcome);
             throw new TaskFailedError(String(signal.reason ?? "stopped"));
           }
+          let published: Published = {};
+          if (outcome.status === "completed" && task.output !== undefined) {
+            try {
+              published = await publishChanges({
+                task,
+                run: task.run,
+                output: task.output,
+                workspace,
+                patch: outcome.patch,
+                answer: outcome.result,
+                env,
+              });
+            } catch (error) {
+              if (!(error instanceof PublishError)) throw error;
+              // The task asked for a branch it did not get: not a success.
+              if (last)
+                await finish(
+                  typed,
+                  recordOf(task, "failed", tries, outcome, error.message, isolation),
+                  outcome,
+                );
+              metrics.record("failed", outcome);
+              throw new TaskFailedError(error.message);
+            }
+          }
           if (outcome.status === "completed") {
             const ref = await finish(
               typed,
-              recordOf(task, "completed", tries, outcome, undefined, isolation),
+              {
+                ...recordOf(task, "completed", tries, outcome, undefined, isolation),
+                ...(published.branch !== undefined && { branch: published.branch }),
+                ...(published.pullRequest !== undefined && { pull_request: published.pullRequest }),
+              },
               outcome,
             );
             metrics.record("completed", outcome);
-            // Redis keeps a reference and the small fields; the patch and transcript stay in the store.
-            const { patch: _p, transcript: _t, log: _l, ...small } = outcome;
-            return { ...small, result: outcome.result.slice(0, 2_000), stored: ref.dir };
+            // Redis keeps a reference and the small fields; the answer, patch, transcript and log
+            // stay in the store (a job's fields under 1 KiB keep its hash compact in Redis).
+            const { patch: _p, transcript: _t, log: _l, result: _r, ...small } = outcome;
+            return { ...small, stored: ref.dir };
           }
           if (outcome.error?.status_code === 429) {
             // The provider is saturated: the whole queue waits, and this attempt does not count.

@@ -172,6 +172,10 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     .option("--allow-network", "let tasks turn the network on for the agent's commands")
     .option("--allow-task-setup", "let tasks bring a setup command (it runs unsandboxed, with network)")
     .option(
+      "--allow-push",
+      "let tasks push a branch or open a pull request (output) with this worker's git credentials and GITHUB_TOKEN",
+    )
+    .option(
       "--task-home <dir>",
       "seed every attempt's attractor home from this directory (settings.json, MCP, …)",
     )
@@ -201,6 +205,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           allowProviders?: string[];
           allowNetwork?: boolean;
           allowTaskSetup?: boolean;
+          allowPush?: boolean;
           taskHome?: string;
           setup?: string;
           requireSandbox?: boolean;
@@ -221,6 +226,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           ...(o.allowProviders !== undefined && { providers: o.allowProviders }),
           ...(o.allowNetwork !== undefined && { network: o.allowNetwork }),
           ...(o.allowTaskSetup !== undefined && { taskSetup: o.allowTaskSetup }),
+          ...(o.allowPush !== undefined && { push: o.allowPush }),
         };
         const { probeBubblewrap } = await import("@attractor/agent");
         const probe = await probeBubblewrap(io.env.PATH);
