@@ -10,7 +10,7 @@ import {
 } from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
-import { serveMetrics, workerMetrics } from "./metrics.js";
+import { type AttemptEnd, serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
 import { type ProviderProxy, startProviderProxy } from "./provider-proxy.js";
 import { FORGE_TOKENS, PublishError, type Published, publishChanges } from "./publish.js";
@@ -29,6 +29,7 @@ import {
   type TaskEnvironment,
   templateSettings,
 } from "./task-environment.js";
+import { startAttemptTracer } from "./tracing.js";
 import { afterSetup, prepareWorkspace, removeStaleWorkspaces } from "./workspace.js";
 
 export interface WorkerOptions extends FleetConnection {
@@ -144,6 +145,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
     redis.disconnect();
     throw error;
   }
+  const tracer = await startAttemptTracer(env);
   // What the agents get: the worker's environment, with each proxied provider's base URL and key replaced.
   const taskEnv: Record<string, string | undefined> = { ...env };
   for (const proxy of proxies) Object.assign(taskEnv, proxy.agentEnv);
@@ -225,11 +227,26 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       attempts++;
       const task = job.data;
       const typed = job as unknown as Job<QueuedTask, TaskOutcome>;
+      const startedAt = Date.now();
       const tries = await redis.hincrby(keys.attempts, task.id, 1);
+      /** Counts the attempt's end in the metrics and, when tracing, exports its trace. */
+      const ended = (end: AttemptEnd, outcome?: TaskOutcome, error?: string) => {
+        metrics.record(end, outcome);
+        tracer?.record({
+          task,
+          queue: name,
+          attempt: tries,
+          end,
+          startedAt,
+          endedAt: Date.now(),
+          ...(outcome !== undefined && { outcome }),
+          ...(error !== undefined && { error }),
+        });
+      };
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if ((await redis.sismember(keys.cancel, task.id)) === 1) {
         await finish(typed, recordOf(task, "cancelled", tries, undefined, CANCELLED));
-        metrics.record("cancelled");
+        ended("cancelled", undefined, CANCELLED);
         throw new UnrecoverableError(CANCELLED);
       }
       const settings = await templateSettings(environment);
@@ -241,7 +258,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
         if (!(error instanceof PolicyRefusal || error instanceof IsolationUnavailableError)) throw error;
         options.onOutcome?.(task, { status: "error", error: error.message });
         await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
-        metrics.record("refused");
+        ended("refused", undefined, error.message);
         throw new UnrecoverableError(error.message);
       }
       running.add(task.id);
@@ -250,7 +267,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           async (error: Error) => {
             options.onOutcome?.(task, { status: "error", error: error.message });
             if (last) await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
-            metrics.record("failed");
+            ended("failed", undefined, error.message);
             throw error;
           },
         );
@@ -268,7 +285,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
               options.onOutcome?.(task, { status: "error", error: error.message });
               if (last)
                 await finish(typed, recordOf(task, "failed", tries, undefined, error.message, isolation));
-              metrics.record("failed");
+              ended("failed", undefined, error.message);
               throw error;
             });
           const ran = await runTask(
@@ -286,12 +303,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           options.onOutcome?.(task, outcome);
           if (signal?.aborted && signal.reason === CANCELLED) {
             await finish(typed, recordOf(task, "cancelled", tries, outcome, CANCELLED, isolation), outcome);
-            metrics.record("cancelled", outcome);
+            ended("cancelled", outcome, CANCELLED);
             throw new UnrecoverableError(CANCELLED);
           }
           // The lock is gone: another worker owns the task now (or Redis lost it); record nothing.
           if (signal?.aborted) {
-            metrics.record("lost_lock", outcome);
+            ended("lost_lock", outcome, String(signal.reason ?? "stopped"));
             throw new TaskFailedError(String(signal.reason ?? "stopped"));
           }
           let published: Published = {};
@@ -315,7 +332,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
                   recordOf(task, "failed", tries, outcome, error.message, isolation),
                   outcome,
                 );
-              metrics.record("failed", outcome);
+              ended("failed", outcome, error.message);
               throw new TaskFailedError(error.message);
             }
           }
@@ -329,7 +346,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
               },
               outcome,
             );
-            metrics.record("completed", outcome);
+            ended("completed", outcome);
             // Redis keeps a reference and the small fields; the answer, patch, transcript and log
             // stay in the store (a job's fields under 1 KiB keep its hash compact in Redis).
             const { patch: _p, transcript: _t, log: _l, result: _r, ...small } = outcome;
@@ -338,14 +355,14 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           if (outcome.error?.status_code === 429) {
             // The provider is saturated: the whole queue waits, and this attempt does not count.
             await redis.hincrby(keys.attempts, task.id, -1);
-            metrics.record("rate_limited", outcome);
+            ended("rate_limited", outcome);
             await queue.rateLimit(backoff);
             throw Worker.RateLimitError();
           }
           const message = outcome.error?.message ?? "the task failed";
           if (last)
             await finish(typed, recordOf(task, "failed", tries, outcome, message, isolation), outcome);
-          metrics.record("failed", outcome);
+          ended("failed", outcome, message);
           throw new TaskFailedError(message);
         } finally {
           await workspace.remove();
@@ -406,6 +423,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       await withTimeout(drained, 5_000);
       await withTimeout(queue.close(), 2_000);
       await Promise.all(proxies.map((p) => p.close()));
+      await withTimeout(tracer?.close() ?? Promise.resolve(), 5_000).catch(() => undefined);
       redis.disconnect();
       void worker.disconnect().catch(() => undefined);
       resolve();
