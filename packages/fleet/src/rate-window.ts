@@ -45,6 +45,13 @@ redis.call('PEXPIRE', KEYS[1], len * 2 + 1000)
 return 0
 `;
 
+/** Rejects with the signal's reason once it aborts. */
+const aborted = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+
 const windowKeys = (provider: string, now: number, windowMs: number) => {
   const start = Math.floor(now / windowMs) * windowMs;
   const key = (s: number) => `attractor-fleet:limit:${provider}:${windowMs}:${s}`;
@@ -64,23 +71,26 @@ export async function acquireRequest(
   signal?: AbortSignal,
 ): Promise<number> {
   const started = Date.now();
+  const gaveUp = signal === undefined ? undefined : aborted(signal);
+  gaveUp?.catch(() => undefined);
   for (;;) {
     signal?.throwIfAborted();
     const now = Date.now();
     const keys = windowKeys(provider, now, windowMs);
-    const wait = Number(
-      await redis.eval(
-        ACQUIRE,
-        2,
-        keys.current,
-        keys.previous,
-        now,
-        keys.start,
-        windowMs,
-        limit.requests ?? 0,
-        limit.tokens ?? 0,
-      ),
+    const asked = redis.eval(
+      ACQUIRE,
+      2,
+      keys.current,
+      keys.previous,
+      now,
+      keys.start,
+      windowMs,
+      limit.requests ?? 0,
+      limit.tokens ?? 0,
     );
+    asked.catch(() => undefined);
+    // A Redis that does not answer holds the request until the caller gives up, not for ever.
+    const wait = Number(await (gaveUp === undefined ? asked : Promise.race([asked, gaveUp])));
     if (wait === 0) return Date.now() - started;
     // Others finish and windows roll meanwhile: ask again at least every second.
     await new Promise((r) => setTimeout(r, Math.min(wait, 1_000)));

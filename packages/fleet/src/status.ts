@@ -123,10 +123,12 @@ export function fleetStatus(options: ReadOptions = {}): Promise<FleetStatus> {
       };
       for (const { id, state } of counts.odd) {
         // Redis forgot the task; the store may still have its result.
-        const final = state === "gone" ? (await readStoredResult(store, name, id))?.status : state;
+        const stored = state === "gone" ? await readStoredResult(store, name, id) : undefined;
+        const final = state === "gone" ? stored?.status : state;
         if (final === undefined) tally.missingIds.push(id);
         else tally[final]++;
-        if (final === "failed" && state === "gone") tally.failures.push({ id, error: "failed" });
+        if (final === "failed" && stored !== undefined)
+          tally.failures.push({ id, error: stored.error ?? "failed" });
       }
       return statusOf(runId, true, tally, await queueFigures(redis, name, counts.createdAt));
     }

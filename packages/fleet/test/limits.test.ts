@@ -57,6 +57,7 @@ beforeAll(async () => {
   requireBuiltCli();
   redis = await startRedis();
   client = new Redis(redis.url);
+  client.on("error", () => undefined);
   root = await mkdtemp(join(tmpdir(), "attractor-fleet-limits-"));
   repo = await createRepo(root);
   provider = await startWireServer(async (request: RecordedRequest) => {
@@ -191,6 +192,36 @@ describe.skipIf(skip)("provider limits", () => {
       await proxy.close();
     }
   }, 60_000);
+
+  it("while Redis does not answer, a request is held, then answered 429 for the agent to retry", async () => {
+    // The worker's client waits for Redis to come back rather than failing commands.
+    const waiting = new Redis(redis.url, { maxRetriesPerRequest: null });
+    waiting.on("error", () => undefined);
+    const proxy = await startProviderProxy({
+      provider: "anthropic",
+      env: workerEnv(),
+      redis: waiting,
+      limit: { requests: 100 },
+      maxWaitMs: 1_500,
+    });
+    const before = provider.requests.length;
+    await redis.stop();
+    try {
+      const sent = Date.now();
+      const answer = await fetch(`${proxy.agentEnv.ANTHROPIC_BASE_URL}/v1/plain`, {
+        method: "POST",
+        body: "{}",
+      });
+      expect(answer.status).toBe(429);
+      expect(answer.headers.get("retry-after")).toBe("10");
+      expect(Date.now() - sent).toBeGreaterThanOrEqual(1_400);
+      expect(provider.requests.length).toBe(before);
+    } finally {
+      await redis.start();
+      await proxy.close();
+      waiting.disconnect();
+    }
+  }, 30_000);
 
   it("the agent holds a placeholder, never the key; a worker without the key refuses the limit", async () => {
     await submitTasks(tasks("key", 1), { ...connection("key"), attempts: 1 });
