@@ -16,6 +16,7 @@ export {
   ProviderLimitError,
   type ProviderProxy,
   type ProviderProxyOptions,
+  type ProxiedAnswer,
   startProviderProxy,
 } from "./provider-proxy.js";
 export {

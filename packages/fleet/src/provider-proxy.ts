@@ -89,6 +89,17 @@ export interface ProviderProxyOptions {
   readonly windowMs?: number;
   /** A request held longer than this is answered 429 for the agent to retry (90 000 ms, under its 120 s request timeout). */
   readonly maxWaitMs?: number;
+  /** Called once the provider's answer to a request has passed: how long it was held, its status, the tokens it reported. */
+  readonly onAnswer?: (answer: ProxiedAnswer) => void;
+}
+
+/** One request that went to the provider through the proxy. */
+export interface ProxiedAnswer {
+  readonly provider: string;
+  /** How long the limit held it before it went. */
+  readonly heldMs: number;
+  readonly status: number;
+  readonly tokens: number;
 }
 
 const HOP_BY_HOP = new Set([
@@ -227,8 +238,9 @@ export async function startProviderProxy(options: ProviderProxyOptions): Promise
     req.on("end", async () => {
       try {
         const held = AbortSignal.any([aborted.signal, AbortSignal.timeout(maxWaitMs)]);
+        let heldMs: number;
         try {
-          await acquireRequest(redis, provider, limit, windowMs, held);
+          heldMs = await acquireRequest(redis, provider, limit, windowMs, held);
         } catch (error) {
           if (aborted.signal.aborted) return;
           if (held.aborted) {
@@ -268,6 +280,7 @@ export async function startProviderProxy(options: ProviderProxyOptions): Promise
               res.end();
               const tokens = usage.end(String(answer.headers["content-type"] ?? ""));
               void spendTokens(redis, provider, tokens, windowMs).catch(() => undefined);
+              options.onAnswer?.({ provider, heldMs, status: answer.statusCode ?? 502, tokens });
             });
             answer.on("error", () => res.destroy());
           },

@@ -127,6 +127,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const environment = options.environment ?? {};
   const workRoot = options.workRoot ?? join(tmpdir(), "attractor-fleet");
   const backoff = options.rateLimitBackoffMs ?? 30_000;
+  const metrics = workerMetrics(name);
   const proxies: ProviderProxy[] = [];
   try {
     await requireDurableRedis(redis, options.allowVolatileRedis ?? false);
@@ -138,6 +139,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           redis,
           limit,
           ...(options.providerLimitWindowMs !== undefined && { windowMs: options.providerLimitWindowMs }),
+          onAnswer: (a) => metrics.provider(a.provider, a.heldMs, a.tokens),
         }),
       );
   } catch (error) {
@@ -161,7 +163,6 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const queue = openQueue(name, connection);
   let attempts = 0;
   const running = new Set<string>();
-  const metrics = workerMetrics(name);
   // Healthy while Redis answers: a worker cut off from it is restarted by its supervisor's probe.
   let lastPong = Date.now();
   const pinger = setInterval(() => {

@@ -3,6 +3,7 @@
 // the proxy counts the tokens answers report (streamed or not) and holds requests while they are
 // spent, the agent never holds the key, and a provider's 429 still pauses the queue as before.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CLI_PATH, cleanEnv, replyFor, requireBuiltCli, runCliProcess } from "@attractor/cli/testing";
@@ -14,6 +15,7 @@ import {
   fleetStatus,
   KEY_PLACEHOLDER,
   ProviderLimitError,
+  type ProxiedAnswer,
   readResults,
   runWorker,
   startProviderProxy,
@@ -147,12 +149,14 @@ describe.skipIf(skip)("provider limits", () => {
   it("counts the tokens answers report, streamed or not, and holds a request while they are spent", async () => {
     const WINDOW = 1_500;
     const env = workerEnv();
+    const answers: ProxiedAnswer[] = [];
     const proxy = await startProviderProxy({
       provider: "anthropic",
       env,
       redis: client,
       limit: { tokens: 100 },
       windowMs: WINDOW,
+      onAnswer: (a) => answers.push(a),
     });
     try {
       const base = proxy.agentEnv.ANTHROPIC_BASE_URL as string;
@@ -188,6 +192,15 @@ describe.skipIf(skip)("provider limits", () => {
       const third = await post("/v1/plain", {});
       expect(third.status).toBe(200);
       expect(Date.now() - held).toBeGreaterThanOrEqual(WINDOW / 2);
+      // Each answer is reported with the time the limit held its request and its tokens.
+      await new Promise((r) => setTimeout(r, 50));
+      expect(answers.map((a) => [a.status, a.tokens])).toEqual([
+        [200, 75],
+        [200, 150],
+        [200, 75],
+      ]);
+      expect(answers[0]?.heldMs).toBeLessThan(WINDOW / 2);
+      expect(answers[2]?.heldMs).toBeGreaterThanOrEqual(WINDOW / 2 - 100);
     } finally {
       await proxy.close();
     }
@@ -222,6 +235,37 @@ describe.skipIf(skip)("provider limits", () => {
       waiting.disconnect();
     }
   }, 30_000);
+
+  it("a worker's /metrics counts the requests its proxies passed, the time they were held and their tokens", async () => {
+    await submitTasks(tasks("met", 2), { ...connection("met"), attempts: 1 });
+    const stop = new AbortController();
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const running = worker("met", {
+      exitWhenIdle: false,
+      signal: stop.signal,
+      metricsPort: port,
+      providerLimits: { anthropic: { requests: 100 } },
+    });
+    try {
+      for (let i = 0; i < 600 && (await fleetStatus(connection("met"))).completed < 2; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      // Two tasks of two model requests each, 150 tokens an answer.
+      expect(text).toContain('attractor_fleet_provider_requests_total{queue="met",provider="anthropic"} 4');
+      expect(text).toContain('attractor_fleet_provider_tokens_total{queue="met",provider="anthropic"} 600');
+      expect(text).toMatch(
+        /attractor_fleet_provider_held_seconds_total\{queue="met",provider="anthropic"\} [\d.]+/,
+      );
+    } finally {
+      stop.abort();
+      await running;
+    }
+  }, 60_000);
 
   it("the agent holds a placeholder, never the key; a worker without the key refuses the limit", async () => {
     await submitTasks(tasks("key", 1), { ...connection("key"), attempts: 1 });
