@@ -11,7 +11,7 @@
 // the previous status's way (load every finished job), and Redis's memory before and after.
 //
 // Needs redis-server (Debian package). Run after `npm run build`: node bench/fleet.mjs
-// (PART=throughput|status, both by default; TASKS=200, FINISHED=2000, KEEP=FINISHED)
+// (PART=throughput|status, both by default; TASKS=200, FINISHED=2000, KEEP=FINISHED, LISTPACK=1024)
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -239,7 +239,22 @@ const port = await new Promise((resolve) => {
 });
 const redis = spawn(
   "redis-server",
-  ["--port", String(port), "--bind", "127.0.0.1", "--dir", root, "--save", "", "--appendonly", "yes"],
+  [
+    "--port",
+    String(port),
+    "--bind",
+    "127.0.0.1",
+    "--dir",
+    root,
+    "--save",
+    "",
+    "--appendonly",
+    "yes",
+    // As deploy/kubernetes/redis.yaml: job hashes stay compact up to 1 KiB values (LISTPACK=64 for
+    // Redis's default).
+    "--hash-max-listpack-value",
+    process.env.LISTPACK ?? "1024",
+  ],
   { stdio: "ignore" },
 );
 await new Promise((r) => setTimeout(r, 300));

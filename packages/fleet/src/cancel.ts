@@ -3,6 +3,7 @@ import { fleetKeys } from "./keys.js";
 import { openQueue } from "./queue.js";
 import { storeDir, storeResult } from "./result-store.js";
 import { findRun, UnknownRunError } from "./run.js";
+import { recordFinish } from "./run-counts.js";
 import type { ReadOptions } from "./run-states.js";
 import type { QueuedTask } from "./task.js";
 
@@ -100,12 +101,7 @@ export async function cancelTasks(target: CancelTarget, options: ReadOptions = {
         },
         { patch: "" },
       );
-      await redis
-        .multi()
-        .hset(keys.outcome, id, "cancelled")
-        .hset(keys.error, id, REASON)
-        .zadd(keys.finished, Date.now(), id)
-        .exec();
+      await recordFinish(redis, name, { id, run: task.run, status: "cancelled", error: REASON });
       removed.push(id);
     }
     return { removed, stopping, finished, unknown };

@@ -1,8 +1,9 @@
 import { connectFleet, DEFAULT_QUEUE, fleetConnectionOptions } from "./connection.js";
 import { fleetKeys } from "./keys.js";
 import { openQueue } from "./queue.js";
-import { removeStored, removeStoredRun, storeDir } from "./result-store.js";
+import { removeStored, removeStoredRun, storeDir, storeLatestRun } from "./result-store.js";
 import { listRuns } from "./run.js";
+import { forgetRunCounts } from "./run-counts.js";
 import type { ReadOptions } from "./run-states.js";
 
 /** What `fleet clean` removes: one run, or every run older than a number of seconds. */
@@ -20,7 +21,7 @@ export interface CleanReport {
 /**
  * Removes finished runs: their jobs, outcomes, attempt counts and stored results (patches,
  * transcripts, logs) and their manifests, from Redis and from the result store. A run with a
- * task still waiting or running is left whole.
+ * task still waiting or running is left whole; a task another remaining run lists is kept.
  */
 export async function cleanFleet(target: CleanTarget, options: ReadOptions = {}): Promise<CleanReport> {
   const env = options.env ?? process.env;
@@ -31,7 +32,8 @@ export async function cleanFleet(target: CleanTarget, options: ReadOptions = {})
   const keys = fleetKeys(name);
   try {
     const cutoff = "olderThanS" in target ? Date.now() - target.olderThanS * 1000 : undefined;
-    const runs = (await listRuns(redis, store, name)).filter((r) =>
+    const all = await listRuns(redis, store, name);
+    const runs = all.filter((r) =>
       "run" in target ? r.id === target.run : Date.parse(r.created_at) < (cutoff as number),
     );
     const cleaned: string[] = [];
@@ -44,22 +46,33 @@ export async function cleanFleet(target: CleanTarget, options: ReadOptions = {})
         unfinished.push(run.id);
         continue;
       }
-      for (const job of jobs) await job?.remove().catch(() => undefined);
-      if (run.tasks.length > 0)
+      // A task that a run left in place lists too keeps its job, outcome and stored result.
+      const kept = new Set(
+        all.filter((r) => r.id !== run.id && !cleaned.includes(r.id)).flatMap((r) => r.tasks),
+      );
+      const gone = run.tasks.filter((id) => !kept.has(id));
+      for (const [i, job] of jobs.entries())
+        if (!kept.has(run.tasks[i] as string)) await job?.remove().catch(() => undefined);
+      if (gone.length > 0)
         await redis
           .multi()
-          .hdel(keys.outcome, ...run.tasks)
-          .hdel(keys.error, ...run.tasks)
-          .hdel(keys.attempts, ...run.tasks)
-          .zrem(keys.finished, ...run.tasks)
-          .srem(keys.cancel, ...run.tasks)
+          .hdel(keys.outcome, ...gone)
+          .hdel(keys.error, ...gone)
+          .hdel(keys.attempts, ...gone)
+          .hdel(keys.runsOf, ...gone)
+          .zrem(keys.finished, ...gone)
+          .srem(keys.cancel, ...gone)
           .exec();
-      for (const id of run.tasks) await removeStored(store, name, id);
+      for (const id of gone) await removeStored(store, name, id);
+      await forgetRunCounts(redis, name, run.id);
       await redis.multi().del(keys.run(run.id)).zrem(keys.runs, run.id).exec();
       await removeStoredRun(store, name, run.id);
       cleaned.push(run.id);
-      tasks += run.tasks.length;
+      tasks += gone.length;
     }
+    // The store's note of its latest run moves to the newest run left.
+    const left = all.filter((r) => !cleaned.includes(r.id)).at(-1);
+    if (left !== undefined && cleaned.length > 0) await storeLatestRun(store, name, left);
     return { runs: cleaned, unfinished, tasks };
   } finally {
     await queue.close();

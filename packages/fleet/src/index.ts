@@ -10,6 +10,24 @@ export {
 } from "./connection.js";
 export { redisDurabilityProblems, VolatileRedisError } from "./durability.js";
 export { checkPolicy, PolicyRefusal, type WorkerPolicy } from "./policy.js";
+export {
+  KEY_PLACEHOLDER,
+  PROXIED_PROVIDERS,
+  ProviderLimitError,
+  type ProviderProxy,
+  type ProviderProxyOptions,
+  type ProxiedAnswer,
+  startProviderProxy,
+} from "./provider-proxy.js";
+export {
+  branchName,
+  githubRepository,
+  PublishError,
+  type Published,
+  publishChanges,
+  type TaskOutput,
+} from "./publish.js";
+export { LIMIT_WINDOW_MS, type ProviderLimit, windowUse } from "./rate-window.js";
 export { type StoredResult, storeDir } from "./result-store.js";
 export { readResults, type TaskResult } from "./results.js";
 export { type RunManifest, UnknownRunError } from "./run.js";

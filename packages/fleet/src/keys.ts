@@ -16,5 +16,13 @@ export function fleetKeys(queue: string) {
     finished: `${base}:finished`,
     /** Set of task ids asked to stop; workers poll it for their running tasks. */
     cancel: `${base}:cancel`,
+    /** Hash: a run's total, creation time and counts of its finished tasks by outcome. */
+    runCounts: (id: string) => `${base}:run:${id}:counts`,
+    /** Set: a run's tasks not finished when last seen. */
+    runOpen: (id: string) => `${base}:run:${id}:open`,
+    /** Sorted set: a run's failed tasks, scored by when they failed. */
+    runFailed: (id: string) => `${base}:run:${id}:failed`,
+    /** Hash: task id → the later runs (newline-separated) that listed it while it was still queued. */
+    runsOf: `${base}:runs-of`,
   } as const;
 }

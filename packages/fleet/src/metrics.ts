@@ -9,6 +9,8 @@ export type AttemptEnd = "completed" | "failed" | "cancelled" | "refused" | "rat
 export interface WorkerMetrics {
   /** Counts one attempt's end and, when it ran the agent, its tokens, cost and duration. */
   record(end: AttemptEnd, outcome?: TaskOutcome): void;
+  /** Counts a model request that went through a provider's proxy: the time the limit held it and its tokens. */
+  provider(provider: string, heldMs: number, tokens: number): void;
   /** The exposition text: this worker's counters, then BullMQ's counts of the queue. */
   text(queue: Queue, running: number): Promise<string>;
 }
@@ -22,8 +24,29 @@ export function workerMetrics(queueName: string): WorkerMetrics {
   let cost = 0;
   let seconds = 0;
   let timed = 0;
+  const providers = new Map<string, { requests: number; heldS: number; tokens: number }>();
   const q = `queue="${labelValue(queueName)}"`;
+  const perProvider = (
+    name: string,
+    help: string,
+    type: string,
+    pick: (p: { requests: number; heldS: number; tokens: number }) => number,
+  ) =>
+    providers.size === 0
+      ? []
+      : [
+          `# HELP ${name} ${help}`,
+          `# TYPE ${name} ${type}`,
+          ...[...providers].map(([p, v]) => `${name}{${q},provider="${labelValue(p)}"} ${pick(v)}`),
+        ];
   return {
+    provider(provider, heldMs, tokens) {
+      const p = providers.get(provider) ?? { requests: 0, heldS: 0, tokens: 0 };
+      p.requests++;
+      p.heldS += heldMs / 1000;
+      p.tokens += tokens;
+      providers.set(provider, p);
+    },
     record(end, outcome) {
       ends.set(end, (ends.get(end) ?? 0) + 1);
       if (outcome === undefined) return;
@@ -55,6 +78,24 @@ export function workerMetrics(queueName: string): WorkerMetrics {
         "# HELP attractor_fleet_running Tasks this worker is running.",
         "# TYPE attractor_fleet_running gauge",
         `attractor_fleet_running{${q}} ${running}`,
+        ...perProvider(
+          "attractor_fleet_provider_requests_total",
+          "Model requests this worker's agents sent through its provider proxies.",
+          "counter",
+          (p) => p.requests,
+        ),
+        ...perProvider(
+          "attractor_fleet_provider_held_seconds_total",
+          "Time the provider limits held those requests before they went.",
+          "counter",
+          (p) => p.heldS,
+        ),
+        ...perProvider(
+          "attractor_fleet_provider_tokens_total",
+          "Tokens the provider reported in its answers to those requests.",
+          "counter",
+          (p) => p.tokens,
+        ),
       ];
       // The queue's counts are the queue's, the same from every worker: aggregate them with max().
       const bull = await queue.exportPrometheusMetrics().catch(() => "");

@@ -19,13 +19,15 @@ export interface WorkerPolicy {
   readonly network?: boolean;
   /** Whether a task may bring its own setup command (no: it runs unsandboxed, with network). */
   readonly taskSetup?: boolean;
+  /** Whether a task may push a branch or open a pull request with the worker's credentials (no). */
+  readonly push?: boolean;
 }
 
 /** A task asked for more than its worker allows. */
 export class PolicyRefusal extends Error {
   override readonly name = "PolicyRefusal";
   constructor(
-    readonly field: "mode" | "repo" | "remote" | "provider" | "network" | "setup",
+    readonly field: "mode" | "repo" | "remote" | "provider" | "network" | "setup" | "output",
     readonly value: string,
   ) {
     super(`refused by the worker's policy: ${field} "${value}" is not allowed here`);
@@ -78,4 +80,5 @@ export function checkPolicy(task: FleetTask, policy: WorkerPolicy): void {
     throw new PolicyRefusal("provider", task.provider);
   if (task.network === true && policy.network !== true) throw new PolicyRefusal("network", "on");
   if (task.setup !== undefined && policy.taskSetup !== true) throw new PolicyRefusal("setup", task.setup);
+  if (task.output !== undefined && policy.push !== true) throw new PolicyRefusal("output", task.output);
 }

@@ -23,6 +23,10 @@ export interface StoredResult {
   readonly finished_at: string;
   /** The isolation the attempt ran under, as the worker saw it. */
   readonly isolation?: string;
+  /** The branch the changes were pushed to (a task with `output`). */
+  readonly branch?: string;
+  /** The pull request opened for them. */
+  readonly pull_request?: string;
 }
 
 /** The store's directory in force: given, else ATTRACTOR_FLEET_STORE, else `fleet` under the attractor home. */
@@ -123,7 +127,53 @@ export async function storedRunManifests<T>(store: string, queue: string): Promi
   return out;
 }
 
-/** Removes a run's manifest from the store. */
-export function removeStoredRun(store: string, queue: string, runId: string): Promise<void> {
-  return rm(join(store, queue, "runs", `${safeName(runId)}.json`), { force: true });
+/** Removes a run's manifest from the store (and the latest-run note, when it names that run). */
+export async function removeStoredRun(store: string, queue: string, runId: string): Promise<void> {
+  await rm(join(store, queue, "runs", `${safeName(runId)}.json`), { force: true });
+  if ((await readLatestRun(store, queue))?.id === runId)
+    await rm(join(store, queue, "latest-run.json"), { force: true });
+}
+
+/** The run a store saw submitted last: its id and creation time. */
+export interface LatestRun {
+  readonly id: string;
+  readonly created_at: string;
+}
+
+/**
+ * Notes a run as the store's latest unless a newer one is noted, so that finding the latest run
+ * reads one small file rather than every manifest.
+ */
+export async function storeLatestRun(store: string, queue: string, run: LatestRun): Promise<void> {
+  const current = await readLatestRun(store, queue);
+  if (current !== undefined && current.created_at > run.created_at) return;
+  await mkdir(join(store, queue), { recursive: true });
+  await writeWhole(
+    join(store, queue, "latest-run.json"),
+    `${JSON.stringify({ id: run.id, created_at: run.created_at })}\n`,
+  );
+}
+
+/** The store's latest run, or undefined when none is noted (a store older than the note, or cleaned). */
+export async function readLatestRun(store: string, queue: string): Promise<LatestRun | undefined> {
+  const text = await readFile(join(store, queue, "latest-run.json"), "utf8").catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as LatestRun;
+    return typeof value.id === "string" && typeof value.created_at === "string" ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Reads a run's manifest from the store, or undefined. */
+export async function readStoredRunManifest<T>(
+  store: string,
+  queue: string,
+  runId: string,
+): Promise<T | undefined> {
+  const text = await readFile(join(store, queue, "runs", `${safeName(runId)}.json`), "utf8").catch(
+    () => undefined,
+  );
+  return text === undefined ? undefined : (JSON.parse(text) as T);
 }

@@ -30,6 +30,9 @@ export interface TaskResult {
   readonly error: string | null;
   /** The isolation the task ran under, as its worker reported it. */
   readonly isolation: string | null;
+  /** The branch its changes were pushed to, and the pull request opened (tasks with `output`). */
+  readonly branch: string | null;
+  readonly pull_request: string | null;
 }
 
 async function withClients<T>(
@@ -98,6 +101,8 @@ export function readResults(options: ReadOptions = {}): Promise<TaskResult[]> {
               ? (stored?.error ?? errors[i] ?? status)
               : null,
         isolation: stored?.isolation ?? null,
+        branch: stored?.branch ?? null,
+        pull_request: stored?.pull_request ?? null,
       });
     }
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
 import { fleetKeys } from "./keys.js";
-import { storedRunManifests, storeRunManifest } from "./result-store.js";
+import {
+  readLatestRun,
+  readStoredRunManifest,
+  storedRunManifests,
+  storeLatestRun,
+  storeRunManifest,
+} from "./result-store.js";
+import { registerRun } from "./run-counts.js";
 
 /** What one submit put on the queue: the yardstick `status` and `results` measure against. */
 export interface RunManifest {
@@ -19,15 +26,32 @@ export function newRunId(now = new Date()): string {
   return `run-${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-/** Records a run: in the store first (it outlives Redis), then in Redis. */
+/** Records a run: in the store first (it outlives Redis), then in Redis with its counts. */
 export async function recordRun(redis: Redis, store: string, manifest: RunManifest): Promise<void> {
   await storeRunManifest(store, manifest.queue, manifest);
+  await storeLatestRun(store, manifest.queue, manifest);
   const keys = fleetKeys(manifest.queue);
-  await redis
-    .multi()
-    .set(keys.run(manifest.id), JSON.stringify(manifest))
-    .zadd(keys.runs, Date.parse(manifest.created_at), manifest.id)
-    .exec();
+  await redis.set(keys.run(manifest.id), JSON.stringify(manifest));
+  await registerRun(redis, manifest.queue, manifest);
+  // Listed last: a run is the latest only once its counts are complete.
+  await redis.zadd(keys.runs, Date.parse(manifest.created_at), manifest.id);
+}
+
+/**
+ * The id of a queue's latest run: Redis's, unless the store noted a newer one (Redis lost it).
+ * Reads one small file of the store (every manifest only for a store that has no note).
+ */
+export async function latestRunId(redis: Redis, store: string, queue: string): Promise<string | undefined> {
+  const [latest, score] = await redis.zrevrange(fleetKeys(queue).runs, 0, 0, "WITHSCORES");
+  const noted =
+    (await readLatestRun(store, queue)) ??
+    (await storedRunManifests<RunManifest>(store, queue)).reduce<RunManifest | undefined>(
+      (best, m) => (best === undefined || m.created_at > best.created_at ? m : best),
+      undefined,
+    );
+  if (latest === undefined) return noted?.id;
+  if (noted !== undefined && Date.parse(noted.created_at) > Number(score)) return noted.id;
+  return latest;
 }
 
 /** Where a run's manifest was found: Redis, or only the store (Redis lost it). */
@@ -46,25 +70,11 @@ export async function findRun(
   queue: string,
   id: string | undefined,
 ): Promise<FoundRun | undefined> {
-  const keys = fleetKeys(queue);
-  const stored = await storedRunManifests<RunManifest>(store, queue);
-  const runId =
-    id ??
-    (await (async () => {
-      const [latest, score] = await redis.zrevrange(keys.runs, 0, 0, "WITHSCORES");
-      const newestStored = stored.reduce<RunManifest | undefined>(
-        (best, m) => (best === undefined || m.created_at > best.created_at ? m : best),
-        undefined,
-      );
-      if (latest === undefined) return newestStored?.id;
-      if (newestStored !== undefined && Date.parse(newestStored.created_at) > Number(score))
-        return newestStored.id;
-      return latest;
-    })());
+  const runId = id ?? (await latestRunId(redis, store, queue));
   if (runId === undefined) return undefined;
-  const text = await redis.get(keys.run(runId));
+  const text = await redis.get(fleetKeys(queue).run(runId));
   if (text !== null) return { manifest: JSON.parse(text) as RunManifest, inRedis: true };
-  const local = stored.find((m) => m.id === runId);
+  const local = await readStoredRunManifest<RunManifest>(store, queue, runId);
   return local === undefined ? undefined : { manifest: local, inRedis: false };
 }
 

@@ -24,6 +24,8 @@ export interface FleetTask {
   readonly priority?: number;
   /** The isolation the task needs: `sandbox` refuses to run it where bubblewrap cannot sandbox the agent's commands. */
   readonly isolation?: "sandbox";
+  /** After a successful attempt, push the changes as a branch, or a branch and a pull request; the worker must allow it. */
+  readonly output?: "branch" | "pull-request";
 }
 
 /** A line of a task file that is not a valid task. */
@@ -44,7 +46,7 @@ const STRING_FIELDS = [
   "setup",
 ] as const;
 const NUMBER_FIELDS = ["max_turns", "timeout_s", "priority"] as const;
-const KNOWN = new Set<string>([...STRING_FIELDS, ...NUMBER_FIELDS, "network", "isolation"]);
+const KNOWN = new Set<string>([...STRING_FIELDS, ...NUMBER_FIELDS, "network", "isolation", "output"]);
 
 /** Why a parsed value is not a task, or undefined when it is one. */
 function problemOf(value: unknown): string | undefined {
@@ -64,6 +66,8 @@ function problemOf(value: unknown): string | undefined {
   if (task.network !== undefined && typeof task.network !== "boolean")
     return '"network" must be true or false (an allow-list of hosts cannot be enforced by the sandbox)';
   if (task.isolation !== undefined && task.isolation !== "sandbox") return '"isolation" must be "sandbox"';
+  if (task.output !== undefined && task.output !== "branch" && task.output !== "pull-request")
+    return '"output" must be "branch" or "pull-request"';
   // Keys and base URLs come from the worker's environment, never from the queue.
   if (/^[\w-]+:\/\//.test(String(task.provider ?? ""))) return '"provider" is a provider name, not a URL';
   return undefined;

@@ -10,10 +10,14 @@ import {
 } from "./connection.js";
 import { requireDurableRedis } from "./durability.js";
 import { fleetKeys } from "./keys.js";
-import { serveMetrics, workerMetrics } from "./metrics.js";
+import { type AttemptEnd, serveMetrics, workerMetrics } from "./metrics.js";
 import { checkPolicy, effectiveMode, PolicyRefusal, type WorkerPolicy } from "./policy.js";
+import { type ProviderProxy, startProviderProxy } from "./provider-proxy.js";
+import { FORGE_TOKENS, PublishError, type Published, publishChanges } from "./publish.js";
 import { openQueue } from "./queue.js";
+import type { ProviderLimit } from "./rate-window.js";
 import { type StoredResult, storeDir, storeResult } from "./result-store.js";
+import { recordFinish } from "./run-counts.js";
 import { type AttractorCommand, parentDeathSignalAvailable, runTask, type TaskOutcome } from "./run-task.js";
 import type { FleetTask, QueuedTask } from "./task.js";
 import {
@@ -33,6 +37,7 @@ import {
   type TaskEnvironment,
   templateSettings,
 } from "./task-environment.js";
+import { startAttemptTracer } from "./tracing.js";
 import { afterSetup, prepareWorkspace, removeStaleWorkspaces } from "./workspace.js";
 
 export interface WorkerOptions extends FleetConnection {
@@ -60,6 +65,14 @@ export interface WorkerOptions extends FleetConnection {
   readonly policy?: WorkerPolicy;
   /** Every task's environment: settings template, setup command, sandbox (see TaskEnvironment). */
   readonly environment?: TaskEnvironment;
+  /**
+   * Limits per model provider, in requests and tokens per minute, shared by every worker on this
+   * Redis: each provider named gets a loopback proxy that the agent reaches it through, which also
+   * holds the provider key in the agent's place (see startProviderProxy). A limit of `{}` only proxies.
+   */
+  readonly providerLimits?: Readonly<Record<string, ProviderLimit>>;
+  /** The window provider limits count over (60 000 ms). */
+  readonly providerLimitWindowMs?: number;
   /** Serve /metrics (Prometheus) and /healthz on this port. */
   readonly metricsPort?: number;
   /** The address the metrics server listens on (127.0.0.1). */
@@ -122,9 +135,23 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const environment = options.environment ?? {};
   const workRoot = options.workRoot ?? join(tmpdir(), "attractor-fleet");
   const backoff = options.rateLimitBackoffMs ?? 30_000;
+  const metrics = workerMetrics(name);
+  const proxies: ProviderProxy[] = [];
   try {
     await requireDurableRedis(redis, options.allowVolatileRedis ?? false);
+    for (const [provider, limit] of Object.entries(options.providerLimits ?? {}))
+      proxies.push(
+        await startProviderProxy({
+          provider,
+          env,
+          redis,
+          limit,
+          ...(options.providerLimitWindowMs !== undefined && { windowMs: options.providerLimitWindowMs }),
+          onAnswer: (a) => metrics.provider(a.provider, a.heldMs, a.tokens),
+        }),
+      );
   } catch (error) {
+    await Promise.all(proxies.map((p) => p.close()));
     redis.disconnect();
     throw error;
   }
@@ -141,6 +168,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
     if (left > 0)
       options.onNotice?.(`removed ${left} container${left === 1 ? "" : "s"} left by a dead worker`);
   }
+  const tracer = await startAttemptTracer(env);
+  // What the agents get: the worker's environment, with each proxied provider's base URL and key replaced.
+  const taskEnv: Record<string, string | undefined> = { ...env };
+  for (const proxy of proxies) Object.assign(taskEnv, proxy.agentEnv);
+  // The token that opens pull requests is the worker's: the agent does not get it.
+  if (policy.push === true) for (const v of FORGE_TOKENS) delete taskEnv[v];
   const stale = await removeStaleWorkspaces(workRoot);
   if (stale > 0)
     options.onNotice?.(`removed ${stale} workspace${stale === 1 ? "" : "s"} left by a dead worker`);
@@ -151,7 +184,6 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
   const queue = openQueue(name, connection);
   let attempts = 0;
   const running = new Set<string>();
-  const metrics = workerMetrics(name);
   // Healthy while Redis answers: a worker cut off from it is restarted by its supervisor's probe.
   let lastPong = Date.now();
   const pinger = setInterval(() => {
@@ -179,13 +211,12 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       ...(outcome?.transcript !== undefined && { transcript: outcome.transcript }),
       ...(outcome?.log !== undefined && { log: outcome.log }),
     });
-    const multi = redis
-      .multi()
-      .hset(keys.outcome, record.id, record.status)
-      .zadd(keys.finished, Date.now(), record.id);
-    if (record.error !== undefined) multi.hset(keys.error, record.id, record.error.slice(0, 2_000));
-    else multi.hdel(keys.error, record.id);
-    await multi.exec();
+    await recordFinish(redis, name, {
+      id: record.id,
+      run: job.data.run,
+      status: record.status,
+      ...(record.error !== undefined && { error: record.error }),
+    });
     return { dir, job: job.id };
   };
 
@@ -218,11 +249,26 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       attempts++;
       const task = job.data;
       const typed = job as unknown as Job<QueuedTask, TaskOutcome>;
+      const startedAt = Date.now();
       const tries = await redis.hincrby(keys.attempts, task.id, 1);
+      /** Counts the attempt's end in the metrics and, when tracing, exports its trace. */
+      const ended = (end: AttemptEnd, outcome?: TaskOutcome, error?: string) => {
+        metrics.record(end, outcome);
+        tracer?.record({
+          task,
+          queue: name,
+          attempt: tries,
+          end,
+          startedAt,
+          endedAt: Date.now(),
+          ...(outcome !== undefined && { outcome }),
+          ...(error !== undefined && { error }),
+        });
+      };
       const last = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
       if ((await redis.sismember(keys.cancel, task.id)) === 1) {
         await finish(typed, recordOf(task, "cancelled", tries, undefined, CANCELLED));
-        metrics.record("cancelled");
+        ended("cancelled", undefined, CANCELLED);
         throw new UnrecoverableError(CANCELLED);
       }
       const settings = await templateSettings(environment);
@@ -234,7 +280,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
         if (!(error instanceof PolicyRefusal || error instanceof IsolationUnavailableError)) throw error;
         options.onOutcome?.(task, { status: "error", error: error.message });
         await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
-        metrics.record("refused");
+        ended("refused", undefined, error.message);
         throw new UnrecoverableError(error.message);
       }
       running.add(task.id);
@@ -243,7 +289,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           async (error: Error) => {
             options.onOutcome?.(task, { status: "error", error: error.message });
             if (last) await finish(typed, recordOf(task, "failed", tries, undefined, error.message));
-            metrics.record("failed");
+            ended("failed", undefined, error.message);
             throw error;
           },
         );
@@ -270,7 +316,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
               options.onOutcome?.(task, { status: "error", error: error.message });
               if (last)
                 await finish(typed, recordOf(task, "failed", tries, undefined, error.message, isolation));
-              metrics.record("failed");
+              ended("failed", undefined, error.message);
               throw error;
             });
           const agentContainer =
@@ -280,7 +326,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
                 options.onOutcome?.(task, { status: "error", error: error.message });
                 if (last)
                   await finish(typed, recordOf(task, "failed", tries, undefined, error.message, isolation));
-                metrics.record("failed");
+                ended("failed", undefined, error.message);
                 throw error;
               },
             ));
@@ -288,7 +334,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
             task,
             setupLog === "" ? workspace : await afterSetup(workspace),
             options.command,
-            env,
+            taskEnv,
             signal,
             effectiveMode(task, policy),
             container !== undefined && agentContainer !== undefined
@@ -305,36 +351,66 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           options.onOutcome?.(task, outcome);
           if (signal?.aborted && signal.reason === CANCELLED) {
             await finish(typed, recordOf(task, "cancelled", tries, outcome, CANCELLED, isolation), outcome);
-            metrics.record("cancelled", outcome);
+            ended("cancelled", outcome, CANCELLED);
             throw new UnrecoverableError(CANCELLED);
           }
           // The lock is gone: another worker owns the task now (or Redis lost it); record nothing.
           if (signal?.aborted) {
-            metrics.record("lost_lock", outcome);
+            ended("lost_lock", outcome, String(signal.reason ?? "stopped"));
             throw new TaskFailedError(String(signal.reason ?? "stopped"));
+          }
+          let published: Published = {};
+          if (outcome.status === "completed" && task.output !== undefined) {
+            try {
+              published = await publishChanges({
+                task,
+                run: task.run,
+                output: task.output,
+                workspace,
+                patch: outcome.patch,
+                answer: outcome.result,
+                env,
+              });
+            } catch (error) {
+              if (!(error instanceof PublishError)) throw error;
+              // The task asked for a branch it did not get: not a success.
+              if (last)
+                await finish(
+                  typed,
+                  recordOf(task, "failed", tries, outcome, error.message, isolation),
+                  outcome,
+                );
+              ended("failed", outcome, error.message);
+              throw new TaskFailedError(error.message);
+            }
           }
           if (outcome.status === "completed") {
             const ref = await finish(
               typed,
-              recordOf(task, "completed", tries, outcome, undefined, isolation),
+              {
+                ...recordOf(task, "completed", tries, outcome, undefined, isolation),
+                ...(published.branch !== undefined && { branch: published.branch }),
+                ...(published.pullRequest !== undefined && { pull_request: published.pullRequest }),
+              },
               outcome,
             );
-            metrics.record("completed", outcome);
-            // Redis keeps a reference and the small fields; the patch and transcript stay in the store.
-            const { patch: _p, transcript: _t, log: _l, ...small } = outcome;
-            return { ...small, result: outcome.result.slice(0, 2_000), stored: ref.dir };
+            ended("completed", outcome);
+            // Redis keeps a reference and the small fields; the answer, patch, transcript and log
+            // stay in the store (a job's fields under 1 KiB keep its hash compact in Redis).
+            const { patch: _p, transcript: _t, log: _l, result: _r, ...small } = outcome;
+            return { ...small, stored: ref.dir };
           }
           if (outcome.error?.status_code === 429) {
             // The provider is saturated: the whole queue waits, and this attempt does not count.
             await redis.hincrby(keys.attempts, task.id, -1);
-            metrics.record("rate_limited", outcome);
+            ended("rate_limited", outcome);
             await queue.rateLimit(backoff);
             throw Worker.RateLimitError();
           }
           const message = outcome.error?.message ?? "the task failed";
           if (last)
             await finish(typed, recordOf(task, "failed", tries, outcome, message, isolation), outcome);
-          metrics.record("failed", outcome);
+          ended("failed", outcome, message);
           throw new TaskFailedError(message);
         } finally {
           await workspace.remove();
@@ -394,6 +470,8 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
       while (running.size > 0) await new Promise((r) => setTimeout(r, 100));
       await withTimeout(drained, 5_000);
       await withTimeout(queue.close(), 2_000);
+      await Promise.all(proxies.map((p) => p.close()));
+      await withTimeout(tracer?.close() ?? Promise.resolve(), 5_000).catch(() => undefined);
       redis.disconnect();
       void worker.disconnect().catch(() => undefined);
       resolve();

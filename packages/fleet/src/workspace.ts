@@ -89,6 +89,16 @@ export const alive = (pid: number): boolean => {
   }
 };
 
+type Owner = { host: string; pid: number; started?: string; agent?: number };
+
+const parseOwner = (text: string | undefined): Owner | undefined => {
+  try {
+    return text === undefined ? undefined : (JSON.parse(text) as Owner);
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * Removes the workspaces under `root` that a dead worker of this host left behind, ending their
  * agents' process groups first; a workspace without an owner note older than a minute (its
@@ -100,13 +110,14 @@ export async function removeStaleWorkspaces(root: string): Promise<number> {
     if (!name.startsWith("task-")) continue;
     const top = join(root, name);
     const text = await readFile(join(top, OWNER), "utf8").catch(() => undefined);
+    // A note another worker is writing this moment reads empty: treated as no note yet.
+    const owner = parseOwner(text);
     let stale: boolean;
     let agent: number | undefined;
-    if (text === undefined) {
+    if (owner === undefined) {
       const info = await stat(top).catch(() => undefined);
       stale = info !== undefined && Date.now() - info.mtimeMs > 60_000;
     } else {
-      const owner = JSON.parse(text) as { host: string; pid: number; started?: string; agent?: number };
       stale =
         owner.host === hostname() &&
         (!alive(owner.pid) || (owner.started !== undefined && processStart(owner.pid) !== owner.started));

@@ -225,10 +225,20 @@ describe.skipIf(skip)("results out of Redis", () => {
     expect(transcript.code).toBe(0);
     expect(transcript.stdout).toContain("task:k-3");
     // A resubmit of finished tasks whose jobs Redis dropped runs nothing again.
-    const again = await cli(["submit", await taskFile("keep", ids), ...q("keep")]);
+    const again = await cli(["submit", await taskFile("keep", ids), "--run", "run-keep-2", ...q("keep")]);
     expect(again.stdout).toContain("submitted 0 tasks");
+    // The later run lists the same tasks: cleaning the first keeps them (the later run would
+    // otherwise report them lost); cleaning the later one removes them.
     const clean = await cli(["clean", "--run", "run-keep", ...q("keep")]);
-    expect(clean.stdout, clean.stderr).toContain("removed 1 run (5 tasks)");
+    expect(clean.stdout, clean.stderr).toContain("removed 1 run (0 tasks)");
+    expect((await cli(["transcript", "k-3", ...q("keep")])).code).toBe(0);
+    expect(JSON.parse((await cli(["status", "--json", ...q("keep")])).stdout)).toMatchObject({
+      run: "run-keep-2",
+      completed: 5,
+      missing: 0,
+    });
+    const cleanLater = await cli(["clean", "--run", "run-keep-2", ...q("keep")]);
+    expect(cleanLater.stdout, cleanLater.stderr).toContain("removed 1 run (5 tasks)");
     const gone = await cli(["transcript", "k-3", ...q("keep")]);
     expect(gone.code).toBe(2);
     expect(await readdir(join(root, "attractor", "fleet", "keep", "tasks"))).toEqual([]);

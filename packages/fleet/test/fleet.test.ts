@@ -200,12 +200,14 @@ describe.skipIf(skip)("attractor fleet, several worker processes", () => {
       expect(Object.keys(r).sort()).toEqual(
         [
           "attempts",
+          "branch",
           "cost_usd",
           "duration_ms",
           "error",
           "id",
           "isolation",
           "patch",
+          "pull_request",
           "result",
           "run",
           "session_id",

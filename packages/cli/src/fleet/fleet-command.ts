@@ -45,6 +45,28 @@ const list = (value: string): string[] =>
     .map((v) => v.trim())
     .filter((v) => v !== "");
 
+/** `PROVIDER[:requests=N][,tokens=N]`, per minute, collected into one record per provider. */
+const providerLimit = (
+  value: string,
+  previous: Record<string, { requests?: number; tokens?: number }> = {},
+): Record<string, { requests?: number; tokens?: number }> => {
+  const m = /^([\w-]+)(?::(.*))?$/.exec(value.trim());
+  if (m === null)
+    throw new InvalidArgumentError(
+      "expected PROVIDER[:requests=N,tokens=N], e.g. anthropic:requests=50,tokens=400000.",
+    );
+  const limit: { requests?: number; tokens?: number } = {};
+  for (const part of list(m[2] ?? "")) {
+    const kv = /^(requests|tokens)=(\d+)$/.exec(part);
+    if (kv === null || Number(kv[2]) < 1)
+      throw new InvalidArgumentError(
+        `"${part}": expected requests=N or tokens=N (per minute, N at least 1).`,
+      );
+    limit[kv[1] as "requests" | "tokens"] = Number(kv[2]);
+  }
+  return { ...previous, [m[1] as string]: limit };
+};
+
 const seconds = (value: string): number => {
   const m = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
   if (m === null) throw new InvalidArgumentError("expected a duration such as 90s, 30m, 12h or 7d.");
@@ -150,6 +172,10 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
     .option("--allow-network", "let tasks turn the network on for the agent's commands")
     .option("--allow-task-setup", "let tasks bring a setup command (it runs unsandboxed, with network)")
     .option(
+      "--allow-push",
+      "let tasks push a branch or open a pull request (output) with this worker's git credentials and GITHUB_TOKEN",
+    )
+    .option(
       "--task-home <dir>",
       "seed every attempt's attractor home from this directory (settings.json, MCP, …)",
     )
@@ -160,6 +186,11 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
       "run each task's setup and the agent's commands in a container of this image (in place of bubblewrap)",
     )
     .option("--container-runtime <program>", "podman or docker (default: podman when installed, else docker)")
+    .option(
+      "--provider-limit <spec>",
+      "PROVIDER[:requests=N,tokens=N] per minute across all workers; the agent reaches the provider through this worker, which holds its key (repeatable)",
+      providerLimit,
+    )
     .option("--metrics-port <port>", "serve /metrics (Prometheus) and /healthz on this port", positiveInteger)
     .option("--metrics-host <address>", "the address of the metrics server (default 127.0.0.1)")
     .action(
@@ -179,6 +210,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           allowProviders?: string[];
           allowNetwork?: boolean;
           allowTaskSetup?: boolean;
+          allowPush?: boolean;
           taskHome?: string;
           setup?: string;
           requireSandbox?: boolean;
@@ -186,6 +218,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           containerRuntime?: string;
           metricsPort?: number;
           metricsHost?: string;
+          providerLimit?: Record<string, { requests?: number; tokens?: number }>;
         },
       ) => {
         const stop = new AbortController();
@@ -200,6 +233,7 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           ...(o.allowProviders !== undefined && { providers: o.allowProviders }),
           ...(o.allowNetwork !== undefined && { network: o.allowNetwork }),
           ...(o.allowTaskSetup !== undefined && { taskSetup: o.allowTaskSetup }),
+          ...(o.allowPush !== undefined && { push: o.allowPush }),
         };
         const { probeBubblewrap, programOnPath } = await import("@attractor/agent");
         const probe = await probeBubblewrap(io.env.PATH);
@@ -225,27 +259,34 @@ export async function runFleetCommand(argv: readonly string[], io: CliIo): Promi
           );
         const entry = process.argv[1];
         if (entry === undefined) throw new UsageError("cannot tell how this command was started");
-        const { attempts } = await (await full()).runWorker({
-          ...connection(o, io),
-          command: [process.execPath, entry],
-          signal: stop.signal,
-          ...(o.concurrency !== undefined && { concurrency: o.concurrency }),
-          ...(o.exitWhenIdle !== undefined && { exitWhenIdle: o.exitWhenIdle }),
-          ...(o.workDir !== undefined && { workRoot: resolve(io.cwd, o.workDir) }),
-          ...(o.maxPerMinute !== undefined && { maxPerMinute: o.maxPerMinute }),
-          ...(o.rateLimitBackoff !== undefined && { rateLimitBackoffMs: o.rateLimitBackoff }),
-          ...(o.lockDuration !== undefined && { lockDurationMs: o.lockDuration }),
-          ...(o.allowVolatileRedis !== undefined && { allowVolatileRedis: o.allowVolatileRedis }),
-          policy,
-          environment,
-          ...(o.metricsPort !== undefined && { metricsPort: o.metricsPort }),
-          ...(o.metricsHost !== undefined && { metricsHost: o.metricsHost }),
-          onNotice: (message) => io.stderr.write(`worker: ${message}\n`),
-          onOutcome: (task, outcome) =>
-            io.stderr.write(
-              `${task.id}: ${outcome.status}${"error" in outcome && outcome.error ? ` (${typeof outcome.error === "string" ? outcome.error : outcome.error.message})` : ""}\n`,
-            ),
-        });
+        const fleet = await full();
+        const { attempts } = await fleet
+          .runWorker({
+            ...connection(o, io),
+            ...(o.providerLimit !== undefined && { providerLimits: o.providerLimit }),
+            command: [process.execPath, entry],
+            signal: stop.signal,
+            ...(o.concurrency !== undefined && { concurrency: o.concurrency }),
+            ...(o.exitWhenIdle !== undefined && { exitWhenIdle: o.exitWhenIdle }),
+            ...(o.workDir !== undefined && { workRoot: resolve(io.cwd, o.workDir) }),
+            ...(o.maxPerMinute !== undefined && { maxPerMinute: o.maxPerMinute }),
+            ...(o.rateLimitBackoff !== undefined && { rateLimitBackoffMs: o.rateLimitBackoff }),
+            ...(o.lockDuration !== undefined && { lockDurationMs: o.lockDuration }),
+            ...(o.allowVolatileRedis !== undefined && { allowVolatileRedis: o.allowVolatileRedis }),
+            policy,
+            environment,
+            ...(o.metricsPort !== undefined && { metricsPort: o.metricsPort }),
+            ...(o.metricsHost !== undefined && { metricsHost: o.metricsHost }),
+            onNotice: (message) => io.stderr.write(`worker: ${message}\n`),
+            onOutcome: (task, outcome) =>
+              io.stderr.write(
+                `${task.id}: ${outcome.status}${"error" in outcome && outcome.error ? ` (${typeof outcome.error === "string" ? outcome.error : outcome.error.message})` : ""}\n`,
+              ),
+          })
+          .catch((error: unknown) => {
+            // A limit for a provider this worker has no key for is a usage error.
+            throw error instanceof fleet.ProviderLimitError ? new UsageError(error.message) : error;
+          });
         io.stderr.write(`worker stopped after ${attempts} attempt${attempts === 1 ? "" : "s"}\n`);
       },
     );
