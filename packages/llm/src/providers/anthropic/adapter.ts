@@ -15,7 +15,7 @@ import { StreamTranslator, type WireEvent } from "./stream.js";
 import type { WireBody } from "./wire.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
-type SdkClient = InstanceType<Sdk["default"]>;
+type SdkClient = InstanceType<Sdk["Anthropic"]>;
 /** How requests authenticate: an API key (`x-api-key`) or a bearer token (`Authorization`). */
 type Credential = { readonly kind: "api-key" | "bearer"; readonly value: string };
 interface Loaded {
@@ -183,7 +183,9 @@ export class AnthropicAdapter implements ProviderAdapter {
       const pool = new ConnectionPool(PROVIDER, "node-http");
       const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
       const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
-      const client = new sdk.default({
+      // The named class, not the default export: the bundled command requires the SDK as a
+      // CommonJS file of its own, whose default export is then the whole module.
+      const client = new sdk.Anthropic({
         apiKey: credential.value,
         baseURL,
         maxRetries: 0,
