@@ -190,6 +190,7 @@ export class AnthropicAdapter implements ProviderAdapter {
         baseURL,
         maxRetries: 0,
         fetch: pool.sdkFetch(defaultConnectMs),
+        ...(!openTelemetryRegistered() && { openTelemetry: false }),
         ...(this.options.defaultHeaders !== undefined && {
           defaultHeaders: { ...this.options.defaultHeaders },
         }),
@@ -202,6 +203,16 @@ export class AnthropicAdapter implements ProviderAdapter {
     return this.loaded;
   }
 }
+
+/**
+ * Whether the process has registered an OpenTelemetry API (a tracer provider, propagator or
+ * context manager), under the global key its version 1 uses. The SDK traces its calls by default;
+ * with none registered its spans record and propagate nothing, yet each call would still work out
+ * their attributes (the base URL parsed, the headers merged again), so the client is made without
+ * tracing then, and with the SDK's default where a host traces its calls.
+ */
+const openTelemetryRegistered = (): boolean =>
+  (globalThis as Record<symbol, unknown>)[Symbol.for("opentelemetry.js.api.1")] !== undefined;
 
 /** The body goes as bytes, which the SDK sends as they are: its content type is ours to give. */
 const JSON_CONTENT = { "content-type": "application/json" } as const;
