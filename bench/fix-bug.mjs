@@ -194,15 +194,32 @@ const AGENTS = {
   }),
 };
 
-/** One run of `agent` (with new homes when `fresh`): ms from spawn to exit, after checking the task was done. */
+// CPU time (user+sys) of each run, the agent's process and every process it waited for (git,
+// the test, its shell), from GNU time when it is installed: on a loaded machine wall time
+// measures the load as much as the agent.
+const TIME = ["/usr/bin/time"].find((f) => existsSync(f));
+const cpuFile = join(root, "cpu");
+/** The CPU time GNU time wrote for the last run, in ms (NaN without it). */
+function lastCpuMs() {
+  if (TIME === undefined) return Number.NaN;
+  const [user, sys] = readFileSync(cpuFile, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  return (user + sys) * 1000;
+}
+
+/**
+ * One run of `agent` (with new homes when `fresh`): ms from spawn to exit and CPU ms, after
+ * checking the task was done.
+ */
 function run(agent, bin, fresh = false) {
   resetProject();
   script = SCRIPTS[agent === "baseline" ? "attractor" : agent];
   served = 0;
   const { command, args, env } = AGENTS[agent](bin, homesFor(fresh));
+  const [cmd, ...argv] =
+    TIME === undefined ? [command, ...args] : [TIME, "-f", "%U %S", "-o", cpuFile, command, ...args];
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(command, args, { cwd: project, env, stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(cmd, argv, { cwd: project, env, stdio: ["ignore", "ignore", "pipe"] });
     let stderr = "";
     child.stderr.on("data", (d) => {
       if (stderr.length < 20_000) stderr += d;
@@ -215,7 +232,7 @@ function run(agent, bin, fresh = false) {
         reject(new Error(`${agent} made ${served} of 6 model requests: ${stderr.slice(-2000)}`));
       else if (!fixed())
         reject(new Error(`${agent} finished without fixing the bug: ${stderr.slice(-2000)}`));
-      else resolve(ms);
+      else resolve({ ms, cpu: lastCpuMs() });
     });
   });
 }
@@ -235,26 +252,34 @@ const LABEL = {
   warm: "HOME shared by the runs (caches warm)",
   fresh: "new HOME and XDG_CACHE_HOME each run (as in a container)",
 };
+/** Median wall ms, minimum wall ms and median CPU ms of some runs. */
+const summary = (runs) => ({
+  ms: median(runs.map((r) => r.ms)),
+  min: Math.min(...runs.map((r) => r.ms)),
+  cpu: median(runs.map((r) => r.cpu)),
+});
+const cpuText = (s) => (Number.isNaN(s.cpu) ? "" : `  CPU ${s.cpu.toFixed(0).padStart(5)} ms`);
 for (const mode of MODES) {
   const t = times[mode];
-  const a = median(t.attractor);
+  const a = summary(t.attractor);
   console.log(
-    `fix-bug task, 6 model turns, whole process, sandbox ${SANDBOX}, deltas ${process.env.DELTA ?? "whole"}, ${LABEL[mode]}, median of ${RUNS} (min):`,
+    `fix-bug task, 6 model turns, whole process, sandbox ${SANDBOX}, deltas ${process.env.DELTA ?? "whole"}, ${LABEL[mode]}, median of ${RUNS} (min); CPU is user+sys of the process and its children:`,
   );
-  console.log(`  attractor ${a.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.attractor).toFixed(0)} ms)`);
+  console.log(`  attractor ${a.ms.toFixed(0).padStart(5)} ms  (min ${a.min.toFixed(0)} ms)${cpuText(a)}`);
   if (process.env.BASELINE_CLI) {
-    const b = median(t.baseline);
+    const b = summary(t.baseline);
     console.log(
-      `  BASELINE_CLI build ${b.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.baseline).toFixed(0)} ms)  ratio ${(a / b).toFixed(2)}x`,
+      `  BASELINE_CLI build ${b.ms.toFixed(0).padStart(5)} ms  (min ${b.min.toFixed(0)} ms)${cpuText(b)}  ratio ${(a.ms / b.ms).toFixed(2)}x`,
     );
   }
   if (codex) {
-    const c = median(t.codex);
+    const c = summary(t.codex);
     console.log(
-      `  codex     ${c.toFixed(0).padStart(5)} ms  (min ${Math.min(...t.codex).toFixed(0)} ms)  @openai/codex ${CODEX_VERSION}`,
+      `  codex     ${c.ms.toFixed(0).padStart(5)} ms  (min ${c.min.toFixed(0)} ms)${cpuText(c)}  @openai/codex ${CODEX_VERSION}`,
     );
+    const cpuRatio = Number.isNaN(a.cpu) ? "" : ` (CPU ${(a.cpu / c.cpu).toFixed(2)}x)`;
     console.log(
-      `attractor / codex: ${(a / c).toFixed(2)}x against the 0.5x target: ${a / c <= 0.5 ? "met" : "NOT met"}`,
+      `attractor / codex: ${(a.ms / c.ms).toFixed(2)}x${cpuRatio} against the 0.5x target: ${a.ms / c.ms <= 0.5 ? "met" : "NOT met"}`,
     );
   }
 }

@@ -89,13 +89,21 @@ const withoutInteractiveUi = {
     }));
   },
 };
-// Packages a headless run needs only sometimes (another provider's SDK, SSH, language servers,
-// the bash parser's runtime, whose own import() must stay one)
-// go into files of their own beside it, required when first used: V8 scans every byte of a script
-// it compiles, so what a run does not use would cost each run without a code cache its share.
+// Packages a headless run needs only sometimes (each provider's SDK, SSH, language servers, the
+// bash parser's runtime, whose own import() must stay one, pdf.js and the HTML-to-Markdown
+// libraries of web_fetch) go into files of their own beside it, required when first used: every
+// run reads the whole headless file as source text, and deserialises its whole code cache, so
+// what a run does not use would cost each run its share (pdf.js alone was a third of the file,
+// and the HTML libraries' non-ASCII text made the whole source a two-byte string).
 const VENDOR = {
+  "@anthropic-ai/sdk": "anthropic-sdk",
   "@google/genai": "google-genai",
   openai: "openai",
+  "pdfjs-dist/legacy/build/pdf.mjs": "pdfjs",
+  "pdfjs-dist/legacy/build/pdf.worker.mjs": "pdfjs-worker",
+  linkedom: "linkedom",
+  "@mozilla/readability": "readability",
+  turndown: "turndown",
   undici: "undici",
   ssh2: "ssh2",
   yaml: "yaml",
@@ -104,8 +112,14 @@ const VENDOR = {
   "vscode-languageserver-protocol/node": "vscode-languageserver-protocol",
 };
 const VENDOR_ENTRIES = {
+  "anthropic-sdk": "@anthropic-ai/sdk",
   "google-genai": "@google/genai",
   openai: "openai",
+  pdfjs: "pdfjs-dist/legacy/build/pdf.mjs",
+  "pdfjs-worker": "pdfjs-dist/legacy/build/pdf.worker.mjs",
+  linkedom: "linkedom",
+  readability: "@mozilla/readability",
+  turndown: "turndown",
   undici: "undici",
   ssh2: "ssh2",
   yaml: "yaml",

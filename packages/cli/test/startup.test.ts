@@ -100,8 +100,8 @@ const SDKS: Readonly<Record<Exclude<Provider, "openai-compatible">, string>> = {
 
 /**
  * How a headless run starts: from the code-cached CommonJS bundle (the default), or from the ES
- * modules (ATTRACTOR_CODE_CACHE=off, and every interactive run). The bundle compiles in the
- * Anthropic and MCP SDKs, whose code runs only when used; other SDKs are files of their own.
+ * modules (ATTRACTOR_CODE_CACHE=off, and every interactive run). The bundle compiles in the MCP
+ * SDK, whose code runs only when used; the providers' SDKs are files of their own.
  */
 interface Launch {
   readonly name: string;
@@ -115,7 +115,7 @@ const LAUNCHES: readonly Launch[] = [
     name: "the code-cached headless bundle",
     env: {},
     headlessBundle: true,
-    compiledIn: ["@anthropic-ai/sdk", "@modelcontextprotocol/sdk"],
+    compiledIn: ["@modelcontextprotocol/sdk"],
   },
   { name: "the ES modules", env: { ATTRACTOR_CODE_CACHE: "off" }, headlessBundle: false, compiledIn: [] },
 ];

@@ -17,7 +17,9 @@ const SEPARATOR = "\u0001--attractor-git--\u0001";
 
 /**
  * Reads branch, short status counts and the last commits with one command through the
- * environment (so it works in a container too); undefined outside a git repository.
+ * environment (so it works in a container too); undefined outside a git repository. The branch
+ * comes from the header of `git status --porcelain=v2 --branch` (git 2.11 or later), one git
+ * process fewer on the way to the first request than asking `git symbolic-ref` for it.
  */
 export async function captureGitSnapshot(
   env: ExecutionEnvironment,
@@ -28,9 +30,7 @@ export async function captureGitSnapshot(
   const script = [
     "git rev-parse --show-toplevel 2>/dev/null || exit 3",
     sep,
-    "git symbolic-ref --quiet --short HEAD 2>/dev/null",
-    sep,
-    "git status --porcelain 2>/dev/null",
+    "git status --porcelain=v2 --branch 2>/dev/null",
     sep,
     `git log --oneline -n ${n} 2>/dev/null`,
   ].join("; ");
@@ -42,22 +42,31 @@ export async function captureGitSnapshot(
   }
   if (result.exitCode === 3 || result.timedOut) return undefined;
   const sections = result.stdout.split(`${SEPARATOR}\n`);
-  const [rootText, branchText, statusText, logText] = sections;
+  const [rootText, statusText, logText] = sections;
   const root = rootText?.trim();
   if (!root) return undefined;
   let modified = 0;
   let untracked = 0;
   let staged = 0;
+  let branch: string | undefined;
   for (const line of (statusText ?? "").split("\n")) {
-    if (line.length < 2) continue;
-    if (line.startsWith("??")) {
+    if (line.startsWith("# branch.head ")) {
+      // "(detached)" on a detached HEAD; the branch's name (committed to or not) otherwise.
+      const head = line.slice("# branch.head ".length).trim();
+      if (head !== "(detached)") branch = head;
+      continue;
+    }
+    if (line.startsWith("? ")) {
       untracked++;
       continue;
     }
-    if (line[0] !== " ") staged++;
-    if (line[1] !== " ") modified++;
+    // Changed ("1"), renamed or copied ("2") and unmerged ("u") entries: "<kind> <XY> …", where
+    // X is the index's state and Y the work tree's, "." for unchanged.
+    const kind = line[0];
+    if ((kind !== "1" && kind !== "2" && kind !== "u") || line[1] !== " ") continue;
+    if (line[2] !== ".") staged++;
+    if (line[3] !== ".") modified++;
   }
-  const branch = branchText?.trim();
   return {
     root,
     ...(branch ? { branch } : {}),

@@ -83,6 +83,37 @@ describe("git snapshot", () => {
     const snap = await captureGitSnapshot(nodeEnvironment(root));
     expect(snap).toMatchObject({ branch: "feature", modified: 1, untracked: 1, staged: 0 });
     expect(snap?.recentCommits[0]).toMatch(/first commit$/);
+    // A rename, a new file staged, a change staged and changed again (both columns of
+    // `git status --short`): three staged, one modified.
+    git("add", "a.txt", "b.txt");
+    git("commit", "-q", "-m", "second commit");
+    git("mv", "b.txt", "c.txt");
+    await writeFile(path.join(root, "d.txt"), "new");
+    git("add", "d.txt");
+    await writeFile(path.join(root, "a.txt"), "3");
+    git("add", "a.txt");
+    await writeFile(path.join(root, "a.txt"), "4");
+    expect(await captureGitSnapshot(nodeEnvironment(root))).toMatchObject({
+      branch: "feature",
+      staged: 3,
+      modified: 1,
+      untracked: 0,
+      recentCommits: [expect.stringMatching(/second commit$/), expect.stringMatching(/first commit$/)],
+    });
+  });
+
+  it("a detached HEAD has no branch; a branch with no commits yet has its name", async () => {
+    git("init", "-q", "-b", "main");
+    const unborn = await captureGitSnapshot(nodeEnvironment(root));
+    expect(unborn).toMatchObject({ branch: "main", staged: 0, modified: 0, untracked: 0, recentCommits: [] });
+    await writeFile(path.join(root, "a.txt"), "1");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "only commit");
+    git("checkout", "-q", "--detach");
+    const detached = await captureGitSnapshot(nodeEnvironment(root));
+    expect(detached).toBeDefined();
+    expect(detached?.branch).toBeUndefined();
+    expect(detached?.recentCommits).toHaveLength(1);
   });
 });
 

@@ -24,6 +24,16 @@ describe("loop detection", () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe('{"a":[{"c":3,"d":2}],"b":1}');
     expect(toolCallSignature("read", { a: 1, b: 2 })).toBe(toolCallSignature("read", { b: 2, a: 1 }));
     expect(toolCallSignature("read", { a: 1 })).not.toBe(toolCallSignature("write", { a: 1 }));
+    // Long arguments are signed by a hash: still equal for equal arguments in any order, and
+    // different for arguments that differ anywhere.
+    const long = "x".repeat(2000);
+    expect(toolCallSignature("write", { text: long, path: "a" })).toBe(
+      toolCallSignature("write", { path: "a", text: long }),
+    );
+    expect(toolCallSignature("write", { path: "a", text: long })).not.toBe(
+      toolCallSignature("write", { path: "a", text: `${long}y` }),
+    );
+    expect(toolCallSignature("write", { path: "a", text: long }).length).toBeLessThan(100);
   });
 
   it("warns once per full window of repetition", () => {

@@ -21,10 +21,20 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
 }
 
-/** The identity of a tool call for loop detection: name plus a hash of its canonical arguments. */
+/**
+ * Canonical arguments up to this length are kept in the signature as they are: a hash costs more
+ * than the comparison of a short text, and every tool call of every round gets a signature.
+ */
+const INLINE_ARGUMENTS = 512;
+
+/**
+ * The identity of a tool call for loop detection: its name and its canonical arguments, or a hash
+ * of them when they are long (the two forms cannot be equal: `:` before the text, `#` before a hash).
+ */
 export function toolCallSignature(name: string, args: unknown): string {
-  const hash = createHash("sha1").update(canonicalJson(args)).digest("base64url");
-  return `${name}:${hash}`;
+  const json = canonicalJson(args);
+  if (json.length <= INLINE_ARGUMENTS) return `${name}:${json}`;
+  return `${name}#${createHash("sha1").update(json).digest("base64url")}`;
 }
 
 /**

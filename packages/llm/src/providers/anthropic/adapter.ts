@@ -15,7 +15,7 @@ import { StreamTranslator, type WireEvent } from "./stream.js";
 import type { WireBody } from "./wire.js";
 
 type Sdk = typeof import("@anthropic-ai/sdk");
-type SdkClient = InstanceType<Sdk["default"]>;
+type SdkClient = InstanceType<Sdk["Anthropic"]>;
 /** How requests authenticate: an API key (`x-api-key`) or a bearer token (`Authorization`). */
 type Credential = { readonly kind: "api-key" | "bearer"; readonly value: string };
 interface Loaded {
@@ -183,11 +183,14 @@ export class AnthropicAdapter implements ProviderAdapter {
       const pool = new ConnectionPool(PROVIDER, "node-http");
       const baseURL = normaliseBaseUrl(this.options.baseUrl ?? env.ANTHROPIC_BASE_URL ?? DEFAULT_BASE_URL);
       const defaultConnectMs = { ...DEFAULT_TIMEOUTS, ...this.options.timeout }.connectMs;
-      const client = new sdk.default({
+      // The named class, not the default export: the bundled command requires the SDK as a
+      // CommonJS file of its own, whose default export is then the whole module.
+      const client = new sdk.Anthropic({
         apiKey: credential.value,
         baseURL,
         maxRetries: 0,
         fetch: pool.sdkFetch(defaultConnectMs),
+        ...(!openTelemetryRegistered() && { openTelemetry: false }),
         ...(this.options.defaultHeaders !== undefined && {
           defaultHeaders: { ...this.options.defaultHeaders },
         }),
@@ -200,6 +203,16 @@ export class AnthropicAdapter implements ProviderAdapter {
     return this.loaded;
   }
 }
+
+/**
+ * Whether the process has registered an OpenTelemetry API (a tracer provider, propagator or
+ * context manager), under the global key its version 1 uses. The SDK traces its calls by default;
+ * with none registered its spans record and propagate nothing, yet each call would still work out
+ * their attributes (the base URL parsed, the headers merged again), so the client is made without
+ * tracing then, and with the SDK's default where a host traces its calls.
+ */
+const openTelemetryRegistered = (): boolean =>
+  (globalThis as Record<symbol, unknown>)[Symbol.for("opentelemetry.js.api.1")] !== undefined;
 
 /** The body goes as bytes, which the SDK sends as they are: its content type is ours to give. */
 const JSON_CONTENT = { "content-type": "application/json" } as const;
