@@ -4,7 +4,12 @@
 //   (a) attractor, headless, the bundled command (`attractor -p`);
 //   (b) pi (@mariozechner/pi-coding-agent, installed on demand into bench/.peers; skipped with a
 //       message when the install fails), `pi -p` with a models.json provider pointing at the server;
-//   (c) the floor: bench/support/floor-client.mjs (node:http, SSE parse, readFile, next request).
+//   (c) the floor: bench/support/floor-client.mjs (node:http, SSE parse, readFile, next request),
+//       sending byte for byte the requests attractor sent in the run just before it (the server
+//       records them and checks each replayed body against them), so the ratio compares what
+//       each client spends per round, not the size of what it sends;
+//   (d) the same floor client with its own small requests (one tool, no system prompt, the files
+//       as read), the earlier floor figure, printed beside it.
 // Per-round overhead is measured by the server: from the end of its reply to the arrival of the
 // next request, averaged over the 50 rounds (launch and exit are outside it).
 // Then, in this process, a Session (real Anthropic adapter over loopback, an echo tool) for 1000
@@ -69,6 +74,10 @@ let arrivals = [];
 let replies = [];
 let lastBody = "";
 let cpuMarks = [];
+// Attractor's request bodies by run length, from its latest run of that length: what the floor
+// client replays. Replayed bodies that differ from them are counted, and fail the run.
+const recordings = new Map();
+let mismatches = 0;
 
 /** User + system CPU time of a process and its threads so far, in ms (clock ticks of 10 ms). */
 function processCpuMs(pid) {
@@ -88,6 +97,8 @@ const server = createServer((req, res) => {
     arrivals.push(performance.now());
     lastBody = Buffer.concat(chunks).toString();
     plan.onRequest?.(n, lastBody);
+    plan.record?.push(lastBody);
+    if (plan.expect && plan.expect[n] !== lastBody) mismatches++;
     // The client's CPU time at its first and last tool-round requests: CPU per round, which the
     // machine's load does not inflate the way it inflates wall time.
     if (plan.pid !== undefined && (n === 1 || n === plan.rounds)) cpuMarks.push(processCpuMs(plan.pid));
@@ -152,7 +163,18 @@ const AGENTS = {
       arg: "path",
     },
   }),
-  floor: { command: () => [FLOOR, url, project], env: {}, tool: "read_file", arg: "file_path" },
+  floor: {
+    command: (rounds) => {
+      const file = join(root, `attractor-requests-${rounds}.json`);
+      writeFileSync(file, JSON.stringify(recordings.get(rounds)));
+      return [FLOOR, url, project, file];
+    },
+    expect: (rounds) => recordings.get(rounds),
+    env: {},
+    tool: "read_file",
+    arg: "file_path",
+  },
+  "floor-own": { command: () => [FLOOR, url, project], env: {}, tool: "read_file", arg: "file_path" },
 };
 
 /**
@@ -168,7 +190,16 @@ function freshHome() {
 /** Runs one agent through `rounds` rounds; resolves with its per-round overhead and peak RSS. */
 function runAgent(name, rounds, wrap) {
   const agent = AGENTS[name];
-  plan = { rounds, tool: agent.tool, arg: agent.arg };
+  if (agent.expect && !recordings.has(rounds))
+    throw new Error(`${name} replays attractor's run: run it first`);
+  plan = {
+    rounds,
+    tool: agent.tool,
+    arg: agent.arg,
+    record: name === "attractor" ? [] : undefined,
+    expect: agent.expect?.(rounds),
+  };
+  mismatches = 0;
   arrivals = [];
   replies = [];
   cpuMarks = [];
@@ -208,6 +239,11 @@ function runAgent(name, rounds, wrap) {
         );
         return;
       }
+      if (mismatches > 0) {
+        reject(new Error(`${name}: ${mismatches} requests differ from attractor's`));
+        return;
+      }
+      if (plan.record) recordings.set(rounds, plan.record);
       let gaps = 0;
       for (let i = 1; i < arrivals.length; i++) gaps += arrivals[i] - replies[i - 1];
       const cpu =
@@ -252,7 +288,12 @@ if (PARTS.has("rounds")) {
     `${f(median(perRound[a]) / median(perRound[b]))} (CPU ${f(median(cpuPerRound[a]) / median(cpuPerRound[b]))})`;
   if (PI) console.log(`  attractor/pi:    ${ratios("attractor", "pi")}   (target ≤ 0.5)`);
   else console.log("  attractor/pi:    skipped (pi not installed)");
-  console.log(`  attractor/floor: ${ratios("attractor", "floor")}   (target ≤ 3)`);
+  console.log(
+    `  attractor/floor: ${ratios("attractor", "floor")}   (target ≤ 3; the floor sends attractor's requests)`,
+  );
+  console.log(
+    `  attractor/floor-own: ${ratios("attractor", "floor-own")}   (the floor with its own smaller requests, for comparison)`,
+  );
 }
 
 // ---- (2) wake-ups per round under strace ----

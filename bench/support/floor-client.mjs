@@ -1,12 +1,17 @@
 // The least a client can do per tool round, as the floor of bench/round-overhead.mjs: one
 // node:http request per round to an Anthropic Messages server, the SSE reply parsed, the asked
 // file read with readFile, and the next request with the whole conversation so far.
-// Usage: node floor-client.mjs <base-url> <working-directory>
+// Usage: node floor-client.mjs <base-url> <working-directory> [<bodies.json>]
+// With <bodies.json> (a JSON array of request bodies another client sent in the same rounds), the
+// client sends those requests instead of its own small ones: each round it still parses the reply,
+// reads the asked file and serializes the next body (JSON.stringify of the recorded request, the
+// same bytes), so what it spends is a bare client's cost for requests of the same size and shape.
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { resolve } from "node:path";
 
-const [base, cwd] = process.argv.slice(2);
+const [base, cwd, bodiesFile] = process.argv.slice(2);
 const agent = new Agent({ keepAlive: true });
 const tools = [
   {
@@ -16,10 +21,14 @@ const tools = [
   },
 ];
 const messages = [{ role: "user", content: "read the files" }];
+// Parsed once before the first request, so start-up and not the rounds pays for it.
+const recorded = bodiesFile && JSON.parse(readFileSync(bodiesFile, "utf8")).map((b) => JSON.parse(b));
 
-/** Sends the conversation; resolves with the reply's tool call, if any. */
-function ask() {
-  const body = JSON.stringify({ model: "m", max_tokens: 1024, stream: true, tools, messages });
+/** Sends request `n`; resolves with the reply's tool call, if any. */
+function ask(n) {
+  const body = recorded
+    ? JSON.stringify(recorded[n])
+    : JSON.stringify({ model: "m", max_tokens: 1024, stream: true, tools, messages });
   return new Promise((done, fail) => {
     const req = request(
       `${base}/v1/messages`,
@@ -53,8 +62,8 @@ function ask() {
   });
 }
 
-for (;;) {
-  const call = await ask();
+for (let n = 0; ; n++) {
+  const call = await ask(n);
   if (!call) break;
   const content = await readFile(resolve(cwd, call.input.file_path ?? call.input.path), "utf8");
   messages.push({ role: "assistant", content: [{ type: "tool_use", ...call }] });
