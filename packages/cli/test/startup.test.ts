@@ -164,6 +164,17 @@ describe.each(LAUNCHES)("start-up from $name loads only what the run needs", (la
     expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("math.js");
   });
 
+  it("a model slow to answer after a tool call gets the bash parser loaded while it waits", async () => {
+    // The same plain line as above, which needs no grammar: only the wait for the answer loads it.
+    model = await startScriptedModel("anthropic", [
+      { calls: [{ name: "shell", args: { command: "ls src" } }] },
+      { delayMs: 1500, text: "ok" },
+    ]);
+    const slow = await loadedPackages(["-p", "list", ...model.flags()], model.env(), launch);
+    expect(slow.has("web-tree-sitter")).toBe(true);
+    expect(model.seen().at(-1)?.toolResults.at(-1)).toContain("math.js");
+  });
+
   it("a run with an MCP server loads the MCP SDK from the bundle", async () => {
     const everything = join(
       dirname(createRequire(import.meta.url).resolve("@modelcontextprotocol/server-everything/package.json")),

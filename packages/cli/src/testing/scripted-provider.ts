@@ -35,6 +35,8 @@ export type Step =
       readonly calls?: readonly Call[];
       /** Checked against the tool results of the request; a failure makes the model say so. */
       readonly expect?: (results: readonly string[]) => string | undefined;
+      /** Waits this long before answering: a model slow to its first token. */
+      readonly delayMs?: number;
     }
   | { readonly raw: Reply }
   /** Chosen from the request itself: for conversations that run at once (a subagent beside its parent). */
@@ -241,7 +243,9 @@ export async function startScriptedModel(
     if ("route" in step) return replyFor(provider, "NESTED ROUTE", []);
     const problem = step.expect?.(readRequest(provider, request).toolResults);
     if (problem !== undefined) return replyFor(provider, `UNEXPECTED: ${problem}`, []);
-    return replyFor(provider, step.text, step.calls ?? []);
+    const reply = replyFor(provider, step.text, step.calls ?? []);
+    if (!step.delayMs) return reply;
+    return new Promise<Reply>((resolve) => setTimeout(() => resolve(reply), step.delayMs));
   });
   return {
     server,

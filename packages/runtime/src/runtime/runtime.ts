@@ -126,8 +126,12 @@ import { chooseWebSearch } from "./web-search.js";
 
 /** How long a `!command` may run: long enough for a build or a test run. */
 const USER_COMMAND_TIMEOUT_MS = 600_000;
-/** How long the model's next answer may keep the process idle before the bash parser loads meanwhile. */
-const PARSER_PRELOAD_IDLE_MS = 25;
+/**
+ * How long the model's next answer may keep the process idle before the bash parser loads
+ * meanwhile: longer than a fast or local model takes, whose runs then load it only for a line that
+ * needs it, and shorter than a hosted model's time to its first token, which hides the load.
+ */
+const PARSER_PRELOAD_IDLE_MS = 250;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -1008,8 +1012,9 @@ class AgentRuntime implements Runtime {
    * Loads the bash parser while the process waits on the model, once a task is using tools: a
    * later first shell call would otherwise wait for it, and a run that uses no tool never loads
    * it. Armed when a tool call ends and disarmed by the model's next answer, it fires only when
-   * that answer is slow to come (as real models' are), so the load never takes the CPU from a
-   * round that is ready to go on. A failure is reported by the first shell call's own check.
+   * that answer is slow to come (as hosted models' are), so the load never takes the CPU from a
+   * round that is ready to go on, and a run against a model that answers at once pays for it only
+   * when a line needs the grammar. A failure is reported by the first shell call's own check.
    */
   private armShellParserPreload(): void {
     this.disarmShellParserPreload();
