@@ -6,7 +6,7 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { frames, messageStart } from "@attractor/llm/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { requestText, tmuxFixture } from "./support/tmux-fixture.js";
 
 let requests = 0;
@@ -127,6 +127,8 @@ describe("a connection dropped mid-answer", () => {
     answerFrom = Number.POSITIVE_INFINITY;
     refuseRetries = true;
     const t = fx.start("dropped-refused", undefined, undefined, { columns: 80, rows: 24 });
+    // A retry of this test starts a session of the same name: this one must be gone by then.
+    onTestFinished(() => t.kill());
     await t.waitFor("Ask anything");
     t.type("please answer me");
     t.press("Enter");
@@ -148,6 +150,11 @@ describe("a connection dropped mid-answer", () => {
     expect(requests).toBe(3);
     expect(flat(screen)).toContain("Attempt 1 says hello.");
     expect(screen).toMatch(/cut off/);
-    expect(inputLine(screen)).toMatch(/^│ › please answer me\s+│$/);
+    // The message comes back into the input once the failure is shown, possibly a frame later.
+    const back = await t.waitForScreen(
+      (s) => /please answer me/.test(inputLine(s)),
+      "the message back in the input",
+    );
+    expect(inputLine(back)).toMatch(/^│ › please answer me\s+│$/);
   }, 60_000);
 });
