@@ -112,9 +112,7 @@ const VENDOR = {
   "vscode-languageserver-protocol/node": "vscode-languageserver-protocol",
 };
 const VENDOR_ENTRIES = {
-  "anthropic-sdk": "@anthropic-ai/sdk",
   "google-genai": "@google/genai",
-  openai: "openai",
   pdfjs: "pdfjs-dist/legacy/build/pdf.mjs",
   "pdfjs-worker": "pdfjs-dist/legacy/build/pdf.worker.mjs",
   linkedom: "linkedom",
@@ -126,6 +124,8 @@ const VENDOR_ENTRIES = {
   // The node entry re-exports the whole protocol, so both specifiers share one file.
   "vscode-languageserver-protocol": "vscode-languageserver-protocol/node",
 };
+/** Vendor files built with a Headers class of their own (see below). */
+const VENDOR_OWN_HEADERS = { "anthropic-sdk": "@anthropic-ai/sdk", openai: "openai" };
 /**
  * Vendor files that keep import(), so Node loads them itself (without the code cache): the
  * Emscripten runtime of web-tree-sitter declares a variable named `require`, which import()
@@ -178,6 +178,24 @@ const vendor = await build({
   metafile: true,
   plugins: [vendored],
 });
+// The SDKs whose requests the headless command sends over node:http build their headers with a
+// Headers class of the model client's own (request-headers.ts) and test bodies against a FormData
+// that does not load the global one (sdk-form-data.ts): the first touch of either global
+// compiles all of Node's fetch implementation (about 30 ms of every run's start).
+const vendorOwnHeaders = await build({
+  ...COMMONJS,
+  ...cacheable,
+  entryPoints: VENDOR_OWN_HEADERS,
+  outdir: "dist/bundle/vendor",
+  outExtension: { ".js": ".cjs" },
+  metafile: true,
+  plugins: [vendored],
+  inject: [fileURLToPath(new URL("./sdk-globals.mjs", import.meta.url))],
+});
+for (const [key, value] of Object.entries(vendorOwnHeaders.metafile.outputs))
+  vendor.metafile.outputs[key] = value;
+for (const [key, value] of Object.entries(vendorOwnHeaders.metafile.inputs))
+  vendor.metafile.inputs[key] = value;
 const vendorWithImport = await build({
   ...COMMONJS,
   entryPoints: VENDOR_WITH_IMPORT,
@@ -200,6 +218,9 @@ const headless = await build({
   // import() as require(): the loader runs this file and the vendor files as scripts, and V8's
   // code cache keeps no module loader for import() in a script.
   ...cacheable,
+  // Its SDKs bring their own Headers class (see vendorOwnHeaders): the model client's preload
+  // need not load Node's.
+  define: { ...COMMONJS.define, "process.env.ATTRACTOR_SDK_OWN_HEADERS": JSON.stringify("1") },
   metafile: true,
   plugins: [withoutInteractiveUi, vendored],
 });

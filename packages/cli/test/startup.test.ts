@@ -141,6 +141,24 @@ describe.each(LAUNCHES)("start-up from $name loads only what the run needs", (la
     });
   }
 
+  // Node's fetch classes cost about 30 ms to compile on first touch; the bundled SDKs build
+  // requests with classes of their own and the requests go out over node:http.
+  if (launch.headlessBundle)
+    for (const provider of ["anthropic", "openai", "openai-compatible"] as const)
+      it(`a headless ${provider} run with a tool round never loads Node's fetch implementation`, async () => {
+        model = await startScriptedModel(provider, [
+          { calls: [{ name: "read_file", args: { file_path: "src/math.js" } }] },
+          { text: "done" },
+        ]);
+        await loadedPackages(["-p", "read math.js", ...model.flags()], model.env(), launch);
+        const log = (await readFile(join(root, "imports.log"), "utf8")).split("\n");
+        expect(log).not.toContain("node:internal/deps/undici/undici");
+        // The tool round happened, with the file's text sent back to the model.
+        const seen = model.seen();
+        expect(seen.length).toBe(2);
+        expect(JSON.stringify(seen[1]?.toolResults)).toContain("return a - b");
+      });
+
   it("the bash parser is loaded on the first shell line that needs it, from the bundle, not at launch", async () => {
     model = await startScriptedModel("anthropic", [{ text: "hi" }]);
     const plain = await loadedPackages(["-p", "hello", ...model.flags()], model.env(), launch);

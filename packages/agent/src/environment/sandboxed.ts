@@ -109,7 +109,8 @@ const DEFAULT_HINT =
  * `required` is set.
  */
 export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
-  private currentPolicy: SandboxPolicy;
+  /** Built on first use: a run under danger-full-access never needs it. */
+  private currentPolicy: SandboxPolicy | undefined;
   private readonly sandbox: SandboxOptions;
   private readonly baseEnv: Readonly<Record<string, string | undefined>> | undefined;
   private readonly alwaysOutside = new Set<string>();
@@ -128,11 +129,16 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     super({ ...options, ...(projectDirs !== undefined && { projectDirs }) });
     this.sandbox = options.sandbox ?? {};
     this.baseEnv = options.baseEnv;
-    this.currentPolicy = this.buildPolicy();
+  }
+
+  /** The sandbox mode commands run under. */
+  get mode(): SandboxMode {
+    return this.sandbox.mode ?? "workspace-write";
   }
 
   /** The policy commands run under (computed again before each command, see buildPolicy). */
   get policy(): SandboxPolicy {
+    this.currentPolicy ??= this.buildPolicy();
     return this.currentPolicy;
   }
 
@@ -140,7 +146,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
    * The policy for the next command. Built again for every command: a git repository created by
    * an earlier command gets its hooks and config protected from then on.
    */
-  private buildPolicy(mode: SandboxMode = this.sandbox.mode ?? "workspace-write"): SandboxPolicy {
+  private buildPolicy(mode: SandboxMode = this.mode): SandboxPolicy {
     return createSandboxPolicy({
       mode,
       projectDirs: [this.workingDirectory(), ...(this.sandbox.projectDirs ?? [])],
@@ -155,7 +161,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
 
   /** The PATH to find bwrap in, without entries a command could have planted a fake one in. */
   private bwrapSearchPath(): string {
-    const policy = this.currentPolicy;
+    const policy = this.policy;
     const writable = [...policy.projectRoots, ...policy.writableRoots];
     return (this.sandbox.searchPath ?? process.env.PATH ?? "")
       .split(delimiter)
@@ -170,7 +176,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
   }
 
   private async detect(): Promise<SandboxAvailability> {
-    if (this.policy.mode === "danger-full-access")
+    if (this.mode === "danger-full-access")
       return { active: false, reason: "full access was chosen (danger-full-access)" };
     if (process.platform === "darwin") {
       if (!this.sandbox.experimentalSeatbelt)
@@ -208,13 +214,14 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
 
   /** Runs the command in the sandbox; see the class comment for what happens when it cannot run. */
   override async execCommand(command: string, options: ExecOptions = {}): Promise<ExecResult> {
-    if (this.policy.mode === "danger-full-access") return super.execCommand(command, options);
+    if (this.mode === "danger-full-access") return super.execCommand(command, options);
     await this.placeholderRemoval;
-    this.currentPolicy = this.buildPolicy();
+    const current = this.buildPolicy();
+    this.currentPolicy = current;
     const policy =
-      this.currentPolicy.mode === "workspace-write" && (await this.sandbox.readOnlyFor?.(command)) === true
+      current.mode === "workspace-write" && (await this.sandbox.readOnlyFor?.(command)) === true
         ? this.buildPolicy("read-only")
-        : this.currentPolicy;
+        : current;
     if (this.alwaysOutside.has(command))
       return { ...(await super.execCommand(command, options)), unsandboxed: true };
     const available = await this.availability();
@@ -269,9 +276,10 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     args: readonly string[],
     options: StartProcessOptions = {},
   ): Promise<LongLivedProcess> {
-    if (this.policy.mode === "danger-full-access") return super.startProcess(command, args, options);
+    if (this.mode === "danger-full-access") return super.startProcess(command, args, options);
     await this.placeholderRemoval;
-    this.currentPolicy = this.buildPolicy();
+    const current = this.buildPolicy();
+    this.currentPolicy = current;
     const available = await this.availability();
     if (!available.active) {
       if (this.sandbox.required)
@@ -287,7 +295,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     }
     if (available.kind === "seatbelt") {
       const tmpDir = await this.privateTmp();
-      const profile = seatbeltProfile(this.currentPolicy, { tmpDir });
+      const profile = seatbeltProfile(current, { tmpDir });
       return super.startProcess(SANDBOX_EXEC, ["-p", profile, command, ...args], {
         ...options,
         env: { ...options.env, TMPDIR: tmpDir },
@@ -298,7 +306,7 @@ export class SandboxedExecutionEnvironment extends LocalExecutionEnvironment {
     const cwd = this.resolvePath(options.workingDir ?? ".");
     // No placeholders for a program that runs the whole session: their empty folders would stay
     // on the host all that time. Code-running files that exist stay read-only to it.
-    const joined = await this.joinNetwork({ ...this.currentPolicy, placeholderPaths: [] }, bwrap.path);
+    const joined = await this.joinNetwork({ ...current, placeholderPaths: [] }, bwrap.path);
     const sandboxArgs = bwrapArguments(joined.policy, {
       cwd,
       tmpDir: await this.privateTmp(),

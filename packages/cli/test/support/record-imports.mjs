@@ -27,3 +27,10 @@ vm.Script = class extends Script {
   }
 };
 syncBuiltinESMExports();
+
+// Node's own fetch implementation (its bundled undici) is compiled on the first touch of one of
+// its classes: logged as a module of its own at exit.
+process.on("exit", () => {
+  if (log && process.moduleLoadList.some((m) => m.endsWith("internal/deps/undici/undici")))
+    appendFileSync(log, "node:internal/deps/undici/undici\n");
+});

@@ -9,8 +9,10 @@ import { loadOpenAISdk } from "./openai/transport.js";
  */
 export async function preloadProvider(provider: string): Promise<void> {
   // Node's fetch implementation (its bundled undici) is compiled on first access of one of its
-  // classes; `fetch` itself is a wrapper that loads it only when called.
-  void globalThis.Headers;
+  // classes; `fetch` itself is a wrapper that loads it only when called. The SDKs build their
+  // headers with the global Headers, except in a build that compiled them with a class of their
+  // own (the command's headless bundle defines this variable so): there nothing needs it.
+  if (process.env.ATTRACTOR_SDK_OWN_HEADERS !== "1") void globalThis.Headers;
   try {
     switch (provider) {
       case "anthropic":

@@ -98,9 +98,9 @@ export async function sandboxStartupNotice(
   required: boolean,
 ): Promise<string | undefined> {
   const status = await environment.availability();
-  if (status.active || environment.policy.mode === "danger-full-access") return undefined;
+  if (status.active || environment.mode === "danger-full-access") return undefined;
   return required
-    ? `The sandbox (${environment.policy.mode}) cannot run here: ${status.reason}. Shell commands will be refused; start with --sandbox danger-full-access to run them without a sandbox.`
+    ? `The sandbox (${environment.mode}) cannot run here: ${status.reason}. Shell commands will be refused; start with --sandbox danger-full-access to run them without a sandbox.`
     : `The sandbox cannot run here (${status.reason}): shell commands run without it, guarded by the permission rules alone. Install bubblewrap (apt install bubblewrap) to sandbox them.`;
 }
 

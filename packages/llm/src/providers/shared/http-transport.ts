@@ -104,8 +104,9 @@ function headerRecord(headers: RequestInit["headers"] | undefined): Record<strin
     const key = name.toLowerCase();
     out[key] = out[key] === undefined ? value : `${out[key]}, ${value}`;
   };
-  if (headers instanceof Headers) {
-    for (const [name, value] of headers) add(name, value);
+  // Any Headers object, without naming the global class: touching it loads Node's whole fetch.
+  if (typeof (headers as Headers).entries === "function" && typeof (headers as Headers).get === "function") {
+    for (const [name, value] of (headers as Headers).entries()) add(name, value);
   } else if (Array.isArray(headers)) {
     for (const pair of headers) {
       if (pair.length !== 2) return undefined;
