@@ -179,9 +179,10 @@ const vendor = await build({
   plugins: [vendored],
 });
 // The SDKs whose requests the headless command sends over node:http build their headers with a
-// Headers class of the model client's own (request-headers.ts) and test bodies against a FormData
-// that does not load the global one (sdk-form-data.ts): the first touch of either global
-// compiles all of Node's fetch implementation (about 30 ms of every run's start).
+// Headers class of the model client's own (request-headers.ts) and test bodies against FormData and
+// ReadableStream classes that do not load the global ones (platform-class-stand-ins.ts): the first
+// touch of the global Headers or FormData compiles all of Node's fetch implementation (about 30 ms
+// of every run's start), of ReadableStream Node's web streams.
 const vendorOwnHeaders = await build({
   ...COMMONJS,
   ...cacheable,
@@ -191,6 +192,8 @@ const vendorOwnHeaders = await build({
   metafile: true,
   plugins: [vendored],
   inject: [fileURLToPath(new URL("./sdk-globals.mjs", import.meta.url))],
+  // Read as a property of globalThis too, which inject does not replace.
+  define: { ...COMMONJS.define, "globalThis.ReadableStream": "__sdkReadableStream" },
 });
 for (const [key, value] of Object.entries(vendorOwnHeaders.metafile.outputs))
   vendor.metafile.outputs[key] = value;

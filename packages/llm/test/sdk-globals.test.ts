@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { SdkFormData, SdkReadableStream } from "../src/providers/shared/platform-class-stand-ins.js";
 import { RequestHeaders } from "../src/providers/shared/request-headers.js";
-import { SdkFormData } from "../src/providers/shared/sdk-form-data.js";
 
 type Step = (h: Headers) => unknown;
 
@@ -142,5 +142,25 @@ describe("SdkFormData, the bundled SDKs' FormData", () => {
     expect(made).toBeInstanceOf(FormData);
     (made as unknown as FormData).append("a", "1");
     expect((made as unknown as FormData).get("a")).toBe("1");
+  });
+});
+
+describe("SdkReadableStream, the bundled SDKs' ReadableStream", () => {
+  it("recognises the platform's ReadableStream, and a body that is not one", () => {
+    expect(new ReadableStream() instanceof SdkReadableStream).toBe(true);
+    expect({ getReader() {} } instanceof SdkReadableStream).toBe(false);
+    expect(new Uint8Array(1) instanceof SdkReadableStream).toBe(false);
+  });
+
+  it("constructs the platform's ReadableStream, which reads as one", async () => {
+    const made = new SdkReadableStream({
+      start(controller: ReadableStreamDefaultController<string>) {
+        controller.enqueue("a");
+        controller.close();
+      },
+    }) as unknown as ReadableStream<string>;
+    expect(made).toBeInstanceOf(ReadableStream);
+    const reader = made.getReader();
+    expect(await reader.read()).toEqual({ value: "a", done: false });
   });
 });
