@@ -18,14 +18,20 @@ const ranges: readonly (readonly [NonPublicKind, string, number, "ipv4" | "ipv6"
   ["link-local", "fe80::", 10, "ipv6"],
 ];
 
-const lists = new Map<NonPublicKind, BlockList>();
-for (const [kind, network, prefix, family] of ranges) {
-  let list = lists.get(kind);
-  if (!list) {
-    list = new BlockList();
-    lists.set(kind, list);
+let built: Map<NonPublicKind, BlockList> | undefined;
+/** The ranges as block lists, built on first use: BlockList loads Node's socket-address code, which a run that fetches nothing never needs. */
+function lists(): Map<NonPublicKind, BlockList> {
+  if (built !== undefined) return built;
+  built = new Map();
+  for (const [kind, network, prefix, family] of ranges) {
+    let list = built.get(kind);
+    if (!list) {
+      list = new BlockList();
+      built.set(kind, list);
+    }
+    list.addSubnet(network, prefix, family);
   }
-  list.addSubnet(network, prefix, family);
+  return built;
 }
 
 /** The 16 bytes of an IPv6 address in any textual form (`::`, a trailing dotted quad). */
@@ -74,6 +80,6 @@ export function nonPublicKind(address: string): NonPublicKind | undefined {
   if (version === 0) return "unspecified";
   const plain = version === 6 ? (embeddedIpv4(bare) ?? bare) : bare;
   const family = isIP(plain) === 4 ? "ipv4" : "ipv6";
-  for (const [kind, list] of lists) if (list.check(plain, family)) return kind;
+  for (const [kind, list] of lists()) if (list.check(plain, family)) return kind;
   return undefined;
 }

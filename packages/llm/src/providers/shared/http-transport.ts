@@ -5,7 +5,8 @@ import {
   type IncomingMessage,
   type OutgoingHttpHeaders,
 } from "node:http";
-import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Agent as HttpsAgent } from "node:https";
+import { createRequire } from "node:module";
 import { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 
@@ -17,6 +18,16 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
  * iterable of bytes, which is how the SDKs read it. Requests it cannot send as plain bytes (a
  * Request object, a stream or form body) are left to the platform fetch by the caller.
  */
+
+/**
+ * node:https, loaded by the first https request: it brings Node's TLS (about 3 ms of a start),
+ * which a run against an http endpoint (a local model, a proxy on loopback) never uses.
+ */
+let httpsModule: typeof import("node:https") | undefined;
+const nodeHttps = () => {
+  httpsModule ??= createRequire(import.meta.url)("node:https") as typeof import("node:https");
+  return httpsModule;
+};
 
 /** The `code` of the error a connection that is not up within the call's connect timeout fails with. */
 export const HTTP_CONNECT_TIMEOUT_CODE = "ERR_CONNECT_TIMEOUT";
@@ -172,7 +183,7 @@ export class HttpTransport {
       if (body !== undefined) headers["content-length"] = body.byteLength;
       else if (EMPTY_BODY_METHODS.has(method)) headers["content-length"] = 0;
       const options = { method, headers, agent: secure ? this.https() : this.http() };
-      const req: ClientRequest = secure ? httpsRequest(url, options) : httpRequest(url, options);
+      const req: ClientRequest = secure ? nodeHttps().request(url, options) : httpRequest(url, options);
       let settled = false;
       const onAbort = () => req.destroy(signal?.reason);
       const fail = (err: unknown) => {
@@ -210,7 +221,11 @@ export class HttpTransport {
   }
 
   private https(): HttpsAgent {
-    this.httpsAgent ??= new HttpsAgent({ keepAlive: true, timeout: this.idleMs, scheduling: "lifo" });
+    this.httpsAgent ??= new (nodeHttps().Agent)({
+      keepAlive: true,
+      timeout: this.idleMs,
+      scheduling: "lifo",
+    });
     return this.httpsAgent;
   }
 }
