@@ -107,7 +107,15 @@ describe("a snapshot that lets the change start once the project is read", () =>
   it("fails before the project is read: the snapshot itself rejects", async () => {
     const broken = await createCheckpointManager({ projectRoot: project, home: join(top, "not-a-dir") });
     await writeFile(join(top, "not-a-dir"), "a file where the home should be\n");
-    await expect(broken.snapshotStaged({ label: "shell" })).rejects.toThrow();
+    await expect(broken.snapshotStaged({ label: "shell" })).rejects.toThrow(/ENOTDIR|not a directory/);
+  });
+
+  it("keeps a message line that reads like the script's signal", async () => {
+    const first = await manager.snapshot({ label: "staged", userMessageId: "m1" });
+    const other = await createCheckpointManager({ projectRoot: project, home });
+    // Unchanged tree, same message: the newest checkpoint is returned, its message read by the script.
+    const { committed } = await other.snapshotStaged({ label: "shell", userMessageId: "m1" });
+    expect(await committed).toMatchObject({ id: first.id, label: "staged", userMessageId: "m1" });
   });
 });
 

@@ -245,28 +245,29 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
   };
 
   /**
-   * Runs a script that stages the project (see snapshot-script.ts), `seed` first at each run;
-   * `onStaged` is called once it has read the project. A lock met before that is waited out and
-   * the script run again; after it, the project may be changing, so the script is not run again:
-   * the failure is reported.
+   * Runs a snapshot script (see snapshot-script.ts). With `staging`, the script stages the project:
+   * `seed` runs first at each run, and `onStaged` is called once the script has read the project.
+   * A lock met before that is waited out and the script run again; after it, the project may be
+   * changing, so the script is not run again: the failure is reported. Without `staging`, the
+   * script only commits trees already written, and is run again while locked.
    */
-  const runStaging = (
+  const runSnapshotScript = (
     script: string,
     run: GitRunOptions & { readonly env: Readonly<Record<string, string>> },
-    onStaged?: () => void,
-    seed?: () => Promise<void>,
+    staging?: { readonly onStaged: (() => void) | undefined; readonly seed: () => Promise<void> },
   ): Promise<GitRunResult> => {
+    if (staging === undefined) return retryingWhileLocked(() => runGitScript(gitDir, root, script, run));
     let staged = false;
     const signal = {
       line: STAGED_LINE,
       reached: () => {
         staged = true;
-        onStaged?.();
+        staging.onStaged?.();
       },
     };
     return retryingWhileLocked(
       async () => {
-        await seed?.();
+        await staging.seed();
         return runGitScript(gitDir, root, script, { ...run, signal });
       },
       () => !staged,
@@ -403,12 +404,13 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
               ? { GIT_INDEX_FILE: jobIndex, CODE_RUNNING: codeRunningPaths(root).join(" ") }
               : { TREE: tree }),
           };
-          const { stdout } =
+          const { stdout } = await runSnapshotScript(
+            SNAPSHOT_SCRIPT,
+            { input: message, env },
             tree === undefined
-              ? await runStaging(SNAPSHOT_SCRIPT, { input: message, env }, onStaged, () =>
-                  copyFile(join(gitDir, "index"), jobIndex).catch(() => {}),
-                )
-              : await runStaging(SNAPSHOT_SCRIPT, { input: message, env });
+              ? { onStaged, seed: () => copyFile(join(gitDir, "index"), jobIndex).catch(() => {}) }
+              : undefined,
+          );
           const outcome = parseSnapshotOutput(stdout);
           tree = outcome.tree;
           if (outcome.kind === "new") {
@@ -526,16 +528,17 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
-        const out =
+        const out = await runSnapshotScript(
+          OVERLAY_SCRIPT,
+          { env },
           env.TREES === undefined
-            ? await runStaging(OVERLAY_SCRIPT, { env }, onStaged, () =>
+            ? {
+                onStaged,
                 // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT), at each run.
-                copyFile(join(gitDir, "index"), jobIndex).then(
-                  () => {},
-                  () => {},
-                ),
-              )
-            : await runStaging(OVERLAY_SCRIPT, { env });
+                seed: () => copyFile(join(gitDir, "index"), jobIndex).catch(() => {}),
+              }
+            : undefined,
+        );
         const lines = out.stdout.trim().split("\n");
         if (lines.at(-1) === "again") return "again";
         if (lines.at(-1) !== "raced") {
