@@ -5,7 +5,8 @@
 //   - after: the checkpoint manager's snapshotFiles, which records the call's target files and
 //     writes the whole-tree checkpoint in the background (target: at most 5 ms)
 //   - the first edit in a fresh shadow repository, both ways (the whole tree is hashed once)
-//   - what a shell command that can change files waits: a whole-tree snapshot, taken now
+//   - what a shell command that can change files waits: a whole-tree snapshot, taken now, till
+//     its commit is written (snapshot) or till the tree is read (snapshotStaged, the tool guard's)
 //   - how long the background write of an edit's checkpoint takes (off the request path)
 // Finally undo is checked to restore every edit. Run after `npm run build`: node bench/checkpoint.mjs
 import { execFileSync } from "node:child_process";
@@ -17,7 +18,7 @@ import { sourceTree } from "./support/source-tree.mjs";
 
 const FILES = Number(process.env.FILES ?? 50_000);
 const RUNS = Number(process.env.RUNS ?? 15);
-const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "cli", "dist");
+const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "packages", "runtime", "dist");
 const { createCheckpointManager } = await import(join(dist, "checkpoints", "index.js"));
 
 const project = sourceTree(FILES);
@@ -94,13 +95,36 @@ manager.changeMade("c-lone");
 await lone.committed;
 const background = performance.now() - t;
 
-// A shell command that can change files: the whole tree, now.
+// A shell command that can change files: the whole tree, now, committed before the command
+// starts (snapshot) or while it runs (snapshotStaged, what the tool guard waits for), alone or
+// right after an edit (whose recorded change is written with it).
 const shell = [];
-for (let i = 0; i < 5; i++) {
-  writeFileSync(join(project, targets[1]), `// shell ${i}\n`, { flag: "a" });
-  t = performance.now();
-  await manager.snapshot({ label: `shell ${i}`, toolName: "shell" });
-  shell.push(performance.now() - t);
+const shellStaged = [];
+const shellAfterEdit = [];
+const shellStagedAfterEdit = [];
+for (let i = 0; i < 10; i++) {
+  const staged = i % 2 === 1;
+  for (const afterEdit of [false, true]) {
+    if (afterEdit) {
+      await manager.snapshotFiles({ label: `edit before shell ${i}` }, [targets[2]], `s${i}`);
+      writeFileSync(join(project, targets[2]), `// edit before shell ${i}\n`, { flag: "a" });
+      manager.changeMade(`s${i}`);
+    } else writeFileSync(join(project, targets[1]), `// shell ${i}\n`, { flag: "a" });
+    const meta = { label: `shell ${i}`, toolName: "shell" };
+    t = performance.now();
+    let waited;
+    if (staged) {
+      const { committed } = await manager.snapshotStaged(meta);
+      waited = performance.now() - t;
+      await committed;
+    } else {
+      await manager.snapshot(meta);
+      waited = performance.now() - t;
+    }
+    (afterEdit ? (staged ? shellStagedAfterEdit : shellAfterEdit) : staged ? shellStaged : shell).push(
+      waited,
+    );
+  }
 }
 
 // Every edit is undone, newest first, down to the original files.
@@ -110,7 +134,6 @@ const restored = targets.every((p) => readFileSync(join(project, p), "utf8") ===
 
 const b = stats(before);
 const a = stats(after);
-const s = stats(shell);
 console.log(`checkpoint wait per modifying call, ${FILES} files, ${RUNS} edits:`);
 console.log(`  before (whole tree: git add --all + write-tree)  median ${ms(b.median)}  max ${ms(b.max)}`);
 console.log(
@@ -121,9 +144,13 @@ console.log(`  first edit in a new shadow repository: before ${ms(firstBefore)},
 console.log(
   `  background write: first ${ms(firstBackground)}, one edit ${ms(background)}, ${RUNS} quick edits drained ${ms(drain)} after the last`,
 );
-console.log(
-  `  shell command that can change files (whole tree, before it runs): median ${ms(s.median)}  max ${ms(s.max)}`,
-);
+const wait = (label, xs, ys) =>
+  console.log(
+    `  ${label}: whole commit ${ms(stats(xs).median)}, staged only ${ms(stats(ys).median)} (medians; ${(stats(ys).median / stats(xs).median).toFixed(2)}x)`,
+  );
+console.log("  shell command that can change files, waits before it runs (whole tree read now):");
+wait("alone", shell, shellStaged);
+wait("right after an edit", shellAfterEdit, shellStagedAfterEdit);
 console.log(`  undo: ${undos} steps back, original files ${restored ? "restored" : "NOT restored"}`);
 rmSync(project, { recursive: true, force: true });
 rmSync(home, { recursive: true, force: true });

@@ -10,10 +10,17 @@ import {
   restoreGitFiles,
   sameGitFiles,
 } from "./code-running-copies.js";
-import { CheckpointGitError, type GitRunResult, runGit, runGitScript } from "./git-runner.js";
+import {
+  CheckpointGitError,
+  type GitRunOptions,
+  type GitRunResult,
+  runGit,
+  runGitScript,
+} from "./git-runner.js";
 import { type PriorFile, readPriorFiles } from "./prior-files.js";
 import { restoreRepositoryCopy, saveRepositoryCopy } from "./repository-copies.js";
-import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT } from "./snapshot-script.js";
+import { initShadowRepository } from "./shadow-repository.js";
+import { OVERLAY_SCRIPT, parseSnapshotOutput, SNAPSHOT_SCRIPT, STAGED_LINE } from "./snapshot-script.js";
 
 /** One snapshot of the project, taken before a change. */
 export interface Checkpoint {
@@ -98,6 +105,14 @@ export interface CheckpointManager {
    * message can be found in the history alone (after a restart too).
    */
   snapshot(options: SnapshotOptions): Promise<Checkpoint>;
+  /**
+   * Snapshots the project as `snapshot` does, but returns as soon as the project's state is read
+   * (staged in git), before the checkpoint is committed: the change may start then. `committed`
+   * settles when it is written (a failure after the state was read rejects it, never reads the
+   * project again); every other operation here waits for it. With `withRepository`, returns once
+   * everything, the repository's copy included, is written.
+   */
+  snapshotStaged(options: SnapshotOptions): Promise<{ readonly committed: Promise<Checkpoint> }>;
   /**
    * Snapshots the project before a change to exactly `paths` (relative to the project root or
    * absolute) and returns once their present state is recorded, in memory, without waiting on
@@ -210,23 +225,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         await readFile(join(gitDir, "HEAD"));
         return;
       } catch {}
-      // Built aside and renamed into place: two processes starting in a new project at once
-      // must not initialise the same directory (one rename wins, the other uses its result).
-      await mkdir(dirname(gitDir), { recursive: true });
-      const staging = await mkdtemp(`${gitDir}.new-`);
-      try {
-        await runGit(undefined, root, ["init", "--quiet", "--bare", "--template=", staging]);
-        await runGit(staging, root, ["config", "core.bare", "false"]);
-        await writeFile(join(staging, "project"), `${root}\n`);
-        await rename(staging, gitDir);
-      } catch (error) {
-        await rm(staging, { recursive: true, force: true });
-        const created = await readFile(join(gitDir, "HEAD")).then(
-          () => true,
-          () => false,
-        );
-        if (!created) throw error;
-      }
+      await initShadowRepository(gitDir, root);
     })();
     ready.catch(() => {
       ready = undefined;
@@ -243,6 +242,36 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     const text = [...DEFAULT_EXCLUDES, ...(options.extraExcludes ?? []), userExclude].join("\n");
     await mkdir(join(gitDir, "info"), { recursive: true });
     await writeFile(join(gitDir, "info", "exclude"), text);
+  };
+
+  /**
+   * Runs a snapshot script (see snapshot-script.ts). With `staging`, the script stages the project:
+   * `seed` runs first at each run, and `onStaged` is called once the script has read the project.
+   * A lock met before that is waited out and the script run again; after it, the project may be
+   * changing, so the script is not run again: the failure is reported. Without `staging`, the
+   * script only commits trees already written, and is run again while locked.
+   */
+  const runSnapshotScript = (
+    script: string,
+    run: GitRunOptions & { readonly env: Readonly<Record<string, string>> },
+    staging?: { readonly onStaged: (() => void) | undefined; readonly seed: () => Promise<void> },
+  ): Promise<GitRunResult> => {
+    if (staging === undefined) return retryingWhileLocked(() => runGitScript(gitDir, root, script, run));
+    let staged = false;
+    const signal = {
+      line: STAGED_LINE,
+      reached: () => {
+        staged = true;
+        staging.onStaged?.();
+      },
+    };
+    return retryingWhileLocked(
+      async () => {
+        await staging.seed();
+        return runGitScript(gitDir, root, script, { ...run, signal });
+      },
+      () => !staged,
+    );
   };
 
   /** Stages the project as it is now and returns its tree. */
@@ -331,7 +360,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     return { restored: target, files, ...(copy.notices.length > 0 && { notices: copy.notices }) };
   };
 
-  const snapshotNow = (meta: SnapshotOptions): Promise<Checkpoint> =>
+  /** Takes a whole-tree snapshot; `onStaged` is called once the project is read (see snapshotStaged). */
+  const snapshotNow = (meta: SnapshotOptions, onStaged?: () => void): Promise<Checkpoint> =>
     queued(async () => {
       if (pending.length > 0) {
         // The changes recorded before are written now, and the tree staged for them is this
@@ -339,7 +369,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         undoCursor = undefined;
         const { record, committed } = pendingCheckpoint(meta, [], recordGitFiles(root, gitDir));
         pending.push(record);
-        await writePending();
+        await writePending(onStaged);
         return committed;
       }
       await ensureRepo();
@@ -354,44 +384,65 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
           last.userMessageId !== meta.userMessageId) ||
         (last !== undefined && !sameGitFiles(last.gitFiles ?? {}, gitFiles));
       let force = newMessage(head);
-      for (let attempt = 0; ; attempt++) {
-        // The newest checkpoint as last seen spares the script reading it; a stale one is "raced".
-        const lastSeen = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
-        const { stdout } = await retryingWhileLocked(() =>
-          runGitScript(gitDir, root, SNAPSHOT_SCRIPT, {
-            input: message,
-            env: {
-              REF,
-              KNOWN_HEAD: head?.id ?? "",
-              FORCE: force ? "1" : "",
-              LAST: lastSeen,
-              CODE_RUNNING: codeRunningPaths(root).join(" "),
-            },
-          }),
-        );
-        const outcome = parseSnapshotOutput(stdout);
-        if (outcome.kind === "new") {
-          head = parseMessage(outcome.id, outcome.tree, message);
-          return head;
-        }
-        if (outcome.kind === "same") {
-          if (outcome.body !== undefined || head?.id !== outcome.id) {
-            head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
+      // Staged on an index of its own (seeded from the shared one, a cache of file stats): another
+      // process staging into the shared one before write-tree, the project changing by then,
+      // would change the tree.
+      const dir = await mkdtemp(join(gitDir, "job-"));
+      const jobIndex = join(dir, "index");
+      /** The tree staged: retries commit it, never stage again (the project may be changing). */
+      let tree: string | undefined;
+      try {
+        for (let attempt = 0; ; attempt++) {
+          // The newest checkpoint as last seen spares the script reading it; a stale one is "raced".
+          const lastSeen = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
+          const env = {
+            REF,
+            KNOWN_HEAD: head?.id ?? "",
+            FORCE: force ? "1" : "",
+            LAST: lastSeen,
+            ...(tree === undefined
+              ? { GIT_INDEX_FILE: jobIndex, CODE_RUNNING: codeRunningPaths(root).join(" ") }
+              : { TREE: tree }),
+          };
+          const { stdout } = await runSnapshotScript(
+            SNAPSHOT_SCRIPT,
+            { input: message, env },
+            tree === undefined
+              ? { onStaged, seed: () => copyFile(join(gitDir, "index"), jobIndex).catch(() => {}) }
+              : undefined,
+          );
+          const outcome = parseSnapshotOutput(stdout);
+          tree = outcome.tree;
+          if (outcome.kind === "new") {
+            head = parseMessage(outcome.id, outcome.tree, message);
+            return head;
           }
-          // The newest checkpoint, read only now, belongs to another message: take one of its own.
-          if (!newMessage(head)) return head as Checkpoint;
-          force = true;
-          continue;
+          if (outcome.kind === "same") {
+            if (outcome.body !== undefined || head?.id !== outcome.id) {
+              head = parseMessage(outcome.id, outcome.tree, outcome.body ?? "");
+            }
+            // The newest checkpoint, read only now, belongs to another message: take one of its own.
+            if (!newMessage(head)) return head as Checkpoint;
+            force = true;
+            continue;
+          }
+          // Another process moved the ref between our read and our update: commit the tree again.
+          if (attempt >= 3) {
+            throw new CheckpointGitError(
+              ["update-ref", REF],
+              1,
+              "another process kept moving the checkpoints",
+            );
+          }
         }
-        // Another process moved the ref between our read and our update: take the snapshot again.
-        if (attempt >= 3) {
-          throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
-        }
+      } finally {
+        if (tree !== undefined) await rename(jobIndex, join(gitDir, "index")).catch(() => {});
+        await rm(dir, { recursive: true, force: true });
       }
     });
 
   /** Writes the checkpoints of the changes recorded so far (see OVERLAY_SCRIPT). */
-  const writePending = async (): Promise<void> => {
+  const writePending = async (onStaged?: () => void): Promise<void> => {
     if (timer !== undefined) {
       clearTimeout(timer);
       timer = undefined;
@@ -406,7 +457,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
         pending = [];
         // A change that began while git read the tree may have been half made: the tree is read
         // again once it is made (twice at most; its recorded prior state is laid over anyway).
-        const trees = await writeTrees(records, pass < 2);
+        const trees = await writeTrees(records, pass < 2, onStaged);
         if (trees !== "again") {
           for (const [i, r] of records.entries()) r.settle.resolve(trees[i] as Checkpoint);
           return;
@@ -421,11 +472,13 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
 
   /**
    * Stages the project and writes the records' checkpoints (OVERLAY_SCRIPT); "again" when a change
-   * was recorded while git read the tree and `mayRepeat`, before anything is committed.
+   * was recorded while git read the tree and `mayRepeat`, before anything is committed (and before
+   * `onStaged` is called, once the project is read).
    */
   const writeTrees = async (
     records: readonly PendingCheckpoint[],
     mayRepeat: boolean,
+    onStaged?: () => void,
   ): Promise<Checkpoint[] | "again"> => {
     // Inside the shadow repository: the job's index is renamed into place from there.
     const dir = await mkdtemp(join(gitDir, "job-"));
@@ -475,11 +528,17 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";
-        const out = await retryingWhileLocked(async () => {
-          // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT), at each run.
-          await copyFile(join(gitDir, "index"), jobIndex).catch(() => {});
-          return runGitScript(gitDir, root, OVERLAY_SCRIPT, { env });
-        });
+        const out = await runSnapshotScript(
+          OVERLAY_SCRIPT,
+          { env },
+          env.TREES === undefined
+            ? {
+                onStaged,
+                // Seeded from the shared index, a cache of file stats (see OVERLAY_SCRIPT), at each run.
+                seed: () => copyFile(join(gitDir, "index"), jobIndex).catch(() => {}),
+              }
+            : undefined,
+        );
         const lines = out.stdout.trim().split("\n");
         if (lines.at(-1) === "again") return "again";
         if (lines.at(-1) !== "raced") {
@@ -499,6 +558,12 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
           head = last;
           return result;
         }
+        // Another process moved the ref meanwhile: the trees written are committed again, since
+        // the project may have changed since it was read.
+        const trees = records.map((_, i) => (lines[i] ?? "").split(" ")[1] ?? "");
+        if (!trees.every((t) => /^[0-9a-f]{40,64}$/.test(t)))
+          throw new Error(`unexpected snapshot output: ${JSON.stringify(out.stdout.slice(0, 200))}`);
+        env.TREES = trees.join(" ");
         if (attempt >= 3)
           throw new CheckpointGitError(["update-ref", REF], 1, "another process kept moving the checkpoints");
       }
@@ -506,6 +571,30 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       newerMarker = undefined;
       await rm(dir, { recursive: true, force: true });
     }
+  };
+
+  /** snapshot(), and the copy of the project's repository when asked. */
+  const snapshotWhole = async (meta: SnapshotOptions): Promise<Checkpoint> => {
+    const checkpoint = await snapshotNow(meta);
+    if (meta.withRepository)
+      return queued(async () => {
+        // Ignored files and directories (collapsed), which the shadow repository leaves out.
+        const { stdout } = await git([
+          "ls-files",
+          "-z",
+          "--others",
+          "--ignored",
+          "--exclude-standard",
+          "--directory",
+        ]);
+        const ignored = stdout
+          .split("\0")
+          .filter(Boolean)
+          .map((p) => p.replace(/\/$/, ""));
+        const notices = await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
+        return notices.length > 0 ? { ...checkpoint, notices } : checkpoint;
+      });
+    return checkpoint;
   };
 
   return {
@@ -541,31 +630,25 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       // Kept referenced: a process that ends now still writes the checkpoint first.
       timer ??= setTimeout(() => {
         timer = undefined;
-        void changesMade().then(() => queued(writePending));
+        void changesMade().then(() => queued(() => writePending()));
       }, BACKGROUND_DELAY_MS);
       return { committed };
     },
-    snapshot: async (meta) => {
-      const checkpoint = await snapshotNow(meta);
-      if (meta.withRepository)
-        return queued(async () => {
-          // Ignored files and directories (collapsed), which the shadow repository leaves out.
-          const { stdout } = await git([
-            "ls-files",
-            "-z",
-            "--others",
-            "--ignored",
-            "--exclude-standard",
-            "--directory",
-          ]);
-          const ignored = stdout
-            .split("\0")
-            .filter(Boolean)
-            .map((p) => p.replace(/\/$/, ""));
-          const notices = await saveRepositoryCopy(root, gitDir, checkpoint.id, ignored);
-          return notices.length > 0 ? { ...checkpoint, notices } : checkpoint;
-        });
-      return checkpoint;
+    snapshot: (meta) => snapshotWhole(meta),
+    snapshotStaged: async (meta) => {
+      if (meta.withRepository) {
+        const checkpoint = await snapshotWhole(meta);
+        return { committed: Promise.resolve(checkpoint) };
+      }
+      let staged!: () => void;
+      const read = new Promise<void>((resolve) => {
+        staged = resolve;
+      });
+      const committed = snapshotNow(meta, staged);
+      committed.catch(() => {});
+      // Rejects when the snapshot failed before the project was read.
+      await Promise.race([read, committed]);
+      return { committed };
     },
     checkpoints: () =>
       serial(async () => {
@@ -672,8 +755,14 @@ function checkpointMessage(meta: SnapshotOptions, gitFiles?: GitFilesManifest): 
   return `${meta.label}\n\n${JSON.stringify({ userMessageId: meta.userMessageId, toolName: meta.toolName, createdAt, gitFiles })}\n`;
 }
 
-/** Another process holding the shadow index lock is waited for briefly. */
-async function retryingWhileLocked(run: () => Promise<GitRunResult>): Promise<GitRunResult> {
+/**
+ * Another process holding the shadow index lock is waited for briefly, and `run` run again while
+ * `mayRunAgain` says so (a script that has read the project must not read it again).
+ */
+async function retryingWhileLocked(
+  run: () => Promise<GitRunResult>,
+  mayRunAgain: () => boolean = () => true,
+): Promise<GitRunResult> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await run();
@@ -683,6 +772,12 @@ async function retryingWhileLocked(run: () => Promise<GitRunResult>): Promise<Gi
         error instanceof CheckpointGitError &&
         /index\.lock|\.lock': File exists/.test(error.stderr)
       ) {
+        if (!mayRunAgain())
+          throw new CheckpointGitError(
+            error.args,
+            error.exitCode,
+            `${error.stderr.trim()}\nthe checkpoint is not written: the project was read before the change began and is not read again once it may be changing`,
+          );
         await new Promise((r) => setTimeout(r, 50 + attempt * 25));
         continue;
       }

@@ -48,6 +48,15 @@ export interface GitRunOptions {
   readonly maxOutput?: number;
 }
 
+/**
+ * A line a script prints to say it reached a point (the project read, say) while it goes on:
+ * `reached` is called when the line arrives, and the line is left out of the output.
+ */
+export interface ScriptSignal {
+  readonly line: string;
+  readonly reached: () => void;
+}
+
 export interface GitRunResult {
   readonly stdout: string;
   readonly truncated: boolean;
@@ -95,7 +104,10 @@ export function runGitScript(
   gitDir: string,
   workTree: string,
   script: string,
-  options: GitRunOptions & { readonly env?: Readonly<Record<string, string>> } = {},
+  options: GitRunOptions & {
+    readonly env?: Readonly<Record<string, string>>;
+    readonly signal?: ScriptSignal;
+  } = {},
 ): Promise<GitRunResult> {
   const env = gitEnvironment(workTree, {
     ...options.env,
@@ -107,14 +119,22 @@ export function runGitScript(
   return collect("/bin/sh", ["-c", script], workTree, env, ["(script)"], options);
 }
 
+/** Where `line` stands as a whole line in `text` (-1 when it does not). */
+function lineAt(text: string, line: string): number {
+  if (text.startsWith(`${line}\n`)) return 0;
+  const at = text.indexOf(`\n${line}\n`);
+  return at < 0 ? -1 : at + 1;
+}
+
 function collect(
   command: string,
   argv: readonly string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
   reported: readonly string[],
-  options: GitRunOptions,
+  options: GitRunOptions & { readonly signal?: ScriptSignal },
 ): Promise<GitRunResult> {
+  const signal = options.signal;
   const limit = options.maxOutput ?? 64 * 1024 * 1024;
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
@@ -122,15 +142,27 @@ function collect(
     let size = 0;
     let truncated = false;
     let stderr = "";
+    // The output up to the signal's line, while it has not come.
+    let awaiting: string | undefined = signal === undefined ? undefined : "";
     child.stdout.setEncoding("utf8");
     child.stdout.on("data", (chunk: string) => {
+      let text = chunk;
+      if (awaiting !== undefined && signal !== undefined) {
+        awaiting += chunk;
+        const at = lineAt(awaiting, signal.line);
+        if (at < 0) return;
+        text = awaiting.slice(0, at) + awaiting.slice(at + signal.line.length + 1);
+        awaiting = undefined;
+        signal.reached();
+      }
+      if (text === "") return;
       if (size >= limit) {
         truncated = true;
         return;
       }
       const room = limit - size;
-      if (chunk.length > room) truncated = true;
-      const kept = chunk.length > room ? chunk.slice(0, room) : chunk;
+      if (text.length > room) truncated = true;
+      const kept = text.length > room ? text.slice(0, room) : text;
       out.push(kept);
       size += kept.length;
     });
@@ -140,6 +172,12 @@ function collect(
     });
     child.on("error", reject);
     child.on("close", (code) => {
+      // Output of a script that never reached the signal's line.
+      if (awaiting) {
+        const room = Math.max(0, limit - size);
+        if (awaiting.length > room) truncated = true;
+        out.push(awaiting.slice(0, room));
+      }
       if (code === 0) resolve({ stdout: out.join(""), truncated });
       else reject(new CheckpointGitError(reported, code, stderr));
     });

@@ -1,22 +1,33 @@
+/** The line both scripts print once the project is read: what follows works on git's index and objects alone. */
+export const STAGED_LINE = "staged";
+
 /**
- * Snapshotting in one process: stage the project, write its tree, and commit it on `$REF` unless
- * the newest checkpoint already has that tree (and `$FORCE` is empty). The newest checkpoint is
- * `$LAST` (`<commit> <tree>`) when the caller knows it, else read. The ref moves by
- * compare-and-swap (and is checked when nothing is committed), so a snapshot racing another
- * process's, or made from a stale `$LAST`, is reported ("raced") rather than lost. The commit
- * message comes on stdin. Output: `new <commit> <tree>`, `same <commit> <tree>` (then the
- * commit's message when it is not `$KNOWN_HEAD`, the one the caller already has), or `raced`.
+ * Snapshotting in one process: stage the project (on the index `$GIT_INDEX_FILE`, private to the
+ * run), write its tree, and commit it on `$REF` unless the newest checkpoint already has that tree
+ * (and `$FORCE` is empty). Once staged it prints `staged` (STAGED_LINE): the project may change
+ * from then on. With `$TREE` set, nothing is staged: that tree is committed, as a retry does. The
+ * newest checkpoint is `$LAST` (`<commit> <tree>`) when the caller knows it, else read. The ref
+ * moves by compare-and-swap (and is checked when nothing is committed), so a snapshot racing
+ * another process's, or made from a stale `$LAST`, is reported ("raced", with the tree to commit
+ * again) rather than lost. The commit message comes on stdin. Output: `new <commit> <tree>`,
+ * `same <commit> <tree>` (then the commit's message when it is not `$KNOWN_HEAD`, the one the
+ * caller already has), or `raced <tree>`.
  */
 export const SNAPSHOT_SCRIPT = `
-git $GIT_ISOLATION add --all --ignore-errors -- .
-status=$?
-# 1: some files could not be read and were left out; anything else is fatal.
-[ "$status" -le 1 ] || exit "$status"
-# Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
-if [ -n "\${CODE_RUNNING:-}" ]; then
-  git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+if [ -n "\${TREE:-}" ]; then
+  tree=$TREE
+else
+  git $GIT_ISOLATION add --all --ignore-errors -- .
+  status=$?
+  # 1: some files could not be read and were left out; anything else is fatal.
+  [ "$status" -le 1 ] || exit "$status"
+  # Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
+  if [ -n "\${CODE_RUNNING:-}" ]; then
+    git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+  fi
+  echo ${STAGED_LINE}
+  tree=$(git $GIT_ISOLATION write-tree) || exit 1
 fi
-tree=$(git $GIT_ISOLATION write-tree) || exit 1
 if [ -n "\${LAST:-}" ]; then
   last=$LAST
 else
@@ -25,7 +36,7 @@ fi
 last_commit=\${last%% *}
 if [ -z "$FORCE" ] && [ -n "$last" ] && [ "\${last#* }" = "$tree" ]; then
   if [ -n "\${LAST:-}" ] && [ "$(git $GIT_ISOLATION rev-parse -q --verify "$REF" 2>/dev/null)" != "$last_commit" ]; then
-    echo raced
+    echo "raced $tree"
     exit 0
   fi
   echo "same $last_commit $tree"
@@ -36,7 +47,7 @@ commit=$(git $GIT_ISOLATION commit-tree "$tree" \${last_commit:+-p "$last_commit
 if git $GIT_ISOLATION update-ref "$REF" "$commit" "$last_commit" 2>/dev/null; then
   echo "new $commit $tree"
 else
-  echo raced
+  echo "raced $tree"
 fi
 `;
 
@@ -50,14 +61,15 @@ export type SnapshotOutcome =
       /** The commit's message, unless it is the head the caller named. */
       readonly body?: string;
     }
-  | { readonly kind: "raced" };
+  /** Another process moved the ref meanwhile: `tree` is to be committed again, not staged again. */
+  | { readonly kind: "raced"; readonly tree: string };
 
 /** Reads the script's output; throws on output it cannot have printed. */
 export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
   const newline = stdout.indexOf("\n");
   const first = (newline < 0 ? stdout : stdout.slice(0, newline)).trim();
-  if (first === "raced") return { kind: "raced" };
   const [kind, id, tree] = first.split(" ");
+  if (kind === "raced" && id && tree === undefined) return { kind, tree: id };
   if ((kind === "new" || kind === "same") && id && tree) {
     const rest = newline < 0 ? "" : stdout.slice(newline + 1);
     if (kind === "same" && rest !== "") return { kind, id, tree, body: rest };
@@ -82,43 +94,58 @@ export function parseSnapshotOutput(stdout: string): SnapshotOutcome {
  * caller knows it, else read here (and checked when nothing is committed). `$DIR/index` is the
  * index staged into: the caller seeds it from the shared one (a cache of file stats) and puts it
  * back when the output is not `raced` or `again` (entries laid over are refreshed by the next
- * staging: their stats differ). Output: one line per checkpoint, `<commit> <tree>`, then
- * `head <commit>` (the ref before, possibly empty), or `raced` when another process moved the ref
- * meanwhile, or `$LAST` was stale.
+ * staging: their stats differ). Once the project is read (staged, and the recorded paths checked
+ * against its .gitignore files) it prints `staged` (STAGED_LINE): the project may change from
+ * then on. With `$TREES` set (the trees of checkpoints 1 to COUNT, space-separated), nothing is
+ * staged: those trees are committed, as a retry does. Output: one line per checkpoint,
+ * `<commit> <tree>`, then `head <commit>` (the ref before, possibly empty), or `raced` when
+ * another process moved the ref meanwhile, or `$LAST` was stale (the trees to commit again are on
+ * the lines before).
  */
 export const OVERLAY_SCRIPT = `
 # An index of its own: another process staging into the shared one between our commands would
 # undo our overlays.
 GIT_INDEX_FILE="$DIR/index"
 export GIT_INDEX_FILE
-git $GIT_ISOLATION add --all --ignore-errors -- .
-status=$?
-# 1: some files could not be read and were left out; anything else is fatal.
-[ "$status" -le 1 ] || exit "$status"
-# Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
-if [ -n "\${CODE_RUNNING:-}" ]; then
-  git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
-fi
-if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
-  echo again
-  exit 0
+if [ -n "\${TREES:-}" ]; then
+  k=1
+  for tree in $TREES; do
+    eval "tree_$k=$tree"
+    k=$((k+1))
+  done
+else
+  git $GIT_ISOLATION add --all --ignore-errors -- .
+  status=$?
+  # 1: some files could not be read and were left out; anything else is fatal.
+  [ "$status" -le 1 ] || exit "$status"
+  # Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
+  if [ -n "\${CODE_RUNNING:-}" ]; then
+    git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+  fi
+  if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
+    echo again
+    exit 0
+  fi
+  set -e
+  : > "$DIR/ignored"
+  # Reads the project's .gitignore files: done before the project may change.
+  if [ -s "$DIR/check" ]; then
+    git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/check" > "$DIR/ignored" || [ $? -eq 1 ]
+  fi
+  echo ${STAGED_LINE}
+  k=$COUNT
+  while [ "$k" -ge 1 ]; do
+    if [ -s "$DIR/paths-$k" ]; then
+      # Present in tree-k: its prior content is stored and staged; absent: it did not exist.
+      GIT_WORK_TREE="$DIR/tree-$k" git $GIT_ISOLATION update-index -z --add --remove --stdin < "$DIR/paths-$k"
+      [ ! -s "$DIR/ignored" ] || git $GIT_ISOLATION update-index -z --force-remove --stdin < "$DIR/ignored"
+    fi
+    tree=$(git $GIT_ISOLATION write-tree)
+    eval "tree_$k=$tree"
+    k=$((k-1))
+  done
 fi
 set -e
-: > "$DIR/ignored"
-if [ -s "$DIR/check" ]; then
-  git $GIT_ISOLATION check-ignore --no-index -z --stdin < "$DIR/check" > "$DIR/ignored" || [ $? -eq 1 ]
-fi
-k=$COUNT
-while [ "$k" -ge 1 ]; do
-  if [ -s "$DIR/paths-$k" ]; then
-    # Present in tree-k: its prior content is stored and staged; absent: it did not exist.
-    GIT_WORK_TREE="$DIR/tree-$k" git $GIT_ISOLATION update-index -z --add --remove --stdin < "$DIR/paths-$k"
-    [ ! -s "$DIR/ignored" ] || git $GIT_ISOLATION update-index -z --force-remove --stdin < "$DIR/ignored"
-  fi
-  tree=$(git $GIT_ISOLATION write-tree)
-  eval "tree_$k=$tree"
-  k=$((k-1))
-done
 if [ -n "\${LAST:-}" ]; then
   head=$LAST
 else

@@ -16,6 +16,7 @@ export function unavailableCheckpoints(reason: string): CheckpointManager {
     prepare: async () => {},
     snapshot: refuse,
     snapshotFiles: refuse,
+    snapshotStaged: refuse,
     flush: async () => {},
     changeMade: () => {},
     checkpoints: async () => [],

@@ -106,7 +106,7 @@ export function createToolGuard(options: {
           ...(userMessageId !== undefined && { userMessageId }),
         };
         // The edit tools name every file they touch: only those are read now, the rest of the
-        // tree in the background. Anything else (shell, other tools) gets the whole tree now.
+        // tree in the background. Anything else (shell, other tools) gets the whole tree read now.
         const base = call.workingDirectory;
         const targets = (
           callKind(call.toolName) === "edit" ? callPaths(call.toolName, call.arguments) : []
@@ -114,9 +114,13 @@ export function createToolGuard(options: {
         if (targets.length > 0) {
           const { committed } = await options.checkpoints.snapshotFiles(meta, targets, call.callId);
           committed.catch(options.onSnapshotError);
+        } else if (await repositoryAtRisk(call, options.policy)) {
+          // The repository's copy must be whole before the call can touch .git.
+          await options.checkpoints.snapshot({ ...meta, withRepository: true });
         } else {
-          const withRepository = await repositoryAtRisk(call, options.policy);
-          await options.checkpoints.snapshot({ ...meta, ...(withRepository && { withRepository }) });
+          // The call may start once the tree is read; the commit is written meanwhile.
+          const { committed } = await options.checkpoints.snapshotStaged(meta);
+          committed.catch(options.onSnapshotError);
         }
       } catch (error) {
         options.onSnapshotError(error);
