@@ -4,6 +4,7 @@
 // is removed by restoring it. Also: the checkpoints' git never comes from the project (PATH=.),
 // and ignored files left out of a repository copy are named, never dropped silently.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -107,6 +108,30 @@ describe("code-running files and checkpoints", () => {
     expect(await read(join(root, ".git", "config"))).toBe(config);
     // The project's repository still works.
     expect(git(root, "log", "--format=%s")).toBe("init\n");
+  });
+
+  it("a hook rewritten with other content of the same size is recorded anew, just written or long settled", async () => {
+    const { root, manager } = await project();
+    const hook = join(root, ".git", "hooks", "pre-push");
+    const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+    const recorded = async (label: string) =>
+      (await manager.snapshot({ label })).gitFiles?.[".git/hooks/pre-push"]?.split(":")[0];
+    // Just written, so read within the same tick of the file system's clock as its last change.
+    await writeFile(hook, "#!/bin/sh\nexit 1\n");
+    expect(await recorded("one")).toBe(sha("#!/bin/sh\nexit 1\n"));
+    await writeFile(hook, "#!/bin/sh\nexit 2\n");
+    expect(await recorded("two")).toBe(sha("#!/bin/sh\nexit 2\n"));
+    // Settled: read long after its last change, when its stat data may stand for its content;
+    // then changed to other text of the same size.
+    await new Promise((r) => setTimeout(r, 2_300));
+    expect(await recorded("settled")).toBe(sha("#!/bin/sh\nexit 2\n"));
+    expect(await recorded("settled again")).toBe(sha("#!/bin/sh\nexit 2\n"));
+    await writeFile(hook, "#!/bin/sh\nexit 3\n");
+    expect(await recorded("three")).toBe(sha("#!/bin/sh\nexit 3\n"));
+    // And undo puts back the hook as it was before that change.
+    await writeFile(hook, "#!/bin/sh\nexit 4\n");
+    await manager.undo();
+    expect(await read(hook)).toBe("#!/bin/sh\nexit 3\n");
   });
 
   it("an edit tool's write to an ignored .envrc is undone (the recorded prior state is kept)", async () => {

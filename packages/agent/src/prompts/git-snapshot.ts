@@ -27,13 +27,15 @@ export async function captureGitSnapshot(
 ): Promise<GitSnapshot | undefined> {
   const n = options.commits ?? 10;
   const sep = `printf '%s\\n' '${SEPARATOR}'`;
+  // The three git commands run at once, each on the left of a pipe whose right side prints what
+  // it read in order: the top level (or exit 3 outside a repository), the status, the log.
   const script = [
-    "git rev-parse --show-toplevel 2>/dev/null || exit 3",
-    sep,
-    "git status --porcelain=v2 --branch 2>/dev/null",
-    sep,
-    `git log --oneline -n ${n} 2>/dev/null`,
-  ].join("; ");
+    `git log --oneline -n ${n} 2>/dev/null | {`,
+    "git status --porcelain=v2 --branch 2>/dev/null | {",
+    "root=$(git rev-parse --show-toplevel 2>/dev/null) || exit 3;",
+    `printf '%s\\n' "$root"; ${sep}; cat;`,
+    `} || exit 3; ${sep}; cat; }`,
+  ].join(" ");
   let result: Awaited<ReturnType<ExecutionEnvironment["execCommand"]>>;
   try {
     result = await env.execCommand(script, { timeoutMs: options.timeoutMs ?? 5000 });

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { writeFileSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFile, mkdir, readFile, realpath, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { isCodeRunningFile } from "@attractor/agent";
 import {
@@ -233,15 +233,23 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     return ready;
   };
 
-  /** Writes info/exclude: our defaults, the caller's extras and the project's own .git/info/exclude. */
+  /**
+   * Writes info/exclude: our defaults, the caller's extras and the project's own
+   * .git/info/exclude; not written again while it holds that text. Synchronous: two small files,
+   * read before every snapshot, where a round trip through the thread pool costs more.
+   */
   const syncExcludes = async () => {
     let userExclude = "";
     try {
-      userExclude = await readFile(join(root, ".git", "info", "exclude"), "utf8");
+      userExclude = readFileSync(join(root, ".git", "info", "exclude"), "utf8");
     } catch {}
     const text = [...DEFAULT_EXCLUDES, ...(options.extraExcludes ?? []), userExclude].join("\n");
+    const file = join(gitDir, "info", "exclude");
+    try {
+      if (readFileSync(file, "utf8") === text) return;
+    } catch {}
     await mkdir(join(gitDir, "info"), { recursive: true });
-    await writeFile(join(gitDir, "info", "exclude"), text);
+    await writeFile(file, text);
   };
 
   /**
@@ -387,7 +395,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       // Staged on an index of its own (seeded from the shared one, a cache of file stats): another
       // process staging into the shared one before write-tree, the project changing by then,
       // would change the tree.
-      const dir = await mkdtemp(join(gitDir, "job-"));
+      const dir = mkdtempSync(join(gitDir, "job-"));
       const jobIndex = join(dir, "index");
       /** The tree staged: retries commit it, never stage again (the project may be changing). */
       let tree: string | undefined;
@@ -481,7 +489,9 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
     onStaged?: () => void,
   ): Promise<Checkpoint[] | "again"> => {
     // Inside the shadow repository: the job's index is renamed into place from there.
-    const dir = await mkdtemp(join(gitDir, "job-"));
+    // The job's files are written synchronously: a few small files, on the way to the first git
+    // process, where each round trip through the thread pool costs more than the write.
+    const dir = mkdtempSync(join(gitDir, "job-"));
     try {
       const env: Record<string, string> = {
         DIR: dir,
@@ -499,16 +509,16 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       for (const [i, r] of records.entries()) {
         const k = i + 1;
         const tree = join(dir, `tree-${k}`);
-        await mkdir(tree);
+        mkdirSync(tree);
         for (const f of r.files) {
           if (f.kind !== "file") continue;
           existed.add(f.path);
           const file = join(tree, ...f.path.split("/"));
-          await mkdir(dirname(file), { recursive: true });
-          await writeFile(file, f.content, { mode: f.executable ? 0o755 : 0o644 });
+          mkdirSync(dirname(file), { recursive: true });
+          writeFileSync(file, f.content, { mode: f.executable ? 0o755 : 0o644 });
         }
-        await writeFile(join(dir, `paths-${k}`), r.files.map((f) => `${f.path}\0`).join(""));
-        await writeFile(join(dir, `msg-${k}`), r.message);
+        writeFileSync(join(dir, `paths-${k}`), r.files.map((f) => `${f.path}\0`).join(""));
+        writeFileSync(join(dir, `msg-${k}`), r.message);
         // Each message's first checkpoint is its own, as snapshot() takes it.
         if (
           r.meta.userMessageId !== undefined &&
@@ -524,7 +534,7 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       }
       // Ignored paths are dropped from the overlays, except code-running files, which are staged.
       const check = [...existed].filter((p) => !isCodeRunningFile(p));
-      await writeFile(join(dir, "check"), check.map((p) => `${p}\0`).join(""));
+      writeFileSync(join(dir, "check"), check.map((p) => `${p}\0`).join(""));
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";

@@ -71,19 +71,37 @@ export function recordGitFiles(root: string, gitDir: string): GitFilesManifest |
   const manifest: Record<string, string> = {};
   for (const path of paths) {
     const file = join(root, path);
-    const info = lstatSync(file, { throwIfNoEntry: false });
+    const info = lstatSync(file, { throwIfNoEntry: false, bigint: true });
     if (!info?.isFile()) continue;
-    const content = readFileSync(file);
-    const hash = createHash("sha256").update(content).digest("hex");
-    const kept = join(store(gitDir), hash);
-    if (!existsSync(kept)) {
-      mkdirSync(store(gitDir), { recursive: true });
-      writeFileSync(kept, content);
+    // A file whose inode, size, times and mode are all as last read has the content last read
+    // (git trusts the same stat data): it is not read and hashed again on every change.
+    const stamp = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.mode}`;
+    const known = hashes.get(file);
+    let hash = known?.stamp === stamp ? known.hash : undefined;
+    if (hash === undefined || !existsSync(join(store(gitDir), hash))) {
+      const readAt = Date.now();
+      const content = readFileSync(file);
+      hash = createHash("sha256").update(content).digest("hex");
+      const kept = join(store(gitDir), hash);
+      if (!existsSync(kept)) {
+        mkdirSync(store(gitDir), { recursive: true });
+        writeFileSync(kept, content);
+      }
+      // Only a file last changed well before it was read: file times tick coarsely, so a file
+      // changed again within the same tick would keep its stat data with other content (git's
+      // "racy" entries).
+      if (Number(info.ctimeMs) < readAt - RACY_MS) hashes.set(file, { stamp, hash });
+      else hashes.delete(file);
     }
-    manifest[path] = `${hash}:${(info.mode & 0o777).toString(8)}`;
+    manifest[path] = `${hash}:${(Number(info.mode) & 0o777).toString(8)}`;
   }
   return manifest;
 }
+
+/** How long before being read a file must have last changed for its stat data to vouch for its content (FAT keeps times to 2 s). */
+const RACY_MS = 2_100;
+/** The content hash of each code-running file last read, with the stat data it was read at. */
+const hashes = new Map<string, { readonly stamp: string; readonly hash: string }>();
 
 /** Whether two manifests record the same files (an absent manifest matches anything). */
 export function sameGitFiles(a: GitFilesManifest | undefined, b: GitFilesManifest | undefined): boolean {
