@@ -29,7 +29,8 @@ function realLocation(path: string): string | undefined {
   }
   let real: string;
   try {
-    real = realpathSync(current);
+    // The system's realpath: one call, where Node's own walks the path with an lstat per part.
+    real = realpathSync.native(current);
   } catch {
     // A dangling symlink or a loop: where it leads cannot be judged, so it is refused.
     return undefined;

@@ -28,7 +28,8 @@ function resolveReal(absolute: string, budget: { links: number; readonly path: s
   const rest: string[] = [];
   for (;;) {
     try {
-      const real = realpathSync(existing);
+      // The system's realpath: one call, where Node's own walks the path with an lstat per part.
+      const real = realpathSync.native(existing);
       return rest.length > 0 ? join(real, ...rest.reverse()) : real;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ELOOP") throw new UnresolvablePathError(budget.path);
