@@ -89,8 +89,9 @@ export function recordGitFiles(root: string, gitDir: string): GitFilesManifest |
       }
       // Only a file last changed well before it was read: file times tick coarsely, so a file
       // changed again within the same tick would keep its stat data with other content (git's
-      // "racy" entries).
-      if (Number(info.ctimeMs) < readAt - RACY_MS) hashes.set(file, { stamp, hash });
+      // "racy" entries). A time in whole seconds says the file system keeps no finer ones.
+      const racyMs = info.mtimeNs % 1_000_000_000n === 0n ? COARSE_RACY_MS : RACY_MS;
+      if (Number(info.ctimeMs) < readAt - racyMs) hashes.set(file, { stamp, hash });
       else hashes.delete(file);
     }
     manifest[path] = `${hash}:${(Number(info.mode) & 0o777).toString(8)}`;
@@ -98,8 +99,13 @@ export function recordGitFiles(root: string, gitDir: string): GitFilesManifest |
   return manifest;
 }
 
-/** How long before being read a file must have last changed for its stat data to vouch for its content (FAT keeps times to 2 s). */
-const RACY_MS = 2_100;
+/**
+ * How long before being read a file must have last changed for its stat data to vouch for its
+ * content: well over a tick of the kernel's coarse clock (1 to 10 ms), which stamps file changes;
+ * on a file system keeping whole seconds, over its own step (FAT's is 2 s).
+ */
+const RACY_MS = 50;
+const COARSE_RACY_MS = 2_100;
 /** The content hash of each code-running file last read, with the stat data it was read at. */
 const hashes = new Map<string, { readonly stamp: string; readonly hash: string }>();
 
