@@ -11,11 +11,21 @@ export interface WorkerMetrics {
   record(end: AttemptEnd, outcome?: TaskOutcome): void;
   /** Counts a model request that went through a provider's proxy: the time the limit held it and its tokens. */
   provider(provider: string, heldMs: number, tokens: number): void;
+  /** Tokens an answer reported that the provider's shared window could not count (Redis failing). */
+  uncounted(provider: string, tokens: number): void;
   /** The exposition text: this worker's counters, then BullMQ's counts of the queue. */
   text(queue: Queue, running: number): Promise<string>;
 }
 
 const labelValue = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+
+/** One provider's counters in a worker. */
+interface ProviderCounts {
+  requests: number;
+  heldS: number;
+  tokens: number;
+  uncounted: number;
+}
 
 /** Fresh counters for one worker of one queue. */
 export function workerMetrics(queueName: string): WorkerMetrics {
@@ -24,14 +34,17 @@ export function workerMetrics(queueName: string): WorkerMetrics {
   let cost = 0;
   let seconds = 0;
   let timed = 0;
-  const providers = new Map<string, { requests: number; heldS: number; tokens: number }>();
+  const providers = new Map<string, ProviderCounts>();
+  const countsOf = (provider: string): ProviderCounts => {
+    let p = providers.get(provider);
+    if (p === undefined) {
+      p = { requests: 0, heldS: 0, tokens: 0, uncounted: 0 };
+      providers.set(provider, p);
+    }
+    return p;
+  };
   const q = `queue="${labelValue(queueName)}"`;
-  const perProvider = (
-    name: string,
-    help: string,
-    type: string,
-    pick: (p: { requests: number; heldS: number; tokens: number }) => number,
-  ) =>
+  const perProvider = (name: string, help: string, type: string, pick: (p: ProviderCounts) => number) =>
     providers.size === 0
       ? []
       : [
@@ -41,11 +54,13 @@ export function workerMetrics(queueName: string): WorkerMetrics {
         ];
   return {
     provider(provider, heldMs, tokens) {
-      const p = providers.get(provider) ?? { requests: 0, heldS: 0, tokens: 0 };
+      const p = countsOf(provider);
       p.requests++;
       p.heldS += heldMs / 1000;
       p.tokens += tokens;
-      providers.set(provider, p);
+    },
+    uncounted(provider, tokens) {
+      countsOf(provider).uncounted += tokens;
     },
     record(end, outcome) {
       ends.set(end, (ends.get(end) ?? 0) + 1);
@@ -95,6 +110,12 @@ export function workerMetrics(queueName: string): WorkerMetrics {
           "Tokens the provider reported in its answers to those requests.",
           "counter",
           (p) => p.tokens,
+        ),
+        ...perProvider(
+          "attractor_fleet_provider_uncounted_tokens_total",
+          "Of those, tokens the shared window could not count (Redis failing): the limit under-counted them.",
+          "counter",
+          (p) => p.uncounted,
         ),
       ];
       // The queue's counts are the queue's, the same from every worker: aggregate them with max().

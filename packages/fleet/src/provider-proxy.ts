@@ -91,6 +91,11 @@ export interface ProviderProxyOptions {
   readonly maxWaitMs?: number;
   /** Called once the provider's answer to a request has passed: how long it was held, its status, the tokens it reported. */
   readonly onAnswer?: (answer: ProxiedAnswer) => void;
+  /**
+   * Called when the tokens an answer reported could not be added to the shared window (Redis
+   * failing): the limit then under-counts them, which the worker reports rather than hides.
+   */
+  readonly onUncounted?: (provider: string, tokens: number, error: unknown) => void;
 }
 
 /** One request that went to the provider through the proxy. */
@@ -279,7 +284,9 @@ export async function startProviderProxy(options: ProviderProxyOptions): Promise
             answer.on("end", () => {
               res.end();
               const tokens = usage.end(String(answer.headers["content-type"] ?? ""));
-              void spendTokens(redis, provider, tokens, windowMs).catch(() => undefined);
+              void spendTokens(redis, provider, tokens, windowMs).catch((error: unknown) =>
+                options.onUncounted?.(provider, tokens, error),
+              );
               options.onAnswer?.({ provider, heldMs, status: answer.statusCode ?? 502, tokens });
             });
             answer.on("error", () => res.destroy());

@@ -148,6 +148,7 @@ export async function runWorker(options: WorkerOptions): Promise<{ attempts: num
           limit,
           ...(options.providerLimitWindowMs !== undefined && { windowMs: options.providerLimitWindowMs }),
           onAnswer: (a) => metrics.provider(a.provider, a.heldMs, a.tokens),
+          onUncounted: (p, tokens) => metrics.uncounted(p, tokens),
         }),
       );
   } catch (error) {

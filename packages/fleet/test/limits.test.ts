@@ -71,6 +71,10 @@ beforeAll(async () => {
       };
     if (request.path === "/v1/plain")
       return { kind: "json", body: { id: "x", usage: { input_tokens: 70, output_tokens: 5 } } };
+    if (request.path === "/v1/slow") {
+      await new Promise((r) => setTimeout(r, 400));
+      return { kind: "json", body: { id: "x", usage: { input_tokens: 40, output_tokens: 2 } } };
+    }
     const body = request.body as Body;
     const id = taskOf(body);
     arrivals.push({ id, at: Date.now() });
@@ -236,6 +240,37 @@ describe.skipIf(skip)("provider limits", () => {
     }
   }, 30_000);
 
+  it("tokens an answer reports while Redis is down are reported as uncounted, not dropped without a word", async () => {
+    // Commands fail at once while Redis is away, as the token count at the answer's end does.
+    const failing = new Redis(redis.url, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+    failing.on("error", () => undefined);
+    if (failing.status !== "ready") await new Promise((r) => failing.once("ready", r));
+    const uncounted: { provider: string; tokens: number }[] = [];
+    const proxy = await startProviderProxy({
+      provider: "anthropic",
+      env: workerEnv(),
+      redis: failing,
+      limit: { tokens: 1_000 },
+      onUncounted: (p, tokens) => uncounted.push({ provider: p, tokens }),
+    });
+    const before = provider.requests.length;
+    try {
+      const answer = fetch(`${proxy.agentEnv.ANTHROPIC_BASE_URL}/v1/slow`, { method: "POST", body: "{}" });
+      // Redis goes away once the request has reached the provider, before its answer ends.
+      while (provider.requests.length === before) await new Promise((r) => setTimeout(r, 10));
+      await redis.stop();
+      const reply = await answer;
+      expect(reply.status).toBe(200);
+      expect(await reply.json()).toMatchObject({ usage: { input_tokens: 40 } });
+      for (let i = 0; i < 100 && uncounted.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(uncounted).toEqual([{ provider: "anthropic", tokens: 42 }]);
+    } finally {
+      await redis.start();
+      await proxy.close();
+      failing.disconnect();
+    }
+  }, 30_000);
+
   it("a worker's /metrics counts the requests its proxies passed, the time they were held and their tokens", async () => {
     await submitTasks(tasks("met", 2), { ...connection("met"), attempts: 1 });
     const stop = new AbortController();
@@ -258,6 +293,9 @@ describe.skipIf(skip)("provider limits", () => {
       // Two tasks of two model requests each, 150 tokens an answer.
       expect(text).toContain('attractor_fleet_provider_requests_total{queue="met",provider="anthropic"} 4');
       expect(text).toContain('attractor_fleet_provider_tokens_total{queue="met",provider="anthropic"} 600');
+      expect(text).toContain(
+        'attractor_fleet_provider_uncounted_tokens_total{queue="met",provider="anthropic"} 0',
+      );
       expect(text).toMatch(
         /attractor_fleet_provider_held_seconds_total\{queue="met",provider="anthropic"\} [\d.]+/,
       );
