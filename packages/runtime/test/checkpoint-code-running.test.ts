@@ -128,6 +128,10 @@ describe("code-running files and checkpoints", () => {
     expect(await recorded("settled again")).toBe(sha("#!/bin/sh\nexit 2\n"));
     await writeFile(hook, "#!/bin/sh\nexit 3\n");
     expect(await recorded("three")).toBe(sha("#!/bin/sh\nexit 3\n"));
+    // A committed checkpoint's manifest names copies that are in the store.
+    expect(await read(join(`${manager.gitDir}.code-running`, sha("#!/bin/sh\nexit 3\n")))).toBe(
+      "#!/bin/sh\nexit 3\n",
+    );
     // And undo puts back the hook as it was before that change.
     await writeFile(hook, "#!/bin/sh\nexit 4\n");
     await manager.undo();

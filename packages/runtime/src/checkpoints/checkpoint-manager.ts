@@ -9,6 +9,7 @@ import {
   recordGitFiles,
   restoreGitFiles,
   sameGitFiles,
+  writeRecordedGitFiles,
 } from "./code-running-copies.js";
 import {
   CheckpointGitError,
@@ -384,6 +385,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       await syncExcludes();
       undoCursor = undefined;
       const gitFiles = recordGitFiles(root, gitDir);
+      // The copies the manifest names are in the store before the checkpoint naming them is.
+      await writeRecordedGitFiles(gitDir);
       const message = checkpointMessage(meta, gitFiles);
       // A change to a hook alone leaves the tree as it was: it still needs a checkpoint of its own.
       const newMessage = (last: Checkpoint | undefined) =>
@@ -535,6 +538,8 @@ export async function createCheckpointManager(options: CheckpointManagerOptions)
       // Ignored paths are dropped from the overlays, except code-running files, which are staged.
       const check = [...existed].filter((p) => !isCodeRunningFile(p));
       writeFileSync(join(dir, "check"), check.map((p) => `${p}\0`).join(""));
+      // The copies the manifests name are in the store before the checkpoints naming them are.
+      await writeRecordedGitFiles(gitDir);
       const jobIndex = join(dir, "index");
       for (let attempt = 0; ; attempt++) {
         env.LAST = attempt === 0 && head !== undefined ? `${head.id} ${head.tree}` : "";

@@ -4,8 +4,8 @@
 // Ignored ones are force-staged (see codeRunningPaths); those inside .git are recorded here, by
 // content hash, in a manifest carried in the checkpoint's message.
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { chmod, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { CODE_RUNNING_FILES } from "@attractor/agent";
 
@@ -53,10 +53,11 @@ function store(gitDir: string): string {
 }
 
 /**
- * Reads the code-running files inside the project's .git (hooks, config) and stores their
- * contents under `gitDir` (once per content); undefined when the project has no .git folder
- * (a `.git` file points elsewhere: not ours to record). Synchronous: a few small files, read on
- * the path every modifying call waits for.
+ * Reads the code-running files inside the project's .git (hooks, config) and keeps their contents
+ * for the store under `gitDir` (once per content), written by writeRecordedGitFiles before a
+ * checkpoint naming them is committed; undefined when the project has no .git folder (a `.git`
+ * file points elsewhere: not ours to record). Synchronous: a few small files, read on the path
+ * every modifying call waits for; creating their copies (a new home: a dozen files) is not.
  */
 export function recordGitFiles(root: string, gitDir: string): GitFilesManifest | undefined {
   const dotGit = lstatSync(join(root, ".git"), { throwIfNoEntry: false });
@@ -78,15 +79,12 @@ export function recordGitFiles(root: string, gitDir: string): GitFilesManifest |
     const stamp = `${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.mode}`;
     const known = hashes.get(file);
     let hash = known?.stamp === stamp ? known.hash : undefined;
-    if (hash === undefined || !existsSync(join(store(gitDir), hash))) {
+    const waiting = unwrittenOf(gitDir);
+    if (hash === undefined || !(waiting.has(hash) || existsSync(join(store(gitDir), hash)))) {
       const readAt = Date.now();
       const content = readFileSync(file);
       hash = createHash("sha256").update(content).digest("hex");
-      const kept = join(store(gitDir), hash);
-      if (!existsSync(kept)) {
-        mkdirSync(store(gitDir), { recursive: true });
-        writeFileSync(kept, content);
-      }
+      if (!waiting.has(hash) && !existsSync(join(store(gitDir), hash))) waiting.set(hash, content);
       // Only a file last changed well before it was read: file times tick coarsely, so a file
       // changed again within the same tick would keep its stat data with other content (git's
       // "racy" entries). A time in whole seconds says the file system keeps no finer ones.
@@ -108,6 +106,37 @@ const RACY_MS = 50;
 const COARSE_RACY_MS = 2_100;
 /** The content hash of each code-running file last read, with the stat data it was read at. */
 const hashes = new Map<string, { readonly stamp: string; readonly hash: string }>();
+/** Contents recorded and not yet in their store, by store, by hash. */
+const unwritten = new Map<string, Map<string, Buffer>>();
+
+function unwrittenOf(gitDir: string): Map<string, Buffer> {
+  let waiting = unwritten.get(store(gitDir));
+  if (waiting === undefined) {
+    waiting = new Map();
+    unwritten.set(store(gitDir), waiting);
+  }
+  return waiting;
+}
+
+/**
+ * Writes the contents recordGitFiles kept for `gitDir`'s store: to be awaited before a checkpoint
+ * whose manifest names them is committed, and before a restore reads the store.
+ */
+export async function writeRecordedGitFiles(gitDir: string): Promise<void> {
+  const waiting = unwritten.get(store(gitDir));
+  if (waiting === undefined || waiting.size === 0) return;
+  await mkdir(store(gitDir), { recursive: true });
+  await Promise.all(
+    [...waiting].map(async ([hash, content]) => {
+      // Written aside and renamed: a copy is never seen half-written, by this process or another.
+      const kept = join(store(gitDir), hash);
+      const part = `${kept}.${process.pid}.part`;
+      await writeFile(part, content);
+      await rename(part, kept);
+      waiting.delete(hash);
+    }),
+  );
+}
 
 /** Whether two manifests record the same files (an absent manifest matches anything). */
 export function sameGitFiles(a: GitFilesManifest | undefined, b: GitFilesManifest | undefined): boolean {
@@ -127,6 +156,7 @@ export async function restoreGitFiles(
   manifest: GitFilesManifest | undefined,
 ): Promise<void> {
   if (manifest === undefined) return;
+  await writeRecordedGitFiles(gitDir);
   const dotGit = lstatSync(join(root, ".git"), { throwIfNoEntry: false });
   if (!dotGit?.isDirectory()) return;
   for (const [path, entry] of Object.entries(manifest)) {
