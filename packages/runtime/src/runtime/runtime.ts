@@ -386,9 +386,6 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
         `checkpoints are not taken for a project on a remote host (${remoteSpec}), so there is nothing to undo or restore`,
       )
     : await createCheckpointManager({ projectRoot: projectDir, home });
-  // A new project's shadow repository is created beside the first model request rather than on
-  // the first edit's critical path. Failures surface at that first snapshot.
-  checkpoints.prepare().catch(() => {});
   const hookSources = settings.hooks ?? [];
   // Project hooks run commands: they wait for the same trust as the project's other settings.
   const gate = projectHooksGate({ sources: hookSources, trustProject: settings.projectTrusted });
@@ -449,6 +446,11 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
   const withheld = settings.withheld.filter((name) => name !== "hooks");
   if (withheld.length > 0) runtime.warn(withheldWarning(withheld));
   await runtime.start(stored);
+  // A new project's shadow repository is created beside the first model request rather than on
+  // the first edit's critical path; after the session started its prompt's git snapshot, whose
+  // process the first request waits for, so that one is not started behind this one's fork.
+  // Failures surface at that first snapshot.
+  checkpoints.prepare().catch(() => {});
   return runtime;
 }
 
