@@ -52,6 +52,8 @@ function checkedValue(name: string, value: string): string {
 export class RequestHeaders implements Iterable<[string, string]> {
   /** Values by lower-case name, in the order appended. */
   readonly #fields = new Map<string, string[]>();
+  /** The pairs in iteration order, made once per change: an SDK iterates a request's headers several times. */
+  #sorted: readonly (readonly [string, string])[] | undefined;
 
   /**
    * Any Headers object counts as one, whichever implementation made it (undici's, a response's
@@ -84,16 +86,18 @@ export class RequestHeaders implements Iterable<[string, string]> {
     const values = this.#fields.get(key);
     if (values === undefined) this.#fields.set(key, [checked]);
     else values.push(checked);
+    this.#sorted = undefined;
   }
 
   /** Replaces every value of `name`. */
   set(name: string, value: string): void {
     const key = checkedName(name);
     this.#fields.set(key, [checkedValue(key, value)]);
+    this.#sorted = undefined;
   }
 
   delete(name: string): void {
-    this.#fields.delete(checkedName(name));
+    if (this.#fields.delete(checkedName(name))) this.#sorted = undefined;
   }
 
   /** The combined value, or null when absent. */
@@ -111,11 +115,17 @@ export class RequestHeaders implements Iterable<[string, string]> {
 
   /** Pairs in name order with combined values, set-cookie once per cookie, as fetch's Headers gives them. */
   *entries(): IterableIterator<[string, string]> {
-    for (const name of [...this.#fields.keys()].sort()) {
-      const values = this.#fields.get(name) as string[];
-      if (name === "set-cookie") for (const cookie of values) yield [name, cookie];
-      else yield [name, values.join(", ")];
+    if (this.#sorted === undefined) {
+      const pairs: (readonly [string, string])[] = [];
+      for (const name of [...this.#fields.keys()].sort()) {
+        const values = this.#fields.get(name) as string[];
+        if (name === "set-cookie") for (const cookie of values) pairs.push([name, cookie]);
+        else pairs.push([name, values.join(", ")]);
+      }
+      this.#sorted = pairs;
     }
+    // A new pair each time: a caller may change the pair it is given.
+    for (const [name, value] of this.#sorted) yield [name, value];
   }
 
   *keys(): IterableIterator<string> {
