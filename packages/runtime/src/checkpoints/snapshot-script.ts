@@ -1,6 +1,16 @@
 /** The line both scripts print once the project is read: what follows works on git's index and objects alone. */
 export const STAGED_LINE = "staged";
 
+/** Both scripts' staging of the project into `$GIT_INDEX_FILE`, code-running files included. */
+const STAGE_PROJECT = `  git $GIT_ISOLATION add --all --ignore-errors -- .
+  status=$?
+  # 1: some files could not be read and were left out; anything else is fatal.
+  [ "$status" -le 1 ] || exit "$status"
+  # Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
+  if [ -n "\${CODE_RUNNING:-}" ]; then
+    git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
+  fi`;
+
 /**
  * Snapshotting in one process: stage the project (on the index `$GIT_INDEX_FILE`, private to the
  * run), write its tree, and commit it on `$REF` unless the newest checkpoint already has that tree
@@ -17,14 +27,7 @@ export const SNAPSHOT_SCRIPT = `
 if [ -n "\${TREE:-}" ]; then
   tree=$TREE
 else
-  git $GIT_ISOLATION add --all --ignore-errors -- .
-  status=$?
-  # 1: some files could not be read and were left out; anything else is fatal.
-  [ "$status" -le 1 ] || exit "$status"
-  # Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
-  if [ -n "\${CODE_RUNNING:-}" ]; then
-    git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
-  fi
+${STAGE_PROJECT}
   echo ${STAGED_LINE}
   tree=$(git $GIT_ISOLATION write-tree) || exit 1
 fi
@@ -114,14 +117,7 @@ if [ -n "\${TREES:-}" ]; then
     k=$((k+1))
   done
 else
-  git $GIT_ISOLATION add --all --ignore-errors -- .
-  status=$?
-  # 1: some files could not be read and were left out; anything else is fatal.
-  [ "$status" -le 1 ] || exit "$status"
-  # Code-running files are staged though ignored ($CODE_RUNNING: top-level names without spaces).
-  if [ -n "\${CODE_RUNNING:-}" ]; then
-    git $GIT_ISOLATION add -f --all --ignore-errors -- $CODE_RUNNING || [ $? -le 1 ] || exit 1
-  fi
+${STAGE_PROJECT}
   if [ -n "\${NEWER:-}" ] && [ -e "$NEWER" ]; then
     echo again
     exit 0
