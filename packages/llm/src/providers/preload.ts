@@ -10,9 +10,11 @@ import { loadOpenAISdk } from "./openai/transport.js";
 export async function preloadProvider(provider: string): Promise<void> {
   // Node's fetch implementation (its bundled undici) is compiled on first access of one of its
   // classes; `fetch` itself is a wrapper that loads it only when called. The SDKs build their
-  // headers with the global Headers, except in a build that compiled them with a class of their
-  // own (the command's headless bundle defines this variable so): there nothing needs it.
-  if (process.env.ATTRACTOR_SDK_OWN_HEADERS !== "1") void globalThis.Headers;
+  // headers with the global Headers, except where a build compiled the Anthropic and OpenAI SDKs
+  // with classes of their own (the command's headless bundle defines this variable so): their
+  // requests never need it. Gemini's SDK uses the globals everywhere.
+  const ownHeaders = process.env.ATTRACTOR_SDK_OWN_HEADERS === "1" && provider !== "gemini";
+  if (!ownHeaders) void globalThis.Headers;
   try {
     switch (provider) {
       case "anthropic":
