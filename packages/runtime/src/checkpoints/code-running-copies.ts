@@ -54,8 +54,8 @@ function store(gitDir: string): string {
 
 /**
  * Reads the code-running files inside the project's .git (hooks, config) and keeps their contents
- * for the store under `gitDir` (once per content), written by writeRecordedGitFiles before a
- * checkpoint naming them is committed; undefined when the project has no .git folder (a `.git`
+ * for the store under `gitDir` (once per content), written in the background (writeRecordedGitFiles,
+ * awaited before a checkpoint naming them is committed); undefined when the project has no .git folder (a `.git`
  * file points elsewhere: not ours to record). Synchronous: a few small files, read on the path
  * every modifying call waits for; creating their copies (a new home: a dozen files) is not.
  */
@@ -94,6 +94,9 @@ export function recordGitFiles(root: string, gitDir: string): GitFilesManifest |
     }
     manifest[path] = `${hash}:${(Number(info.mode) & 0o777).toString(8)}`;
   }
+  // Written in the background from now on; a failure is met again by the write awaited before
+  // the commit naming them.
+  if (unwrittenOf(gitDir).size > 0) writeRecordedGitFiles(gitDir).catch(() => {});
   return manifest;
 }
 
@@ -118,11 +121,22 @@ function unwrittenOf(gitDir: string): Map<string, Buffer> {
   return waiting;
 }
 
+/** Each store's writes in progress, one after another. */
+const writing = new Map<string, Promise<void>>();
+
 /**
- * Writes the contents recordGitFiles kept for `gitDir`'s store: to be awaited before a checkpoint
- * whose manifest names them is committed, and before a restore reads the store.
+ * Writes the contents recordGitFiles kept for `gitDir`'s store (it starts this itself, off the
+ * change's path): to be awaited before a checkpoint whose manifest names them is committed, and
+ * before a restore reads the store. Rejects while a copy cannot be written.
  */
-export async function writeRecordedGitFiles(gitDir: string): Promise<void> {
+export function writeRecordedGitFiles(gitDir: string): Promise<void> {
+  const key = store(gitDir);
+  const next = (writing.get(key) ?? Promise.resolve()).catch(() => {}).then(() => writeWaiting(gitDir));
+  writing.set(key, next);
+  return next;
+}
+
+async function writeWaiting(gitDir: string): Promise<void> {
   const waiting = unwritten.get(store(gitDir));
   if (waiting === undefined || waiting.size === 0) return;
   await mkdir(store(gitDir), { recursive: true });
